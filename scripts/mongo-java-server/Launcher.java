@@ -1,0 +1,65 @@
+import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Development/test MongoDB-wire server: mongo-java-server with a wire version the current Node
+ * driver accepts. Run without a build step: {@code java -cp <classpath> Launcher.java
+ * --port 27017 [--host 127.0.0.1] [--h2 <file>]}. Without --h2 the data lives in memory.
+ * Prints "mongo-wire listening on host:port" once it accepts connections.
+ */
+public class Launcher {
+  /** The stock ServerVersion values report wire 8; Node driver 7 needs at least 9, so report 5.0 (wire 13). */
+  static final MongoVersion MONGO_5_0 =
+      new MongoVersion() {
+        public List<Integer> getVersionArray() {
+          return List.of(5, 0, 0);
+        }
+
+        public String toVersionString() {
+          return "5.0.0";
+        }
+
+        public int getWireVersion() {
+          return 13;
+        }
+      };
+
+  public static void main(String[] args) throws Exception {
+    String host = "127.0.0.1";
+    int port = 27017;
+    String h2File = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--host" -> host = args[++i];
+        case "--port" -> port = Integer.parseInt(args[++i]);
+        case "--h2" -> h2File = args[++i];
+        default -> {
+          System.err.println("unknown argument " + args[i]);
+          System.exit(2);
+        }
+      }
+    }
+    MongoBackend backend = h2File != null ? new H2Backend(h2File) : new MemoryBackend();
+    backend.version(MONGO_5_0);
+    MongoServer server = new MongoServer(backend);
+    server.bind(host, port);
+    CountDownLatch stopped = new CountDownLatch(1);
+    // SIGTERM/SIGINT run this hook: closing the backend commits the H2 file, so no acknowledged write is lost.
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.shutdownNow();
+                  backend.close();
+                  stopped.countDown();
+                }));
+    System.out.println("mongo-wire listening on " + host + ":" + port + (h2File != null ? " (h2 " + h2File + ")" : " (memory)"));
+    System.out.flush();
+    stopped.await();
+  }
+}

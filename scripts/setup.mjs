@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Idempotent set-up, run at the start of `npm start` and `npm test` (and on its own as `npm run setup`).
+// Plain Node with no dependencies, because it runs before node_modules exists. It reads process.env
+// itself: it decides what to install, before the service's config module can be loaded.
+//   1. node modules: `npm ci` when node_modules is missing or older than package-lock.json
+//   2. Redis: Debian's redis-server when there is none and no Redis URL is configured
+//   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
+//      resolve mongo-java-server with Maven and record the launcher's classpath
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const forTests = process.argv.includes('--for-tests');
+const redisUrl = forTests ? process.env.TEST_REDIS_URL : process.env.REDIS_URL;
+const mongoUri = forTests ? process.env.TEST_MONGODB_URI : process.env.MONGODB_URI;
+const quiet = process.argv.includes('--quiet');
+
+const say = (msg) => quiet || console.log(`[setup] ${msg}`);
+function fail(what, options) {
+  console.error(`\n[setup] ${what}\n[setup] To go on, do one of:\n${options.map((o) => `  - ${o}`).join('\n')}\n`);
+  process.exit(1);
+}
+const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const onPath = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).status === 0;
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: quiet ? 'pipe' : 'inherit', encoding: 'utf8', ...opts });
+  return r.status === 0;
+}
+
+// 1. Node modules ----------------------------------------------------------------------------------
+function ensureNodeModules() {
+  const lock = join(root, 'package-lock.json');
+  const stamp = join(root, 'node_modules', '.setup-stamp');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === sha256(existsSync(lock) ? lock : join(root, 'package.json'))) return;
+  say('installing node modules…');
+  // `npm install` rather than `npm ci`: it installs the locked versions just the same, but tolerates a
+  // registry mirror that lacks other platforms' optional binaries (npm ci refuses the lock file then).
+  if (!run('npm', ['install', '--no-audit', '--no-fund'])) {
+    fail('npm could not install the node modules.', ['check the npm registry is reachable, then run `npm run setup` again']);
+  }
+  writeFileSync(stamp, sha256(existsSync(lock) ? lock : join(root, 'package.json')));
+}
+
+// 2. Redis -------------------------------------------------------------------------------------------
+function ensureRedis() {
+  if (redisUrl || onPath('redis-server')) return;
+  say('redis-server not found; installing Debian package redis-server…');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const apt = onPath('apt-get');
+  if (isRoot && apt && run('apt-get', ['update', '-qq']) && run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }) && onPath('redis-server')) {
+    return;
+  }
+  fail('Redis is needed and redis-server could not be installed here.', [
+    'install Redis 7 (Debian/Ubuntu: `sudo apt-get install redis-server`; macOS: `brew install redis`)',
+    `set ${forTests ? 'TEST_REDIS_URL' : 'REDIS_URL'}=redis://host:6379 to use a running Redis`,
+    'run the production stack with `docker compose up`',
+  ]);
+}
+
+// 3. MongoDB-wire server -------------------------------------------------------------------------------
+export const MONGO_JAVA_DIR = join(root, 'scripts', 'mongo-java-server');
+export const CLASSPATH_FILE = join(root, '.cache', 'mongo-java-server', 'classpath.txt');
+
+function classpathIsCurrent() {
+  const stampFile = `${CLASSPATH_FILE}.stamp`;
+  if (!existsSync(CLASSPATH_FILE) || !existsSync(stampFile)) return false;
+  if (readFileSync(stampFile, 'utf8') !== sha256(join(MONGO_JAVA_DIR, 'pom.xml'))) return false;
+  // The jars live in Maven's local repository, which can be cleaned independently of this folder.
+  return readFileSync(CLASSPATH_FILE, 'utf8').trim().split(':').every((jar) => existsSync(jar));
+}
+
+function ensureMongoWire() {
+  if (mongoUri || onPath('mongod')) return;
+  if (classpathIsCurrent()) return;
+  const options = [
+    'install MongoDB 7 so that `mongod` is on the PATH',
+    'install Java 17 and Maven (Debian: `sudo apt-get install openjdk-17-jdk-headless maven`) for the embedded mongo-java-server',
+    `set ${forTests ? 'TEST_MONGODB_URI' : 'MONGODB_URI'}=mongodb://host:27017/db to use a running MongoDB`,
+    'run the production stack with `docker compose up`',
+  ];
+  if (!onPath('java') || !onPath('mvn')) fail('No MongoDB server is configured, `mongod` is not on the PATH, and Java 17 + Maven are missing.', options);
+  const javaVersion = spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr ?? '';
+  const major = Number((/version "(\d+)/.exec(javaVersion) ?? [])[1]);
+  if (!(major >= 17)) fail(`Java 17 or newer is needed for mongo-java-server (found: ${javaVersion.split('\n')[0] || 'unknown'}).`, options);
+  say('resolving mongo-java-server 1.47.0 with Maven…');
+  mkdirSync(dirname(CLASSPATH_FILE), { recursive: true });
+  const ok = run('mvn', ['-q', '-B', '-f', join(MONGO_JAVA_DIR, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${CLASSPATH_FILE}`]);
+  if (!ok || !existsSync(CLASSPATH_FILE)) fail('Maven could not resolve mongo-java-server (is Maven Central reachable?).', options);
+  writeFileSync(`${CLASSPATH_FILE}.stamp`, sha256(join(MONGO_JAVA_DIR, 'pom.xml')));
+}
+
+ensureNodeModules();
+ensureRedis();
+ensureMongoWire();
+say('ready.');

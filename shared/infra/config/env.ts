@@ -1,0 +1,142 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable the service reads, in one schema. This is the only module that reads
+ * `process.env`; everything else receives the parsed `Env`. The README's configuration table is
+ * generated from this schema (`npm run docs:config`) and a test keeps the two in step.
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const list = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+export const EnvSchema = z.object({
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .describe('Runtime mode. `production` requires OPERATOR_TOKEN and refuses to generate one.'),
+  PORT: port.default(8080).describe('HTTP port of the API (and of the health endpoint of workers/jobs roles).'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Interface the HTTP server binds to.'),
+  PUBLIC_BASE_URL: z
+    .url()
+    .optional()
+    .describe('Public base URL used in printed links and `claim_url`. Default: `http://localhost:<PORT>`.'),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .describe('Where the embedded Redis and MongoDB-wire server keep their files, and the generated operator token.'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional()
+    .describe('Redis 7 (noeviction). Unset: `npm start` runs its own redis-server under DATA_DIR.'),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
+    .optional()
+    .describe('MongoDB 7. Unset: `npm start` runs `mongod` if on the PATH, else mongo-java-server (H2 file under DATA_DIR).'),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only')
+    .default('agent_trading')
+    .describe('Database name used when MONGODB_URI names none.'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+    .default('bull')
+    .describe('Redis key prefix of every BullMQ queue (lets several deployments share one Redis).'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level.'),
+  OPERATOR_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe(
+      'Operator credential for /admin/queues and operator routes (Bearer, or HTTP Basic password). Unset outside production: generated into DATA_DIR/operator-token and printed once.',
+    ),
+  WORKER_QUEUES: list
+    .optional()
+    .describe('Comma-separated queues this workers process consumes. Default: every queue. Unknown names stop the process.'),
+  WORKER_CONCURRENCY: positiveInt.max(256).default(8).describe('Jobs processed at once per queue per process.'),
+  SCHEDULER_JOBS: list
+    .optional()
+    .describe('Comma-separated schedules the jobs process runs. Default: every schedule. Unknown names stop the process.'),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .describe('Express `trust proxy` setting (`false`, `true`, `loopback`, a hop count or CIDRs); decides the client IP used by per-IP limits.'),
+  REQUEST_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'a size such as 100kb or 1mb')
+    .default('100kb')
+    .describe('Largest accepted JSON request body; larger ones get 413.'),
+  REGISTER_RATE_LIMIT_PER_MINUTE: positiveInt
+    .default(10)
+    .describe('Agent registrations allowed per client IP per minute.'),
+  READY_TIMEOUT_MS: positiveInt
+    .default(5000)
+    .describe('Deadline of the queue round trip made by GET /healthz/ready.'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt
+    .default(15000)
+    .describe('How long a graceful shutdown waits for HTTP requests and active jobs before forcing.'),
+});
+
+export type Env = z.output<typeof EnvSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; throws a ConfigError that names every bad variable. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  // Empty strings mean "unset" so that `FOO=` in a compose file or .env behaves like an absent variable.
+  const cleaned = Object.fromEntries(
+    Object.keys(EnvSchema.shape).map((key) => [key, source[key] === '' ? undefined : source[key]]),
+  );
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      const got = cleaned[name];
+      return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const env = parsed.data;
+  if (env.NODE_ENV === 'production' && !env.OPERATOR_TOKEN) {
+    throw new ConfigError(['OPERATOR_TOKEN: required when NODE_ENV=production (generate one with `openssl rand -hex 32`)']);
+  }
+  return env;
+}
+
+export function publicBaseUrl(env: Env): string {
+  return (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+}
+
+/** Rows of the README configuration table, derived from the schema. */
+export function describeEnv(): { name: string; default: string; description: string }[] {
+  const json = z.toJSONSchema(EnvSchema, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, { default?: unknown; description?: string }>;
+  };
+  return Object.entries(json.properties).map(([name, prop]) => ({
+    name,
+    default: prop.default === undefined ? '' : String(prop.default),
+    description: prop.description ?? '',
+  }));
+}
