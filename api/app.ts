@@ -1,0 +1,54 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import swaggerUi from 'swagger-ui-express';
+import type { Deps } from '../shared/infra/deps.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { httpMetrics, requestLogging } from './http/observability.js';
+import { requireOperator } from './http/operator-auth.js';
+import { rateLimit } from './http/rate-limit.js';
+import { registerEndpoints } from './routes.js';
+
+function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** The Express app without listen(): the API role serves it, tests drive it with supertest. */
+export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxySetting(deps.env.TRUST_PROXY));
+  app.set('query parser', 'simple');
+  // CSP is left to the two HTML UIs' own needs (bull-board uses inline bootstrapping); JSON needs none.
+  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(requestLogging(deps.log));
+  app.use(httpMetrics(deps.metrics));
+
+  registerEndpoints(app, deps, {
+    operatorToken: opts.operatorToken,
+    rateLimits: {
+      register: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
+        name: 'register',
+        points: deps.env.REGISTER_RATE_LIMIT_PER_MINUTE,
+        durationSeconds: 60,
+        describe: 'registrations per minute per IP',
+        key: (req) => req.ip ?? 'unknown',
+      }),
+    },
+  });
+
+  const docsOptions = { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'Agent trading API' };
+  app.use('/docs', swaggerUi.serveFiles(undefined, docsOptions), swaggerUi.setup(undefined, docsOptions));
+
+  const board = new ExpressAdapter();
+  board.setBasePath('/admin/queues');
+  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board });
+  app.use('/admin/queues', requireOperator(opts.operatorToken), board.getRouter());
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { Request, Response } from 'express';
+import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
+import type { Deps } from '../../shared/infra/deps.js';
+
+/** Who may call: nobody in particular, an agent (API key), or an operator (OPERATOR_TOKEN). */
+export type AuthMode = 'none' | 'agent' | 'operator';
+
+/** Named per-IP/per-agent limits; the numbers come from config. */
+export type RateLimitName = 'register';
+
+/**
+ * One row of the API contract. The same zod schemas validate requests, shape handler types and
+ * generate the OpenAPI document, so the three cannot drift apart.
+ */
+export interface EndpointSpec {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** OpenAPI path template, e.g. `/api/sdk/agents/claim/{claim_code}`. */
+  path: string;
+  auth: AuthMode;
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** A non-JSON success body; the handler then returns the body text. */
+  produces?: 'text/html' | 'text/plain';
+  /** Error statuses worth documenting beyond the ones implied by auth and validation. */
+  errors?: readonly number[];
+  rateLimit?: RateLimitName;
+}
+
+export const endpoint = <const E extends EndpointSpec>(spec: E): E => spec;
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerInput<E extends EndpointSpec> {
+  params: Parsed<E['params']>;
+  query: Parsed<E['query']>;
+  body: Parsed<E['body']>;
+  agent: E['auth'] extends 'agent' ? AgentDoc : undefined;
+  deps: Deps;
+  req: Request;
+  res: Response;
+}
+
+export type Handler<E extends EndpointSpec> = (
+  input: HandlerInput<E>,
+) => Promise<E['produces'] extends string ? string : z.input<E['response']>>;
+
+export type HandlersFor<T extends Record<string, EndpointSpec>> = { [K in keyof T]: Handler<T[K]> };
+
+/** Express path (`:param`) from an OpenAPI template (`{param}`). */
+export const expressPath = (template: string) => template.replace(/\{([^}]+)\}/g, ':$1');
+
+export const ErrorBodySchema = z
+  .object({
+    detail: z.string(),
+    error: z.string(),
+    fix: z.string(),
+    error_code: z.string().optional(),
+    hint: z.string().optional(),
+    retryable: z.boolean().optional(),
+    request_id: z.string().optional(),
+  })
+  .meta({ id: 'Error', description: '`detail` and `error` carry the same text; `fix` says what to do.' });
+
+export const ValidationErrorBodySchema = z
+  .object({
+    detail: z.array(
+      z.object({
+        loc: z.array(z.string()),
+        msg: z.string(),
+        type: z.string(),
+        input: z.unknown(),
+        ctx: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    error: z.string(),
+    fix: z.string(),
+  })
+  .meta({ id: 'ValidationError' });

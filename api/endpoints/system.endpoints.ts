@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { endpoint } from './endpoint.js';
+
+const CheckSchema = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
+
+export const systemEndpoints = {
+  sdkHealth: endpoint({
+    method: 'get',
+    path: '/api/sdk/health',
+    auth: 'none',
+    tag: 'System',
+    summary: 'Service health for clients',
+    response: z.object({ status: z.literal('ok'), timestamp: z.string(), version: z.string() }).meta({ id: 'Health' }),
+  }),
+  live: endpoint({
+    method: 'get',
+    path: '/healthz/live',
+    auth: 'none',
+    tag: 'System',
+    summary: 'Liveness: the process answers',
+    response: z.object({ status: z.literal('ok') }),
+  }),
+  ready: endpoint({
+    method: 'get',
+    path: '/healthz/ready',
+    auth: 'none',
+    tag: 'System',
+    summary: 'Readiness: MongoDB and Redis answer and a no-op job makes a round trip through the queue to a worker',
+    description: 'Answers 503 with the same body when any check fails.',
+    response: z
+      .object({
+        status: z.enum(['ok', 'unavailable']),
+        checks: z.object({ mongodb: CheckSchema, redis: CheckSchema, queue: CheckSchema }),
+        scheduler_last_heartbeat: z.string().nullable(),
+      })
+      .meta({ id: 'Readiness' }),
+    errors: [503],
+  }),
+  metrics: endpoint({
+    method: 'get',
+    path: '/metrics',
+    auth: 'none',
+    tag: 'System',
+    summary: 'Prometheus metrics: HTTP latency histograms, queue depths, process metrics',
+    response: z.string(),
+    produces: 'text/plain',
+  }),
+  openapi: endpoint({
+    method: 'get',
+    path: '/openapi.json',
+    auth: 'none',
+    tag: 'System',
+    summary: 'This OpenAPI 3.1.0 document',
+    response: z.record(z.string(), z.unknown()),
+  }),
+};

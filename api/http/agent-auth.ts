@@ -1,0 +1,33 @@
+import type { RequestHandler } from 'express';
+import { authenticateAgent } from '../../shared/domains/agents/authenticate-agent.js';
+import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
+import { AppError } from '../../shared/infra/errors.js';
+import type { Deps } from '../../shared/infra/deps.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    agent?: AgentDoc;
+  }
+}
+
+export const UNAUTHORIZED_MESSAGE = 'Missing or invalid Authorization header';
+
+export function unauthorized(fix = 'Send `Authorization: Bearer sk_live_...` with the API key returned by POST /api/sdk/agents/register.') {
+  return new AppError(401, 'unauthorized', UNAUTHORIZED_MESSAGE, fix, { headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1] ?? null;
+}
+
+/** Resolves `Authorization: Bearer sk_live_…` to the agent, or answers the contract's 401. */
+export function requireAgent(deps: Deps): RequestHandler {
+  return async (req, _res, next) => {
+    const key = bearerToken(req.headers.authorization);
+    const agent = key ? await authenticateAgent(deps.models.Agent, key) : null;
+    if (!agent) throw unauthorized();
+    req.agent = agent;
+    next();
+  };
+}

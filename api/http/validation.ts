@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+
+export type RequestPart = 'body' | 'query' | 'path';
+
+/** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */
+export interface ValidationItem {
+  loc: string[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+/** A 422: the request parsed but does not satisfy the endpoint's schema. */
+export class RequestValidationError extends Error {
+  constructor(readonly items: ValidationItem[]) {
+    super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'RequestValidationError';
+  }
+}
+
+const CTX_EXCLUDED = new Set(['code', 'path', 'message', 'input', 'inst', 'continue']);
+
+function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'missing';
+  if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
+  return issue.code;
+}
+
+export function toValidationItems(issues: z.core.$ZodIssue[], part: RequestPart): ValidationItem[] {
+  const items: ValidationItem[] = [];
+  for (const issue of issues as (z.core.$ZodIssue & { input?: unknown })[]) {
+    const ctx = Object.fromEntries(Object.entries(issue).filter(([k]) => !CTX_EXCLUDED.has(k)));
+    const loc = [part, ...issue.path.map(String)];
+    if (issue.code === 'unrecognized_keys') {
+      // One entry per unknown field, pointing at the field, as FastAPI does for extra="forbid".
+      const given = (issue.input ?? {}) as Record<string, unknown>;
+      for (const key of issue.keys) {
+        items.push({ loc: [...loc, key], msg: `Unknown field "${key}" is not allowed`, type: 'extra_forbidden', input: given[key] ?? null, ctx: {} });
+      }
+      continue;
+    }
+    const msg = issueType(issue) === 'missing' ? 'Field required' : issue.message;
+    items.push({ loc, msg, type: issueType(issue), input: issue.input ?? null, ctx });
+  }
+  return items;
+}
+
+/** Parses one part of the request or throws a 422 listing every problem. */
+export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw new RequestValidationError(toValidationItems(result.error.issues, part));
+  return result.data;
+}

@@ -1,0 +1,99 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
+import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
+import { ENDPOINTS } from './endpoints/index.js';
+
+/** The interface version of spec §9 (the service's own package version is separate). */
+export const API_VERSION = '1.0.0';
+
+/** Routes that are mounted sub-applications (HTML UIs) rather than rows of the endpoint table. */
+export const UI_MOUNTS = [
+  { path: '/docs', auth: 'none', summary: 'Readable API documentation (Swagger UI over /openapi.json)' },
+  { path: '/admin/queues', auth: 'operator', summary: 'Queue dashboard (bull-board): waiting, active, failed jobs; retry or remove them' },
+] as const;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Malformed JSON body',
+  401: 'Missing or invalid credentials',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Request body too large',
+  429: 'Rate limit exceeded (see Retry-After)',
+  503: 'Temporarily unavailable; retry',
+};
+
+const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
+  auth === 'agent' ? [{ agentKey: [] }] : auth === 'operator' ? [{ operatorToken: [] }, { operatorBasic: [] }] : [];
+
+function errorResponses(e: EndpointSpec) {
+  const statuses = new Set<number>(e.errors ?? []);
+  if (e.body) statuses.add(400).add(413);
+  if (e.auth !== 'none') statuses.add(401);
+  const responses: Record<string, { description: string; content: Record<string, { schema: typeof ErrorBodySchema | typeof ValidationErrorBodySchema }> }> = {};
+  for (const status of [...statuses].sort()) {
+    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ErrorBodySchema } } };
+  }
+  if (e.body || e.query || e.params) {
+    responses['422'] = { description: 'Validation error (spec §2.5)', content: { 'application/json': { schema: ValidationErrorBodySchema } } };
+  }
+  return responses;
+}
+
+function buildDocument(env: Env) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'agentKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Agent API key `sk_live_…` from POST /api/sdk/agents/register.',
+  });
+  registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN.' });
+  registry.registerComponent('securitySchemes', 'operatorBasic', { type: 'http', scheme: 'basic', description: 'Any user name; OPERATOR_TOKEN as the password.' });
+  for (const e of Object.values(ENDPOINTS) as EndpointSpec[]) {
+    registry.registerPath({
+      method: e.method,
+      path: e.path,
+      summary: e.summary,
+      description: e.description,
+      tags: [e.tag],
+      security: security(e.auth),
+      request: {
+        params: e.params,
+        query: e.query,
+        body: e.body ? { required: true, content: { 'application/json': { schema: e.body } } } : undefined,
+      },
+      responses: {
+        200: { description: 'OK', content: { [e.produces ?? 'application/json']: { schema: e.response } } },
+        ...errorResponses(e),
+      },
+    });
+  }
+  for (const ui of UI_MOUNTS) {
+    registry.registerPath({
+      method: 'get',
+      path: ui.path,
+      summary: ui.summary,
+      tags: ['UI'],
+      security: security(ui.auth),
+      responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Prediction-market agent trading service',
+      version: API_VERSION,
+      description:
+        'HTTP/JSON interface for automated trading agents. Errors carry `detail`, `error` (same text) and `fix`; 422 carries the validation body of spec §2.5.',
+    },
+    servers: [{ url: publicBaseUrl(env) }],
+  });
+}
+
+let cached: { key: string; doc: ReturnType<typeof buildDocument> } | undefined;
+
+/** Built once per base URL: the document is a pure function of the endpoint table. */
+export function getOpenApiDocument(env: Env) {
+  const key = publicBaseUrl(env);
+  if (cached?.key !== key) cached = { key, doc: buildDocument(env) };
+  return cached.doc;
+}

@@ -1,0 +1,68 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Deps } from '../shared/infra/deps.js';
+import { closestMatch } from '../shared/util/closest-match.js';
+import { expressPath, type EndpointSpec, type Handler, type HandlersFor, type RateLimitName } from './endpoints/endpoint.js';
+import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
+import { agentHandlers } from './handlers/agents.handlers.js';
+import { systemHandlers } from './handlers/system.handlers.js';
+import { requireAgent } from './http/agent-auth.js';
+import { requireOperator } from './http/operator-auth.js';
+import { parseRequestPart } from './http/validation.js';
+
+/** Exhaustive: an endpoint without a handler fails to compile. */
+const HANDLERS: HandlersFor<typeof ENDPOINTS> = { ...agentHandlers, ...systemHandlers };
+
+/** Unknown query parameters are not errors (spec §4.1 rule 3): the response names the valid ones. */
+function unknownParamWarning(spec: EndpointSpec, query: Record<string, unknown>): string | undefined {
+  const known = Object.keys(spec.query?.shape ?? {});
+  const unknown = Object.keys(query).filter((k) => !known.includes(k));
+  if (!unknown.length) return undefined;
+  const parts = unknown.map((k) => {
+    const suggestion = closestMatch(k, known);
+    return suggestion ? `'${k}' (did you mean '${suggestion}'?)` : `'${k}'`;
+  });
+  return `Unknown query parameter(s) ignored: ${parts.join(', ')}. Valid parameters: ${known.length ? known.join(', ') : 'none'}.`;
+}
+
+export function registerEndpoints(
+  app: Express,
+  deps: Deps,
+  opts: { operatorToken: string; rateLimits: Record<RateLimitName, RequestHandler> },
+): void {
+  const agentAuth = requireAgent(deps);
+  const operatorAuth = requireOperator(opts.operatorToken);
+  const bodyParser = express.json({ limit: deps.env.REQUEST_BODY_LIMIT });
+  for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, EndpointSpec][]) {
+    const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
+    const chain: RequestHandler[] = [];
+    if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);
+    if (spec.auth === 'agent') chain.push(agentAuth);
+    if (spec.auth === 'operator') chain.push(operatorAuth);
+    if (spec.body) chain.push(bodyParser);
+    chain.push(async (req, res) => {
+      const query = (req.query ?? {}) as Record<string, unknown>;
+      const input = {
+        params: spec.params ? parseRequestPart(spec.params, req.params, 'path') : undefined,
+        query: spec.query ? parseRequestPart(spec.query, query, 'query') : undefined,
+        body: spec.body ? parseRequestPart(spec.body, req.body, 'body') : undefined,
+        agent: req.agent,
+        deps,
+        req,
+        res,
+      };
+      const output = await handler(input as Parameters<typeof handler>[0]);
+      if (spec.produces) {
+        if (!res.getHeader('content-type')) res.type(spec.produces);
+        res.send(output);
+        return;
+      }
+      const warning = unknownParamWarning(spec, query);
+      if (warning && output && typeof output === 'object' && !Array.isArray(output) && !('warning' in output)) {
+        res.json({ ...output, warning });
+        return;
+      }
+      res.json(output);
+    });
+    app[spec.method](expressPath(spec.path), ...chain);
+  }
+}

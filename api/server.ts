@@ -1,0 +1,35 @@
+import type { Server } from 'node:http';
+import { resolveOperatorToken } from '../shared/infra/operator-token.js';
+import { runProcess } from '../shared/infra/process/run-process.js';
+import type { Role } from '../shared/infra/process/role.js';
+import { isMain } from '../shared/infra/process/is-main.js';
+import { buildApp } from './app.js';
+
+function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // Keep-alive sockets with no request in flight would otherwise hold close() open.
+    server.closeIdleConnections();
+  });
+}
+
+/** The HTTP API. On stop it refuses new connections and lets in-flight requests finish. */
+export const apiRole: Role = {
+  name: 'api',
+  async start(deps) {
+    const { token } = resolveOperatorToken(deps.env);
+    const app = buildApp(deps, { operatorToken: token });
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(deps.env.PORT, deps.env.HOST, () => resolve(s));
+      s.once('error', reject);
+    });
+    deps.log.info({ port: deps.env.PORT, host: deps.env.HOST }, 'api listening');
+    return { stop: () => closeServer(server, deps.env.SHUTDOWN_TIMEOUT_MS) };
+  },
+};
+
+if (isMain(import.meta.url)) void runProcess('api', [apiRole], { embedded: false });

@@ -1,0 +1,22 @@
+import { isMain } from '../shared/infra/process/is-main.js';
+import { healthRole } from '../shared/infra/process/health-server.js';
+import { runProcess } from '../shared/infra/process/run-process.js';
+import type { Role } from '../shared/infra/process/role.js';
+import { startSchedule } from './define-schedule.js';
+import { selectSchedules } from './schedules.js';
+
+/** The scheduler: node-cron ticks that only enqueue. Run one replica (slot job ids make a second harmless). */
+export const jobsRole: Role = {
+  name: 'jobs',
+  async start(deps) {
+    const tasks = selectSchedules(deps.env.SCHEDULER_JOBS).map((spec) => startSchedule(deps, spec));
+    deps.log.info({ schedules: tasks.map((t) => t.name) }, 'scheduler started');
+    return {
+      async stop() {
+        await Promise.all(tasks.map((t) => t.stop()));
+      },
+    };
+  },
+};
+
+if (isMain(import.meta.url)) void runProcess('jobs', [jobsRole, healthRole], { embedded: false });

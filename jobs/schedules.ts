@@ -1,0 +1,22 @@
+import { minuteSlot, type ScheduleSpec } from './define-schedule.js';
+
+/** Every schedule of the jobs process. */
+export const SCHEDULES: ScheduleSpec[] = [
+  {
+    name: 'heartbeat',
+    // Every minute: proves cron → queue → worker → MongoDB end to end; readiness shows the last one.
+    cron: '* * * * *',
+    tick: async (deps, scheduledAt) => {
+      await deps.queues.enqueue('record-heartbeat', { slot: minuteSlot(scheduledAt), scheduledAt: scheduledAt.toISOString() });
+    },
+  },
+];
+
+/** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */
+export function selectSchedules(requested: string[] | undefined): ScheduleSpec[] {
+  if (!requested || requested.length === 0) return SCHEDULES;
+  const known = SCHEDULES.map((s) => s.name);
+  const unknown = requested.filter((n) => !known.includes(n));
+  if (unknown.length) throw new Error(`SCHEDULER_JOBS names unknown schedule(s): ${unknown.join(', ')}. Known: ${known.join(', ')}`);
+  return SCHEDULES.filter((s) => requested.includes(s.name));
+}

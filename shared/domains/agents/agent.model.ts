@@ -1,0 +1,43 @@
+import { Schema, type Connection, type HydratedDocument, type InferSchemaType, type Model } from 'mongoose';
+import { STARTING_BALANCE_MICRO } from '../money.js';
+
+export const AGENT_STATUSES = ['unclaimed', 'claimed', 'broke', 'suspended'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+const agentSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    name: { type: String, required: true },
+    description: { type: String, default: null },
+    homepage: { type: String, default: null },
+    skillUrl: { type: String, default: null },
+    /** SHA-256 of the API key; the key itself is never stored. */
+    apiKeyHash: { type: String, required: true },
+    keyPrefix: { type: String, required: true },
+    claimCode: { type: String, required: true },
+    claimedBy: { type: String, default: null },
+    claimedAt: { type: Date, default: null },
+    status: { type: String, enum: AGENT_STATUSES, required: true, default: 'unclaimed' },
+    /** $SIM balance in micro-units; changed only by guarded single-document updates. */
+    balanceMicro: { type: Number, required: true, default: STARTING_BALANCE_MICRO },
+    startingBalanceMicro: { type: Number, required: true, default: STARTING_BALANCE_MICRO },
+    realizedPnlMicro: { type: Number, required: true, default: 0 },
+    tradesCount: { type: Number, required: true, default: 0 },
+    winCount: { type: Number, required: true, default: 0 },
+    lossCount: { type: Number, required: true, default: 0 },
+    lastTradeAt: { type: Date, default: null },
+    autoRedeemEnabled: { type: Boolean, required: true, default: true },
+  },
+  { collection: 'agents', timestamps: true, versionKey: false },
+);
+agentSchema.index({ apiKeyHash: 1 }, { unique: true });
+agentSchema.index({ claimCode: 1 }, { unique: true });
+agentSchema.index({ claimedBy: 1, status: 1 });
+
+export type AgentRecord = InferSchemaType<typeof agentSchema> & { _id: string };
+export type AgentDoc = HydratedDocument<AgentRecord>;
+export type AgentModel = Model<AgentRecord>;
+
+export function agentModel(conn: Connection): AgentModel {
+  return (conn.models.Agent as AgentModel | undefined) ?? conn.model<AgentRecord>('Agent', agentSchema);
+}

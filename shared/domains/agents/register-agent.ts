@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { fromMicro, STARTING_BALANCE_MICRO } from '../money.js';
+import type { AgentModel } from './agent.model.js';
+import type { RegisterAgentRequest } from './agent.schemas.js';
+import { generateApiKey, hashApiKey, keyPrefixOf } from './api-key.js';
+import { generateClaimCode } from './claim-code.js';
+
+/** Paper-trading caps an unclaimed agent starts with (client-contract §3.1). */
+export const DEFAULT_AGENT_LIMITS = { sim: true, real_trading: false, max_trade_usd: 100, daily_limit_usd: 500 };
+
+const isDuplicateKey = (err: unknown) => typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+
+export async function registerAgent(Agent: AgentModel, input: RegisterAgentRequest, claimUrlFor: (code: string) => string) {
+  const apiKey = generateApiKey();
+  const agentId = randomUUID();
+  // A claim code collision is possible (short codes for humans); draw again rather than fail.
+  for (let attempt = 1; ; attempt++) {
+    const claimCode = generateClaimCode();
+    try {
+      await Agent.create({
+        _id: agentId,
+        name: input.name,
+        description: input.description ?? null,
+        homepage: input.homepage ?? null,
+        skillUrl: input.skill_url ?? null,
+        apiKeyHash: hashApiKey(apiKey),
+        keyPrefix: keyPrefixOf(apiKey),
+        claimCode,
+        status: 'unclaimed',
+      });
+      return {
+        agent_id: agentId,
+        api_key: apiKey,
+        key_prefix: keyPrefixOf(apiKey),
+        claim_code: claimCode,
+        claim_url: claimUrlFor(claimCode),
+        status: 'unclaimed' as const,
+        starting_balance: fromMicro(STARTING_BALANCE_MICRO),
+        limits: { ...DEFAULT_AGENT_LIMITS },
+      };
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= 5) throw err;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { Connection } from 'mongoose';
+import { agentModel } from './agents/agent.model.js';
+import { heartbeatModel } from './system/heartbeat.model.js';
+import { scheduleRunModel } from './system/schedule-run.model.js';
+
+/** Every mongoose model, bound to one connection (tests and processes each own a connection). */
+export function createModels(conn: Connection) {
+  return {
+    Agent: agentModel(conn),
+    Heartbeat: heartbeatModel(conn),
+    ScheduleRun: scheduleRunModel(conn),
+  };
+}
+export type Models = ReturnType<typeof createModels>;
+
+/** Creates the declared indexes; run once at start so unique constraints hold before the first write. */
+export async function ensureIndexes(models: Models): Promise<void> {
+  for (const model of Object.values(models)) await model.createIndexes();
+}

@@ -1,0 +1,45 @@
+import type { Connection } from 'mongoose';
+import type { Redis } from 'ioredis';
+import type { Env } from './config/env.js';
+import type { Logger } from './logger.js';
+import { connectMongo } from './mongo.js';
+import { connectRedis } from './redis.js';
+import { QueueClient } from './queue/queue-client.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createModels, ensureIndexes, type Models } from '../domains/models.js';
+
+/** Where Redis and MongoDB are: from config, or from the embedded servers `npm start` runs. */
+export interface Infrastructure {
+  redisUrl: string;
+  mongoUri: string;
+}
+
+/** Everything a role needs, built once per process (the composition root) and passed down explicitly. */
+export interface Deps {
+  env: Env;
+  log: Logger;
+  infra: Infrastructure;
+  mongo: Connection;
+  models: Models;
+  /** Fail-fast connection for request paths: rate limits, caches, the producer. */
+  redis: Redis;
+  queues: QueueClient;
+  metrics: Metrics;
+  clock: () => Date;
+}
+
+export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
+  const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB);
+  const models = createModels(mongo);
+  await ensureIndexes(models);
+  const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
+  return { env, log, infra, mongo, models, redis, queues, metrics: createMetrics(queues), clock: () => new Date() };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.queues.close();
+  deps.redis.disconnect();
+  await deps.mongo.close();
+}

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Logger } from '../logger.js';
+
+/** A port the OS says is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ManagedChild {
+  readonly name: string;
+  readonly process: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts a server process whose output goes to the log, and which we can stop gracefully. */
+export function spawnManaged(name: string, command: string, args: string[], log: Logger): ManagedChild {
+  // Own process group: a terminal Ctrl-C reaches only us, and we stop the servers after our own
+  // connections have closed, in order.
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const childLog = log.child({ child: name });
+  const forward = (level: 'info' | 'warn') => (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) childLog[level](line.trim());
+  };
+  child.stdout?.on('data', forward('info'));
+  child.stderr?.on('data', forward('warn'));
+  let exited = child.exitCode !== null;
+  const exitPromise = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      childLog.info({ code, signal }, `${name} exited`);
+      resolve();
+    });
+    child.once('error', (err) => {
+      exited = true;
+      childLog.error({ err }, `${name} could not start`);
+      resolve();
+    });
+  });
+  return {
+    name,
+    process: child,
+    async stop(graceMs = 10_000) {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => !exited && child.kill('SIGKILL'), graceMs);
+      await exitPromise;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls `probe` until it succeeds, the child exits, or the deadline passes. */
+export async function waitUntilReady(child: ManagedChild, probe: () => Promise<void>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.process.exitCode !== null || child.process.signalCode !== null) {
+      throw new Error(`${child.name} exited before it was ready (code ${child.process.exitCode})`);
+    }
+    try {
+      await probe();
+      return;
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  throw new Error(`${child.name} did not become ready within ${timeoutMs} ms: ${String(lastError)}`);
+}

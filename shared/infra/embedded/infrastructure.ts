@@ -1,0 +1,94 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Env } from '../config/env.js';
+import type { Infrastructure } from '../deps.js';
+import type { Logger } from '../logger.js';
+import { startMongoServer } from './mongo-server.js';
+import { startRedisServer, type EmbeddedServer } from './redis-server.js';
+
+export interface InfrastructureHandle {
+  infra: Infrastructure;
+  /** What was started here, for the start banner, e.g. `redis-server (AOF in ./data/redis)`. */
+  started: string[];
+  stop(): Promise<void>;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface LockState {
+  pid: number;
+  children: number[];
+}
+
+/**
+ * Takes DATA_DIR for this process. A live owner means another `npm start` uses it; a dead owner
+ * (killed with SIGKILL) may have left its servers running on these files, so stop those first.
+ */
+async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void> {
+  if (existsSync(lockFile)) {
+    let state: LockState = { pid: 0, children: [] };
+    try {
+      state = JSON.parse(readFileSync(lockFile, 'utf8')) as LockState;
+    } catch {
+      // An unreadable lock is treated as stale.
+    }
+    if (state.pid && state.pid !== process.pid && alive(state.pid)) {
+      throw new Error(`DATA_DIR ${dataDir} is in use by process ${state.pid} (another npm start?). Stop it, or set DATA_DIR to another folder.`);
+    }
+    for (const pid of state.children.filter(alive)) process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && state.children.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+  }
+  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children: [] } satisfies LockState));
+}
+
+/**
+ * The embedded default: REDIS_URL / MONGODB_URI when set, otherwise our own redis-server (AOF) and
+ * MongoDB-wire server (mongod, or mongo-java-server on an H2 file) with their data under DATA_DIR.
+ * A lock file stops two processes from sharing one data directory.
+ */
+export async function startInfrastructure(env: Env, log: Logger): Promise<InfrastructureHandle> {
+  const dataDir = resolve(env.DATA_DIR);
+  const children: EmbeddedServer[] = [];
+  const started: string[] = [];
+  const needsEmbedded = !env.REDIS_URL || !env.MONGODB_URI;
+  const lockFile = join(dataDir, 'embedded.pid');
+  if (needsEmbedded) {
+    mkdirSync(dataDir, { recursive: true });
+    await takeDataDirLock(lockFile, dataDir);
+  }
+  const recordChildren = () =>
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children: children.map((c) => c.child.process.pid ?? 0) } satisfies LockState));
+  const stop = async () => {
+    for (const child of children.reverse()) await child.child.stop();
+    if (needsEmbedded) rmSync(lockFile, { force: true });
+  };
+  try {
+    let redisUrl = env.REDIS_URL;
+    if (!redisUrl) {
+      const redis = await startRedisServer({ dir: join(dataDir, 'redis'), persistent: true, log });
+      children.push(redis);
+      recordChildren();
+      redisUrl = redis.url;
+      started.push(`redis-server at ${redis.url} (append-only file in ${join(dataDir, 'redis')})`);
+    }
+    let mongoUri = env.MONGODB_URI;
+    if (!mongoUri) {
+      const mongo = await startMongoServer({ dir: join(dataDir, 'mongo'), persistent: true, log });
+      children.push(mongo);
+      recordChildren();
+      mongoUri = mongo.url;
+      started.push(`${mongo.engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
+    }
+    return { infra: { redisUrl, mongoUri }, started, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

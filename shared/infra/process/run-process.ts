@@ -1,0 +1,87 @@
+import { ConfigError, loadEnv, type Env } from '../config/env.js';
+import { closeDeps, createDeps, type Deps } from '../deps.js';
+import { startInfrastructure, type InfrastructureHandle } from '../embedded/infrastructure.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { Role, RunningRole } from './role.js';
+
+export interface RunningProcess {
+  env: Env;
+  log: Logger;
+  deps: Deps;
+  infrastructure?: InfrastructureHandle;
+  shutdown(reason: string): Promise<void>;
+}
+
+function loadEnvOrExit(): Env {
+  try {
+    return loadEnv();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Starts the given roles in this process and wires graceful shutdown: on SIGTERM/SIGINT the roles
+ * stop in reverse order (HTTP first), then connections close, then embedded servers stop.
+ * `embedded: true` (npm start) starts Redis/MongoDB when their URLs are unset; a single role
+ * (docker-compose) requires the URLs instead.
+ */
+export async function runProcess(name: string, roles: Role[], opts: { embedded: boolean }): Promise<RunningProcess> {
+  const env = loadEnvOrExit();
+  const log = createLogger(env.LOG_LEVEL, name);
+  if (!opts.embedded && (!env.REDIS_URL || !env.MONGODB_URI)) {
+    console.error(
+      `${name}: REDIS_URL and MONGODB_URI must be set when starting a single role. Use \`npm start\` for the all-in-one process with embedded Redis and MongoDB.`,
+    );
+    process.exit(1);
+  }
+  let infrastructure: InfrastructureHandle | undefined;
+  let deps: Deps | undefined;
+  const running: RunningRole[] = [];
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    shuttingDown ??= (async () => {
+      log.info({ reason }, 'shutting down');
+      const force = setTimeout(() => {
+        log.error('graceful shutdown took too long; exiting');
+        process.exit(1);
+      }, env.SHUTDOWN_TIMEOUT_MS * 2);
+      force.unref();
+      for (const role of running.reverse()) await role.stop().catch((err) => log.error({ err }, 'role stop failed'));
+      if (deps) await closeDeps(deps).catch((err) => log.error({ err }, 'closing connections failed'));
+      if (infrastructure) await infrastructure.stop();
+      log.info('stopped');
+    })();
+    return shuttingDown;
+  };
+  // Ctrl-C reaches us twice (from the terminal and relayed by npm), so only a signal that comes
+  // well after the first one means "stop waiting and exit now".
+  let firstSignalAt = 0;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (shuttingDown) {
+        if (Date.now() - firstSignalAt < 2000) return;
+        log.warn(`${signal} again: exiting now`);
+        process.exit(1);
+      }
+      firstSignalAt = Date.now();
+      void shutdown(signal).then(() => process.exit(0));
+    });
+  }
+  try {
+    infrastructure = opts.embedded ? await startInfrastructure(env, log) : undefined;
+    const infra = infrastructure?.infra ?? { redisUrl: env.REDIS_URL!, mongoUri: env.MONGODB_URI! };
+    deps = await createDeps(env, infra, log);
+    for (const role of roles) running.push(await role.start(deps));
+  } catch (err) {
+    log.error({ err }, 'start failed');
+    console.error(`${name} could not start: ${err instanceof Error ? err.message : String(err)}`);
+    await shutdown('start failed');
+    process.exit(1);
+  }
+  return { env, log, deps, infrastructure, shutdown };
+}

@@ -1,0 +1,53 @@
+// WARNING: job names and payload shapes are persisted in Redis. A job already queued must still
+// parse after a deploy: change a payload compatibly, or add a new job name and drain the old one.
+import { z } from 'zod';
+import type { JobsOptions } from 'bullmq';
+import type { QueueName } from './queues.js';
+
+interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  queue: QueueName;
+  /** Validated by the producer before `add` and by the worker before processing. */
+  schema: S;
+  /** Retry, backoff and retention defaults for every job of this name. */
+  options: Omit<JobsOptions, 'jobId'>;
+  /**
+   * Deterministic job id: enqueueing the same logical job twice yields one job. BullMQ ids must not
+   * contain ':' nor be all digits.
+   */
+  jobId: (data: z.output<S>) => string;
+}
+
+const define = <S extends z.ZodType>(def: JobDefinition<S>) => def;
+
+/** Kept for an hour so that a slot-derived id keeps blocking a second scheduler for that slot. */
+const keepCompleted = { age: 3600, count: 5000 };
+const keepFailed = { age: 7 * 24 * 3600 };
+
+export const JOBS = {
+  /** No-op round trip through the queue: proves producer → Redis → worker → result for /healthz/ready. */
+  ping: define({
+    queue: 'system',
+    schema: z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/) }),
+    options: { attempts: 1, removeOnComplete: { age: 300, count: 1000 }, removeOnFail: { age: 3600 } },
+    jobId: (d) => `ping-${d.nonce}`,
+  }),
+  /** Scheduler heartbeat: one per UTC minute slot, records that the scheduler and a worker are alive. */
+  'record-heartbeat': define({
+    queue: 'system',
+    schema: z.object({ slot: z.string().regex(/^\d{12}$/), scheduledAt: z.iso.datetime() }),
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `record-heartbeat-${d.slot}`,
+  }),
+} satisfies Record<string, JobDefinition>;
+
+export type JobName = keyof typeof JOBS;
+export type JobData<N extends JobName> = z.output<(typeof JOBS)[N]['schema']>;
+
+export function jobNamesOf(queue: QueueName): JobName[] {
+  return (Object.keys(JOBS) as JobName[]).filter((name) => JOBS[name].queue === queue);
+}

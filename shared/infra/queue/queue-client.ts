@@ -1,0 +1,94 @@
+import { Queue, QueueEvents, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { AppError, unavailable } from '../errors.js';
+import { JOBS, type JobData, type JobName } from './jobs.js';
+import { QUEUE_NAMES, type QueueName } from './queues.js';
+
+export type JobOutcome<T = unknown> =
+  | { state: 'completed'; jobId: string; result: T }
+  | { state: 'failed'; jobId: string; reason: string }
+  /** The deadline passed first; the job carries on and its outcome is read later from its record. */
+  | { state: 'pending'; jobId: string };
+
+/**
+ * The producer side of every queue. `Queue` objects share the fail-fast connection, so an enqueue
+ * during a Redis outage fails at once (503) instead of hanging. `QueueEvents` (request-reply) need a
+ * blocking connection each and are created on first use, one per queue.
+ */
+export class QueueClient {
+  readonly queues: Record<QueueName, Queue>;
+  private readonly events = new Map<QueueName, Promise<QueueEvents>>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly prefix: string,
+    private readonly redisUrl: string,
+  ) {
+    this.queues = Object.fromEntries(
+      QUEUE_NAMES.map((name) => {
+        const queue = new Queue(name, { connection, prefix });
+        // Without a listener an 'error' event would crash the process; the failing call reports it.
+        queue.on('error', () => undefined);
+        return [name, queue];
+      }),
+    ) as Record<QueueName, Queue>;
+  }
+
+  async enqueue<N extends JobName>(name: N, data: JobData<N>): Promise<Job> {
+    const def = JOBS[name];
+    const parsed = def.schema.safeParse(data);
+    if (!parsed.success) {
+      throw new AppError(500, 'invalid_job', `Job ${name} has an invalid payload: ${parsed.error.message}`, 'This is a bug; report it.', { retryable: false });
+    }
+    const payload = parsed.data as JobData<N>;
+    try {
+      return await this.queues[def.queue].add(name, payload, {
+        ...def.options,
+        jobId: (def.jobId as (d: JobData<N>) => string)(payload),
+      });
+    } catch (err) {
+      throw unavailable('The job queue', err);
+    }
+  }
+
+  /** Enqueues and waits for the worker's result until `timeoutMs`; never throws for a failed job. */
+  async enqueueAndWait<T>(name: JobName, data: JobData<typeof name>, timeoutMs: number): Promise<JobOutcome<T>> {
+    const events = await this.eventsFor(JOBS[name].queue);
+    const job = await this.enqueue(name, data);
+    const jobId = job.id as string;
+    try {
+      const result = (await job.waitUntilFinished(events, timeoutMs)) as T;
+      return { state: 'completed', jobId, result };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/timed out/i.test(message)) return { state: 'pending', jobId };
+      return { state: 'failed', jobId, reason: message };
+    }
+  }
+
+  private eventsFor(queue: QueueName): Promise<QueueEvents> {
+    let events = this.events.get(queue);
+    if (!events) {
+      // QueueEvents blocks on XREAD, so it gets its own connection that reconnects by itself.
+      const qe = new QueueEvents(queue, { connection: { url: this.redisUrl, maxRetriesPerRequest: null }, prefix: this.prefix });
+      qe.on('error', () => undefined);
+      events = qe.waitUntilReady().then(() => qe);
+      events.catch(() => this.events.delete(queue));
+      this.events.set(queue, events);
+    }
+    return events;
+  }
+
+  async jobCounts(): Promise<Record<QueueName, Record<string, number>>> {
+    const entries = await Promise.all(
+      QUEUE_NAMES.map(async (name) => [name, await this.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')] as const),
+    );
+    return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+  }
+
+  async close(): Promise<void> {
+    const events = await Promise.allSettled([...this.events.values()]);
+    await Promise.allSettled(events.map((e) => (e.status === 'fulfilled' ? e.value.close() : undefined)));
+    await Promise.allSettled(Object.values(this.queues).map((q) => q.close()));
+  }
+}

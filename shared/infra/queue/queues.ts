@@ -1,0 +1,14 @@
+// WARNING: queue names are persisted in Redis (under QUEUE_PREFIX). Renaming a queue strands the
+// jobs already in it: add a new name, drain the old queue, then remove it.
+
+/** Every BullMQ queue of the service. */
+export const QUEUE_NAMES = [
+  /** Service plumbing: readiness round trips and the scheduler heartbeat. */
+  'system',
+] as const;
+
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export function isQueueName(name: string): name is QueueName {
+  return (QUEUE_NAMES as readonly string[]).includes(name);
+}

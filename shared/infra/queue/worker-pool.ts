@@ -1,0 +1,65 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { AppError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { JOBS, jobNamesOf, type JobName } from './jobs.js';
+import type { ProcessorRegistry } from './processor.js';
+import { QUEUE_NAMES, type QueueName } from './queues.js';
+
+/** Resolves WORKER_QUEUES strictly: an unknown name stops the process rather than silently running "all". */
+export function selectQueues(requested: string[] | undefined): QueueName[] {
+  if (!requested || requested.length === 0) return [...QUEUE_NAMES];
+  const unknown = requested.filter((q) => !(QUEUE_NAMES as readonly string[]).includes(q));
+  if (unknown.length) throw new Error(`WORKER_QUEUES names unknown queue(s): ${unknown.join(', ')}. Known: ${QUEUE_NAMES.join(', ')}`);
+  return requested as QueueName[];
+}
+
+/**
+ * One BullMQ Worker per queue, dispatching on job name through the registry. Payloads are parsed
+ * with the job's schema first; a bad payload or a non-retryable AppError fails the job for good,
+ * anything else is rethrown so the job's attempts/backoff apply.
+ */
+export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: QueueName[]): Worker[] {
+  return queues.map((queue) => {
+    const names = new Set<string>(jobNamesOf(queue));
+    const worker = new Worker(
+      queue,
+      async (job) => {
+        const name = job.name as JobName;
+        if (!names.has(name)) throw new UnrecoverableError(`No processor for job "${job.name}" on queue "${queue}"`);
+        const parsed = JOBS[name].schema.safeParse(job.data);
+        if (!parsed.success) throw new UnrecoverableError(`Invalid payload for ${name}: ${parsed.error.message}`);
+        const log = deps.log.child({ queue, job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
+        const processor = registry[name] as (data: unknown, ctx: Parameters<ProcessorRegistry[JobName]>[1]) => Promise<unknown>;
+        try {
+          return await processor(parsed.data, { deps, jobId: job.id as string, attempt: job.attemptsMade + 1, log });
+        } catch (err) {
+          if (err instanceof AppError && !err.retryable) throw new UnrecoverableError(err.message);
+          log.warn({ err }, 'job failed; it will be retried if attempts remain');
+          throw err;
+        }
+      },
+      {
+        // Workers block on Redis: their connection retries forever instead of failing commands.
+        connection: { url: deps.infra.redisUrl, maxRetriesPerRequest: null, connectionName: `worker-${queue}` },
+        prefix: deps.env.QUEUE_PREFIX,
+        concurrency: deps.env.WORKER_CONCURRENCY,
+      },
+    );
+    worker.on('error', (err) => deps.log.warn({ queue, err: err.message }, 'worker connection error'));
+    return worker;
+  });
+}
+
+/** Stops taking jobs and waits for active ones; past the deadline, closes forcibly (BullMQ re-queues stalled jobs). */
+export async function stopWorkers(workers: Worker[], timeoutMs: number): Promise<void> {
+  await Promise.all(
+    workers.map(async (worker) => {
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<void>((resolve) => {
+        timer = setTimeout(() => void worker.close(true).then(resolve, resolve), timeoutMs);
+      });
+      await Promise.race([worker.close(), forced]);
+      clearTimeout(timer);
+    }),
+  );
+}

@@ -1,0 +1,20 @@
+import { isMain } from '../shared/infra/process/is-main.js';
+import { healthRole } from '../shared/infra/process/health-server.js';
+import { runProcess } from '../shared/infra/process/run-process.js';
+import type { Role } from '../shared/infra/process/role.js';
+import { selectQueues, startWorkers, stopWorkers } from '../shared/infra/queue/worker-pool.js';
+import { PROCESSORS } from './registry.js';
+
+/** BullMQ worker pools, one Worker per selected queue. Stateless: scale by adding replicas. */
+export const workersRole: Role = {
+  name: 'workers',
+  async start(deps) {
+    const queues = selectQueues(deps.env.WORKER_QUEUES);
+    const workers = startWorkers(deps, PROCESSORS, queues);
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    deps.log.info({ queues, concurrency: deps.env.WORKER_CONCURRENCY }, 'workers started');
+    return { stop: () => stopWorkers(workers, deps.env.SHUTDOWN_TIMEOUT_MS) };
+  },
+};
+
+if (isMain(import.meta.url)) void runProcess('workers', [workersRole, healthRole], { embedded: false });

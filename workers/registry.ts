@@ -1,0 +1,8 @@
+import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
+import { ping, recordHeartbeatProcessor } from './processors/system.processors.js';
+
+/** Every job name → its processor. The type makes a missing processor a compile error. */
+export const PROCESSORS: ProcessorRegistry = {
+  ping,
+  'record-heartbeat': recordHeartbeatProcessor,
+};
