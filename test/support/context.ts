@@ -1,0 +1,29 @@
+import type { Express } from 'express';
+import type { Worker } from 'bullmq';
+import type { Env } from '../../shared/infra/config/env.js';
+import type { Deps } from '../../shared/infra/deps.js';
+import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
+
+/** What the root hooks set up once per run: real Redis, a real MongoDB-wire server, workers, the app. */
+export interface TestContext {
+  env: Env;
+  deps: Deps;
+  app: Express;
+  workers: Worker[];
+  operatorToken: string;
+  servers: EmbeddedServer[];
+  /** Values for child processes that need their own copy of this run's infrastructure. */
+  redisUrl: string;
+  mongoUri: string;
+}
+
+let current: TestContext | undefined;
+
+export function setTestContext(ctx: TestContext | undefined): void {
+  current = ctx;
+}
+
+export function testContext(): TestContext {
+  if (!current) throw new Error('test context is not ready: the root hooks in test/support/hooks.ts did not run');
+  return current;
+}

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../../api/app.js';
+import { loadEnv } from '../../shared/infra/config/env.js';
+import { closeDeps, createDeps } from '../../shared/infra/deps.js';
+import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
+import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
+import { createLogger } from '../../shared/infra/logger.js';
+import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
+import { startWorkers, stopWorkers } from '../../shared/infra/queue/worker-pool.js';
+import { PROCESSORS } from '../../workers/registry.js';
+import { setTestContext, testContext } from './context.js';
+import { blockOutboundNetwork } from './no-network.js';
+
+/**
+ * Root hooks: one isolated environment per run. Redis and the MongoDB-wire server are started on
+ * free ports (or taken from TEST_REDIS_URL / TEST_MONGODB_URI), with a database name and queue
+ * prefix of this run's own, and removed again afterwards.
+ */
+const runId = randomBytes(4).toString('hex');
+let tmp: string;
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    blockOutboundNetwork();
+    tmp = mkdtempSync(join(tmpdir(), `ats-test-${runId}-`));
+    const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
+    const servers: EmbeddedServer[] = [];
+    let redisUrl = process.env.TEST_REDIS_URL;
+    let mongoUri = process.env.TEST_MONGODB_URI;
+    if (!redisUrl) {
+      const redis = await startRedisServer({ dir: join(tmp, 'redis'), persistent: false, log });
+      servers.push(redis);
+      redisUrl = redis.url;
+    }
+    if (!mongoUri) {
+      const mongo = await startMongoServer({ dir: join(tmp, 'mongo'), persistent: false, log });
+      servers.push(mongo);
+      mongoUri = mongo.url;
+    }
+    const operatorToken = randomBytes(24).toString('base64url');
+    const env = loadEnv({
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: join(tmp, 'data'),
+      REDIS_URL: redisUrl,
+      MONGODB_URI: mongoUri,
+      MONGODB_DB: `test_${runId}`,
+      QUEUE_PREFIX: `test-${runId}`,
+      OPERATOR_TOKEN: operatorToken,
+      // Tests act as many clients from one machine: they send X-Forwarded-For, trusted from loopback.
+      TRUST_PROXY: 'loopback',
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      READY_TIMEOUT_MS: '5000',
+    });
+    const deps = await createDeps(env, { redisUrl, mongoUri }, log);
+    const workers = startWorkers(deps, PROCESSORS, [...QUEUE_NAMES]);
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    setTestContext({ env, deps, app: buildApp(deps, { operatorToken }), workers, operatorToken, servers, redisUrl, mongoUri });
+  },
+
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    const ctx = testContext();
+    await stopWorkers(ctx.workers, 5000);
+    await Promise.all(Object.values(ctx.deps.queues.queues).map((q) => q.obliterate({ force: true }).catch(() => undefined)));
+    const leftovers = await ctx.deps.redis.keys(`${ctx.env.QUEUE_PREFIX}*`);
+    if (leftovers.length) await ctx.deps.redis.del(...leftovers);
+    await ctx.deps.mongo.dropDatabase();
+    await closeDeps(ctx.deps);
+    for (const server of ctx.servers) await server.child.stop();
+    setTestContext(undefined);
+    rmSync(tmp, { recursive: true, force: true });
+  },
+};
