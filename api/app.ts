@@ -45,7 +45,10 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
 
   const board = new ExpressAdapter();
   board.setBasePath('/admin/queues');
-  createBullBoard({ queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)), serverAdapter: board });
+  createBullBoard({
+    queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)),
+    serverAdapter: board,
+  });
   app.use('/admin/queues', requireOperator(opts.operatorToken), board.getRouter());
 
   app.use(notFoundHandler);

@@ -9,7 +9,11 @@ export const API_VERSION = '1.0.0';
 /** Routes that are mounted sub-applications (HTML UIs) rather than rows of the endpoint table. */
 export const UI_MOUNTS = [
   { path: '/docs', auth: 'none', summary: 'Readable API documentation (Swagger UI over /openapi.json)' },
-  { path: '/admin/queues', auth: 'operator', summary: 'Queue dashboard (bull-board): waiting, active, failed jobs; retry or remove them' },
+  {
+    path: '/admin/queues',
+    auth: 'operator',
+    summary: 'Queue dashboard (bull-board): waiting, active, failed jobs; retry or remove them',
+  },
 ] as const;
 
 const STATUS_TEXT: Record<number, string> = {
@@ -23,18 +27,34 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
-  auth === 'agent' ? [{ agentKey: [] }] : auth === 'operator' ? [{ operatorToken: [] }, { operatorBasic: [] }] : [];
+  auth === 'agent'
+    ? [{ agentKey: [] }]
+    : auth === 'operator'
+      ? [{ operatorToken: [] }, { operatorBasic: [] }]
+      : [];
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);
   if (e.body) statuses.add(400).add(413);
   if (e.auth !== 'none') statuses.add(401);
-  const responses: Record<string, { description: string; content: Record<string, { schema: typeof ErrorBodySchema | typeof ValidationErrorBodySchema }> }> = {};
+  const responses: Record<
+    string,
+    {
+      description: string;
+      content: Record<string, { schema: typeof ErrorBodySchema | typeof ValidationErrorBodySchema }>;
+    }
+  > = {};
   for (const status of [...statuses].sort()) {
-    responses[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ErrorBodySchema } } };
+    responses[String(status)] = {
+      description: STATUS_TEXT[status] ?? 'Error',
+      content: { 'application/json': { schema: ErrorBodySchema } },
+    };
   }
   if (e.body || e.query || e.params) {
-    responses['422'] = { description: 'Validation error (spec §2.5)', content: { 'application/json': { schema: ValidationErrorBodySchema } } };
+    responses['422'] = {
+      description: 'Validation error (spec §2.5)',
+      content: { 'application/json': { schema: ValidationErrorBodySchema } },
+    };
   }
   return responses;
 }
@@ -46,8 +66,16 @@ function buildDocument(env: Env) {
     scheme: 'bearer',
     description: 'Agent API key `sk_live_…` from POST /api/sdk/agents/register.',
   });
-  registry.registerComponent('securitySchemes', 'operatorToken', { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN.' });
-  registry.registerComponent('securitySchemes', 'operatorBasic', { type: 'http', scheme: 'basic', description: 'Any user name; OPERATOR_TOKEN as the password.' });
+  registry.registerComponent('securitySchemes', 'operatorToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'OPERATOR_TOKEN.',
+  });
+  registry.registerComponent('securitySchemes', 'operatorBasic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'Any user name; OPERATOR_TOKEN as the password.',
+  });
   for (const e of Object.values(ENDPOINTS) as EndpointSpec[]) {
     registry.registerPath({
       method: e.method,
@@ -74,7 +102,9 @@ function buildDocument(env: Env) {
       summary: ui.summary,
       tags: ['UI'],
       security: security(ui.auth),
-      responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: {
+        200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
     });
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

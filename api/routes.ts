@@ -1,7 +1,13 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Deps } from '../shared/infra/deps.js';
 import { closestMatch } from '../shared/util/closest-match.js';
-import { expressPath, type EndpointSpec, type Handler, type HandlersFor, type RateLimitName } from './endpoints/endpoint.js';
+import {
+  expressPath,
+  type EndpointSpec,
+  type Handler,
+  type HandlersFor,
+  type RateLimitName,
+} from './endpoints/endpoint.js';
 import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
 import { agentHandlers } from './handlers/agents.handlers.js';
 import { systemHandlers } from './handlers/system.handlers.js';
@@ -57,7 +63,13 @@ export function registerEndpoints(
         return;
       }
       const warning = unknownParamWarning(spec, query);
-      if (warning && output && typeof output === 'object' && !Array.isArray(output) && !('warning' in output)) {
+      if (
+        warning &&
+        output &&
+        typeof output === 'object' &&
+        !Array.isArray(output) &&
+        !('warning' in output)
+      ) {
         res.json({ ...output, warning });
         return;
       }

@@ -26,15 +26,28 @@ export function startSchedule(deps: Deps, spec: ScheduleSpec): ScheduledTask {
     spec.cron,
     async (ctx) => {
       const startedAt = deps.clock();
-      await ScheduleRun.updateOne({ _id: spec.name }, { $set: { lastStartedAt: startedAt }, $inc: { runs: 1 } }, { upsert: true });
+      await ScheduleRun.updateOne(
+        { _id: spec.name },
+        { $set: { lastStartedAt: startedAt }, $inc: { runs: 1 } },
+        { upsert: true },
+      );
       try {
         await spec.tick(deps, ctx.date);
-        await ScheduleRun.updateOne({ _id: spec.name }, { $set: { lastFinishedAt: deps.clock(), lastError: null } });
+        await ScheduleRun.updateOne(
+          { _id: spec.name },
+          { $set: { lastFinishedAt: deps.clock(), lastError: null } },
+        );
       } catch (err) {
         log.error({ err }, 'schedule tick failed');
         await ScheduleRun.updateOne(
           { _id: spec.name },
-          { $set: { lastFinishedAt: deps.clock(), lastError: err instanceof Error ? err.message : String(err) }, $inc: { failures: 1 } },
+          {
+            $set: {
+              lastFinishedAt: deps.clock(),
+              lastError: err instanceof Error ? err.message : String(err),
+            },
+            $inc: { failures: 1 },
+          },
         ).catch(() => undefined);
       }
     },

@@ -7,7 +7,10 @@ export const SCHEDULES: ScheduleSpec[] = [
     // Every minute: proves cron → queue → worker → MongoDB end to end; readiness shows the last one.
     cron: '* * * * *',
     tick: async (deps, scheduledAt) => {
-      await deps.queues.enqueue('record-heartbeat', { slot: minuteSlot(scheduledAt), scheduledAt: scheduledAt.toISOString() });
+      await deps.queues.enqueue('record-heartbeat', {
+        slot: minuteSlot(scheduledAt),
+        scheduledAt: scheduledAt.toISOString(),
+      });
     },
   },
 ];
@@ -17,6 +20,9 @@ export function selectSchedules(requested: string[] | undefined): ScheduleSpec[]
   if (!requested || requested.length === 0) return SCHEDULES;
   const known = SCHEDULES.map((s) => s.name);
   const unknown = requested.filter((n) => !known.includes(n));
-  if (unknown.length) throw new Error(`SCHEDULER_JOBS names unknown schedule(s): ${unknown.join(', ')}. Known: ${known.join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `SCHEDULER_JOBS names unknown schedule(s): ${unknown.join(', ')}. Known: ${known.join(', ')}`,
+    );
   return SCHEDULES.filter((s) => requested.includes(s.name));
 }

@@ -20,7 +20,9 @@ const quiet = process.argv.includes('--quiet');
 
 const say = (msg) => quiet || console.log(`[setup] ${msg}`);
 function fail(what, options) {
-  console.error(`\n[setup] ${what}\n[setup] To go on, do one of:\n${options.map((o) => `  - ${o}`).join('\n')}\n`);
+  console.error(
+    `\n[setup] ${what}\n[setup] To go on, do one of:\n${options.map((o) => `  - ${o}`).join('\n')}\n`,
+  );
   process.exit(1);
 }
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -34,12 +36,18 @@ function run(cmd, args, opts = {}) {
 function ensureNodeModules() {
   const lock = join(root, 'package-lock.json');
   const stamp = join(root, 'node_modules', '.setup-stamp');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === sha256(existsSync(lock) ? lock : join(root, 'package.json'))) return;
+  if (
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === sha256(existsSync(lock) ? lock : join(root, 'package.json'))
+  )
+    return;
   say('installing node modules…');
   // `npm install` rather than `npm ci`: it installs the locked versions just the same, but tolerates a
   // registry mirror that lacks other platforms' optional binaries (npm ci refuses the lock file then).
   if (!run('npm', ['install', '--no-audit', '--no-fund'])) {
-    fail('npm could not install the node modules.', ['check the npm registry is reachable, then run `npm run setup` again']);
+    fail('npm could not install the node modules.', [
+      'check the npm registry is reachable, then run `npm run setup` again',
+    ]);
   }
   writeFileSync(stamp, sha256(existsSync(lock) ? lock : join(root, 'package.json')));
 }
@@ -50,7 +58,15 @@ function ensureRedis() {
   say('redis-server not found; installing Debian package redis-server…');
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const apt = onPath('apt-get');
-  if (isRoot && apt && run('apt-get', ['update', '-qq']) && run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }) && onPath('redis-server')) {
+  if (
+    isRoot &&
+    apt &&
+    run('apt-get', ['update', '-qq']) &&
+    run('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }) &&
+    onPath('redis-server')
+  ) {
     return;
   }
   fail('Redis is needed and redis-server could not be installed here.', [
@@ -69,7 +85,10 @@ function classpathIsCurrent() {
   if (!existsSync(CLASSPATH_FILE) || !existsSync(stampFile)) return false;
   if (readFileSync(stampFile, 'utf8') !== sha256(join(MONGO_JAVA_DIR, 'pom.xml'))) return false;
   // The jars live in Maven's local repository, which can be cleaned independently of this folder.
-  return readFileSync(CLASSPATH_FILE, 'utf8').trim().split(':').every((jar) => existsSync(jar));
+  return readFileSync(CLASSPATH_FILE, 'utf8')
+    .trim()
+    .split(':')
+    .every((jar) => existsSync(jar));
 }
 
 function ensureMongoWire() {
@@ -81,14 +100,30 @@ function ensureMongoWire() {
     `set ${forTests ? 'TEST_MONGODB_URI' : 'MONGODB_URI'}=mongodb://host:27017/db to use a running MongoDB`,
     'run the production stack with `docker compose up`',
   ];
-  if (!onPath('java') || !onPath('mvn')) fail('No MongoDB server is configured, `mongod` is not on the PATH, and Java 17 + Maven are missing.', options);
+  if (!onPath('java') || !onPath('mvn'))
+    fail(
+      'No MongoDB server is configured, `mongod` is not on the PATH, and Java 17 + Maven are missing.',
+      options,
+    );
   const javaVersion = spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr ?? '';
   const major = Number((/version "(\d+)/.exec(javaVersion) ?? [])[1]);
-  if (!(major >= 17)) fail(`Java 17 or newer is needed for mongo-java-server (found: ${javaVersion.split('\n')[0] || 'unknown'}).`, options);
+  if (!(major >= 17))
+    fail(
+      `Java 17 or newer is needed for mongo-java-server (found: ${javaVersion.split('\n')[0] || 'unknown'}).`,
+      options,
+    );
   say('resolving mongo-java-server 1.47.0 with Maven…');
   mkdirSync(dirname(CLASSPATH_FILE), { recursive: true });
-  const ok = run('mvn', ['-q', '-B', '-f', join(MONGO_JAVA_DIR, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${CLASSPATH_FILE}`]);
-  if (!ok || !existsSync(CLASSPATH_FILE)) fail('Maven could not resolve mongo-java-server (is Maven Central reachable?).', options);
+  const ok = run('mvn', [
+    '-q',
+    '-B',
+    '-f',
+    join(MONGO_JAVA_DIR, 'pom.xml'),
+    'dependency:build-classpath',
+    `-Dmdep.outputFile=${CLASSPATH_FILE}`,
+  ]);
+  if (!ok || !existsSync(CLASSPATH_FILE))
+    fail('Maven could not resolve mongo-java-server (is Maven Central reachable?).', options);
   writeFileSync(`${CLASSPATH_FILE}.stamp`, sha256(join(MONGO_JAVA_DIR, 'pom.xml')));
 }
 

@@ -10,7 +10,9 @@ export const systemEndpoints = {
     auth: 'none',
     tag: 'System',
     summary: 'Service health for clients',
-    response: z.object({ status: z.literal('ok'), timestamp: z.string(), version: z.string() }).meta({ id: 'Health' }),
+    response: z
+      .object({ status: z.literal('ok'), timestamp: z.string(), version: z.string() })
+      .meta({ id: 'Health' }),
   }),
   live: endpoint({
     method: 'get',
@@ -25,7 +27,8 @@ export const systemEndpoints = {
     path: '/healthz/ready',
     auth: 'none',
     tag: 'System',
-    summary: 'Readiness: MongoDB and Redis answer and a no-op job makes a round trip through the queue to a worker',
+    summary:
+      'Readiness: MongoDB and Redis answer and a no-op job makes a round trip through the queue to a worker',
     description: 'Answers 503 with the same body when any check fails.',
     response: z
       .object({

@@ -15,7 +15,10 @@ const escapeHtml = (s: string) =>
 async function findByClaimCode(deps: Deps, code: string) {
   const agent = await deps.models.Agent.findOne({ claimCode: code }).lean();
   if (!agent) {
-    throw notFound('Claim code', 'Check the code: it is the `claim_code` returned when the agent registered (e.g. reef-X4B2Q7).');
+    throw notFound(
+      'Claim code',
+      'Check the code: it is the `claim_code` returned when the agent registered (e.g. reef-X4B2Q7).',
+    );
   }
   return agent;
 }
@@ -25,7 +28,10 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));
-    return agentMeView(agent.toObject(), { includePnl: include.has('pnl'), claimUrl: claimUrlFor(deps.env)(agent.claimCode) });
+    return agentMeView(agent.toObject(), {
+      includePnl: include.has('pnl'),
+      claimUrl: claimUrlFor(deps.env)(agent.claimCode),
+    });
   },
 
   updateMySettings: async ({ deps, agent, body }) => updateAgentSettings(deps.models.Agent, agent._id, body),

@@ -11,12 +11,20 @@ async function timed(check: () => Promise<unknown>) {
     await check();
     return { ok: true, latency_ms: Math.round(performance.now() - started) };
   } catch (err) {
-    return { ok: false, latency_ms: Math.round(performance.now() - started), error: err instanceof Error ? err.message : String(err) };
+    return {
+      ok: false,
+      latency_ms: Math.round(performance.now() - started),
+      error: err instanceof Error ? err.message : String(err),
+    };
   }
 }
 
 export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
-  sdkHealth: async ({ deps }) => ({ status: 'ok', timestamp: deps.clock().toISOString(), version: API_VERSION }),
+  sdkHealth: async ({ deps }) => ({
+    status: 'ok',
+    timestamp: deps.clock().toISOString(),
+    version: API_VERSION,
+  }),
 
   live: async () => ({ status: 'ok' }),
 
@@ -27,7 +35,10 @@ export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
       timed(async () => {
         const nonce = randomBytes(12).toString('base64url');
         const outcome = await deps.queues.enqueueAndWait('ping', { nonce }, deps.env.READY_TIMEOUT_MS);
-        if (outcome.state === 'pending') throw new Error(`no worker answered within ${deps.env.READY_TIMEOUT_MS} ms (is a worker consuming the system queue?)`);
+        if (outcome.state === 'pending')
+          throw new Error(
+            `no worker answered within ${deps.env.READY_TIMEOUT_MS} ms (is a worker consuming the system queue?)`,
+          );
         if (outcome.state === 'failed') throw new Error(outcome.reason);
       }),
     ]);

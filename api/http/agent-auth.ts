@@ -12,8 +12,12 @@ declare module 'express-serve-static-core' {
 
 export const UNAUTHORIZED_MESSAGE = 'Missing or invalid Authorization header';
 
-export function unauthorized(fix = 'Send `Authorization: Bearer sk_live_...` with the API key returned by POST /api/sdk/agents/register.') {
-  return new AppError(401, 'unauthorized', UNAUTHORIZED_MESSAGE, fix, { headers: { 'WWW-Authenticate': 'Bearer' } });
+export function unauthorized(
+  fix = 'Send `Authorization: Bearer sk_live_...` with the API key returned by POST /api/sdk/agents/register.',
+) {
+  return new AppError(401, 'unauthorized', UNAUTHORIZED_MESSAGE, fix, {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
 }
 
 export function bearerToken(header: string | undefined): string | null {

@@ -16,7 +16,12 @@ interface BodyParserError extends Error {
 export const notFoundHandler: RequestHandler = (req, res) => {
   res
     .status(404)
-    .json(errorBody(`Not found: ${req.method} ${req.path}`, 'Check the method and path; every endpoint is listed at /docs and /openapi.json.'));
+    .json(
+      errorBody(
+        `Not found: ${req.method} ${req.path}`,
+        'Check the method and path; every endpoint is listed at /docs and /openapi.json.',
+      ),
+    );
 };
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
@@ -42,22 +47,44 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const parserError = err as BodyParserError;
   if (parserError.type === 'entity.parse.failed') {
-    res.status(400).json(errorBody(`Malformed JSON body: ${parserError.message}`, 'Send a valid JSON document with Content-Type: application/json.'));
+    res
+      .status(400)
+      .json(
+        errorBody(
+          `Malformed JSON body: ${parserError.message}`,
+          'Send a valid JSON document with Content-Type: application/json.',
+        ),
+      );
     return;
   }
   if (parserError.type === 'entity.too.large') {
     res
       .status(413)
-      .json(errorBody(`Request body too large (limit ${parserError.limit} bytes)`, 'Send a smaller body; no endpoint needs more than a few kilobytes.'));
+      .json(
+        errorBody(
+          `Request body too large (limit ${parserError.limit} bytes)`,
+          'Send a smaller body; no endpoint needs more than a few kilobytes.',
+        ),
+      );
     return;
   }
   if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
-    res.status(415).json(errorBody(`Unsupported body encoding: ${parserError.message}`, 'Send UTF-8 JSON without a content encoding.'));
+    res
+      .status(415)
+      .json(
+        errorBody(
+          `Unsupported body encoding: ${parserError.message}`,
+          'Send UTF-8 JSON without a content encoding.',
+        ),
+      );
     return;
   }
   req.log?.error({ err }, 'unhandled error');
   res.status(500).json({
-    ...errorBody('Internal server error', 'Retry the request; if it keeps failing, report the request_id to the operator.'),
+    ...errorBody(
+      'Internal server error',
+      'Retry the request; if it keeps failing, report the request_id to the operator.',
+    ),
     request_id: req.id,
     retryable: true,
   });

@@ -24,9 +24,15 @@ export function requireOperator(token: string): RequestHandler {
   return (req, _res, next) => {
     const presented = presentedToken(req.headers.authorization);
     if (!presented || !sameSecret(presented, token)) {
-      throw new AppError(401, 'unauthorized', 'Operator authentication required', 'Send `Authorization: Bearer <OPERATOR_TOKEN>`, or sign in with the token as the password.', {
-        headers: { 'WWW-Authenticate': 'Basic realm="operator", charset="UTF-8"' },
-      });
+      throw new AppError(
+        401,
+        'unauthorized',
+        'Operator authentication required',
+        'Send `Authorization: Bearer <OPERATOR_TOKEN>`, or sign in with the token as the password.',
+        {
+          headers: { 'WWW-Authenticate': 'Basic realm="operator", charset="UTF-8"' },
+        },
+      );
     }
     next();
   };

@@ -36,7 +36,11 @@ export function rateLimit(redis: Redis, prefix: string, rule: RateLimitRule): Re
         `Wait ${retryAfter} seconds before retrying (see the Retry-After header).`,
         {
           retryable: true,
-          headers: { 'Retry-After': String(retryAfter), 'X-RateLimit-Limit': String(rule.points), 'X-RateLimit-Remaining': '0' },
+          headers: {
+            'Retry-After': String(retryAfter),
+            'X-RateLimit-Limit': String(rule.points),
+            'X-RateLimit-Remaining': '0',
+          },
           body: { limit: rule.points, retry_after: retryAfter },
         },
       );

@@ -36,7 +36,13 @@ export function toValidationItems(issues: z.core.$ZodIssue[], part: RequestPart)
       // One entry per unknown field, pointing at the field, as FastAPI does for extra="forbid".
       const given = (issue.input ?? {}) as Record<string, unknown>;
       for (const key of issue.keys) {
-        items.push({ loc: [...loc, key], msg: `Unknown field "${key}" is not allowed`, type: 'extra_forbidden', input: given[key] ?? null, ctx: {} });
+        items.push({
+          loc: [...loc, key],
+          msg: `Unknown field "${key}" is not allowed`,
+          type: 'extra_forbidden',
+          input: given[key] ?? null,
+          ctx: {},
+        });
       }
       continue;
     }
@@ -47,7 +53,11 @@ export function toValidationItems(issues: z.core.$ZodIssue[], part: RequestPart)
 }
 
 /** Parses one part of the request or throws a 422 listing every problem. */
-export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
+export function parseRequestPart<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  part: RequestPart,
+): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw new RequestValidationError(toValidationItems(result.error.issues, part));
   return result.data;

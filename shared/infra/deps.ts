@@ -35,7 +35,17 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
-  return { env, log, infra, mongo, models, redis, queues, metrics: createMetrics(queues), clock: () => new Date() };
+  return {
+    env,
+    log,
+    infra,
+    mongo,
+    models,
+    redis,
+    queues,
+    metrics: createMetrics(queues),
+    clock: () => new Date(),
+  };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

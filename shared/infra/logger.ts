@@ -9,6 +9,9 @@ export function createLogger(level: string, name: string): Logger {
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Secrets never reach the log, whatever object is logged.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.api_key', 'api_key'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.api_key', 'api_key'],
+      censor: '[redacted]',
+    },
   });
 }

@@ -2,7 +2,10 @@ import mongoose, { type Connection } from 'mongoose';
 
 /** The database name in the URI path, if any (mongodb://host/name?opts). */
 function databaseInUri(uri: string): string | undefined {
-  const path = uri.replace(/^mongodb(\+srv)?:\/\/[^/]*/, '').replace(/^\//, '').split('?')[0];
+  const path = uri
+    .replace(/^mongodb(\+srv)?:\/\/[^/]*/, '')
+    .replace(/^\//, '')
+    .split('?')[0];
   return path ? decodeURIComponent(path) : undefined;
 }
 

@@ -11,8 +11,20 @@ export type RedisProfile = 'fail-fast' | 'retrying';
 export function redisOptions(profile: RedisProfile): RedisOptions {
   const retryStrategy = (times: number) => Math.min(200 * times, 5000);
   return profile === 'fail-fast'
-    ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, retryStrategy, lazyConnect: true }
-    : { enableOfflineQueue: true, maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy, lazyConnect: true };
+    ? {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 5000,
+        retryStrategy,
+        lazyConnect: true,
+      }
+    : {
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: null,
+        connectTimeout: 5000,
+        retryStrategy,
+        lazyConnect: true,
+      };
 }
 
 export async function connectRedis(url: string, profile: RedisProfile, name: string): Promise<Redis> {

@@ -5,7 +5,10 @@ import { api, randomIp, registerAgent } from '../support/http.js';
 describe('agents #integration', () => {
   describe('POST /api/sdk/agents/register', () => {
     it('when an agent registers with only a name, then it gets a one-time key, a claim code and 10,000 $SIM', async () => {
-      const res = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', randomIp()).send({ name: 'a' });
+      const res = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', randomIp())
+        .send({ name: 'a' });
       assert.equal(res.status, 200);
       const body = res.body;
       assert.match(body.agent_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -16,11 +19,21 @@ describe('agents #integration', () => {
       assert.equal(body.status, 'unclaimed');
       assert.equal(body.starting_balance, 10000);
       assert.equal(typeof body.starting_balance, 'number');
-      assert.deepEqual(body.limits, { sim: true, real_trading: false, max_trade_usd: 100, daily_limit_usd: 500 });
+      assert.deepEqual(body.limits, {
+        sim: true,
+        real_trading: false,
+        max_trade_usd: 100,
+        daily_limit_usd: 500,
+      });
     });
 
     it('when description, homepage and skill_url are given, then they are stored', async () => {
-      const agent = await registerAgent({ name: 'full', description: 'does things', homepage: 'https://example.org', skill_url: null });
+      const agent = await registerAgent({
+        name: 'full',
+        description: 'does things',
+        homepage: 'https://example.org',
+        skill_url: null,
+      });
       const stored = await testContext().deps.models.Agent.findById(agent.agent_id).lean();
       assert.equal(stored?.description, 'does things');
       assert.equal(stored?.homepage, 'https://example.org');
@@ -34,14 +47,20 @@ describe('agents #integration', () => {
         const docs = await db.collection(name).find({}).toArray();
         const dump = JSON.stringify(docs);
         assert.ok(!dump.includes(agent.api_key), `collection ${name} contains the key in clear`);
-        assert.ok(!dump.includes(agent.api_key.slice(8)), `collection ${name} contains the key body in clear`);
+        assert.ok(
+          !dump.includes(agent.api_key.slice(8)),
+          `collection ${name} contains the key body in clear`,
+        );
       }
       const stored = await testContext().deps.models.Agent.findById(agent.agent_id).lean();
       assert.match(stored!.apiKeyHash, /^[0-9a-f]{64}$/);
     });
 
     it('when name is missing, then 422 carries the spec validation body with loc ["body","name"], error and fix', async () => {
-      const res = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', randomIp()).send({ description: 'x' });
+      const res = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', randomIp())
+        .send({ description: 'x' });
       assert.equal(res.status, 422);
       assert.ok(Array.isArray(res.body.detail));
       const [item] = res.body.detail;
@@ -56,17 +75,26 @@ describe('agents #integration', () => {
     it('when one IP registers 11 times in a minute, then the 11th gets 429 with Retry-After and fix', async () => {
       const ip = randomIp();
       for (let i = 1; i <= 10; i++) {
-        const ok = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', ip).send({ name: `burst-${i}` });
+        const ok = await api()
+          .post('/api/sdk/agents/register')
+          .set('X-Forwarded-For', ip)
+          .send({ name: `burst-${i}` });
         assert.equal(ok.status, 200, `registration ${i} should pass`);
       }
-      const refused = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', ip).send({ name: 'burst-11' });
+      const refused = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', ip)
+        .send({ name: 'burst-11' });
       assert.equal(refused.status, 429);
       const retryAfter = Number(refused.headers['retry-after']);
       assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers['retry-after']}`);
       assert.match(refused.body.detail, /Rate limit exceeded/);
       assert.equal(refused.body.error, refused.body.detail);
       assert.match(refused.body.fix, /Wait \d+ seconds/);
-      const otherIp = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', randomIp()).send({ name: 'other' });
+      const otherIp = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', randomIp())
+        .send({ name: 'other' });
       assert.equal(otherIp.status, 200, 'another IP is not limited');
     });
   });
@@ -89,13 +117,16 @@ describe('agents #integration', () => {
       assert.equal(me.auto_redeem_enabled, true);
       assert.equal(me.wallet_address, null);
       assert.ok(!Number.isNaN(Date.parse(me.created_at)));
-      for (const pnl of ['sim_pnl', 'total_pnl', 'total_pnl_percent']) assert.ok(!(pnl in me), `${pnl} only with include=pnl`);
+      for (const pnl of ['sim_pnl', 'total_pnl', 'total_pnl_percent'])
+        assert.ok(!(pnl in me), `${pnl} only with include=pnl`);
       assert.ok(!('api_key' in me));
     });
 
     it('when include contains pnl, then the P&L fields are present', async () => {
       const agent = await registerAgent();
-      const res = await api().get('/api/sdk/agents/me?include=rewards,pnl').set('Authorization', `Bearer ${agent.api_key}`);
+      const res = await api()
+        .get('/api/sdk/agents/me?include=rewards,pnl')
+        .set('Authorization', `Bearer ${agent.api_key}`);
       assert.equal(res.status, 200);
       assert.equal(res.body.sim_pnl, 0);
       assert.equal(res.body.total_pnl, 0);
@@ -104,7 +135,9 @@ describe('agents #integration', () => {
 
     it('when an unknown query parameter is sent, then the answer is 200 with a warning naming the valid ones and the closest', async () => {
       const agent = await registerAgent();
-      const res = await api().get('/api/sdk/agents/me?inclde=pnl').set('Authorization', `Bearer ${agent.api_key}`);
+      const res = await api()
+        .get('/api/sdk/agents/me?inclde=pnl')
+        .set('Authorization', `Bearer ${agent.api_key}`);
       assert.equal(res.status, 200);
       assert.match(res.body.warning, /'inclde' \(did you mean 'include'\?\)/);
       assert.match(res.body.warning, /Valid parameters: include/);
@@ -132,9 +165,17 @@ describe('agents #integration', () => {
     it('when name and auto_redeem_enabled are patched, then /me shows them', async () => {
       const agent = await registerAgent({ name: 'before' });
       const auth = `Bearer ${agent.api_key}`;
-      const res = await api().patch('/api/sdk/agents/me/settings').set('Authorization', auth).send({ name: 'after', auto_redeem_enabled: false });
+      const res = await api()
+        .patch('/api/sdk/agents/me/settings')
+        .set('Authorization', auth)
+        .send({ name: 'after', auto_redeem_enabled: false });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { success: true, agent_id: agent.agent_id, name: 'after', auto_redeem_enabled: false });
+      assert.deepEqual(res.body, {
+        success: true,
+        agent_id: agent.agent_id,
+        name: 'after',
+        auto_redeem_enabled: false,
+      });
       const me = await api().get('/api/sdk/agents/me').set('Authorization', auth);
       assert.equal(me.body.name, 'after');
       assert.equal(me.body.auto_redeem_enabled, false);
@@ -180,7 +221,7 @@ describe('agents #integration', () => {
       const agent = await registerAgent({ name: '<script>alert(1)</script>' });
       const res = await api().get(`/claim/${agent.claim_code}`);
       assert.equal(res.status, 200);
-      assert.match(res.headers['content-type'], /text\/html/);
+      assert.match(res.headers['content-type'] ?? '', /text\/html/);
       assert.ok(res.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
       assert.ok(!res.text.includes('<script>alert(1)</script>'));
     });

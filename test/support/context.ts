@@ -24,6 +24,7 @@ export function setTestContext(ctx: TestContext | undefined): void {
 }
 
 export function testContext(): TestContext {
-  if (!current) throw new Error('test context is not ready: the root hooks in test/support/hooks.ts did not run');
+  if (!current)
+    throw new Error('test context is not ready: the root hooks in test/support/hooks.ts did not run');
   return current;
 }

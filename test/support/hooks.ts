@@ -59,14 +59,25 @@ export const mochaHooks = {
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
     const workers = startWorkers(deps, PROCESSORS, [...QUEUE_NAMES]);
     await Promise.all(workers.map((w) => w.waitUntilReady()));
-    setTestContext({ env, deps, app: buildApp(deps, { operatorToken }), workers, operatorToken, servers, redisUrl, mongoUri });
+    setTestContext({
+      env,
+      deps,
+      app: buildApp(deps, { operatorToken }),
+      workers,
+      operatorToken,
+      servers,
+      redisUrl,
+      mongoUri,
+    });
   },
 
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
     const ctx = testContext();
     await stopWorkers(ctx.workers, 5000);
-    await Promise.all(Object.values(ctx.deps.queues.queues).map((q) => q.obliterate({ force: true }).catch(() => undefined)));
+    await Promise.all(
+      Object.values(ctx.deps.queues.queues).map((q) => q.obliterate({ force: true }).catch(() => undefined)),
+    );
     const leftovers = await ctx.deps.redis.keys(`${ctx.env.QUEUE_PREFIX}*`);
     if (leftovers.length) await ctx.deps.redis.del(...leftovers);
     await ctx.deps.mongo.dropDatabase();

@@ -18,7 +18,9 @@ export interface RegisteredAgent {
   [key: string]: unknown;
 }
 
-export async function registerAgent(body: Record<string, unknown> = { name: 'test-agent' }): Promise<RegisteredAgent> {
+export async function registerAgent(
+  body: Record<string, unknown> = { name: 'test-agent' },
+): Promise<RegisteredAgent> {
   const res = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', randomIp()).send(body);
   if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as RegisteredAgent;

@@ -2,9 +2,18 @@ import { hostname } from 'node:os';
 import { recordHeartbeat } from '../../shared/domains/system/heartbeat.js';
 import type { Processor } from '../../shared/infra/queue/processor.js';
 
-export const ping: Processor<'ping'> = async (data) => ({ pong: data.nonce, worker: `${hostname()}:${process.pid}` });
+export const ping: Processor<'ping'> = async (data) => ({
+  pong: data.nonce,
+  worker: `${hostname()}:${process.pid}`,
+});
 
 export const recordHeartbeatProcessor: Processor<'record-heartbeat'> = async (data, { deps }) => {
-  await recordHeartbeat(deps.models.Heartbeat, 'scheduler', data.slot, new Date(data.scheduledAt), deps.clock());
+  await recordHeartbeat(
+    deps.models.Heartbeat,
+    'scheduler',
+    data.slot,
+    new Date(data.scheduledAt),
+    deps.clock(),
+  );
   return { recorded: data.slot };
 };

@@ -48,7 +48,8 @@ export function agentMeView(
   if (opts.includePnl) {
     const pnlMicro = agent.realizedPnlMicro + (opts.unrealizedPnlMicro ?? 0);
     const pnl = fromMicro(pnlMicro);
-    const pct = agent.startingBalanceMicro > 0 ? Math.round((pnlMicro / agent.startingBalanceMicro) * 1e6) / 1e4 : 0;
+    const pct =
+      agent.startingBalanceMicro > 0 ? Math.round((pnlMicro / agent.startingBalanceMicro) * 1e6) / 1e4 : 0;
     Object.assign(view, {
       sim_pnl: pnl,
       total_pnl: pnl,

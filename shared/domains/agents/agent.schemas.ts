@@ -76,7 +76,10 @@ export const AgentMeResponseSchema = z
     last_trade_at: z.string().nullable(),
     key_prefix: z.string(),
     claim_url: z.string().nullable(),
-    rate_limits: z.object({ tier: z.string(), endpoints: z.record(z.string(), z.object({ requests_per_minute: z.number() })) }),
+    rate_limits: z.object({
+      tier: z.string(),
+      endpoints: z.record(z.string(), z.object({ requests_per_minute: z.number() })),
+    }),
     auto_redeem_enabled: z.boolean(),
     wallet_address: z.string().nullable(),
     deposit_wallet_address: z.string().nullable(),

@@ -6,11 +6,21 @@ import { generateApiKey, hashApiKey, keyPrefixOf } from './api-key.js';
 import { generateClaimCode } from './claim-code.js';
 
 /** Paper-trading caps an unclaimed agent starts with (client-contract §3.1). */
-export const DEFAULT_AGENT_LIMITS = { sim: true, real_trading: false, max_trade_usd: 100, daily_limit_usd: 500 };
+export const DEFAULT_AGENT_LIMITS = {
+  sim: true,
+  real_trading: false,
+  max_trade_usd: 100,
+  daily_limit_usd: 500,
+};
 
-const isDuplicateKey = (err: unknown) => typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+const isDuplicateKey = (err: unknown) =>
+  typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
 
-export async function registerAgent(Agent: AgentModel, input: RegisterAgentRequest, claimUrlFor: (code: string) => string) {
+export async function registerAgent(
+  Agent: AgentModel,
+  input: RegisterAgentRequest,
+  claimUrlFor: (code: string) => string,
+) {
   const apiKey = generateApiKey();
   const agentId = randomUUID();
   // A claim code collision is possible (short codes for humans); draw again rather than fail.

@@ -5,8 +5,14 @@ import type { AgentSettingsUpdate } from './agent.schemas.js';
 export async function updateAgentSettings(Agent: AgentModel, agentId: string, input: AgentSettingsUpdate) {
   const set: Record<string, unknown> = {};
   if (input.name !== undefined && input.name !== null) set.name = input.name;
-  if (input.auto_redeem_enabled !== undefined && input.auto_redeem_enabled !== null) set.autoRedeemEnabled = input.auto_redeem_enabled;
+  if (input.auto_redeem_enabled !== undefined && input.auto_redeem_enabled !== null)
+    set.autoRedeemEnabled = input.auto_redeem_enabled;
   const agent = await Agent.findOneAndUpdate({ _id: agentId }, { $set: set }, { returnDocument: 'after' });
   if (!agent) throw notFound('Agent', 'Register a new agent with POST /api/sdk/agents/register.');
-  return { success: true as const, agent_id: agent._id, name: agent.name, auto_redeem_enabled: agent.autoRedeemEnabled };
+  return {
+    success: true as const,
+    agent_id: agent._id,
+    name: agent.name,
+    auto_redeem_enabled: agent.autoRedeemEnabled,
+  };
 }

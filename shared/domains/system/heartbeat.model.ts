@@ -20,5 +20,8 @@ export interface HeartbeatRecord {
 export type HeartbeatModel = Model<HeartbeatRecord>;
 
 export function heartbeatModel(conn: Connection): HeartbeatModel {
-  return (conn.models.Heartbeat as HeartbeatModel | undefined) ?? conn.model<HeartbeatRecord>('Heartbeat', heartbeatSchema);
+  return (
+    (conn.models.Heartbeat as HeartbeatModel | undefined) ??
+    conn.model<HeartbeatRecord>('Heartbeat', heartbeatSchema)
+  );
 }

@@ -24,5 +24,8 @@ export interface ScheduleRunRecord {
 export type ScheduleRunModel = Model<ScheduleRunRecord>;
 
 export function scheduleRunModel(conn: Connection): ScheduleRunModel {
-  return (conn.models.ScheduleRun as ScheduleRunModel | undefined) ?? conn.model<ScheduleRunRecord>('ScheduleRun', scheduleRunSchema);
+  return (
+    (conn.models.ScheduleRun as ScheduleRunModel | undefined) ??
+    conn.model<ScheduleRunRecord>('ScheduleRun', scheduleRunSchema)
+  );
 }

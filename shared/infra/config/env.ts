@@ -8,24 +8,21 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().positive();
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const list = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const EnvSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'])
     .default('development')
     .describe('Runtime mode. `production` requires OPERATOR_TOKEN and refuses to generate one.'),
-  PORT: port.default(8080).describe('HTTP port of the API (and of the health endpoint of workers/jobs roles).'),
+  PORT: port
+    .default(8080)
+    .describe('HTTP port of the API (and of the health endpoint of workers/jobs roles).'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Interface the HTTP server binds to.'),
   PUBLIC_BASE_URL: z
     .url()
@@ -35,7 +32,9 @@ export const EnvSchema = z.object({
     .string()
     .min(1)
     .default('./data')
-    .describe('Where the embedded Redis and MongoDB-wire server keep their files, and the generated operator token.'),
+    .describe(
+      'Where the embedded Redis and MongoDB-wire server keep their files, and the generated operator token.',
+    ),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -45,7 +44,9 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')
     .optional()
-    .describe('MongoDB 7. Unset: `npm start` runs `mongod` if on the PATH, else mongo-java-server (H2 file under DATA_DIR).'),
+    .describe(
+      'MongoDB 7. Unset: `npm start` runs `mongod` if on the PATH, else mongo-java-server (H2 file under DATA_DIR).',
+    ),
   MONGODB_DB: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only')
@@ -69,15 +70,24 @@ export const EnvSchema = z.object({
     ),
   WORKER_QUEUES: list
     .optional()
-    .describe('Comma-separated queues this workers process consumes. Default: every queue. Unknown names stop the process.'),
-  WORKER_CONCURRENCY: positiveInt.max(256).default(8).describe('Jobs processed at once per queue per process.'),
+    .describe(
+      'Comma-separated queues this workers process consumes. Default: every queue. Unknown names stop the process.',
+    ),
+  WORKER_CONCURRENCY: positiveInt
+    .max(256)
+    .default(8)
+    .describe('Jobs processed at once per queue per process.'),
   SCHEDULER_JOBS: list
     .optional()
-    .describe('Comma-separated schedules the jobs process runs. Default: every schedule. Unknown names stop the process.'),
+    .describe(
+      'Comma-separated schedules the jobs process runs. Default: every schedule. Unknown names stop the process.',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')
-    .describe('Express `trust proxy` setting (`false`, `true`, `loopback`, a hop count or CIDRs); decides the client IP used by per-IP limits.'),
+    .describe(
+      'Express `trust proxy` setting (`false`, `true`, `loopback`, a hop count or CIDRs); decides the client IP used by per-IP limits.',
+    ),
   REQUEST_BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, 'a size such as 100kb or 1mb')
@@ -120,7 +130,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   const env = parsed.data;
   if (env.NODE_ENV === 'production' && !env.OPERATOR_TOKEN) {
-    throw new ConfigError(['OPERATOR_TOKEN: required when NODE_ENV=production (generate one with `openssl rand -hex 32`)']);
+    throw new ConfigError([
+      'OPERATOR_TOKEN: required when NODE_ENV=production (generate one with `openssl rand -hex 32`)',
+    ]);
   }
   return env;
 }

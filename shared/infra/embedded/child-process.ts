@@ -10,7 +10,9 @@ export function freePort(): Promise<number> {
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
       const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      srv.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -60,7 +62,11 @@ export function spawnManaged(name: string, command: string, args: string[], log:
 }
 
 /** Polls `probe` until it succeeds, the child exits, or the deadline passes. */
-export async function waitUntilReady(child: ManagedChild, probe: () => Promise<void>, timeoutMs: number): Promise<void> {
+export async function waitUntilReady(
+  child: ManagedChild,
+  probe: () => Promise<void>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

@@ -40,7 +40,9 @@ async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void>
       // An unreadable lock is treated as stale.
     }
     if (state.pid && state.pid !== process.pid && alive(state.pid)) {
-      throw new Error(`DATA_DIR ${dataDir} is in use by process ${state.pid} (another npm start?). Stop it, or set DATA_DIR to another folder.`);
+      throw new Error(
+        `DATA_DIR ${dataDir} is in use by process ${state.pid} (another npm start?). Stop it, or set DATA_DIR to another folder.`,
+      );
     }
     for (const pid of state.children.filter(alive)) process.kill(pid, 'SIGTERM');
     for (let i = 0; i < 100 && state.children.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
@@ -64,7 +66,13 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     await takeDataDirLock(lockFile, dataDir);
   }
   const recordChildren = () =>
-    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children: children.map((c) => c.child.process.pid ?? 0) } satisfies LockState));
+    writeFileSync(
+      lockFile,
+      JSON.stringify({
+        pid: process.pid,
+        children: children.map((c) => c.child.process.pid ?? 0),
+      } satisfies LockState),
+    );
   const stop = async () => {
     for (const child of children.reverse()) await child.child.stop();
     if (needsEmbedded) rmSync(lockFile, { force: true });

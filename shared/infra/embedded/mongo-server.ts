@@ -31,10 +31,17 @@ export async function startMongoServer(opts: {
   if (engine === 'mongod') {
     const dbPath = join(opts.dir, 'mongod');
     mkdirSync(dbPath, { recursive: true });
-    child = spawnManaged('mongod', 'mongod', ['--dbpath', dbPath, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'], opts.log);
+    child = spawnManaged(
+      'mongod',
+      'mongod',
+      ['--dbpath', dbPath, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'],
+      opts.log,
+    );
   } else {
     if (!existsSync(CLASSPATH_FILE)) {
-      throw new Error('mongo-java-server is not prepared: run `npm run setup` (needs Java 17 and Maven), or set MONGODB_URI.');
+      throw new Error(
+        'mongo-java-server is not prepared: run `npm run setup` (needs Java 17 and Maven), or set MONGODB_URI.',
+      );
     }
     const classpath = readFileSync(CLASSPATH_FILE, 'utf8').trim();
     const args = ['-Xss1m', '-cp', classpath, LAUNCHER, '--port', String(port)];
@@ -45,7 +52,10 @@ export async function startMongoServer(opts: {
   await waitUntilReady(
     child,
     async () => {
-      const client = new mongoose.mongo.MongoClient(uri, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
+      const client = new mongoose.mongo.MongoClient(uri, {
+        serverSelectionTimeoutMS: 500,
+        connectTimeoutMS: 500,
+      });
       try {
         await client.connect();
         await client.db('admin').command({ ping: 1 });

@@ -12,18 +12,30 @@ export interface EmbeddedServer {
  * Debian's redis-server as a child process. `persistent` turns on the append-only file in `dir`
  * (the embedded default); tests run without persistence. noeviction is what BullMQ requires.
  */
-export async function startRedisServer(opts: { dir: string; persistent: boolean; log: Logger }): Promise<EmbeddedServer> {
+export async function startRedisServer(opts: {
+  dir: string;
+  persistent: boolean;
+  log: Logger;
+}): Promise<EmbeddedServer> {
   mkdirSync(opts.dir, { recursive: true });
   const port = await freePort();
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', opts.dir,
-    '--maxmemory-policy', 'noeviction',
-    '--save', '',
-    '--appendonly', opts.persistent ? 'yes' : 'no',
-    '--appendfsync', 'everysec',
-    '--daemonize', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    opts.dir,
+    '--maxmemory-policy',
+    'noeviction',
+    '--save',
+    '',
+    '--appendonly',
+    opts.persistent ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
+    '--daemonize',
+    'no',
   ];
   const child = spawnManaged('redis-server', 'redis-server', args, opts.log);
   const url = `redis://127.0.0.1:${port}`;

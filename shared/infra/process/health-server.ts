@@ -17,10 +17,18 @@ export const healthRole: Role = {
           () => res.writeHead(500).end(),
         );
       } else {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not found', error: 'Not found', fix: 'Use /healthz/live or /metrics.' }));
+        res.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            detail: 'Not found',
+            error: 'Not found',
+            fix: 'Use /healthz/live or /metrics.',
+          }),
+        );
       }
     });
-    await new Promise<void>((resolve, reject) => server.listen(deps.env.PORT, deps.env.HOST, resolve).once('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      server.listen(deps.env.PORT, deps.env.HOST, resolve).once('error', reject),
+    );
     return { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   },
 };

@@ -30,7 +30,11 @@ function loadEnvOrExit(): Env {
  * `embedded: true` (npm start) starts Redis/MongoDB when their URLs are unset; a single role
  * (docker-compose) requires the URLs instead.
  */
-export async function runProcess(name: string, roles: Role[], opts: { embedded: boolean }): Promise<RunningProcess> {
+export async function runProcess(
+  name: string,
+  roles: Role[],
+  opts: { embedded: boolean },
+): Promise<RunningProcess> {
   const env = loadEnvOrExit();
   const log = createLogger(env.LOG_LEVEL, name);
   if (!opts.embedded && (!env.REDIS_URL || !env.MONGODB_URI)) {
@@ -51,7 +55,8 @@ export async function runProcess(name: string, roles: Role[], opts: { embedded: 
         process.exit(1);
       }, env.SHUTDOWN_TIMEOUT_MS * 2);
       force.unref();
-      for (const role of running.reverse()) await role.stop().catch((err) => log.error({ err }, 'role stop failed'));
+      for (const role of running.reverse())
+        await role.stop().catch((err) => log.error({ err }, 'role stop failed'));
       if (deps) await closeDeps(deps).catch((err) => log.error({ err }, 'closing connections failed'));
       if (infrastructure) await infrastructure.stop();
       log.info('stopped');

@@ -38,7 +38,13 @@ export class QueueClient {
     const def = JOBS[name];
     const parsed = def.schema.safeParse(data);
     if (!parsed.success) {
-      throw new AppError(500, 'invalid_job', `Job ${name} has an invalid payload: ${parsed.error.message}`, 'This is a bug; report it.', { retryable: false });
+      throw new AppError(
+        500,
+        'invalid_job',
+        `Job ${name} has an invalid payload: ${parsed.error.message}`,
+        'This is a bug; report it.',
+        { retryable: false },
+      );
     }
     const payload = parsed.data as JobData<N>;
     try {
@@ -52,7 +58,11 @@ export class QueueClient {
   }
 
   /** Enqueues and waits for the worker's result until `timeoutMs`; never throws for a failed job. */
-  async enqueueAndWait<T>(name: JobName, data: JobData<typeof name>, timeoutMs: number): Promise<JobOutcome<T>> {
+  async enqueueAndWait<T>(
+    name: JobName,
+    data: JobData<typeof name>,
+    timeoutMs: number,
+  ): Promise<JobOutcome<T>> {
     const events = await this.eventsFor(JOBS[name].queue);
     const job = await this.enqueue(name, data);
     const jobId = job.id as string;
@@ -70,7 +80,10 @@ export class QueueClient {
     let events = this.events.get(queue);
     if (!events) {
       // QueueEvents blocks on XREAD, so it gets its own connection that reconnects by itself.
-      const qe = new QueueEvents(queue, { connection: { url: this.redisUrl, maxRetriesPerRequest: null }, prefix: this.prefix });
+      const qe = new QueueEvents(queue, {
+        connection: { url: this.redisUrl, maxRetriesPerRequest: null },
+        prefix: this.prefix,
+      });
       qe.on('error', () => undefined);
       events = qe.waitUntilReady().then(() => qe);
       events.catch(() => this.events.delete(queue));
@@ -81,7 +94,20 @@ export class QueueClient {
 
   async jobCounts(): Promise<Record<QueueName, Record<string, number>>> {
     const entries = await Promise.all(
-      QUEUE_NAMES.map(async (name) => [name, await this.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')] as const),
+      QUEUE_NAMES.map(
+        async (name) =>
+          [
+            name,
+            await this.queues[name].getJobCounts(
+              'waiting',
+              'active',
+              'delayed',
+              'failed',
+              'completed',
+              'prioritized',
+            ),
+          ] as const,
+      ),
     );
     return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
   }

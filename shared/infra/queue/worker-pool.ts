@@ -9,7 +9,10 @@ import { QUEUE_NAMES, type QueueName } from './queues.js';
 export function selectQueues(requested: string[] | undefined): QueueName[] {
   if (!requested || requested.length === 0) return [...QUEUE_NAMES];
   const unknown = requested.filter((q) => !(QUEUE_NAMES as readonly string[]).includes(q));
-  if (unknown.length) throw new Error(`WORKER_QUEUES names unknown queue(s): ${unknown.join(', ')}. Known: ${QUEUE_NAMES.join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `WORKER_QUEUES names unknown queue(s): ${unknown.join(', ')}. Known: ${QUEUE_NAMES.join(', ')}`,
+    );
   return requested as QueueName[];
 }
 
@@ -25,13 +28,23 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
       queue,
       async (job) => {
         const name = job.name as JobName;
-        if (!names.has(name)) throw new UnrecoverableError(`No processor for job "${job.name}" on queue "${queue}"`);
+        if (!names.has(name))
+          throw new UnrecoverableError(`No processor for job "${job.name}" on queue "${queue}"`);
         const parsed = JOBS[name].schema.safeParse(job.data);
-        if (!parsed.success) throw new UnrecoverableError(`Invalid payload for ${name}: ${parsed.error.message}`);
+        if (!parsed.success)
+          throw new UnrecoverableError(`Invalid payload for ${name}: ${parsed.error.message}`);
         const log = deps.log.child({ queue, job: name, jobId: job.id, attempt: job.attemptsMade + 1 });
-        const processor = registry[name] as (data: unknown, ctx: Parameters<ProcessorRegistry[JobName]>[1]) => Promise<unknown>;
+        const processor = registry[name] as (
+          data: unknown,
+          ctx: Parameters<ProcessorRegistry[JobName]>[1],
+        ) => Promise<unknown>;
         try {
-          return await processor(parsed.data, { deps, jobId: job.id as string, attempt: job.attemptsMade + 1, log });
+          return await processor(parsed.data, {
+            deps,
+            jobId: job.id as string,
+            attempt: job.attemptsMade + 1,
+            log,
+          });
         } catch (err) {
           if (err instanceof AppError && !err.retryable) throw new UnrecoverableError(err.message);
           log.warn({ err }, 'job failed; it will be retried if attempts remain');
@@ -40,7 +53,11 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
       },
       {
         // Workers block on Redis: their connection retries forever instead of failing commands.
-        connection: { url: deps.infra.redisUrl, maxRetriesPerRequest: null, connectionName: `worker-${queue}` },
+        connection: {
+          url: deps.infra.redisUrl,
+          maxRetriesPerRequest: null,
+          connectionName: `worker-${queue}`,
+        },
         prefix: deps.env.QUEUE_PREFIX,
         concurrency: deps.env.WORKER_CONCURRENCY,
       },

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { AppError } from '../../shared/infra/errors.js';
+import { connectRedis } from '../../shared/infra/redis.js';
+import { QueueClient } from '../../shared/infra/queue/queue-client.js';
+import { JOBS } from '../../shared/infra/queue/jobs.js';
+import { selectQueues } from '../../shared/infra/queue/worker-pool.js';
+import { testContext } from '../support/context.js';
+import { api } from '../support/http.js';
+
+const nonce = () => randomBytes(9).toString('base64url');
+
+describe('queue plumbing #integration', () => {
+  it('when a job is enqueued and awaited, then the worker result comes back over the queue', async () => {
+    const { deps } = testContext();
+    const n = nonce();
+    const outcome = await deps.queues.enqueueAndWait('ping', { nonce: n }, 5000);
+    assert.equal(outcome.state, 'completed');
+    assert.equal(outcome.jobId, `ping-${n}`);
+    assert.equal((outcome as { result: { pong: string } }).result.pong, n);
+  });
+
+  it('when the same logical job is enqueued twice, then the deterministic id yields one job', async () => {
+    const { deps } = testContext();
+    const n = nonce();
+    const [a, b] = await Promise.all([
+      deps.queues.enqueue('ping', { nonce: n }),
+      deps.queues.enqueue('ping', { nonce: n }),
+    ]);
+    assert.equal(a.id, b.id);
+    assert.equal(a.id, `ping-${n}`);
+  });
+
+  it('when no worker consumes the queue before the deadline, then the wait answers pending with the job id', async () => {
+    const { deps, env } = testContext();
+    const lonely = new QueueClient(deps.redis, `${env.QUEUE_PREFIX}-noworkers`, deps.infra.redisUrl);
+    try {
+      const outcome = await lonely.enqueueAndWait('ping', { nonce: nonce() }, 300);
+      assert.equal(outcome.state, 'pending');
+      assert.match(outcome.jobId, /^ping-/);
+    } finally {
+      await Promise.all(Object.values(lonely.queues).map((q) => q.obliterate({ force: true })));
+      await lonely.close();
+    }
+  });
+
+  it('when a payload does not match the job schema, then the producer refuses it and the worker fails it without retry', async () => {
+    const { deps, env } = testContext();
+    await assert.rejects(
+      deps.queues.enqueue('ping', { nonce: 'bad nonce!' }),
+      (err: unknown) => err instanceof AppError && err.code === 'invalid_job',
+    );
+    // Bypass the producer, as an old deploy or a hand-made job would.
+    const raw = new Queue('system', { connection: { url: deps.infra.redisUrl }, prefix: env.QUEUE_PREFIX });
+    try {
+      const job = await raw.add('ping', { nonce: 'x' }, { attempts: 3, jobId: `ping-raw-${nonce()}` });
+      for (let i = 0; i < 50 && !(await job.isFailed()); i++) await new Promise((r) => setTimeout(r, 100));
+      const failed = await raw.getJob(job.id!);
+      assert.equal(await failed!.getState(), 'failed');
+      assert.match(failed!.failedReason, /Invalid payload for ping/);
+      assert.equal(failed!.attemptsMade, 1, 'an unrecoverable failure is not retried');
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('when Redis is unreachable for the producer, then enqueue fails at once with a retryable 503', async () => {
+    const { deps, env } = testContext();
+    const conn = await connectRedis(deps.infra.redisUrl, 'fail-fast', 'test-down');
+    const client = new QueueClient(conn, `${env.QUEUE_PREFIX}-down`, deps.infra.redisUrl);
+    conn.disconnect();
+    const started = Date.now();
+    await assert.rejects(
+      client.enqueue('ping', { nonce: nonce() }),
+      (err: unknown) => err instanceof AppError && err.status === 503 && err.retryable,
+    );
+    assert.ok(Date.now() - started < 2000, 'fail-fast, no waiting for a reconnect');
+    await client.close();
+  });
+
+  it('every job definition has a deterministic id without ":" that is not all digits', () => {
+    const samples: Record<string, unknown> = {
+      ping: { nonce: 'abcdefgh' },
+      'record-heartbeat': { slot: '202611220400', scheduledAt: '2026-11-22T04:00:00.000Z' },
+    };
+    for (const [name, def] of Object.entries(JOBS)) {
+      const id = (def.jobId as (d: unknown) => string)(samples[name]);
+      assert.ok(!id.includes(':') && !/^\d+$/.test(id), `${name} → ${id}`);
+      assert.ok(def.options.removeOnComplete !== undefined, `${name} has a retention policy`);
+    }
+  });
+
+  it('when WORKER_QUEUES names an unknown queue, then the selection fails naming the known ones', () => {
+    assert.deepEqual(selectQueues(['system']), ['system']);
+    assert.throws(() => selectQueues(['sytem']), /unknown queue\(s\): sytem\. Known: system/);
+  });
+
+  describe('health endpoints', () => {
+    it('GET /healthz/ready round-trips a job and checks MongoDB and Redis', async () => {
+      const res = await api().get('/healthz/ready');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'ok');
+      for (const check of ['mongodb', 'redis', 'queue']) assert.equal(res.body.checks[check].ok, true, check);
+    });
+
+    it('GET /healthz/live answers without touching dependencies', async () => {
+      const res = await api().get('/healthz/live');
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { status: 'ok' });
+    });
+  });
+});
