@@ -9,14 +9,23 @@ import {
   type RateLimitName,
 } from './endpoints/endpoint.js';
 import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
+import { adminHandlers } from './handlers/admin.handlers.js';
 import { agentHandlers } from './handlers/agents.handlers.js';
+import { marketHandlers } from './handlers/markets.handlers.js';
+import { tradingHandlers } from './handlers/trading.handlers.js';
 import { systemHandlers } from './handlers/system.handlers.js';
 import { requireAgent } from './http/agent-auth.js';
 import { requireOperator } from './http/operator-auth.js';
 import { parseRequestPart } from './http/validation.js';
 
 /** Exhaustive: an endpoint without a handler fails to compile. */
-const HANDLERS: HandlersFor<typeof ENDPOINTS> = { ...agentHandlers, ...systemHandlers };
+const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
+  ...agentHandlers,
+  ...marketHandlers,
+  ...tradingHandlers,
+  ...adminHandlers,
+  ...systemHandlers,
+};
 
 /** Unknown query parameters are not errors (spec §4.1 rule 3): the response names the valid ones. */
 function unknownParamWarning(spec: EndpointSpec, query: Record<string, unknown>): string | undefined {

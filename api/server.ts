@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { seedCatalogue } from '../shared/domains/markets/catalogue.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
 import { runProcess } from '../shared/infra/process/run-process.js';
 import type { Role } from '../shared/infra/process/role.js';
@@ -21,6 +22,10 @@ function closeServer(server: Server, timeoutMs: number): Promise<void> {
 export const apiRole: Role = {
   name: 'api',
   async start(deps) {
+    if (deps.env.SEED_CATALOGUE) {
+      const seeded = await seedCatalogue(deps.models.Market, deps.clock());
+      if (seeded.inserted) deps.log.info(seeded, 'seeded the sim market catalogue');
+    }
     const { token } = resolveOperatorToken(deps.env);
     const app = buildApp(deps, { operatorToken: token });
     const server = await new Promise<Server>((resolve, reject) => {

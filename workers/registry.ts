@@ -1,8 +1,11 @@
 import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
 import { ping, recordHeartbeatProcessor } from './processors/system.processors.js';
+import { executeTradeProcessor, settleMarketProcessor } from './processors/trading.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
   ping,
   'record-heartbeat': recordHeartbeatProcessor,
+  'execute-trade': executeTradeProcessor,
+  'settle-market': settleMarketProcessor,
 };

@@ -1,6 +1,15 @@
+import { adminEndpoints } from './admin.endpoints.js';
 import { agentEndpoints } from './agents.endpoints.js';
+import { marketEndpoints } from './markets.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
+import { tradingEndpoints } from './trading.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
-export const ENDPOINTS = { ...agentEndpoints, ...systemEndpoints };
+export const ENDPOINTS = {
+  ...agentEndpoints,
+  ...marketEndpoints,
+  ...tradingEndpoints,
+  ...adminEndpoints,
+  ...systemEndpoints,
+};
 export type EndpointName = keyof typeof ENDPOINTS;

@@ -1,5 +1,10 @@
 import type { Connection } from 'mongoose';
 import { agentModel } from './agents/agent.model.js';
+import { ledgerEntryModel } from './ledger/ledger-entry.model.js';
+import { marketEventModel } from './markets/market-event.model.js';
+import { marketModel } from './markets/market.model.js';
+import { positionModel } from './positions/position.model.js';
+import { tradeModel } from './trading/trade.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
 
@@ -7,6 +12,11 @@ import { scheduleRunModel } from './system/schedule-run.model.js';
 export function createModels(conn: Connection) {
   return {
     Agent: agentModel(conn),
+    Market: marketModel(conn),
+    MarketEvent: marketEventModel(conn),
+    LedgerEntry: ledgerEntryModel(conn),
+    Position: positionModel(conn),
+    Trade: tradeModel(conn),
     Heartbeat: heartbeatModel(conn),
     ScheduleRun: scheduleRunModel(conn),
   };

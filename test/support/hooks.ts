@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../api/app.js';
+import { seedCatalogue } from '../../shared/domains/markets/catalogue.js';
 import { loadEnv } from '../../shared/infra/config/env.js';
 import { closeDeps, createDeps } from '../../shared/infra/deps.js';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
@@ -57,6 +58,7 @@ export const mochaHooks = {
       READY_TIMEOUT_MS: '5000',
     });
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
+    await seedCatalogue(deps.models.Market, deps.clock());
     const workers = startWorkers(deps, PROCESSORS, [...QUEUE_NAMES]);
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     setTestContext({

@@ -21,7 +21,13 @@ const agentSchema = new Schema(
     /** $SIM balance in micro-units; changed only by guarded single-document updates. */
     balanceMicro: { type: Number, required: true, default: STARTING_BALANCE_MICRO },
     startingBalanceMicro: { type: Number, required: true, default: STARTING_BALANCE_MICRO },
+    /** Money set aside by buys in flight (balance + reserved is what the agent owns in cash). */
+    reservedMicro: { type: Number, required: true, default: 0 },
     realizedPnlMicro: { type: Number, required: true, default: 0 },
+    /** Sequence number of the last ledger entry applied to this document (see ledger/ledger.ts). */
+    ledgerSeq: { type: Number, required: true, default: 0 },
+    simTradesCount: { type: Number, required: true, default: 0 },
+    realTradesCount: { type: Number, required: true, default: 0 },
     tradesCount: { type: Number, required: true, default: 0 },
     winCount: { type: Number, required: true, default: 0 },
     lossCount: { type: Number, required: true, default: 0 },

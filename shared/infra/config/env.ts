@@ -82,6 +82,28 @@ export const EnvSchema = z.object({
     .describe(
       'Comma-separated schedules the jobs process runs. Default: every schedule. Unknown names stop the process.',
     ),
+  WORKER_LOCK_DURATION_MS: positiveInt
+    .min(1000)
+    .default(30000)
+    .describe('BullMQ job lock; a job whose worker died is retried by another worker after about this long.'),
+  TRADE_WAIT_MS: positiveInt
+    .max(29000)
+    .default(25000)
+    .describe(
+      'How long POST /api/sdk/trade waits for the worker before answering `fill_status: "submitted"` (clients time out at 30 s).',
+    ),
+  SEED_CATALOGUE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe(
+      'Seed the generated sim market catalogue (211 markets) on start when it is missing. Idempotent.',
+    ),
+  FAULT_KILL_AFTER_WRITES: positiveInt
+    .optional()
+    .describe(
+      'Crash tests only (refused in production): the process SIGKILLs itself after this many money-path writes.',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')
@@ -129,6 +151,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const env = parsed.data;
+  if (env.NODE_ENV === 'production' && env.FAULT_KILL_AFTER_WRITES !== undefined) {
+    throw new ConfigError(['FAULT_KILL_AFTER_WRITES: fault injection is refused when NODE_ENV=production']);
+  }
   if (env.NODE_ENV === 'production' && !env.OPERATOR_TOKEN) {
     throw new ConfigError([
       'OPERATOR_TOKEN: required when NODE_ENV=production (generate one with `openssl rand -hex 32`)',

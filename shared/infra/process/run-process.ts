@@ -2,6 +2,7 @@ import { ConfigError, loadEnv, type Env } from '../config/env.js';
 import { closeDeps, createDeps, type Deps } from '../deps.js';
 import { startInfrastructure, type InfrastructureHandle } from '../embedded/infrastructure.js';
 import { createLogger, type Logger } from '../logger.js';
+import { armFaults } from '../faults.js';
 import type { Role, RunningRole } from './role.js';
 
 export interface RunningProcess {
@@ -37,6 +38,7 @@ export async function runProcess(
 ): Promise<RunningProcess> {
   const env = loadEnvOrExit();
   const log = createLogger(env.LOG_LEVEL, name);
+  armFaults(env.FAULT_KILL_AFTER_WRITES);
   if (!opts.embedded && (!env.REDIS_URL || !env.MONGODB_URI)) {
     console.error(
       `${name}: REDIS_URL and MONGODB_URI must be set when starting a single role. Use \`npm start\` for the all-in-one process with embedded Redis and MongoDB.`,

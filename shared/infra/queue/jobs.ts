@@ -43,6 +43,30 @@ export const JOBS = {
     },
     jobId: (d) => `record-heartbeat-${d.slot}`,
   }),
+  /** Executes one persisted trade; idempotent (see shared/domains/trading/execute-trade.ts). */
+  'execute-trade': define({
+    queue: 'trades',
+    schema: z.object({ tradeId: z.uuid() }),
+    options: {
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 100, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `execute-trade-${d.tradeId}`,
+  }),
+  /** Pays out a resolved market's sim positions; retries while trades on it are still in flight. */
+  'settle-market': define({
+    queue: 'settlement',
+    schema: z.object({ marketId: z.string().min(1) }),
+    options: {
+      attempts: 30,
+      backoff: { type: 'exponential', delay: 250, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `settle-market-${d.marketId}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

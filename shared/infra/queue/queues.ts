@@ -5,6 +5,10 @@
 export const QUEUE_NAMES = [
   /** Service plumbing: readiness round trips and the scheduler heartbeat. */
   'system',
+  /** Trade execution: the API waits on these (request-reply). */
+  'trades',
+  /** Paying out resolved markets. */
+  'settlement',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

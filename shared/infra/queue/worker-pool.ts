@@ -60,6 +60,11 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
         },
         prefix: deps.env.QUEUE_PREFIX,
         concurrency: deps.env.WORKER_CONCURRENCY,
+        // A worker that dies mid-job loses its lock; another worker picks the job up after this long.
+        // Money jobs are idempotent, so a job may stall (and be resumed) several times before it fails.
+        lockDuration: deps.env.WORKER_LOCK_DURATION_MS,
+        stalledInterval: deps.env.WORKER_LOCK_DURATION_MS,
+        maxStalledCount: 10,
       },
     );
     worker.on('error', (err) => deps.log.warn({ queue, err: err.message }, 'worker connection error'));

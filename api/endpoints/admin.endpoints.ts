@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { endpoint } from './endpoint.js';
+import { MarketIdParamsSchema } from './markets.endpoints.js';
+
+export const adminEndpoints = {
+  resolveMarket: endpoint({
+    method: 'post',
+    path: '/api/admin/markets/{market_id}/resolve',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: 'Resolve a market and settle its sim positions (winning shares pay 1 $SIM)',
+    description:
+      'Idempotent: resolving again with the same outcome answers the same; another outcome is a 409.',
+    params: MarketIdParamsSchema,
+    body: z.strictObject({ outcome: z.boolean() }).meta({ id: 'ResolveMarketRequest' }),
+    response: z
+      .object({
+        market_id: z.string(),
+        status: z.literal('resolved'),
+        outcome: z.boolean(),
+        resolved_at: z.string(),
+        settlement: z.object({
+          state: z.enum(['completed', 'queued']),
+          positions: z.number().optional(),
+          payout: z.number().optional(),
+          job_id: z.string(),
+        }),
+      })
+      .meta({ id: 'ResolveMarketResult' }),
+    errors: [404, 409],
+  }),
+};

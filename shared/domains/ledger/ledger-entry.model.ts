@@ -1,0 +1,107 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * The agent's ledger: every change to an agent's money or positions is one entry with the next
+ * sequence number of that agent. The unique (agentId, seq) index serialises them, so an entry is
+ * decided from the exact state it applies to (a debit is checked against the balance it will
+ * change: a balance can never go negative). The entry id is deterministic (`<tradeId>-reserve`,
+ * `settle-<positionId>`, …), so a retried step finds its entry instead of applying twice.
+ */
+const ledgerEntrySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    agentId: { type: String, required: true },
+    seq: { type: Number, required: true },
+    kind: { type: String, required: true },
+    tradeId: { type: String, default: null },
+    /** Changes to the agent document's counters (micro-units for money). */
+    agent: {
+      balanceMicro: { type: Number, default: 0 },
+      reservedMicro: { type: Number, default: 0 },
+      realizedPnlMicro: { type: Number, default: 0 },
+      tradesCount: { type: Number, default: 0 },
+      simTradesCount: { type: Number, default: 0 },
+      winCount: { type: Number, default: 0 },
+      lossCount: { type: Number, default: 0 },
+    },
+    /** Balance right after this entry: what the trade answer reports as `balance`. */
+    balanceAfterMicro: { type: Number, required: true },
+    /** The agent's count of sim trades including this entry (for the go_live milestones). */
+    simTradesAfter: { type: Number, required: true, default: 0 },
+    /** Status the agent takes with this entry (e.g. `broke` when the balance reaches zero). */
+    statusAfter: { type: String, default: null },
+    position: {
+      type: new Schema(
+        {
+          positionId: String,
+          marketId: String,
+          venue: String,
+          sharesYesMicro: { type: Number, default: 0 },
+          sharesNoMicro: { type: Number, default: 0 },
+          costYesMicro: { type: Number, default: 0 },
+          costNoMicro: { type: Number, default: 0 },
+          reservedYesMicro: { type: Number, default: 0 },
+          reservedNoMicro: { type: Number, default: 0 },
+          realizedPnlMicro: { type: Number, default: 0 },
+          payoutMicro: { type: Number, default: 0 },
+          statusAfter: { type: String, default: null },
+          source: { type: String, default: null },
+        },
+        { _id: false },
+      ),
+      default: null,
+    },
+    at: { type: Date, required: true },
+  },
+  { collection: 'ledger_entries', versionKey: false },
+);
+ledgerEntrySchema.index({ agentId: 1, seq: 1 }, { unique: true });
+ledgerEntrySchema.index({ tradeId: 1 });
+
+export interface AgentDelta {
+  balanceMicro: number;
+  reservedMicro: number;
+  realizedPnlMicro: number;
+  tradesCount: number;
+  simTradesCount: number;
+  winCount: number;
+  lossCount: number;
+}
+
+export interface PositionDelta {
+  positionId: string;
+  marketId: string;
+  venue: 'sim' | 'polymarket' | 'kalshi';
+  sharesYesMicro: number;
+  sharesNoMicro: number;
+  costYesMicro: number;
+  costNoMicro: number;
+  reservedYesMicro: number;
+  reservedNoMicro: number;
+  realizedPnlMicro: number;
+  payoutMicro: number;
+  statusAfter: 'open' | 'closed' | 'settled' | null;
+  source: string | null;
+}
+
+export interface LedgerEntryRecord {
+  _id: string;
+  agentId: string;
+  seq: number;
+  kind: string;
+  tradeId: string | null;
+  agent: AgentDelta;
+  balanceAfterMicro: number;
+  simTradesAfter: number;
+  statusAfter: string | null;
+  position: PositionDelta | null;
+  at: Date;
+}
+export type LedgerEntryModel = Model<LedgerEntryRecord>;
+
+export function ledgerEntryModel(conn: Connection): LedgerEntryModel {
+  return (
+    (conn.models.LedgerEntry as LedgerEntryModel | undefined) ??
+    conn.model<LedgerEntryRecord>('LedgerEntry', ledgerEntrySchema)
+  );
+}

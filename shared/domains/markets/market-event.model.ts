@@ -1,0 +1,52 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * The market's event log: every change to a book (a fill, the resolution) is one event with the
+ * next sequence number. The unique (marketId, seq) index makes the log the one writer per book:
+ * two trades cannot both claim the same sequence number, and the market document is a projection
+ * any worker can roll forward. The event id is the trade id (or `resolve-<marketId>`), so a retried
+ * trade finds its own fill instead of filling twice.
+ */
+const marketEventSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    marketId: { type: String, required: true },
+    seq: { type: Number, required: true },
+    kind: { type: String, enum: ['fill', 'resolve'], required: true },
+    side: { type: String, enum: ['yes', 'no', null], default: null },
+    action: { type: String, enum: ['buy', 'sell', null], default: null },
+    /** Shares filled (micro-shares): added to the book on a buy, removed on a sell. */
+    sharesMicro: { type: Number, default: 0 },
+    /** Amount paid (buy) or received (sell), micro-units. */
+    amountMicro: { type: Number, default: 0 },
+    priceBefore: { type: Number, default: null },
+    priceAfter: { type: Number, default: null },
+    outcome: { type: Boolean, default: null },
+    at: { type: Date, required: true },
+  },
+  { collection: 'market_events', versionKey: false },
+);
+marketEventSchema.index({ marketId: 1, seq: 1 }, { unique: true });
+
+export interface MarketEventRecord {
+  _id: string;
+  marketId: string;
+  seq: number;
+  kind: 'fill' | 'resolve';
+  side: 'yes' | 'no' | null;
+  action: 'buy' | 'sell' | null;
+  sharesMicro: number;
+  amountMicro: number;
+  priceBefore: number | null;
+  priceAfter: number | null;
+  outcome: boolean | null;
+  at: Date;
+}
+export type MarketEventModel = Model<MarketEventRecord>;
+
+export function marketEventModel(conn: Connection): MarketEventModel {
+  return (
+    (conn.models.MarketEvent as MarketEventModel | undefined) ??
+    conn.model<MarketEventRecord>('MarketEvent', marketEventSchema)
+  );
+}

@@ -1,0 +1,118 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
+export type MarketStatus = (typeof MARKET_STATUSES)[number];
+export const MARKET_SOURCES = ['sim', 'polymarket', 'kalshi'] as const;
+export type MarketSource = (typeof MARKET_SOURCES)[number];
+
+/**
+ * The sim order book: an LMSR whose outstanding shares are the anchor `q0` plus the sum of all
+ * fills (in micro-shares, integers, so "the book equals the sum of its fills" holds exactly).
+ * `version` is the sequence number of the last market event applied (see market-log.ts).
+ */
+const bookSchema = new Schema(
+  {
+    b: { type: Number, required: true },
+    q0Yes: { type: Number, required: true },
+    q0No: { type: Number, required: true },
+    yesMicro: { type: Number, required: true, default: 0 },
+    noMicro: { type: Number, required: true, default: 0 },
+    version: { type: Number, required: true, default: 0 },
+  },
+  { _id: false },
+);
+
+const marketSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    question: { type: String, required: true },
+    description: { type: String, default: null },
+    status: { type: String, enum: MARKET_STATUSES, required: true, default: 'active' },
+    importSource: { type: String, enum: MARKET_SOURCES, required: true, default: 'sim' },
+    category: { type: String, default: null },
+    tags: { type: [String], default: [] },
+    url: { type: String, default: null },
+    eventId: { type: String, default: null },
+    eventName: { type: String, default: null },
+    outcomeName: { type: String, default: null },
+    eventRef: { type: String, default: null },
+    resolvesAt: { type: Date, default: null },
+    resolvedAt: { type: Date, default: null },
+    outcome: { type: Boolean, default: null },
+    resolutionCriteria: { type: String, default: null },
+    /** YES price after the last applied event (clamped), denormalised for lists and sorting. */
+    currentPrice: { type: Number, required: true },
+    externalPriceYes: { type: Number, default: null },
+    volume24hMicro: { type: Number, required: true, default: 0 },
+    volumeTotalMicro: { type: Number, required: true, default: 0 },
+    lastTradeAt: { type: Date, default: null },
+    polymarketId: { type: String, default: null },
+    polymarketTokenId: { type: String, default: null },
+    polymarketNoTokenId: { type: String, default: null },
+    polymarketNegRisk: { type: Boolean, default: null },
+    kalshiTicker: { type: String, default: null },
+    tickSize: { type: Number, required: true, default: 0.01 },
+    feeRateBps: { type: Number, required: true, default: 0 },
+    isSdkOnly: { type: Boolean, required: true, default: false },
+    isPaid: { type: Boolean, required: true, default: false },
+    simTradeable: { type: Boolean, required: true, default: true },
+    isOrderbookOpen: { type: Boolean, required: true, default: true },
+    /** Tracking markets (real trading only): hidden from lists unless include_analytics_only. */
+    analyticsOnly: { type: Boolean, required: true, default: false },
+    /** Stable key of a generated catalogue market, so seeding is idempotent. */
+    seedKey: { type: String, default: null },
+    book: { type: bookSchema, required: true },
+  },
+  { collection: 'markets', timestamps: true, versionKey: false },
+);
+marketSchema.index({ status: 1, volume24hMicro: -1, createdAt: -1 });
+marketSchema.index({ importSource: 1, status: 1 });
+marketSchema.index({ eventId: 1 });
+marketSchema.index({ resolvesAt: 1 });
+marketSchema.index({ polymarketId: 1 });
+marketSchema.index({ kalshiTicker: 1 });
+
+export interface MarketRecord {
+  _id: string;
+  question: string;
+  description: string | null;
+  status: MarketStatus;
+  importSource: MarketSource;
+  category: string | null;
+  tags: string[];
+  url: string | null;
+  eventId: string | null;
+  eventName: string | null;
+  outcomeName: string | null;
+  eventRef: string | null;
+  resolvesAt: Date | null;
+  resolvedAt: Date | null;
+  outcome: boolean | null;
+  resolutionCriteria: string | null;
+  currentPrice: number;
+  externalPriceYes: number | null;
+  volume24hMicro: number;
+  volumeTotalMicro: number;
+  lastTradeAt: Date | null;
+  polymarketId: string | null;
+  polymarketTokenId: string | null;
+  polymarketNoTokenId: string | null;
+  polymarketNegRisk: boolean | null;
+  kalshiTicker: string | null;
+  tickSize: number;
+  feeRateBps: number;
+  isSdkOnly: boolean;
+  isPaid: boolean;
+  simTradeable: boolean;
+  isOrderbookOpen: boolean;
+  analyticsOnly: boolean;
+  seedKey: string | null;
+  book: { b: number; q0Yes: number; q0No: number; yesMicro: number; noMicro: number; version: number };
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+export type MarketModel = Model<MarketRecord>;
+
+export function marketModel(conn: Connection): MarketModel {
+  return (conn.models.Market as MarketModel | undefined) ?? conn.model<MarketRecord>('Market', marketSchema);
+}

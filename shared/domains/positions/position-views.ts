@@ -1,0 +1,68 @@
+import { fromMicro } from '../money.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { PositionRecord } from './position.model.js';
+
+/** Value of a position at the market's current YES price (resolved markets: the outcome). */
+export function markMicro(
+  p: PositionRecord,
+  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'>,
+): number {
+  const yes = m.status === 'resolved' && m.outcome !== null ? (m.outcome ? 1 : 0) : m.currentPrice;
+  return Math.round(
+    (p.sharesYesMicro + p.reservedYesMicro) * yes + (p.sharesNoMicro + p.reservedNoMicro) * (1 - yes),
+  );
+}
+
+/** `active` while the market trades, `resolved` once it resolved, `settled`/`closed` after. */
+export function positionStatus(p: PositionRecord, m: Pick<MarketRecord, 'status'>): string {
+  if (p.status === 'settled') return 'settled';
+  if (p.status === 'closed') return 'closed';
+  return m.status === 'resolved' ? 'resolved' : 'active';
+}
+
+/** A row of GET /api/sdk/positions (client-contract §6.1). */
+export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: number) {
+  const costMicro = p.costYesMicro + p.costNoMicro;
+  const valueMicro = p.status === 'settled' ? 0 : markMicro(p, m);
+  const shares = p.sharesYesMicro + p.sharesNoMicro;
+  const unrealized = p.status === 'settled' ? 0 : valueMicro - costMicro;
+  return {
+    market_id: p.marketId,
+    question: m.question,
+    venue: p.venue,
+    currency: p.venue === 'sim' ? '$SIM' : 'USDC',
+    shares_yes: fromMicro(p.sharesYesMicro),
+    shares_no: fromMicro(p.sharesNoMicro),
+    side:
+      p.sharesYesMicro >= p.sharesNoMicro
+        ? p.sharesYesMicro > 0
+          ? 'yes'
+          : p.sharesNoMicro > 0
+            ? 'no'
+            : null
+        : 'no',
+    cost_basis: fromMicro(costMicro),
+    avg_cost: shares > 0 ? Math.round((costMicro / shares) * 1e6) / 1e6 : null,
+    current_price: Math.round(m.currentPrice * 1e6) / 1e6,
+    current_value: fromMicro(valueMicro),
+    unrealized_pnl: fromMicro(unrealized),
+    realized_pnl: fromMicro(p.realizedPnlMicro),
+    pnl: fromMicro(unrealized + p.realizedPnlMicro),
+    status: positionStatus(p, m),
+    market_status: m.status,
+    outcome: m.outcome,
+    resolves_at: m.resolvesAt ? m.resolvesAt.toISOString() : null,
+    resolved_at: m.resolvedAt ? m.resolvedAt.toISOString() : null,
+    payout: fromMicro(p.payoutMicro),
+    sources: p.sources,
+    sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
+    redeemable: false,
+    redeemable_side: null,
+    condition_id: m.polymarketId,
+    token_id_yes: m.polymarketTokenId,
+    token_id_no: m.polymarketNoTokenId,
+    opened_at: p.openedAt ? p.openedAt.toISOString() : null,
+    last_trade_at: p.lastTradeAt ? p.lastTradeAt.toISOString() : null,
+  };
+}
+export type PositionView = ReturnType<typeof positionView>;

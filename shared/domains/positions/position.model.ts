@@ -1,0 +1,68 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export const POSITION_STATUSES = ['open', 'closed', 'settled'] as const;
+export type PositionStatus = (typeof POSITION_STATUSES)[number];
+
+/**
+ * One agent's holding in one market on one venue (an agent may hold the same market on several
+ * venues). A projection of the agent's ledger: `appliedSeq` is the last ledger entry applied, which
+ * makes re-applying an entry a no-op. Shares and money are micro-units.
+ */
+const positionSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    agentId: { type: String, required: true },
+    marketId: { type: String, required: true },
+    venue: { type: String, enum: ['sim', 'polymarket', 'kalshi'], required: true },
+    sharesYesMicro: { type: Number, required: true, default: 0 },
+    sharesNoMicro: { type: Number, required: true, default: 0 },
+    costYesMicro: { type: Number, required: true, default: 0 },
+    costNoMicro: { type: Number, required: true, default: 0 },
+    /** Shares set aside by sells in flight: not available to another sell, not yet sold. */
+    reservedYesMicro: { type: Number, required: true, default: 0 },
+    reservedNoMicro: { type: Number, required: true, default: 0 },
+    realizedPnlMicro: { type: Number, required: true, default: 0 },
+    payoutMicro: { type: Number, required: true, default: 0 },
+    status: { type: String, enum: POSITION_STATUSES, required: true, default: 'open' },
+    sources: { type: [String], default: [] },
+    appliedSeq: { type: Number, required: true, default: 0 },
+    openedAt: { type: Date, default: null },
+    lastTradeAt: { type: Date, default: null },
+    settledAt: { type: Date, default: null },
+  },
+  { collection: 'positions', versionKey: false, timestamps: true },
+);
+positionSchema.index({ agentId: 1, venue: 1, status: 1 });
+positionSchema.index({ marketId: 1, venue: 1, status: 1 });
+
+export interface PositionRecord {
+  _id: string;
+  agentId: string;
+  marketId: string;
+  venue: 'sim' | 'polymarket' | 'kalshi';
+  sharesYesMicro: number;
+  sharesNoMicro: number;
+  costYesMicro: number;
+  costNoMicro: number;
+  reservedYesMicro: number;
+  reservedNoMicro: number;
+  realizedPnlMicro: number;
+  payoutMicro: number;
+  status: PositionStatus;
+  sources: string[];
+  appliedSeq: number;
+  openedAt: Date | null;
+  lastTradeAt: Date | null;
+  settledAt: Date | null;
+}
+export type PositionModel = Model<PositionRecord>;
+
+export const positionId = (agentId: string, marketId: string, venue: string) =>
+  `${agentId}:${marketId}:${venue}`;
+
+export function positionModel(conn: Connection): PositionModel {
+  return (
+    (conn.models.Position as PositionModel | undefined) ??
+    conn.model<PositionRecord>('Position', positionSchema)
+  );
+}

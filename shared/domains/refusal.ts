@@ -1,0 +1,25 @@
+/**
+ * A business refusal: the request was understood and is not an error of the service, so the API
+ * answers 200 with `success: false` (architecture §6). The text is worded for the clients' keyword
+ * classifier (client-contract §1.5), e.g. it contains "insufficient balance" literally.
+ */
+export interface Refusal {
+  error: string;
+  errorCode: string;
+  retryable: boolean;
+  hint?: string;
+  /** Where the trades list files it (failure_category). */
+  category: 'balance' | 'shares' | 'market' | 'agent' | 'price' | 'limit' | 'venue' | 'internal';
+}
+
+export type Decision<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+
+export const accept = <T>(value: T): Decision<T> => ({ ok: true, value });
+export const refuse = <T = never>(refusal: Refusal): Decision<T> => ({ ok: false, refusal });
+
+export const isDuplicateKey = (err: unknown, field?: string) => {
+  const e = err as { code?: number; message?: string; keyPattern?: Record<string, unknown> };
+  if (e?.code !== 11000) return false;
+  if (!field) return true;
+  return Boolean(e.keyPattern?.[field]) || String(e.message ?? '').includes(field);
+};

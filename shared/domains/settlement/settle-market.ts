@@ -1,0 +1,93 @@
+import { AppError } from '../../infra/errors.js';
+import { appendLedgerEntry } from '../ledger/ledger.js';
+import type { Models } from '../models.js';
+import { accept } from '../refusal.js';
+
+/**
+ * Pays a resolved sim market: each winning share pays 1 $SIM, losing shares 0; the position closes
+ * with its realised P&L and the agent's win/loss count moves. One ledger entry per position, keyed
+ * `settle-<positionId>`, so running settlement twice pays once. Waits (by failing retryably) while
+ * trades on the market are still in flight, so no fill lands after its position was settled.
+ */
+export async function settleMarket(
+  models: Models,
+  marketId: string,
+  now: () => Date,
+): Promise<{ positions: number; payoutMicro: number }> {
+  const market = await models.Market.findById(marketId, { status: 1, outcome: 1 }).lean();
+  if (!market)
+    throw new AppError(404, 'market_not_found', `Market ${marketId} not found`, 'Nothing to settle.', {
+      retryable: false,
+    });
+  if (market.status !== 'resolved' || market.outcome === null) {
+    throw new AppError(
+      409,
+      'market_not_resolved',
+      `Market ${marketId} is not resolved`,
+      'Resolve it first.',
+      { retryable: false },
+    );
+  }
+  const inFlight = await models.Trade.countDocuments({ marketId, status: { $in: ['pending', 'executing'] } });
+  if (inFlight > 0)
+    throw new AppError(
+      503,
+      'trades_in_flight',
+      `${inFlight} trade(s) on market ${marketId} still in flight`,
+      'Settlement retries shortly.',
+      { retryable: true },
+    );
+
+  const positions = await models.Position.find(
+    { marketId, venue: 'sim', status: { $ne: 'settled' } },
+    { _id: 1, agentId: 1 },
+  ).lean();
+  let payoutMicro = 0;
+  for (const p of positions) {
+    const target = { marketId, venue: 'sim' as const, positionId: p._id };
+    const result = await appendLedgerEntry(
+      models,
+      p.agentId,
+      `settle-${p._id}`,
+      target,
+      ({ position }) => {
+        if (!position) throw new Error(`position ${p._id} vanished`);
+        if (position.reservedYesMicro || position.reservedNoMicro) {
+          throw new AppError(
+            503,
+            'sells_in_flight',
+            `Position ${p._id} has sells in flight`,
+            'Settlement retries shortly.',
+            { retryable: true },
+          );
+        }
+        const payout = market.outcome ? position.sharesYesMicro : position.sharesNoMicro;
+        const realized = payout - position.costYesMicro - position.costNoMicro;
+        const lifetime = position.realizedPnlMicro + realized;
+        const traded =
+          position.sharesYesMicro + position.sharesNoMicro > 0 || position.realizedPnlMicro !== 0;
+        return accept({
+          kind: 'settle',
+          agent: {
+            balanceMicro: payout,
+            realizedPnlMicro: realized,
+            winCount: traded && lifetime > 0 ? 1 : 0,
+            lossCount: traded && lifetime <= 0 ? 1 : 0,
+          },
+          position: {
+            sharesYesMicro: -position.sharesYesMicro,
+            sharesNoMicro: -position.sharesNoMicro,
+            costYesMicro: -position.costYesMicro,
+            costNoMicro: -position.costNoMicro,
+            realizedPnlMicro: realized,
+            payoutMicro: payout,
+            statusAfter: 'settled' as const,
+          },
+        });
+      },
+      now,
+    );
+    payoutMicro += result.entry?.position?.payoutMicro ?? 0;
+  }
+  return { positions: positions.length, payoutMicro };
+}

@@ -1,0 +1,303 @@
+import { AppError } from '../../infra/errors.js';
+import { afterWrite } from '../../infra/faults.js';
+import { appendLedgerEntry } from '../ledger/ledger.js';
+import { appendMarketEvent } from '../markets/market-log.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { Models } from '../models.js';
+import { positionId } from '../positions/position.model.js';
+import { accept, type Refusal } from '../refusal.js';
+import { goLiveBlock } from './go-live.js';
+import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
+import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import { filledResult, refusedResult, type TradeShape } from './trade-result.js';
+import type { TradeResult } from './trade.schemas.js';
+
+export interface TradeExecutionContext {
+  models: Models;
+  now: () => Date;
+  baseUrl: string;
+  claimUrlFor: (code: string) => string;
+}
+
+const shapeOf = (t: TradeRecord): TradeShape => ({
+  id: t._id,
+  marketId: t.marketId,
+  venue: t.venue,
+  side: t.side,
+  action: t.action,
+  amountMicro: t.amountMicro,
+  sharesMicro: t.sharesMicro,
+  warnings: t.warnings,
+});
+
+async function holdingsOf(ctx: TradeExecutionContext, t: TradeRecord, balanceMicro?: number) {
+  const position = await ctx.models.Position.findById(positionId(t.agentId, t.marketId, t.venue)).lean();
+  const agent =
+    balanceMicro === undefined
+      ? await ctx.models.Agent.findById(t.agentId, { balanceMicro: 1 }).lean()
+      : null;
+  return {
+    balanceMicro: balanceMicro ?? agent?.balanceMicro ?? 0,
+    sharesYesMicro: position?.sharesYesMicro ?? 0,
+    sharesNoMicro: position?.sharesNoMicro ?? 0,
+  };
+}
+
+/** Records the outcome once (guarded by `executing`); a concurrent or earlier finish wins and is returned. */
+async function finish(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  result: TradeResult,
+  refusal?: Refusal,
+): Promise<TradeResult> {
+  const set: Record<string, unknown> = {
+    status: refusal ? 'rejected' : 'filled',
+    result,
+    finishedAt: ctx.now(),
+  };
+  if (refusal)
+    Object.assign(set, {
+      errorCode: refusal.errorCode,
+      failureCategory: refusal.category,
+      failureReason: refusal.error,
+    });
+  else
+    set.fill = {
+      sharesMicro: Math.round((result.shares_bought || result.shares_sold) * 1e6),
+      amountMicro: Math.round(result.cost * 1e6),
+      priceBefore: result.price_before,
+      priceAfter: result.new_price,
+      balanceAfterMicro: Math.round(result.balance * 1e6),
+    };
+  const updated = await ctx.models.Trade.updateOne({ _id: t._id, status: 'executing' }, { $set: set });
+  afterWrite();
+  if (updated.modifiedCount === 0) {
+    const stored = await ctx.models.Trade.findById(t._id, { result: 1, status: 1 }).lean();
+    if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
+  }
+  return result;
+}
+
+/**
+ * Executes a pending sim trade, exactly once however often it is run: every step is an append to the
+ * agent's ledger or the market's log under an id derived from the trade id, so a step that already
+ * happened is found, not repeated. Steps: reserve (cash or shares) → fill on the book → settle the
+ * fill on the agent and position → record the outcome. A refusal after the reservation releases it.
+ */
+export async function executeTrade(ctx: TradeExecutionContext, tradeId: string): Promise<TradeResult> {
+  const { Trade, Market } = ctx.models;
+  let trade = await Trade.findOneAndUpdate(
+    { _id: tradeId, status: 'pending' },
+    { $set: { status: 'executing', executedAt: ctx.now() } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (trade) afterWrite();
+  else {
+    trade = await Trade.findById(tradeId).lean();
+    if (!trade)
+      throw new AppError(
+        404,
+        'trade_not_found',
+        `Trade ${tradeId} not found`,
+        'This job refers to a trade that does not exist.',
+        { retryable: false },
+      );
+    if (FINAL_TRADE_STATUSES.includes(trade.status)) return trade.result as TradeResult;
+    // `executing`: a retry after a crash; the logs say which steps already happened.
+  }
+  const market = await Market.findById(trade.marketId).lean();
+  if (!market)
+    throw new AppError(
+      404,
+      'market_not_found',
+      `Market ${trade.marketId} not found`,
+      'The trade refers to a market that does not exist.',
+      { retryable: false },
+    );
+  return trade.action === 'buy' ? executeBuy(ctx, trade, market) : executeSell(ctx, trade, market);
+}
+
+async function executeBuy(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  market: MarketRecord,
+): Promise<TradeResult> {
+  const { models, now } = ctx;
+  const S = t.amountMicro;
+  const target = {
+    marketId: t.marketId,
+    venue: t.venue,
+    positionId: positionId(t.agentId, t.marketId, t.venue),
+  };
+  const refused = async (refusal: Refusal) =>
+    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), refusal);
+
+  const reserve = await appendLedgerEntry(
+    models,
+    t.agentId,
+    `${t._id}-reserve`,
+    null,
+    ({ agent }) => {
+      const d = decideBuyReserve(agent, S);
+      return d.ok
+        ? accept({ kind: 'reserve', tradeId: t._id, agent: { balanceMicro: -S, reservedMicro: S } })
+        : d;
+    },
+    now,
+  );
+  if (reserve.refusal) return refused(reserve.refusal);
+
+  const fill = await appendMarketEvent(
+    models,
+    t.marketId,
+    t._id,
+    (m) => decideBuyFill(m, t.side, S, t.limitPrice),
+    now,
+  );
+  if (fill.refusal) {
+    await appendLedgerEntry(
+      models,
+      t.agentId,
+      `${t._id}-release`,
+      null,
+      () => accept({ kind: 'release', tradeId: t._id, agent: { balanceMicro: S, reservedMicro: -S } }),
+      now,
+    );
+    return refused(fill.refusal);
+  }
+  const ev = fill.event;
+  const settled = await appendLedgerEntry(
+    models,
+    t.agentId,
+    `${t._id}-fill`,
+    target,
+    () =>
+      accept({
+        kind: 'buy',
+        tradeId: t._id,
+        agent: { reservedMicro: -S, tradesCount: 1, simTradesCount: 1 },
+        position: {
+          [t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro']: ev.sharesMicro,
+          [t.side === 'yes' ? 'costYesMicro' : 'costNoMicro']: S,
+          statusAfter: 'open' as const,
+          source: t.source,
+        },
+      }),
+    now,
+  );
+  return finish(ctx, t, await filled(ctx, t, market, ev, settled.entry!));
+}
+
+async function executeSell(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  market: MarketRecord,
+): Promise<TradeResult> {
+  const { models, now } = ctx;
+  const n = t.sharesMicro;
+  const sharesKey = t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
+  const costKey = t.side === 'yes' ? 'costYesMicro' : 'costNoMicro';
+  const reservedKey = t.side === 'yes' ? 'reservedYesMicro' : 'reservedNoMicro';
+  const target = {
+    marketId: t.marketId,
+    venue: t.venue,
+    positionId: positionId(t.agentId, t.marketId, t.venue),
+  };
+  const refused = async (refusal: Refusal) =>
+    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), refusal);
+
+  const reserve = await appendLedgerEntry(
+    models,
+    t.agentId,
+    `${t._id}-reserve`,
+    target,
+    ({ agent, position }) => {
+      const d = decideSellReserve(agent, position, t.side, n, market.status === 'resolved');
+      if (!d.ok) return d;
+      return accept({
+        kind: 'reserve-shares',
+        tradeId: t._id,
+        position: { [sharesKey]: -n, [costKey]: -d.value.costMicro, [reservedKey]: n },
+      });
+    },
+    now,
+  );
+  if (reserve.refusal) return refused(reserve.refusal);
+  const removedCost = -(reserve.entry.position?.[costKey] ?? 0);
+
+  const fill = await appendMarketEvent(
+    models,
+    t.marketId,
+    t._id,
+    (m) => decideSellFill(m, t.side, n, t.limitPrice),
+    now,
+  );
+  if (fill.refusal) {
+    await appendLedgerEntry(
+      models,
+      t.agentId,
+      `${t._id}-release`,
+      target,
+      () =>
+        accept({
+          kind: 'release-shares',
+          tradeId: t._id,
+          position: { [sharesKey]: n, [costKey]: removedCost, [reservedKey]: -n },
+        }),
+      now,
+    );
+    return refused(fill.refusal);
+  }
+  const ev = fill.event;
+  const pnl = ev.amountMicro - removedCost;
+  const settled = await appendLedgerEntry(
+    models,
+    t.agentId,
+    `${t._id}-fill`,
+    target,
+    ({ position }) => {
+      const emptyAfter =
+        position !== null &&
+        position.sharesYesMicro === 0 &&
+        position.sharesNoMicro === 0 &&
+        position.reservedYesMicro + position.reservedNoMicro - n === 0;
+      return accept({
+        kind: 'sell',
+        tradeId: t._id,
+        agent: { balanceMicro: ev.amountMicro, realizedPnlMicro: pnl, tradesCount: 1, simTradesCount: 1 },
+        position: {
+          [reservedKey]: -n,
+          realizedPnlMicro: pnl,
+          statusAfter: emptyAfter ? ('closed' as const) : null,
+          source: t.source,
+        },
+      });
+    },
+    now,
+  );
+  return finish(ctx, t, await filled(ctx, t, market, ev, settled.entry!));
+}
+
+async function filled(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  market: MarketRecord,
+  ev: Parameters<typeof filledResult>[2],
+  entry: { balanceAfterMicro: number; simTradesAfter: number },
+) {
+  const agent = await ctx.models.Agent.findById(t.agentId, {
+    realTradesCount: 1,
+    claimedBy: 1,
+    claimCode: 1,
+  }).lean();
+  const goLive = goLiveBlock(
+    entry.simTradesAfter,
+    agent?.realTradesCount ?? 0,
+    ctx.baseUrl,
+    agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null,
+  );
+  return filledResult(shapeOf(t), market, ev, await holdingsOf(ctx, t, entry.balanceAfterMicro), {
+    dryRun: false,
+    goLive,
+  });
+}

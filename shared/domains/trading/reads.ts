@@ -1,0 +1,234 @@
+import type { z } from 'zod';
+import type { AgentRecord } from '../agents/agent.model.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { Models } from '../models.js';
+import { fromMicro } from '../money.js';
+import { markMicro, positionStatus, positionView, type PositionView } from '../positions/position-views.js';
+import type { PositionRecord } from '../positions/position.model.js';
+import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import {
+  venueFilter,
+  type PortfolioQuerySchema,
+  type PositionsQuerySchema,
+  type TradesQuerySchema,
+} from './reads.schemas.js';
+
+async function positionsWithMarkets(models: Models, agentId: string, venue?: string) {
+  const filter: Record<string, unknown> = { agentId };
+  if (venue) filter.venue = venue;
+  const positions = await models.Position.find(filter).lean();
+  const markets = await models.Market.find({
+    _id: { $in: [...new Set(positions.map((p) => p.marketId))] },
+  }).lean();
+  const byId = new Map(markets.map((m) => [m._id, m]));
+  return positions.filter((p) => byId.has(p.marketId)).map((p) => ({ p, m: byId.get(p.marketId)! }));
+}
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** GET /api/sdk/positions (client-contract §6.1). */
+export async function listPositions(
+  models: Models,
+  agent: AgentRecord,
+  q: z.output<typeof PositionsQuerySchema>,
+) {
+  const rows = await positionsWithMarkets(models, agent._id, venueFilter(q.venue));
+  const views: PositionView[] = [];
+  for (const { p, m } of rows) {
+    const status = positionStatus(p, m);
+    if (q.status !== 'all' && status !== q.status) continue;
+    if (q.source && !p.sources.some((s) => s.toLowerCase().includes(q.source!.toLowerCase()))) continue;
+    views.push(positionView(p, m, agent.balanceMicro));
+  }
+  views.sort((a, b) => (b.last_trade_at ?? '').localeCompare(a.last_trade_at ?? ''));
+  const pnlOf = (venue: string) =>
+    round6(views.filter((v) => v.venue === venue).reduce((s, v) => s + v.pnl, 0));
+  const summary = (venue: string) => {
+    const vs = views.filter((v) => v.venue === venue);
+    const realized = round6(vs.reduce((s, v) => s + v.realized_pnl, 0));
+    const unrealized = round6(vs.reduce((s, v) => s + v.unrealized_pnl, 0));
+    return { realized, unrealized, total: round6(realized + unrealized) };
+  };
+  const sim = summary('sim');
+  const polymarket = summary('polymarket');
+  const kalshi = summary('kalshi');
+  return {
+    agent_id: agent._id,
+    agent_name: agent.name,
+    positions: views,
+    total_value: round6(views.reduce((s, v) => s + v.current_value, 0)),
+    total_pnl: round6(views.reduce((s, v) => s + v.pnl, 0)),
+    sim_pnl: pnlOf('sim'),
+    polymarket_pnl: pnlOf('polymarket'),
+    kalshi_pnl: pnlOf('kalshi'),
+    pnl_summary: {
+      sim,
+      polymarket,
+      kalshi,
+      combined: {
+        realized: round6(sim.realized + polymarket.realized + kalshi.realized),
+        unrealized: round6(sim.unrealized + polymarket.unrealized + kalshi.unrealized),
+        total: round6(sim.total + polymarket.total + kalshi.total),
+      },
+    },
+    sim_balance: fromMicro(agent.balanceMicro),
+  };
+}
+
+function tradeRow(t: TradeRecord, m: Pick<MarketRecord, 'question' | 'importSource'> | undefined) {
+  const failed = t.status === 'rejected' || t.status === 'failed';
+  const shares = t.fill ? t.fill.sharesMicro : t.action === 'sell' ? t.sharesMicro : 0;
+  const row: Record<string, unknown> = {
+    trade_id: t._id,
+    id: t._id,
+    market_id: t.marketId,
+    market_question: m?.question ?? null,
+    venue: t.venue,
+    market_source: t.venue === 'sim' ? null : t.venue,
+    action: t.action,
+    side: t.side,
+    shares: fromMicro(shares),
+    cost: t.fill ? fromMicro(t.fill.amountMicro) : 0,
+    amount: fromMicro(t.amountMicro),
+    price_before: t.fill?.priceBefore ?? null,
+    price_after: t.fill?.priceAfter ?? null,
+    status: t.status === 'pending' || t.status === 'executing' ? 'submitted' : t.status,
+    order_type: t.orderType,
+    source: t.source,
+    skill_slug: t.skillSlug,
+    reasoning: t.reasoning,
+    created_at: t.createdAt ? t.createdAt.toISOString() : null,
+    executed_at: t.finishedAt ? t.finishedAt.toISOString() : null,
+  };
+  if (failed) {
+    row.failure_category = t.failureCategory;
+    row.failure_reason = t.failureReason;
+    row.error_code = t.errorCode;
+  }
+  return row;
+}
+
+/** GET /api/sdk/trades (client-contract §6.3): newest first; failed rows only with include_failed. */
+export async function listTrades(models: Models, agent: AgentRecord, q: z.output<typeof TradesQuerySchema>) {
+  const filter: Record<string, unknown> = { agentId: agent._id };
+  const venue = venueFilter(q.venue);
+  if (venue) filter.venue = venue;
+  if (q.market_id) filter.marketId = q.market_id;
+  if (q.since || q.until)
+    filter.createdAt = {
+      ...(q.since && { $gte: new Date(q.since) }),
+      ...(q.until && { $lte: new Date(q.until) }),
+    };
+  filter.status = q.include_failed
+    ? { $in: ['pending', 'executing', ...FINAL_TRADE_STATUSES] }
+    : { $in: ['pending', 'executing', 'filled'] };
+  const [total, trades] = await Promise.all([
+    models.Trade.countDocuments(filter),
+    models.Trade.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.offset).limit(q.limit).lean(),
+  ]);
+  const markets = await models.Market.find(
+    { _id: { $in: [...new Set(trades.map((t) => t.marketId))] } },
+    { question: 1, importSource: 1 },
+  ).lean();
+  const byId = new Map(markets.map((m) => [m._id, m]));
+  return {
+    trades: trades.map((t) => tradeRow(t, byId.get(t.marketId))),
+    total_count: total,
+    limit: q.limit,
+    offset: q.offset,
+    agent_id: agent._id,
+  };
+}
+
+function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMicro: number) {
+  const open = rows.filter(({ p }) => p.status !== 'settled');
+  const exposure = open.reduce((s, { p, m }) => s + markMicro(p, m), 0);
+  const pnl = rows.reduce(
+    (s, { p, m }) =>
+      s +
+      p.realizedPnlMicro +
+      (p.status === 'settled' ? 0 : markMicro(p, m) - p.costYesMicro - p.costNoMicro),
+    0,
+  );
+  return {
+    balance: fromMicro(balanceMicro),
+    pnl: fromMicro(pnl),
+    positions_count: open.filter(
+      ({ p }) => p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
+    ).length,
+    total_exposure: fromMicro(exposure),
+  };
+}
+
+/** GET /api/sdk/portfolio (client-contract §6.2): numbers and objects, never null where clients dereference. */
+export async function portfolio(
+  models: Models,
+  agent: AgentRecord,
+  q: z.output<typeof PortfolioQuerySchema>,
+  now: Date,
+) {
+  const venue = venueFilter(q.venue);
+  const rows = await positionsWithMarkets(models, agent._id, venue);
+  const simRows = rows.filter(({ p }) => p.venue === 'sim');
+  const sim = bucket(simRows, agent.balanceMicro);
+  const open = rows.filter(
+    ({ p }) =>
+      p.status !== 'settled' &&
+      p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
+  );
+  const exposures = open.map(({ p, m }) => markMicro(p, m)).sort((a, b) => b - a);
+  const totalExposure = exposures.reduce((s, x) => s + x, 0);
+  const pct = (n: number) => (totalExposure > 0 ? Math.round((n / totalExposure) * 1e4) / 100 : 0);
+  const bySource: Record<
+    string,
+    { positions: number; exposure: number; realized_pnl: number; unrealized_pnl: number; trade_count: number }
+  > = {};
+  for (const { p, m } of open) {
+    for (const source of p.sources.length ? p.sources : ['manual']) {
+      const b = (bySource[source] ??= {
+        positions: 0,
+        exposure: 0,
+        realized_pnl: 0,
+        unrealized_pnl: 0,
+        trade_count: 0,
+      });
+      b.positions += 1;
+      b.exposure = round6(b.exposure + fromMicro(markMicro(p, m)));
+      b.realized_pnl = round6(b.realized_pnl + fromMicro(p.realizedPnlMicro));
+      b.unrealized_pnl = round6(
+        b.unrealized_pnl + fromMicro(markMicro(p, m) - p.costYesMicro - p.costNoMicro),
+      );
+    }
+  }
+  const since = new Date(now.getTime() - 24 * 3600_000);
+  const pnl24h = await models.LedgerEntry.aggregate<{ total: number }>([
+    { $match: { agentId: agent._id, at: { $gte: since } } },
+    { $group: { _id: null, total: { $sum: '$agent.realizedPnlMicro' } } },
+  ]);
+  return {
+    agent_id: agent._id,
+    balance_usdc: 0,
+    available_balance: fromMicro(agent.balanceMicro),
+    sim_balance: fromMicro(agent.balanceMicro),
+    sim_pnl: sim.pnl,
+    total_exposure: fromMicro(totalExposure),
+    positions_count: open.length,
+    redeemable_count: 0,
+    pnl_24h: fromMicro(pnl24h[0]?.total ?? 0),
+    pnl_total: sim.pnl,
+    concentration: {
+      top_market_pct: pct(exposures[0] ?? 0),
+      top_3_markets_pct: pct(exposures.slice(0, 3).reduce((s, x) => s + x, 0)),
+    },
+    by_source: bySource,
+    warnings:
+      exposures.length && pct(exposures[0]!) > 50
+        ? ['More than half of your exposure is in one market.']
+        : [],
+    sim: venue === undefined || venue === 'sim' ? sim : null,
+    polymarket: null,
+    kalshi: null,
+    total: { positions_count: open.length, total_exposure: fromMicro(totalExposure) },
+    combos: [],
+  };
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { AppError } from '../../infra/errors.js';
+import type { Deps } from '../../infra/deps.js';
+import { rollForwardAgent } from '../ledger/ledger.js';
+import { rollForwardMarket } from '../markets/market-log.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { Models } from '../models.js';
+import { positionId } from '../positions/position.model.js';
+import type { Refusal } from '../refusal.js';
+import { tradeContext } from './context.js';
+import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
+import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
+import { FINAL_TRADE_STATUSES } from './trade.model.js';
+import { filledResult, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
+import { LEGACY_SIM_ALIASES, type TradeRequest, type TradeResult } from './trade.schemas.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CONDITION_ID = /^0x[0-9a-f]{64}$/i;
+const TICKER = /^[A-Z0-9]+(-[A-Z0-9.]+)+$/;
+
+/** No market row: a refusal that still has the full answer shape (numbers never null). */
+const NO_MARKET = { feeRateBps: 0, currentPrice: 0 } as MarketRecord;
+
+async function marketNotFound(models: Models, id: string): Promise<Refusal> {
+  let hint = 'Markets are addressed by the service market_id (a UUID) from GET /api/sdk/markets.';
+  if (CONDITION_ID.test(id) || TICKER.test(id)) {
+    const imported = await models.Market.findOne(
+      CONDITION_ID.test(id) ? { polymarketId: id } : { kalshiTicker: id },
+      { _id: 1 },
+    ).lean();
+    hint = imported
+      ? `That is an external ${CONDITION_ID.test(id) ? 'condition id' : 'ticker'}; this market's service market_id is ${imported._id}.`
+      : `That looks like an external ${CONDITION_ID.test(id) ? 'Polymarket condition id' : 'Kalshi ticker'}, not a service market_id (UUID). Import the market first (POST /api/sdk/markets/import) and trade its returned market_id.`;
+  }
+  return {
+    error: `Market not found: ${id}`,
+    errorCode: 'market_not_found',
+    retryable: false,
+    hint,
+    category: 'market',
+  };
+}
+
+function venueWarnings(req: TradeRequest): { venue: 'sim' | 'polymarket' | 'kalshi'; warnings: string[] } {
+  const warnings: string[] = [];
+  let venue = req.venue;
+  if ((LEGACY_SIM_ALIASES as readonly string[]).includes(venue)) {
+    warnings.push(`venue "${venue}" is deprecated; use "sim" (same venue).`);
+    venue = 'sim';
+  }
+  if (venue === 'sim' && (req.order_type === 'GTC' || req.order_type === 'GTD')) {
+    warnings.push(
+      `order_type ${req.order_type} has no resting effect on sim: the book fills at once or refuses.`,
+    );
+  }
+  return { venue: venue as 'sim' | 'polymarket' | 'kalshi', warnings };
+}
+
+/** A dry run: the same decisions as a live trade, on the current state, with no side effect. */
+async function dryRun(
+  models: Models,
+  agent: AgentRecord,
+  market: MarketRecord,
+  shape: TradeShape,
+  limit: number | null,
+): Promise<TradeResult> {
+  await Promise.all([rollForwardMarket(models, market._id), rollForwardAgent(models, agent._id)]);
+  const [fresh, freshAgent, position] = await Promise.all([
+    models.Market.findById(market._id).lean(),
+    models.Agent.findById(agent._id).lean(),
+    models.Position.findById(positionId(agent._id, market._id, 'sim')).lean(),
+  ]);
+  const m = fresh ?? market;
+  const a = freshAgent ?? agent;
+  const holdings = {
+    balanceMicro: a.balanceMicro,
+    sharesYesMicro: position?.sharesYesMicro ?? 0,
+    sharesNoMicro: position?.sharesNoMicro ?? 0,
+  };
+  const sideKey = shape.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
+  if (shape.action === 'buy') {
+    const reserve = decideBuyReserve(a, shape.amountMicro);
+    if (!reserve.ok) return refusedResult(shape, m, reserve.refusal, holdings, true);
+    const fill = decideBuyFill(m, shape.side, shape.amountMicro, limit);
+    if (!fill.ok) return refusedResult(shape, m, fill.refusal, holdings, true);
+    return filledResult(
+      shape,
+      m,
+      fill.value,
+      {
+        ...holdings,
+        balanceMicro: holdings.balanceMicro - shape.amountMicro,
+        [sideKey]: holdings[sideKey] + fill.value.sharesMicro,
+      },
+      { dryRun: true },
+    );
+  }
+  const reserve = decideSellReserve(a, position, shape.side, shape.sharesMicro, m.status === 'resolved');
+  if (!reserve.ok) return refusedResult(shape, m, reserve.refusal, holdings, true);
+  const fill = decideSellFill(m, shape.side, shape.sharesMicro, limit);
+  if (!fill.ok) return refusedResult(shape, m, fill.refusal, holdings, true);
+  return filledResult(
+    shape,
+    m,
+    fill.value,
+    {
+      ...holdings,
+      balanceMicro: holdings.balanceMicro + fill.value.amountMicro,
+      [sideKey]: holdings[sideKey] - shape.sharesMicro,
+    },
+    { dryRun: true },
+  );
+}
+
+/**
+ * `POST /api/sdk/trade`: validates against the market, then either quotes (dry run) or persists the
+ * trade as pending, hands it to the `trades` queue and waits for the worker's answer until the
+ * deadline. Business refusals come back as `success: false` (HTTP 200).
+ */
+export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequest): Promise<TradeResult> {
+  const { models } = deps;
+  const ctx = tradeContext(deps);
+  const { venue, warnings } = venueWarnings(req);
+  const shape: TradeShape = {
+    id: null,
+    marketId: req.market_id,
+    venue,
+    side: req.side,
+    action: req.action,
+    amountMicro: req.action === 'buy' ? Math.round(req.amount * 100) * 10_000 : 0,
+    sharesMicro: req.action === 'sell' ? Math.round(req.shares * 1e5) * 10 : 0,
+    warnings,
+  };
+  const holdings = { balanceMicro: agent.balanceMicro, sharesYesMicro: 0, sharesNoMicro: 0 };
+
+  if (venue !== 'sim') {
+    if (!agent.claimedBy) {
+      throw new AppError(
+        403,
+        'agent_not_claimed',
+        'Agent must be claimed before trading',
+        `Ask your human to claim this agent at claim_url, or trade on venue "sim" meanwhile.`,
+        {
+          body: { claim_url: ctx.claimUrlFor(agent.claimCode) },
+        },
+      );
+    }
+    return refusedResult(
+      shape,
+      NO_MARKET,
+      {
+        error: `Real trading on ${venue} is not available on this server yet.`,
+        errorCode: 'venue_unavailable',
+        retryable: false,
+        hint: 'Trade on venue "sim".',
+        category: 'venue',
+      },
+      holdings,
+      req.dry_run,
+    );
+  }
+
+  const market = UUID.test(req.market_id) ? await models.Market.findById(req.market_id).lean() : null;
+  if (!market)
+    return refusedResult(
+      shape,
+      NO_MARKET,
+      await marketNotFound(models, req.market_id),
+      holdings,
+      req.dry_run,
+    );
+  if (!market.simTradeable || market.analyticsOnly) {
+    const refusal: Refusal = {
+      error: 'Market is not tradeable on sim (tracking market: real trading only).',
+      errorCode: 'market_not_tradeable',
+      retryable: false,
+      hint: 'Pick a market with sim_tradeable: true.',
+      category: 'market',
+    };
+    return refusedResult(shape, market, refusal, holdings, req.dry_run);
+  }
+  const limit = req.price ?? null;
+  if (req.dry_run) return dryRun(models, agent, market, shape, limit);
+
+  const tradeId = randomUUID();
+  const idem = req.idempotency_key
+    ? await claimIdempotencyKey<TradeResult>(
+        deps.redis,
+        deps.env.QUEUE_PREFIX,
+        agent._id,
+        req.idempotency_key,
+        tradeId,
+      )
+    : null;
+  if (idem?.state === 'replay') return idem.answer;
+  if (idem?.state === 'in-flight') {
+    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
+    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {
+      await rememberAnswer(deps.redis, deps.env.QUEUE_PREFIX, agent._id, req.idempotency_key!, first.result);
+      return first.result as TradeResult;
+    }
+    throw duplicateInFlight();
+  }
+
+  await models.Trade.create({
+    _id: tradeId,
+    agentId: agent._id,
+    marketId: market._id,
+    venue,
+    side: req.side,
+    action: req.action,
+    amountMicro: shape.amountMicro,
+    sharesMicro: shape.sharesMicro,
+    orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
+    limitPrice: limit,
+    reasoning: req.reasoning ?? null,
+    source: req.source ?? null,
+    skillSlug: req.skill_slug ?? null,
+    signalData: req.signal_data ?? null,
+    idempotencyKey: req.idempotency_key ?? null,
+    warnings,
+    status: 'pending',
+  });
+  let outcome;
+  try {
+    outcome = await deps.queues.enqueueAndWait<TradeResult>(
+      'execute-trade',
+      { tradeId },
+      deps.env.TRADE_WAIT_MS,
+    );
+  } catch (err) {
+    // The caller is told "failed": the trade must never run later behind their back.
+    await models.Trade.updateOne(
+      { _id: tradeId, status: 'pending' },
+      {
+        $set: {
+          status: 'failed',
+          failureCategory: 'internal',
+          failureReason: 'The trade queue was unavailable; nothing was executed.',
+          finishedAt: deps.clock(),
+        },
+      },
+    );
+    await idem?.abandon();
+    throw err;
+  }
+  if (outcome.state === 'completed') {
+    await idem?.complete(outcome.result);
+    return outcome.result;
+  }
+  const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
+  if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
+    await idem?.complete(stored.result as TradeResult);
+    return stored.result as TradeResult;
+  }
+  await idem?.keepPointing();
+  return submittedResult({ ...shape, id: tradeId }, market, holdings);
+}

@@ -1,0 +1,126 @@
+import { fromMicro } from '../money.js';
+import type { MarketEventRecord } from '../markets/market-event.model.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { Refusal } from '../refusal.js';
+import { sidePrice } from './sim-decisions.js';
+import type { TradeResult } from './trade.schemas.js';
+
+/** Prices are shown to 6 decimals. */
+const px = (p: number) => Math.round(p * 1e6) / 1e6;
+
+/** What every answer needs to know about the trade, whether it was persisted (live) or not (dry run). */
+export interface TradeShape {
+  id: string | null;
+  marketId: string;
+  venue: string;
+  side: 'yes' | 'no';
+  action: 'buy' | 'sell';
+  amountMicro: number;
+  sharesMicro: number;
+  warnings: string[];
+}
+
+interface Holdings {
+  balanceMicro: number;
+  sharesYesMicro: number;
+  sharesNoMicro: number;
+}
+
+function base(t: TradeShape, market: Pick<MarketRecord, 'feeRateBps'>, holdings: Holdings, dryRun: boolean) {
+  return {
+    trade_id: t.id,
+    market_id: t.marketId,
+    side: t.side,
+    action: t.action,
+    venue: t.venue,
+    order_id: null,
+    fee_rate_bps: market.feeRateBps,
+    balance: fromMicro(holdings.balanceMicro),
+    position: {
+      sim_balance: fromMicro(holdings.balanceMicro),
+      shares_yes: fromMicro(holdings.sharesYesMicro),
+      shares_no: fromMicro(holdings.sharesNoMicro),
+    },
+    warnings: t.warnings,
+    dry_run: dryRun,
+  };
+}
+
+export function filledResult(
+  t: TradeShape,
+  market: MarketRecord,
+  fill: Pick<MarketEventRecord, 'sharesMicro' | 'amountMicro' | 'priceBefore' | 'priceAfter'>,
+  holdings: Holdings,
+  opts: { dryRun: boolean; goLive?: TradeResult['go_live'] },
+): TradeResult {
+  const shares = fromMicro(fill.sharesMicro);
+  const result: TradeResult = {
+    success: true,
+    ...base(t, market, holdings, opts.dryRun),
+    shares_bought: t.action === 'buy' ? shares : 0,
+    shares_sold: t.action === 'sell' ? shares : 0,
+    // A buy asks for "whatever the amount buys": what it bought is what it asked for.
+    shares_requested: t.action === 'buy' ? shares : fromMicro(t.sharesMicro),
+    order_status: 'matched',
+    fill_status: 'filled',
+    cost: fromMicro(fill.amountMicro),
+    new_price: px(sidePrice(fill.priceAfter ?? market.currentPrice, t.side)),
+    price_before: px(sidePrice(fill.priceBefore ?? market.currentPrice, t.side)),
+    error: null,
+    error_code: null,
+    hint: null,
+    error_hint: null,
+    retryable: false,
+  };
+  if (opts.goLive) result.go_live = opts.goLive;
+  return result;
+}
+
+export function refusedResult(
+  t: TradeShape,
+  market: MarketRecord,
+  refusal: Refusal,
+  holdings: Holdings,
+  dryRun: boolean,
+): TradeResult {
+  const current = px(sidePrice(market.currentPrice, t.side));
+  return {
+    success: false,
+    ...base(t, market, holdings, dryRun),
+    shares_bought: 0,
+    shares_sold: 0,
+    shares_requested: t.action === 'sell' ? fromMicro(t.sharesMicro) : 0,
+    order_status: null,
+    fill_status: 'failed',
+    cost: 0,
+    new_price: current,
+    price_before: current,
+    error: refusal.error,
+    error_code: refusal.errorCode,
+    hint: refusal.hint ?? null,
+    error_hint: refusal.hint ?? null,
+    retryable: refusal.retryable,
+  };
+}
+
+/** The deadline passed before the worker finished: the trade carries on and shows in GET /api/sdk/trades. */
+export function submittedResult(t: TradeShape, market: MarketRecord, holdings: Holdings): TradeResult {
+  const current = px(sidePrice(market.currentPrice, t.side));
+  return {
+    success: true,
+    ...base(t, market, holdings, false),
+    shares_bought: 0,
+    shares_sold: 0,
+    shares_requested: t.action === 'sell' ? fromMicro(t.sharesMicro) : 0,
+    order_status: 'delayed',
+    fill_status: 'submitted',
+    cost: 0,
+    new_price: current,
+    price_before: current,
+    error: null,
+    error_code: null,
+    hint: `The trade is queued and will execute shortly; see GET /api/sdk/trades?market_id=${t.marketId} for its outcome.`,
+    error_hint: null,
+    retryable: false,
+  };
+}

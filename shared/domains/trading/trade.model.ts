@@ -1,0 +1,96 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export const TRADE_STATUSES = ['pending', 'executing', 'filled', 'rejected', 'failed'] as const;
+export type TradeStatus = (typeof TRADE_STATUSES)[number];
+export const FINAL_TRADE_STATUSES: readonly TradeStatus[] = ['filled', 'rejected', 'failed'];
+
+/**
+ * A trade request and its outcome. The API inserts it `pending`; the worker claims it with a guarded
+ * change to `executing` and ends it `filled` or `rejected` (a business refusal) — or `failed` when it
+ * could not even be queued. `result` is the answer the client got (or gets on replay).
+ */
+const tradeSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    agentId: { type: String, required: true },
+    marketId: { type: String, required: true },
+    venue: { type: String, enum: ['sim', 'polymarket', 'kalshi'], required: true },
+    side: { type: String, enum: ['yes', 'no'], required: true },
+    action: { type: String, enum: ['buy', 'sell'], required: true },
+    amountMicro: { type: Number, required: true, default: 0 },
+    sharesMicro: { type: Number, required: true, default: 0 },
+    orderType: { type: String, default: null },
+    limitPrice: { type: Number, default: null },
+    reasoning: { type: String, default: null },
+    source: { type: String, default: null },
+    skillSlug: { type: String, default: null },
+    signalData: { type: Schema.Types.Mixed, default: null },
+    idempotencyKey: { type: String, default: null },
+    warnings: { type: [String], default: [] },
+    status: { type: String, enum: TRADE_STATUSES, required: true, default: 'pending' },
+    fill: {
+      type: new Schema(
+        {
+          sharesMicro: Number,
+          amountMicro: Number,
+          priceBefore: Number,
+          priceAfter: Number,
+          balanceAfterMicro: Number,
+        },
+        { _id: false },
+      ),
+      default: null,
+    },
+    errorCode: { type: String, default: null },
+    failureCategory: { type: String, default: null },
+    failureReason: { type: String, default: null },
+    result: { type: Schema.Types.Mixed, default: null },
+    executedAt: { type: Date, default: null },
+    finishedAt: { type: Date, default: null },
+  },
+  { collection: 'trades', timestamps: true, versionKey: false },
+);
+tradeSchema.index({ agentId: 1, createdAt: -1 });
+tradeSchema.index({ agentId: 1, marketId: 1, createdAt: -1 });
+tradeSchema.index({ marketId: 1, status: 1 });
+tradeSchema.index({ status: 1, createdAt: 1 });
+
+export interface TradeRecord {
+  _id: string;
+  agentId: string;
+  marketId: string;
+  venue: 'sim' | 'polymarket' | 'kalshi';
+  side: 'yes' | 'no';
+  action: 'buy' | 'sell';
+  amountMicro: number;
+  sharesMicro: number;
+  orderType: string | null;
+  limitPrice: number | null;
+  reasoning: string | null;
+  source: string | null;
+  skillSlug: string | null;
+  signalData: unknown;
+  idempotencyKey: string | null;
+  warnings: string[];
+  status: TradeStatus;
+  fill: {
+    sharesMicro: number;
+    amountMicro: number;
+    priceBefore: number;
+    priceAfter: number;
+    balanceAfterMicro: number;
+  } | null;
+  errorCode: string | null;
+  failureCategory: string | null;
+  failureReason: string | null;
+  result: unknown;
+  executedAt: Date | null;
+  finishedAt: Date | null;
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+export type TradeModel = Model<TradeRecord>;
+
+export function tradeModel(conn: Connection): TradeModel {
+  return (conn.models.Trade as TradeModel | undefined) ?? conn.model<TradeRecord>('Trade', tradeSchema);
+}

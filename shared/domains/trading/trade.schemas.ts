@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+export const VENUES = ['sim', 'polymarket', 'kalshi'] as const;
+/** Accepted for `sim`, with a deprecation warning (spec §9). */
+export const LEGACY_SIM_ALIASES = ['simmer', 'sandbox'] as const;
+
+const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
+
+export const TradeRequestSchema = z
+  .object({
+    market_id: z.string().trim().min(1).max(200),
+    side: z.preprocess(lower, z.enum(['yes', 'no'])),
+    action: z.preprocess(lower, z.enum(['buy', 'sell'])).default('buy'),
+    amount: z.number().min(0).max(1e9).default(0).meta({ description: 'Spend for buys, 2 decimals.' }),
+    shares: z
+      .number()
+      .min(0)
+      .max(1e9)
+      .default(0)
+      .meta({ description: 'Shares to sell, 5 decimals. Must be 0 or absent on buys.' }),
+    venue: z.preprocess(lower, z.enum([...VENUES, ...LEGACY_SIM_ALIASES])).default('sim'),
+    order_type: z
+      .enum(['GTC', 'GTD', 'FOK', 'FAK'])
+      .nullish()
+      .meta({ description: 'Default FAK for buys, GTC for sells. Sim fills at once.' }),
+    price: z
+      .number()
+      .min(0.001)
+      .max(0.999)
+      .nullish()
+      .meta({
+        description:
+          'Limit price of the traded side. On sim: refused unless the average fill is at least this good.',
+      }),
+    dry_run: z.boolean().default(false),
+    idempotency_key: z.string().min(1).max(200).nullish(),
+    reasoning: z.string().max(5000).nullish(),
+    source: z.string().max(200).nullish(),
+    skill_slug: z.string().max(200).nullish(),
+    signal_data: z.record(z.string(), z.unknown()).nullish(),
+    execute: z.boolean().nullish().meta({ description: 'Deprecated; ignored.' }),
+    wallet_address: z.string().max(200).nullish(),
+    which_side_to_close: z.enum(['yes', 'no']).nullish(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.action === 'buy') {
+      if (t.shares > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['shares'],
+          message: 'shares must be 0 or absent on a buy: buys are sized by amount',
+          input: t.shares,
+        });
+      }
+      if (Math.round(t.amount * 100) <= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['amount'],
+          message: 'amount must be at least 0.01 for a buy (2 decimals)',
+          input: t.amount,
+        });
+      }
+    } else if (Math.round(t.shares * 1e5) <= 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shares'],
+        message: 'shares must be at least 0.00001 for a sell (5 decimals)',
+        input: t.shares,
+      });
+    }
+  })
+  .meta({ id: 'TradeRequest' });
+export type TradeRequest = z.output<typeof TradeRequestSchema>;
+
+export const GoLiveSchema = z.object({
+  reason: z.string(),
+  sim_trades: z.number(),
+  steps: z.array(
+    z.object({
+      actor: z.enum(['agent', 'owner']),
+      action: z.string(),
+      method: z.string().optional(),
+      url: z.string().optional(),
+      body: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+
+export const TradeResultSchema = z
+  .object({
+    success: z.boolean(),
+    trade_id: z.string().nullable(),
+    market_id: z.string(),
+    side: z.enum(['yes', 'no']),
+    action: z.enum(['buy', 'sell']),
+    venue: z.string(),
+    shares_bought: z.number(),
+    shares_sold: z.number(),
+    shares_requested: z.number(),
+    order_status: z.string().nullable(),
+    fill_status: z.enum(['filled', 'submitted', 'unconfirmed', 'failed']),
+    order_id: z.string().nullable(),
+    cost: z.number().meta({ description: 'Spent on buys, received on sells; 0 when nothing filled.' }),
+    new_price: z.number(),
+    price_before: z.number(),
+    fee_rate_bps: z.number(),
+    balance: z.number(),
+    position: z.object({ sim_balance: z.number(), shares_yes: z.number(), shares_no: z.number() }),
+    error: z.string().nullable(),
+    error_code: z.string().nullable(),
+    hint: z.string().nullable(),
+    error_hint: z.string().nullable(),
+    retryable: z.boolean(),
+    warnings: z.array(z.string()),
+    dry_run: z.boolean(),
+    go_live: GoLiveSchema.optional(),
+  })
+  .meta({ id: 'TradeResult' });
+export type TradeResult = z.input<typeof TradeResultSchema>;

@@ -1,0 +1,10 @@
+import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
+import { tradeContext } from '../../shared/domains/trading/context.js';
+import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import type { Processor } from '../../shared/infra/queue/processor.js';
+
+export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) =>
+  executeTrade(tradeContext(deps), data.tradeId);
+
+export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) =>
+  settleMarket(deps.models, data.marketId, deps.clock);
