@@ -1,6 +1,8 @@
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
+import type { LedgerEntryRecord } from '../ledger/ledger-entry.model.js';
 import { appendLedgerEntry } from '../ledger/ledger.js';
+import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
@@ -48,27 +50,21 @@ async function finish(
   ctx: TradeExecutionContext,
   t: TradeRecord,
   result: TradeResult,
-  refusal?: Refusal,
+  outcome: { refusal: Refusal } | { fill: NonNullable<TradeRecord['fill']> },
 ): Promise<TradeResult> {
   const set: Record<string, unknown> = {
-    status: refusal ? 'rejected' : 'filled',
+    status: 'refusal' in outcome ? 'rejected' : 'filled',
     result,
     finishedAt: ctx.now(),
   };
-  if (refusal)
+  if ('refusal' in outcome) {
+    const { refusal } = outcome;
     Object.assign(set, {
       errorCode: refusal.errorCode,
       failureCategory: refusal.category,
       failureReason: refusal.error,
     });
-  else
-    set.fill = {
-      sharesMicro: Math.round((result.shares_bought || result.shares_sold) * 1e6),
-      amountMicro: Math.round(result.cost * 1e6),
-      priceBefore: result.price_before,
-      priceAfter: result.new_price,
-      balanceAfterMicro: Math.round(result.balance * 1e6),
-    };
+  } else set.fill = outcome.fill;
   const updated = await ctx.models.Trade.updateOne({ _id: t._id, status: 'executing' }, { $set: set });
   afterWrite();
   if (updated.modifiedCount === 0) {
@@ -130,7 +126,7 @@ async function executeBuy(
     positionId: positionId(t.agentId, t.marketId, t.venue),
   };
   const refused = async (refusal: Refusal) =>
-    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), refusal);
+    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), { refusal });
 
   const reserve = await appendLedgerEntry(
     models,
@@ -185,7 +181,7 @@ async function executeBuy(
       }),
     now,
   );
-  return finish(ctx, t, await filled(ctx, t, market, ev, settled.entry!));
+  return filled(ctx, t, market, ev, settled.entry!);
 }
 
 async function executeSell(
@@ -204,7 +200,7 @@ async function executeSell(
     positionId: positionId(t.agentId, t.marketId, t.venue),
   };
   const refused = async (refusal: Refusal) =>
-    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), refusal);
+    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), { refusal });
 
   const reserve = await appendLedgerEntry(
     models,
@@ -275,29 +271,33 @@ async function executeSell(
     },
     now,
   );
-  return finish(ctx, t, await filled(ctx, t, market, ev, settled.entry!));
+  return filled(ctx, t, market, ev, settled.entry!);
 }
 
+/** Records a fill: the answer reports the balance right after this trade's own ledger entry. */
 async function filled(
   ctx: TradeExecutionContext,
   t: TradeRecord,
   market: MarketRecord,
-  ev: Parameters<typeof filledResult>[2],
-  entry: { balanceAfterMicro: number; simTradesAfter: number },
+  ev: MarketEventRecord,
+  entry: LedgerEntryRecord,
 ) {
   const agent = await ctx.models.Agent.findById(t.agentId, {
     realTradesCount: 1,
     claimedBy: 1,
     claimCode: 1,
   }).lean();
-  const goLive = goLiveBlock(
-    entry.simTradesAfter,
-    agent?.realTradesCount ?? 0,
-    ctx.baseUrl,
-    agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null,
-  );
-  return filledResult(shapeOf(t), market, ev, await holdingsOf(ctx, t, entry.balanceAfterMicro), {
-    dryRun: false,
-    goLive,
+  const claimUrl = agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null;
+  const goLive = goLiveBlock(entry.simTradesAfter, agent?.realTradesCount ?? 0, ctx.baseUrl, claimUrl);
+  const holdings = await holdingsOf(ctx, t, entry.balanceAfterMicro);
+  const result = filledResult(shapeOf(t), market, ev, holdings, { dryRun: false, goLive });
+  return finish(ctx, t, result, {
+    fill: {
+      sharesMicro: ev.sharesMicro,
+      amountMicro: ev.amountMicro,
+      priceBefore: ev.priceBefore ?? 0,
+      priceAfter: ev.priceAfter ?? 0,
+      balanceAfterMicro: entry.balanceAfterMicro,
+    },
   });
 }

@@ -23,15 +23,10 @@ export const TradeRequestSchema = z
       .enum(['GTC', 'GTD', 'FOK', 'FAK'])
       .nullish()
       .meta({ description: 'Default FAK for buys, GTC for sells. Sim fills at once.' }),
-    price: z
-      .number()
-      .min(0.001)
-      .max(0.999)
-      .nullish()
-      .meta({
-        description:
-          'Limit price of the traded side. On sim: refused unless the average fill is at least this good.',
-      }),
+    price: z.number().min(0.001).max(0.999).nullish().meta({
+      description:
+        'Limit price of the traded side. On sim: refused unless the average fill is at least this good.',
+    }),
     dry_run: z.boolean().default(false),
     idempotency_key: z.string().min(1).max(200).nullish(),
     reasoning: z.string().max(5000).nullish(),

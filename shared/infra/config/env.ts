@@ -86,6 +86,9 @@ export const EnvSchema = z.object({
     .min(1000)
     .default(30000)
     .describe('BullMQ job lock; a job whose worker died is retried by another worker after about this long.'),
+  WORKER_MAX_STALLED_COUNT: positiveInt
+    .default(10)
+    .describe('How many times a job may lose its worker (crash, kill) and be resumed before it is failed.'),
   TRADE_WAIT_MS: positiveInt
     .max(29000)
     .default(25000)

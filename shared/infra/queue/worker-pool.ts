@@ -64,7 +64,7 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
         // Money jobs are idempotent, so a job may stall (and be resumed) several times before it fails.
         lockDuration: deps.env.WORKER_LOCK_DURATION_MS,
         stalledInterval: deps.env.WORKER_LOCK_DURATION_MS,
-        maxStalledCount: 10,
+        maxStalledCount: deps.env.WORKER_MAX_STALLED_COUNT,
       },
     );
     worker.on('error', (err) => deps.log.warn({ queue, err: err.message }, 'worker connection error'));

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
+import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
+import { testContext } from './context.js';
+import { api, registerAgent, type RegisteredAgent } from './http.js';
+
+/** A fresh sim market of the test's own (so concurrent tests never share a book). */
+export async function makeMarket(
+  overrides: Partial<MarketRecord> & { p0?: number; b?: number } = {},
+): Promise<MarketRecord> {
+  const { p0 = 0.5, b = 2241, ...rest } = overrides;
+  const s = stateAt(b, p0);
+  const id = randomUUID();
+  const doc = await testContext().deps.models.Market.create({
+    _id: id,
+    question: `Test market ${id.slice(0, 8)}?`,
+    status: 'active',
+    importSource: 'sim',
+    category: 'test',
+    tags: ['test'],
+    resolvesAt: new Date(Date.now() + 7 * 24 * 3600_000),
+    resolutionCriteria: 'Resolved by the test.',
+    currentPrice: p0,
+    book: { b, q0Yes: s.qYes, q0No: s.qNo, yesMicro: 0, noMicro: 0, version: 0 },
+    ...rest,
+  });
+  return doc.toObject() as MarketRecord;
+}
+
+export async function trade(agent: RegisteredAgent, body: Record<string, unknown>) {
+  return api().post('/api/sdk/trade').set('Authorization', `Bearer ${agent.api_key}`).send(body);
+}
+
+export async function agentWithMarket(p0 = 0.5) {
+  const [agent, market] = await Promise.all([registerAgent(), makeMarket({ p0 })]);
+  return { agent, market };
+}
