@@ -181,7 +181,8 @@ async function executeBuy(
       }),
     now,
   );
-  return filled(ctx, t, market, ev, settled.entry!);
+  // A buy's own debit is its reservation: report the balance right after it.
+  return filled(ctx, t, market, ev, settled.entry!, reserve.entry.balanceAfterMicro);
 }
 
 async function executeSell(
@@ -271,16 +272,17 @@ async function executeSell(
     },
     now,
   );
-  return filled(ctx, t, market, ev, settled.entry!);
+  return filled(ctx, t, market, ev, settled.entry!, settled.entry!.balanceAfterMicro);
 }
 
-/** Records a fill: the answer reports the balance right after this trade's own ledger entry. */
+/** Records a fill; `balanceAfterMicro` is the balance right after this trade's own cash movement. */
 async function filled(
   ctx: TradeExecutionContext,
   t: TradeRecord,
   market: MarketRecord,
   ev: MarketEventRecord,
   entry: LedgerEntryRecord,
+  balanceAfterMicro: number,
 ) {
   const agent = await ctx.models.Agent.findById(t.agentId, {
     realTradesCount: 1,
@@ -289,7 +291,7 @@ async function filled(
   }).lean();
   const claimUrl = agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null;
   const goLive = goLiveBlock(entry.simTradesAfter, agent?.realTradesCount ?? 0, ctx.baseUrl, claimUrl);
-  const holdings = await holdingsOf(ctx, t, entry.balanceAfterMicro);
+  const holdings = await holdingsOf(ctx, t, balanceAfterMicro);
   const result = filledResult(shapeOf(t), market, ev, holdings, { dryRun: false, goLive });
   return finish(ctx, t, result, {
     fill: {
@@ -297,7 +299,7 @@ async function filled(
       amountMicro: ev.amountMicro,
       priceBefore: ev.priceBefore ?? 0,
       priceAfter: ev.priceAfter ?? 0,
-      balanceAfterMicro: entry.balanceAfterMicro,
+      balanceAfterMicro,
     },
   });
 }

@@ -29,6 +29,8 @@ export class QueueClient {
         const queue = new Queue(name, { connection, prefix });
         // Without a listener an 'error' event would crash the process; the failing call reports it.
         queue.on('error', () => undefined);
+        // Every request-reply in flight listens on its queue; hundreds at once are normal.
+        queue.setMaxListeners(0);
         return [name, queue];
       }),
     ) as Record<QueueName, Queue>;
@@ -85,6 +87,7 @@ export class QueueClient {
         prefix: this.prefix,
       });
       qe.on('error', () => undefined);
+      qe.setMaxListeners(0);
       events = qe.waitUntilReady().then(() => qe);
       events.catch(() => this.events.delete(queue));
       this.events.set(queue, events);
