@@ -39,16 +39,14 @@ describe('money under concurrency #integration', function () {
     const round2 = agents.flatMap((agent, a) => {
       const mine = bought.slice(a * 6, a * 6 + 6).map((r) => r.body);
       return [
-        ...mine
-          .slice(0, 3)
-          .map((b) =>
-            trade(agent, {
-              market_id: b.market_id,
-              side: b.side,
-              action: 'sell',
-              shares: Math.floor(b.shares_bought * 50000) / 100000,
-            }),
-          ),
+        ...mine.slice(0, 3).map((b) =>
+          trade(agent, {
+            market_id: b.market_id,
+            side: b.side,
+            action: 'sell',
+            shares: Math.floor(b.shares_bought * 50000) / 100000,
+          }),
+        ),
         trade(agent, { market_id: markets[a % 5]!._id, side: 'yes', amount: 3.33 }),
       ];
     });

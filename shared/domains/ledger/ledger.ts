@@ -48,56 +48,99 @@ const POSITION_FIELDS = [
 const nonZero = (obj: Record<string, number>) =>
   Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== 0));
 
-async function ensurePosition(models: LedgerModels, agentId: string, p: PositionDelta, at: Date) {
-  try {
-    await models.Position.updateOne(
-      { _id: p.positionId },
-      { $setOnInsert: { agentId, marketId: p.marketId, venue: p.venue, openedAt: at } },
-      { upsert: true },
-    );
-    afterWrite();
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err; // a concurrent upsert created it
-  }
-}
-
-/** Applies one entry to the position it names; a no-op when already applied. */
-async function applyToPosition(models: LedgerModels, entry: LedgerEntryRecord) {
+/** The position document an entry creates when it is the first to touch that position. */
+function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
   const p = entry.position!;
-  await ensurePosition(models, entry.agentId, p, entry.at);
-  const inc = nonZero(Object.fromEntries(POSITION_FIELDS.map((f) => [f, p[f] ?? 0])));
-  const set: Record<string, unknown> = { appliedSeq: entry.seq };
-  if (p.statusAfter) set.status = p.statusAfter;
-  if (p.statusAfter === 'settled') set.settledAt = entry.at;
-  if (p.sharesYesMicro || p.sharesNoMicro) set.lastTradeAt = entry.at;
-  const update: Record<string, unknown> = { $set: set };
-  if (Object.keys(inc).length) update.$inc = inc;
-  if (p.source) update.$addToSet = { sources: p.source };
-  await models.Position.updateOne({ _id: p.positionId, appliedSeq: { $lt: entry.seq } }, update);
-  afterWrite();
+  return {
+    _id: p.positionId,
+    agentId: entry.agentId,
+    marketId: p.marketId,
+    venue: p.venue,
+    sharesYesMicro: p.sharesYesMicro,
+    sharesNoMicro: p.sharesNoMicro,
+    costYesMicro: p.costYesMicro,
+    costNoMicro: p.costNoMicro,
+    reservedYesMicro: p.reservedYesMicro,
+    reservedNoMicro: p.reservedNoMicro,
+    realizedPnlMicro: p.realizedPnlMicro,
+    payoutMicro: p.payoutMicro,
+    status: p.statusAfter ?? 'open',
+    sources: p.source ? [p.source] : [],
+    appliedSeq: entry.seq,
+    openedAt: entry.at,
+    lastTradeAt: p.sharesYesMicro || p.sharesNoMicro ? entry.at : null,
+    settledAt: p.statusAfter === 'settled' ? entry.at : null,
+  };
 }
 
 /**
- * Applies every logged entry the agent (and its positions) have not seen yet, in order. Safe from any
- * number of workers at once: positions are guarded by `appliedSeq`, the agent by `ledgerSeq`, and a
- * position is always updated before the agent moves past the entry.
+ * Applies one entry to the position it names; a no-op when already applied (`appliedSeq` guard).
+ * `exists` is what the caller already knows (skips a round trip); undefined means "find out".
  */
-export async function rollForwardAgent(models: LedgerModels, agentId: string): Promise<void> {
-  for (;;) {
-    const agent = await models.Agent.findById(agentId, { ledgerSeq: 1 }).lean();
-    if (!agent) return;
-    const next = await models.LedgerEntry.findOne({ agentId, seq: agent.ledgerSeq + 1 }).lean();
-    if (!next) return;
-    if (next.position) await applyToPosition(models, next);
-    const set: Record<string, unknown> = { ledgerSeq: next.seq };
-    if (next.statusAfter) set.status = next.statusAfter;
-    if (next.agent.tradesCount) set.lastTradeAt = next.at;
-    const inc = nonZero(Object.fromEntries(AGENT_FIELDS.map((f) => [f, next.agent[f] ?? 0])));
+async function applyToPosition(models: LedgerModels, entry: LedgerEntryRecord, exists?: boolean) {
+  const p = entry.position!;
+  if (exists !== false) {
+    const inc = nonZero(Object.fromEntries(POSITION_FIELDS.map((f) => [f, p[f] ?? 0])));
+    const set: Record<string, unknown> = { appliedSeq: entry.seq };
+    if (p.statusAfter) set.status = p.statusAfter;
+    if (p.statusAfter === 'settled') set.settledAt = entry.at;
+    if (p.sharesYesMicro || p.sharesNoMicro) set.lastTradeAt = entry.at;
     const update: Record<string, unknown> = { $set: set };
     if (Object.keys(inc).length) update.$inc = inc;
-    await models.Agent.updateOne({ _id: agentId, ledgerSeq: next.seq - 1 }, update);
-    afterWrite();
+    if (p.source) update.$addToSet = { sources: p.source };
+    const result = await models.Position.updateOne(
+      { _id: p.positionId, appliedSeq: { $lt: entry.seq } },
+      update,
+    );
+    afterWrite(result.matchedCount > 0);
+    if (result.matchedCount > 0 || exists === true) return;
+    if (await models.Position.exists({ _id: p.positionId })) return; // already applied
   }
+  try {
+    await models.Position.create(positionFromEntry(entry));
+    afterWrite();
+  } catch (err) {
+    // Created meanwhile by another worker rolling this same entry forward.
+    if (!isDuplicateKey(err)) throw err;
+  }
+}
+
+/** Applies one entry: the position first, then the agent (guarded by its sequence number). */
+async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positionExists?: boolean) {
+  if (entry.position) await applyToPosition(models, entry, positionExists);
+  const set: Record<string, unknown> = { ledgerSeq: entry.seq };
+  if (entry.statusAfter) set.status = entry.statusAfter;
+  if (entry.agent.tradesCount) set.lastTradeAt = entry.at;
+  const inc = nonZero(Object.fromEntries(AGENT_FIELDS.map((f) => [f, entry.agent[f] ?? 0])));
+  const update: Record<string, unknown> = { $set: set };
+  if (Object.keys(inc).length) update.$inc = inc;
+  const result = await models.Agent.updateOne({ _id: entry.agentId, ledgerSeq: entry.seq - 1 }, update);
+  afterWrite(result.matchedCount > 0);
+}
+
+/**
+ * Reads the agent and, in the same round trip to the ledger, the entries it has not applied yet (and
+ * entry `entryId`, if given). Applies the unapplied ones in order, positions before the agent, so a
+ * position is never behind its agent. Returns the agent as read and whether it was behind.
+ */
+async function readAgent(models: LedgerModels, agentId: string, entryId?: string) {
+  const agent = await models.Agent.findById(agentId).lean();
+  if (!agent) throw new Error(`agent ${agentId} not found`);
+  const conditions: Record<string, unknown>[] = [{ agentId, seq: { $gt: agent.ledgerSeq } }];
+  if (entryId) conditions.push({ _id: entryId });
+  const entries = await models.LedgerEntry.find({ $or: conditions }).sort({ seq: 1 }).lean();
+  const unapplied = entries.filter((e) => e.agentId === agentId && e.seq > agent.ledgerSeq);
+  for (const e of unapplied) await applyEntry(models, e);
+  return {
+    agent,
+    behind: unapplied.length > 0,
+    mine: entryId ? entries.find((e) => e._id === entryId) : undefined,
+  };
+}
+
+/** Brings the agent and its positions up to date with the ledger (after a crash between an append and its apply). */
+export async function rollForwardAgent(models: LedgerModels, agentId: string): Promise<void> {
+  while ((await readAgent(models, agentId)).behind);
 }
 
 export type LedgerResult =
@@ -117,16 +160,11 @@ export async function appendLedgerEntry(
   now: () => Date,
 ): Promise<LedgerResult> {
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const existing = await models.LedgerEntry.findById(entryId).lean();
-    if (existing) {
-      await rollForwardAgent(models, agentId);
-      return { entry: existing };
-    }
-    await rollForwardAgent(models, agentId);
-    const agent = await models.Agent.findById(agentId).lean();
-    if (!agent) throw new Error(`agent ${agentId} vanished`);
+    const { agent, behind, mine } = await readAgent(models, agentId, entryId);
+    if (mine && !behind) return { entry: mine };
+    if (behind || mine) continue;
     const position = target ? await models.Position.findById(target.positionId).lean() : null;
-    // A position ahead of its agent means a roll-forward is half-way; read again once it is done.
+    // A position ahead of its agent means another worker is half-way through an apply: read again.
     if (position && position.appliedSeq > agent.ledgerSeq) continue;
     const decision = decide({ agent, position });
     if (!decision.ok) return { refusal: decision.refusal };
@@ -173,14 +211,15 @@ export async function appendLedgerEntry(
       at: now(),
     };
     try {
-      await models.LedgerEntry.create(entry);
+      // The native insert: the entry is fully built and typed, so mongoose's document machinery only costs CPU.
+      await models.LedgerEntry.collection.insertOne(entry as never);
       afterWrite();
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 1 + attempt)));
       continue;
     }
-    await rollForwardAgent(models, agentId);
+    await applyEntry(models, entry, position !== null);
     return { entry };
   }
   throw new Error(`could not append to the ledger of agent ${agentId}: too much contention`);

@@ -19,45 +19,61 @@ export function bookState(market: Pick<MarketRecord, 'book'>): LmsrState {
   return { b, qYes: q0Yes + yesMicro / MICRO, qNo: q0No + noMicro / MICRO };
 }
 
+/** Applies one logged event to the market document; a no-op unless the book is exactly one event behind. */
+async function applyMarketEvent(models: MarketLogModels, next: MarketEventRecord): Promise<void> {
+  const update =
+    next.kind === 'fill'
+      ? {
+          $inc: {
+            [next.side === 'yes' ? 'book.yesMicro' : 'book.noMicro']:
+              next.action === 'buy' ? next.sharesMicro : -next.sharesMicro,
+            volume24hMicro: next.amountMicro,
+            volumeTotalMicro: next.amountMicro,
+          },
+          $set: { 'book.version': next.seq, currentPrice: next.priceAfter, lastTradeAt: next.at },
+        }
+      : {
+          $set: {
+            'book.version': next.seq,
+            status: 'resolved',
+            resolvedAt: next.at,
+            outcome: next.outcome,
+            currentPrice: next.outcome ? 1 : 0,
+          },
+        };
+  const result = await models.Market.updateOne({ _id: next.marketId, 'book.version': next.seq - 1 }, update);
+  afterWrite(result.matchedCount > 0);
+}
+
 /**
- * Applies every logged event the market document has not seen yet, in order. Idempotent and safe to
- * run from any number of workers at once: each step is guarded by the book version it starts from.
+ * Reads the market and, in the same round trip to the log, the events it has not applied yet (and
+ * event `eventId`, if given). Applies the unapplied ones in order; returns the market as read and
+ * whether it was behind (then read again before deciding anything).
  */
+async function readMarket(models: MarketLogModels, marketId: string, eventId?: string) {
+  const market = await models.Market.findById(marketId).lean();
+  if (!market) throw new Error(`market ${marketId} not found`);
+  const conditions: Record<string, unknown>[] = [{ marketId, seq: { $gt: market.book.version } }];
+  if (eventId) conditions.push({ _id: eventId });
+  const events = await models.MarketEvent.find({ $or: conditions }).sort({ seq: 1 }).lean();
+  const unapplied = events.filter((e) => e.marketId === marketId && e.seq > market.book.version);
+  for (const e of unapplied) await applyMarketEvent(models, e);
+  return {
+    market,
+    behind: unapplied.length > 0,
+    mine: eventId ? events.find((e) => e._id === eventId) : undefined,
+  };
+}
+
+/** Brings the market document up to date with its log (after a crash between an append and its apply). */
 export async function rollForwardMarket(models: MarketLogModels, marketId: string): Promise<void> {
-  for (;;) {
-    const market = await models.Market.findById(marketId, { 'book.version': 1 }).lean();
-    if (!market) return;
-    const next = await models.MarketEvent.findOne({ marketId, seq: market.book.version + 1 }).lean();
-    if (!next) return;
-    const update =
-      next.kind === 'fill'
-        ? {
-            $inc: {
-              [next.side === 'yes' ? 'book.yesMicro' : 'book.noMicro']:
-                next.action === 'buy' ? next.sharesMicro : -next.sharesMicro,
-              volume24hMicro: next.amountMicro,
-              volumeTotalMicro: next.amountMicro,
-            },
-            $set: { 'book.version': next.seq, currentPrice: next.priceAfter, lastTradeAt: next.at },
-          }
-        : {
-            $set: {
-              'book.version': next.seq,
-              status: 'resolved',
-              resolvedAt: next.at,
-              outcome: next.outcome,
-              currentPrice: next.outcome ? 1 : 0,
-            },
-          };
-    await models.Market.updateOne({ _id: marketId, 'book.version': next.seq - 1 }, update);
-    afterWrite();
-  }
+  while ((await readMarket(models, marketId)).behind);
 }
 
 /**
  * Appends event `eventId` to the market's log, deciding its content from the market exactly as of
- * the previous event. Returns the logged event (an existing one if this id was logged before: a
- * retry never logs twice) or the refusal `decide` gave.
+ * the previous event, and applies it. Returns the logged event (an existing one if this id was
+ * logged before: a retry never logs twice) or the refusal `decide` gave.
  */
 export async function appendMarketEvent(
   models: MarketLogModels,
@@ -67,14 +83,9 @@ export async function appendMarketEvent(
   now: () => Date,
 ): Promise<{ event: MarketEventRecord; refusal?: undefined } | { event?: undefined; refusal: Refusal }> {
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const existing = await models.MarketEvent.findById(eventId).lean();
-    if (existing) {
-      await rollForwardMarket(models, marketId);
-      return { event: existing };
-    }
-    await rollForwardMarket(models, marketId);
-    const market = await models.Market.findById(marketId).lean();
-    if (!market) throw new Error(`market ${marketId} vanished`);
+    const { market, behind, mine } = await readMarket(models, marketId, eventId);
+    if (mine && !behind) return { event: mine };
+    if (behind || mine) continue;
     const decision = decide(market);
     if (!decision.ok) return { refusal: decision.refusal };
     const event: MarketEventRecord = {
@@ -85,16 +96,16 @@ export async function appendMarketEvent(
       at: now(),
     };
     try {
-      await models.MarketEvent.create(event);
+      await models.MarketEvent.collection.insertOne(event as never);
       afterWrite();
     } catch (err) {
-      // Another writer took this sequence number (or this event was logged meanwhile): start over
-      // from the newer state. Jitter spreads contending writers apart.
+      // Another writer took this sequence number (or logged this very event): start over from the
+      // newer state. Jitter spreads contending writers apart.
       if (!isDuplicateKey(err)) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt)));
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 1 + attempt)));
       continue;
     }
-    await rollForwardMarket(models, marketId);
+    await applyMarketEvent(models, event);
     return { event };
   }
   throw new Error(`could not append to the log of market ${marketId}: too much contention`);

@@ -66,7 +66,7 @@ async function finish(
     });
   } else set.fill = outcome.fill;
   const updated = await ctx.models.Trade.updateOne({ _id: t._id, status: 'executing' }, { $set: set });
-  afterWrite();
+  afterWrite(updated.matchedCount > 0);
   if (updated.modifiedCount === 0) {
     const stored = await ctx.models.Trade.findById(t._id, { result: 1, status: 1 }).lean();
     if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
