@@ -83,8 +83,12 @@ describe('queue plumbing #integration', () => {
     const samples: Record<string, unknown> = {
       ping: { nonce: 'abcdefgh' },
       'record-heartbeat': { slot: '202611220400', scheduledAt: '2026-11-22T04:00:00.000Z' },
+      'execute-trade': { tradeId: '00000000-0000-4000-8000-000000000001' },
+      'settle-market': { marketId: '00000000-0000-4000-8000-000000000002' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
+      assert.ok(samples[name], `add a sample payload for ${name}`);
+      assert.ok(def.schema.safeParse(samples[name]).success, `${name} sample parses`);
       const id = (def.jobId as (d: unknown) => string)(samples[name]);
       assert.ok(!id.includes(':') && !/^\d+$/.test(id), `${name} → ${id}`);
       assert.ok(def.options.removeOnComplete !== undefined, `${name} has a retention policy`);
