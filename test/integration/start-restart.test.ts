@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../shared/infra/embedded/child-process.js';
+import { freePort, isAlive } from '../../shared/infra/embedded/child-process.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -43,15 +43,6 @@ async function startService(dataDir: string, port: number): Promise<Started> {
   return { proc, output: () => out, exited };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('npm start: embedded default, graceful stop and restart persistence #integration', function () {
   this.timeout(240_000);
   let dataDir: string;
@@ -84,7 +75,7 @@ describe('npm start: embedded default, graceful stop and restart persistence #in
     assert.equal(lock.children.length, 2, 'redis-server and the MongoDB-wire server run as children');
     first.proc.kill('SIGTERM');
     assert.equal(await first.exited, 0, `graceful exit:\n${first.output()}`);
-    for (const pid of lock.children) assert.equal(alive(pid), false, `child ${pid} stopped`);
+    for (const pid of lock.children) assert.equal(isAlive(pid), false, `child ${pid} stopped`);
     assert.equal(existsSync(join(dataDir, 'embedded.pid')), false, 'lock released');
     await assert.rejects(fetch(`${base}/healthz/live`), 'HTTP stopped accepting');
 

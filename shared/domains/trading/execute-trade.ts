@@ -110,23 +110,34 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
       'The trade refers to a market that does not exist.',
       { retryable: false },
     );
-  return trade.action === 'buy' ? executeBuy(ctx, trade, market) : executeSell(ctx, trade, market);
+  const t = trade;
+  const run: TradeRun = {
+    ctx,
+    t,
+    market,
+    target: { marketId: t.marketId, venue: t.venue, positionId: positionId(t.agentId, t.marketId, t.venue) },
+    refused: async (refusal) =>
+      finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), {
+        refusal,
+      }),
+  };
+  return t.action === 'buy' ? executeBuy(run) : executeSell(run);
 }
 
-async function executeBuy(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-  market: MarketRecord,
-): Promise<TradeResult> {
+/** What both trade directions work with. */
+interface TradeRun {
+  ctx: TradeExecutionContext;
+  t: TradeRecord;
+  market: MarketRecord;
+  /** The position this trade moves. */
+  target: { marketId: string; venue: TradeRecord['venue']; positionId: string };
+  /** Records a refusal as the trade's outcome. */
+  refused: (refusal: Refusal) => Promise<TradeResult>;
+}
+
+async function executeBuy({ ctx, t, market, target, refused }: TradeRun): Promise<TradeResult> {
   const { models, now } = ctx;
   const S = t.amountMicro;
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
-  const refused = async (refusal: Refusal) =>
-    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), { refusal });
 
   const reserve = await appendLedgerEntry(
     models,
@@ -185,23 +196,12 @@ async function executeBuy(
   return filled(ctx, t, market, ev, settled.entry!, reserve.entry.balanceAfterMicro);
 }
 
-async function executeSell(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-  market: MarketRecord,
-): Promise<TradeResult> {
+async function executeSell({ ctx, t, market, target, refused }: TradeRun): Promise<TradeResult> {
   const { models, now } = ctx;
   const n = t.sharesMicro;
   const sharesKey = t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
   const costKey = t.side === 'yes' ? 'costYesMicro' : 'costNoMicro';
   const reservedKey = t.side === 'yes' ? 'reservedYesMicro' : 'reservedNoMicro';
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
-  const refused = async (refusal: Refusal) =>
-    finish(ctx, t, refusedResult(shapeOf(t), market, refusal, await holdingsOf(ctx, t), false), { refusal });
 
   const reserve = await appendLedgerEntry(
     models,

@@ -2,6 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Logger } from '../logger.js';
 
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A port the OS says is free right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Env } from '../config/env.js';
 import type { Infrastructure } from '../deps.js';
 import type { Logger } from '../logger.js';
+import { isAlive } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
 import { startRedisServer, type EmbeddedServer } from './redis-server.js';
 
@@ -12,15 +13,6 @@ export interface InfrastructureHandle {
   started: string[];
   stop(): Promise<void>;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface LockState {
   pid: number;
@@ -39,13 +31,14 @@ async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void>
     } catch {
       // An unreadable lock is treated as stale.
     }
-    if (state.pid && state.pid !== process.pid && alive(state.pid)) {
+    if (state.pid && state.pid !== process.pid && isAlive(state.pid)) {
       throw new Error(
         `DATA_DIR ${dataDir} is in use by process ${state.pid} (another npm start?). Stop it, or set DATA_DIR to another folder.`,
       );
     }
-    for (const pid of state.children.filter(alive)) process.kill(pid, 'SIGTERM');
-    for (let i = 0; i < 100 && state.children.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const pid of state.children.filter(isAlive)) process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && state.children.some(isAlive); i++)
+      await new Promise((r) => setTimeout(r, 100));
   }
   writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children: [] } satisfies LockState));
 }
