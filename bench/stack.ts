@@ -18,10 +18,19 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'ats-bench-'));
   const port = await freePort();
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN)$/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN)$/.test(k)) env[k] = v;
   const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development', ...extraEnv },
+    env: {
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -29,7 +38,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   proc.stderr!.on('data', (c) => (out += c));
   const deadline = Date.now() + 120_000;
   while (!out.includes('Agent trading service is up')) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${out}`);
+    if (proc.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the service did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const redisUrl = /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];

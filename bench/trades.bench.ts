@@ -22,7 +22,13 @@ interface Row {
 
 async function cannon(what: string, opts: autocannon.Options): Promise<Row> {
   const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
-  return { what, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  return {
+    what,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+  };
 }
 
 /** The floor of request-reply: enqueue a no-op job and wait for a worker's answer, CONNECTIONS at a time. */
@@ -43,8 +49,15 @@ async function noOpRoundTrips(redisUrl: string): Promise<Row> {
   await queues.close();
   redis.disconnect();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
-  return { what: 'no-op job round trip (BullMQ enqueue → worker → result)', rps: latencies.length / DURATION, p50: at(0.5), p99: at(0.99), errors: 0 };
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
+  return {
+    what: 'no-op job round trip (BullMQ enqueue → worker → result)',
+    rps: latencies.length / DURATION,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors: 0,
+  };
 }
 
 const stack = await startStack({ REGISTER_RATE_LIMIT_PER_MINUTE: '1000000' });
@@ -52,10 +65,16 @@ try {
   const { baseUrl } = stack;
   const keys: string[] = [];
   for (let i = 0; i < AGENTS; i++) {
-    const r = await fetch(`${baseUrl}/api/sdk/agents/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench-${i}` }) });
+    const r = await fetch(`${baseUrl}/api/sdk/agents/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench-${i}` }),
+    });
     keys.push(((await r.json()) as { api_key: string }).api_key);
   }
-  const list = await fetch(`${baseUrl}/api/sdk/markets?limit=200`, { headers: { authorization: `Bearer ${keys[0]}` } });
+  const list = await fetch(`${baseUrl}/api/sdk/markets?limit=200`, {
+    headers: { authorization: `Bearer ${keys[0]}` },
+  });
   const markets = ((await list.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
   let n = 0;
   const tradeRequest = () => {
@@ -64,23 +83,42 @@ try {
       method: 'POST' as const,
       path: '/api/sdk/trade',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[n % keys.length]}` },
-      body: JSON.stringify({ market_id: markets[(n * 7) % markets.length], side: n % 2 ? 'yes' : 'no', amount: 1 }),
+      body: JSON.stringify({
+        market_id: markets[(n * 7) % markets.length],
+        side: n % 2 ? 'yes' : 'no',
+        amount: 1,
+      }),
     };
   };
   const rows: Row[] = [];
   rows.push(await cannon('bare HTTP endpoint (GET /healthz/live)', { url: `${baseUrl}/healthz/live` }));
   rows.push(await noOpRoundTrips(stack.redisUrl));
-  rows.push(await cannon(`sim trade, ${AGENTS} agents × ${markets.length} markets (POST /api/sdk/trade)`, { url: baseUrl, requests: [{ setupRequest: tradeRequest }] }));
+  rows.push(
+    await cannon(`sim trade, ${AGENTS} agents × ${markets.length} markets (POST /api/sdk/trade)`, {
+      url: baseUrl,
+      requests: [{ setupRequest: tradeRequest }],
+    }),
+  );
   const trades = rows[2]!;
-  const paced = await cannon('sim trade paced at 200/s', { url: baseUrl, overallRate: 200, connections: 64, requests: [{ setupRequest: tradeRequest }] });
+  const paced = await cannon('sim trade paced at 200/s', {
+    url: baseUrl,
+    overallRate: 200,
+    connections: 64,
+    requests: [{ setupRequest: tradeRequest }],
+  });
   rows.push(paced);
 
   const fmt = (x: number) => (Math.round(x * 10) / 10).toString();
-  console.log(`\n### Trades (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${DURATION} s per row, ${CONNECTIONS} connections)\n`);
+  console.log(
+    `\n### Trades (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${DURATION} s per row, ${CONNECTIONS} connections)\n`,
+  );
   console.log('| what | req/s | p50 ms | p99 ms | errors |');
   console.log('|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.what} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
-  console.log(`\nTrade throughput / no-op round trip: ${fmt((trades.rps / rows[1]!.rps) * 100)} %; trade / bare HTTP: ${fmt((trades.rps / rows[0]!.rps) * 100)} %.`);
+  for (const r of rows)
+    console.log(`| ${r.what} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
+  console.log(
+    `\nTrade throughput / no-op round trip: ${fmt((trades.rps / rows[1]!.rps) * 100)} %; trade / bare HTTP: ${fmt((trades.rps / rows[0]!.rps) * 100)} %.`,
+  );
 } finally {
   await stack.stop();
 }
