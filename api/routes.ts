@@ -72,14 +72,9 @@ export function registerEndpoints(
         return;
       }
       const warning = unknownParamWarning(spec, query);
-      if (
-        warning &&
-        output &&
-        typeof output === 'object' &&
-        !Array.isArray(output) &&
-        !('warning' in output)
-      ) {
-        res.json({ ...output, warning });
+      if (warning && output && typeof output === 'object' && !Array.isArray(output)) {
+        const own = (output as { warning?: string }).warning;
+        res.json({ ...output, warning: own ? `${warning} ${own}` : warning });
         return;
       }
       res.json(output);

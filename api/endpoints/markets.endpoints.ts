@@ -1,30 +1,25 @@
 import { z } from 'zod';
+import {
+  HistoryQuerySchema,
+  MarketListQuerySchema,
+  PublicMarketsQuerySchema,
+} from '../../shared/domains/markets/market-query.schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MarketRow = z
-  .looseObject({ id: z.string(), question: z.string(), status: z.string(), current_probability: z.number() })
-  .meta({ id: 'Market' });
+  .looseObject({
+    id: z.string(),
+    question: z.string(),
+    status: z.string(),
+    current_probability: z.number(),
+    seconds_to_resolution: z.number().nullable(),
+  })
+  .meta({
+    id: 'Market',
+    description: 'Spec §2.2 fields plus the client row keys (null where a field does not apply).',
+  });
 
 export const MarketIdParamsSchema = z.object({ market_id: z.string().min(1).max(200) });
-
-export const MarketListQuerySchema = z.object({
-  status: z.enum(['active', 'closed', 'resolved', 'all']).default('active'),
-  venue: z
-    .preprocess(
-      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-      z.enum(['sim', 'simmer', 'sandbox', 'polymarket', 'kalshi']),
-    )
-    .optional(),
-  import_source: z
-    .preprocess(
-      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-      z.enum(['sim', 'simmer', 'sandbox', 'polymarket', 'kalshi']),
-    )
-    .optional(),
-  sort: z.enum(['volume', 'recent', 'created']).default('volume'),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-});
 
 export const marketEndpoints = {
   listMarkets: endpoint({
@@ -32,7 +27,9 @@ export const marketEndpoints = {
     path: '/api/sdk/markets',
     auth: 'agent',
     tag: 'Markets',
-    summary: 'List markets (by 24 h volume by default)',
+    summary: 'List markets (spec §4.1): filters, then a window of at most 1,000 matches, then limit/offset',
+    description:
+      'Unknown parameters and unknown venue/sort/include values are not errors: `warning` names the valid ones and the closest match. An empty result carries `empty_reason`, `hint` and `matched_before_tradeable_filter`.',
     query: MarketListQuerySchema,
     response: z
       .looseObject({
@@ -40,6 +37,10 @@ export const marketEndpoints = {
         total: z.number(),
         truncated: z.boolean(),
         capped_at_limit: z.boolean(),
+        warning: z.string().optional(),
+        empty_reason: z.string().optional(),
+        hint: z.string().optional(),
+        matched_before_tradeable_filter: z.number().optional(),
         agent_id: z.string(),
       })
       .meta({ id: 'MarketList' }),
@@ -53,5 +54,34 @@ export const marketEndpoints = {
     params: MarketIdParamsSchema,
     response: z.object({ market: MarketRow, agent_id: z.string() }).meta({ id: 'MarketDetail' }),
     errors: [404],
+  }),
+  marketHistory: endpoint({
+    method: 'get',
+    path: '/api/sdk/markets/{market_id}/history',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Price history, one point per interval (downsampled)',
+    params: MarketIdParamsSchema,
+    query: HistoryQuerySchema,
+    response: z
+      .object({
+        market_id: z.string(),
+        points: z.array(z.object({ timestamp: z.string(), price_yes: z.number(), price_no: z.number() })),
+        interval_minutes: z.number(),
+        hours: z.number(),
+      })
+      .meta({ id: 'PriceHistory' }),
+    errors: [404],
+  }),
+  publicMarkets: endpoint({
+    method: 'get',
+    path: '/api/markets',
+    auth: 'none',
+    tag: 'Markets',
+    summary: 'Public market catalogue (no auth): active, trending, new, ending or resolved',
+    query: PublicMarketsQuerySchema,
+    response: z
+      .object({ markets: z.array(MarketRow), count: z.number(), status: z.string() })
+      .meta({ id: 'PublicMarketList' }),
   }),
 };

@@ -27,6 +27,7 @@ const marketEventSchema = new Schema(
   { collection: 'market_events', versionKey: false },
 );
 marketEventSchema.index({ marketId: 1, seq: 1 }, { unique: true });
+marketEventSchema.index({ marketId: 1, at: 1 });
 
 export interface MarketEventRecord {
   _id: string;

@@ -1,0 +1,49 @@
+import { notFound } from '../../infra/errors.js';
+import type { Models } from '../models.js';
+import { price, stateAt, type LmsrState } from '../venues/sim/lmsr.js';
+
+const px = (p: number) => Math.round(p * 1e6) / 1e6;
+
+/**
+ * Price history from the market's event log: the book's price only moves on an event (a fill, the
+ * resolution), so the price at any instant is the price after the last event before it. Points are
+ * sampled every `intervalMinutes` over the last `hours` (downsampled: one point per interval, the
+ * price at its end), oldest first.
+ */
+export async function priceHistory(
+  models: Models,
+  marketId: string,
+  hours: number,
+  intervalMinutes: number,
+  now: Date,
+) {
+  const market = /^[0-9a-f-]{36}$/i.test(marketId)
+    ? await models.Market.findById(marketId, { book: 1, status: 1, outcome: 1 }).lean()
+    : null;
+  if (!market) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
+  const stepMs = intervalMinutes * 60_000;
+  // Align the grid to the interval so that repeated calls return the same timestamps.
+  const end = Math.floor(now.getTime() / stepMs) * stepMs;
+  const start = end - hours * 3600_000;
+  const [before, events] = await Promise.all([
+    models.MarketEvent.findOne({ marketId, at: { $lte: new Date(start) } }, { priceAfter: 1 })
+      .sort({ seq: -1 })
+      .lean(),
+    models.MarketEvent.find(
+      { marketId, at: { $gt: new Date(start), $lte: new Date(end) } },
+      { priceAfter: 1, at: 1 },
+    )
+      .sort({ seq: 1 })
+      .lean(),
+  ]);
+  const opening: LmsrState = stateAt(market.book.b, 0.5);
+  const initial = price({ ...opening, qYes: market.book.q0Yes, qNo: market.book.q0No }, 'yes');
+  let current = before?.priceAfter ?? initial;
+  const points: { timestamp: string; price_yes: number; price_no: number }[] = [];
+  let i = 0;
+  for (let t = start + stepMs; t <= end; t += stepMs) {
+    while (i < events.length && events[i]!.at.getTime() <= t) current = events[i++]!.priceAfter ?? current;
+    points.push({ timestamp: new Date(t).toISOString(), price_yes: px(current), price_no: px(1 - current) });
+  }
+  return { market_id: marketId, points, interval_minutes: intervalMinutes, hours };
+}

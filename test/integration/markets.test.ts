@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
+import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+
+let agent: RegisteredAgent;
+const get = (path: string) => api().get(path).set('Authorization', `Bearer ${agent.api_key}`);
+const uniqueTag = () => `t-${randomUUID().slice(0, 8)}`;
+
+/** `n` markets carrying `tag`, inserted in one go (for the window tests). */
+async function bulkMarkets(
+  n: number,
+  tag: string,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+) {
+  const s = stateAt(2241, 0.5);
+  const now = Date.now();
+  const docs = Array.from({ length: n }, (_, i) => ({
+    _id: randomUUID(),
+    question: `Bulk market ${tag} #${i}?`,
+    status: 'active',
+    importSource: 'sim',
+    tags: [tag],
+    currentPrice: 0.5,
+    volume24hMicro: (n - i) * 1_000_000,
+    createdAt: new Date(now - i * 1000),
+    resolvesAt: new Date(now + (i + 1) * 3600_000),
+    book: { b: 2241, q0Yes: s.qYes, q0No: s.qNo, yesMicro: 0, noMicro: 0, version: 0 },
+    ...extra(i),
+  }));
+  await testContext().deps.models.Market.insertMany(docs);
+  return docs;
+}
+
+describe('markets list and reads #integration', () => {
+  before(async () => {
+    agent = await registerAgent();
+  });
+
+  it('when more than 1,000 markets match, then the window is 1,000: total 1000, truncated and capped_at_limit, limit/offset inside it', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(1005, tag);
+    const res = await get(`/api/sdk/markets?tags=${tag}&limit=10&offset=995`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.total, 1000);
+    assert.equal(res.body.truncated, true);
+    assert.equal(res.body.capped_at_limit, true);
+    assert.equal(res.body.markets.length, 5, 'offset 995 leaves 5 rows inside the window');
+    assert.equal(res.body.agent_id, agent.agent_id);
+  });
+
+  it('when filters narrow the matches, then they apply before the cap', async () => {
+    const tag = uniqueTag();
+    const narrow = uniqueTag();
+    await bulkMarkets(1003, tag, (i) => (i % 201 === 0 ? { tags: [tag, narrow] } : {}));
+    const res = await get(`/api/sdk/markets?tags=${tag},${narrow}`);
+    assert.equal(res.body.total, 5);
+    assert.equal(res.body.truncated, false);
+    assert.ok(
+      res.body.markets.every((m: { tags: string[] }) => m.tags.includes(narrow)),
+      'ALL tags must match',
+    );
+  });
+
+  it('sorts by 24 h volume by default (ties newest first), and newest first with sort=recent/created', async () => {
+    const tag = uniqueTag();
+    const docs = await bulkMarkets(4, tag, (i) => ({ volume24hMicro: i < 2 ? 5_000_000 : i * 1_000_000 }));
+    const byVolume = (await get(`/api/sdk/markets?tags=${tag}`)).body.markets.map(
+      (m: { id: string }) => m.id,
+    );
+    assert.deepEqual(byVolume, [docs[0]!._id, docs[1]!._id, docs[3]!._id, docs[2]!._id]);
+    for (const sort of ['recent', 'created']) {
+      const newest = (await get(`/api/sdk/markets?tags=${tag}&sort=${sort}`)).body.markets.map(
+        (m: { id: string }) => m.id,
+      );
+      assert.deepEqual(
+        newest,
+        docs.map((d) => d._id),
+      );
+    }
+  });
+
+  it('when a parameter, venue or sort value is unknown, then a warning names the valid ones and the closest match', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(2, tag);
+    const res = await get(`/api/sdk/markets?tags=${tag}&tag=x&sort=volumne&venue=polymarkt`);
+    assert.equal(res.status, 200);
+    assert.match(res.body.warning, /'tag' \(did you mean 'tags'\?\)/);
+    assert.match(
+      res.body.warning,
+      /Unknown sort 'volumne' ignored \(did you mean 'volume'\?\)\. Valid values: volume, recent, created\./,
+    );
+    assert.match(res.body.warning, /Unknown venue 'polymarkt' ignored \(did you mean 'polymarket'\?\)/);
+    assert.equal(res.body.markets.length, 2, 'unknown values are ignored, not errors');
+  });
+
+  it('when a legacy alias of sim is used, then it means sim with a deprecation warning; venue=sim lists sim-tradeable markets', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(2, tag, (i) => (i === 0 ? { importSource: 'polymarket' } : {}));
+    const sim = await get(`/api/sdk/markets?tags=${tag}&venue=sim`);
+    assert.equal(sim.body.markets.length, 2, 'imported markets are tradeable on sim too');
+    const sandbox = await get(`/api/sdk/markets?tags=${tag}&venue=sandbox`);
+    assert.match(sandbox.body.warning, /venue 'sandbox' is deprecated; use 'sim'/);
+    const poly = await get(`/api/sdk/markets?tags=${tag}&import_source=polymarket`);
+    assert.equal(poly.body.markets.length, 1);
+    assert.equal(poly.body.markets[0].import_source, 'polymarket');
+  });
+
+  it('q searches question and tags case-insensitively (min 2 characters); ids lists up to 50 of any status', async () => {
+    const tag = uniqueTag();
+    const docs = await bulkMarkets(3, tag, (i) =>
+      i === 2 ? { status: 'resolved', outcome: true, resolvedAt: new Date() } : {},
+    );
+    const byQuestion = await get(`/api/sdk/markets?q=${tag.toUpperCase()}%20%230`);
+    assert.deepEqual(
+      byQuestion.body.markets.map((m: { id: string }) => m.id),
+      [docs[0]!._id],
+    );
+    const byTag = await get(`/api/sdk/markets?q=${tag}`);
+    assert.equal(byTag.body.markets.length, 2, 'active only by default');
+    const ids = await get(`/api/sdk/markets?ids=${docs.map((d) => d._id).join(',')}`);
+    assert.equal(ids.body.markets.length, 3, 'ids without status: all statuses');
+    const idsActive = await get(`/api/sdk/markets?ids=${docs.map((d) => d._id).join(',')}&status=active`);
+    assert.equal(idsActive.body.markets.length, 2);
+    const short = await get('/api/sdk/markets?q=a');
+    assert.equal(short.status, 422);
+    assert.deepEqual(short.body.detail[0].loc, ['query', 'q']);
+    const tooMany = await get(
+      `/api/sdk/markets?ids=${Array.from({ length: 51 }, () => randomUUID()).join(',')}`,
+    );
+    assert.equal(tooMany.status, 422);
+  });
+
+  it('tradeable_only hides active markets whose book is unavailable, and an empty answer explains itself', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(2, tag, () => ({ isOrderbookOpen: false }));
+    const hidden = await get(`/api/sdk/markets?tags=${tag}`);
+    assert.equal(hidden.body.markets.length, 0);
+    assert.equal(hidden.body.empty_reason, 'not_tradeable');
+    assert.equal(hidden.body.matched_before_tradeable_filter, 2);
+    assert.match(hidden.body.hint, /tradeable_only=false/);
+    const shown = await get(`/api/sdk/markets?tags=${tag}&tradeable_only=false`);
+    assert.equal(shown.body.markets.length, 2);
+    const none = await get(`/api/sdk/markets?q=${uniqueTag()}`);
+    assert.equal(none.body.empty_reason, 'no_match_for_query');
+    assert.equal(none.body.matched_before_tradeable_filter, 0);
+    assert.equal(typeof none.body.hint, 'string');
+  });
+
+  it('tracking markets are hidden unless include_analytics_only=true', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(1, tag, () => ({ analyticsOnly: true, simTradeable: false }));
+    assert.equal((await get(`/api/sdk/markets?tags=${tag}`)).body.markets.length, 0);
+    const shown = await get(`/api/sdk/markets?tags=${tag}&include_analytics_only=true`);
+    assert.equal(shown.body.markets.length, 1);
+    assert.equal(shown.body.markets[0].sim_tradeable, false);
+  });
+
+  it('seconds_to_resolution is computed at response time: positive ahead, negative once passed, null without resolves_at', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(3, tag, (i) => ({
+      resolvesAt:
+        i === 0 ? new Date(Date.now() + 3600_000) : i === 1 ? new Date(Date.now() - 3600_000) : null,
+      volume24hMicro: (3 - i) * 1e6,
+    }));
+    const rows = (await get(`/api/sdk/markets?tags=${tag}`)).body.markets;
+    assert.ok(rows[0].seconds_to_resolution > 3500 && rows[0].seconds_to_resolution <= 3600);
+    assert.ok(rows[1].seconds_to_resolution < -3500);
+    assert.equal(rows[2].seconds_to_resolution, null);
+    for (const key of [
+      'polymarket_id',
+      'polymarket_token_id',
+      'polymarket_no_token_id',
+      'external_price_yes',
+      'resolution_criteria',
+      'url',
+    ])
+      assert.ok(key in rows[0], key);
+    const soon = await get(`/api/sdk/markets?tags=${tag}&max_hours_to_resolution=2`);
+    assert.equal(soon.body.markets.length, 1);
+  });
+
+  describe('history', () => {
+    it('when a market trades, then its history shows the price move at the interval grid, oldest first', async () => {
+      const market = await makeMarket({ p0: 0.5 });
+      const buy = await trade(agent, { market_id: market._id, side: 'yes', amount: 300 });
+      const res = await get(`/api/sdk/markets/${market._id}/history?hours=2&interval=5`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.market_id, market._id);
+      assert.equal(res.body.interval_minutes, 5);
+      assert.equal(res.body.points.length, 24);
+      const first = res.body.points[0];
+      assert.equal(first.price_yes, 0.5);
+      assert.equal(first.price_no, 0.5);
+      const last = res.body.points.at(-1);
+      const stamps = res.body.points.map((p: { timestamp: string }) => Date.parse(p.timestamp));
+      assert.ok(stamps.every((t: number, i: number) => i === 0 || t - stamps[i - 1] === 5 * 60_000));
+      // The trade is inside the last interval unless it just crossed a boundary: the newest point is the old or the new price.
+      assert.ok([0.5, buy.body.new_price].includes(last.price_yes));
+      const defaults = await get(`/api/sdk/markets/${market._id}/history`);
+      assert.equal(defaults.body.points.length, 96, '24 h at 15 min by default');
+    });
+
+    it('when hours or interval are out of range, then 422 with fix; an unknown market is 404', async () => {
+      const market = await makeMarket();
+      for (const query of ['hours=169', 'hours=0', 'interval=4']) {
+        const res = await get(`/api/sdk/markets/${market._id}/history?${query}`);
+        assert.equal(res.status, 422, query);
+        assert.equal(typeof res.body.fix, 'string');
+      }
+      assert.equal((await get(`/api/sdk/markets/${randomUUID()}/history`)).status, 404);
+    });
+  });
+
+  it('GET /api/markets answers the public catalogue without auth', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(3, tag, (i) => ({ volume24hMicro: (i + 1) * 10_000_000 }));
+    const res = await api().get(`/api/markets?tags=${tag}&limit=2&min_volume=15`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.markets.length, 2);
+    assert.ok(res.body.markets[0].volume_24h >= res.body.markets[1].volume_24h);
+    const ending = await api().get(`/api/markets?tags=${tag}&status=ending`);
+    assert.deepEqual(
+      ending.body.markets.map((m: { resolves_at: string }) => m.resolves_at),
+      [...ending.body.markets.map((m: { resolves_at: string }) => m.resolves_at)].sort(),
+    );
+  });
+});
