@@ -37,6 +37,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         describe: 'registrations per minute per IP',
         key: (req) => req.ip ?? 'unknown',
       }),
+      context: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
+        name: 'context',
+        points: 300,
+        durationSeconds: 60,
+        describe: 'context requests per minute per agent',
+        key: (req) => req.agent?._id ?? req.ip ?? 'unknown',
+      }),
     },
   });
 

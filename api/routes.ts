@@ -12,6 +12,7 @@ import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
 import { adminHandlers } from './handlers/admin.handlers.js';
 import { agentHandlers } from './handlers/agents.handlers.js';
 import { marketHandlers } from './handlers/markets.handlers.js';
+import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { systemHandlers } from './handlers/system.handlers.js';
 import { requireAgent } from './http/agent-auth.js';
@@ -23,6 +24,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...agentHandlers,
   ...marketHandlers,
   ...tradingHandlers,
+  ...readHandlers,
   ...adminHandlers,
   ...systemHandlers,
 };
@@ -50,9 +52,10 @@ export function registerEndpoints(
   for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, EndpointSpec][]) {
     const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
     const chain: RequestHandler[] = [];
-    if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);
+    // After auth, so that per-agent limits know the agent (per-IP limits work either way).
+    if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);
     if (spec.body) chain.push(bodyParser);
     chain.push(async (req, res) => {
       const query = (req.query ?? {}) as Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { Deps } from '../../shared/infra/deps.js';
 export type AuthMode = 'none' | 'agent' | 'operator';
 
 /** Named per-IP/per-agent limits; the numbers come from config. */
-export type RateLimitName = 'register';
+export type RateLimitName = 'register' | 'context';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and

@@ -1,6 +1,7 @@
 import { adminEndpoints } from './admin.endpoints.js';
 import { agentEndpoints } from './agents.endpoints.js';
 import { marketEndpoints } from './markets.endpoints.js';
+import { readEndpoints } from './reads.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
 import { tradingEndpoints } from './trading.endpoints.js';
 
@@ -9,6 +10,7 @@ export const ENDPOINTS = {
   ...agentEndpoints,
   ...marketEndpoints,
   ...tradingEndpoints,
+  ...readEndpoints,
   ...adminEndpoints,
   ...systemEndpoints,
 };

@@ -1,8 +1,25 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
-import { price, stateAt, type LmsrState } from '../venues/sim/lmsr.js';
+import { price, stateAt } from '../venues/sim/lmsr.js';
 
 const px = (p: number) => Math.round(p * 1e6) / 1e6;
+
+/** The YES price the book opened at (before any event). */
+export function openingPrice(book: { b: number; q0Yes: number; q0No: number }): number {
+  return price({ ...stateAt(book.b, 0.5), qYes: book.q0Yes, qNo: book.q0No }, 'yes');
+}
+
+/** The YES price at instant `at`: the price after the last event at or before it. */
+export async function priceAt(
+  models: Models,
+  market: { _id: string; book: { b: number; q0Yes: number; q0No: number } },
+  at: Date,
+): Promise<number> {
+  const last = await models.MarketEvent.findOne({ marketId: market._id, at: { $lte: at } }, { priceAfter: 1 })
+    .sort({ seq: -1 })
+    .lean();
+  return px(last?.priceAfter ?? openingPrice(market.book));
+}
 
 /**
  * Price history from the market's event log: the book's price only moves on an event (a fill, the
@@ -36,9 +53,7 @@ export async function priceHistory(
       .sort({ seq: 1 })
       .lean(),
   ]);
-  const opening: LmsrState = stateAt(market.book.b, 0.5);
-  const initial = price({ ...opening, qYes: market.book.q0Yes, qNo: market.book.q0No }, 'yes');
-  let current = before?.priceAfter ?? initial;
+  let current = before?.priceAfter ?? openingPrice(market.book);
   const points: { timestamp: string; price_yes: number; price_no: number }[] = [];
   let i = 0;
   for (let t = start + stepMs; t <= end; t += stepMs) {

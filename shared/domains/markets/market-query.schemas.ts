@@ -28,14 +28,10 @@ export const MarketListQuerySchema = z.object({
     .enum(['active', 'closed', 'resolved', 'all'])
     .optional()
     .meta({ description: 'Default `active`; omitted together with `ids`: all statuses.' }),
-  venue: z
-    .string()
-    .max(40)
-    .optional()
-    .meta({
-      description:
-        '`sim` (every sim-tradeable market), `polymarket` or `kalshi`; `simmer`/`sandbox` are deprecated aliases of `sim`.',
-    }),
+  venue: z.string().max(40).optional().meta({
+    description:
+      '`sim` (every sim-tradeable market), `polymarket` or `kalshi`; `simmer`/`sandbox` are deprecated aliases of `sim`.',
+  }),
   import_source: z
     .string()
     .max(40)
@@ -50,24 +46,18 @@ export const MarketListQuerySchema = z.object({
     .meta({ description: 'Case-insensitive search over question and tags.' }),
   ids: csv(50, 'ids').optional().meta({ description: 'Comma-separated market ids, at most 50.' }),
   tags: csv(20, 'tags').optional().meta({ description: 'Comma-separated; a market must carry ALL of them.' }),
-  sort: z
-    .string()
-    .max(40)
-    .optional()
-    .meta({
-      description:
-        '`volume` (default: 24 h volume, ties newest first), `recent`/`created` (newest first), `opportunity`.',
-    }),
+  sort: z.string().max(40).optional().meta({
+    description:
+      '`volume` (default: 24 h volume, ties newest first), `recent`/`created` (newest first), `opportunity`.',
+  }),
   include: z
     .string()
     .max(200)
     .optional()
     .meta({ description: 'Comma-separated optional fields; `resolution_criteria` is returned by default.' }),
-  tradeable_only: boolParam
-    .default(true)
-    .meta({
-      description: 'Default true; false also lists active markets whose order book is marked unavailable.',
-    }),
+  tradeable_only: boolParam.default(true).meta({
+    description: 'Default true; false also lists active markets whose order book is marked unavailable.',
+  }),
   include_analytics_only: boolParam
     .default(false)
     .meta({ description: 'Include tracking markets (real trading only).' }),

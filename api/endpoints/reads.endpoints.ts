@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { endpoint } from './endpoint.js';
+import { MarketIdParamsSchema } from './markets.endpoints.js';
+
+const PositionObject = z
+  .looseObject({
+    has_position: z.boolean(),
+    side: z.string().nullable(),
+    shares: z.number(),
+    avg_cost_basis: z.number().nullable(),
+    current_value: z.number(),
+    unrealized_pnl: z.number(),
+    pnl_pct: z.number(),
+    position_age_hours: z.number().nullable(),
+  })
+  .meta({ id: 'ContextPosition' });
+
+export const ContextQuerySchema = z.object({
+  my_probability: z.coerce
+    .number()
+    .min(0, 'my_probability is a probability between 0 and 1')
+    .max(1, 'my_probability is a probability between 0 and 1')
+    .optional(),
+  venue: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      z.enum(['all', 'sim', 'polymarket', 'kalshi']),
+    )
+    .default('all'),
+});
+
+export const readEndpoints = {
+  context: endpoint({
+    method: 'get',
+    path: '/api/sdk/context/{market_id}',
+    auth: 'agent',
+    tag: 'Reads',
+    summary: 'Everything to check before trading one market: prices, position, discipline, slippage, edge',
+    description: '300 requests per minute per agent.',
+    params: MarketIdParamsSchema,
+    query: ContextQuerySchema,
+    response: z
+      .looseObject({
+        market: z.looseObject({
+          id: z.string(),
+          question: z.string(),
+          current_price: z.number(),
+          status: z.string(),
+        }),
+        position: PositionObject,
+        positions: z.object({
+          sim: PositionObject.nullable(),
+          polymarket: PositionObject.nullable(),
+          kalshi: PositionObject.nullable(),
+        }),
+        discipline: z.looseObject({
+          direction_changes_24h: z.number(),
+          warning_level: z.enum(['none', 'mild', 'severe']),
+        }),
+        slippage: z.looseObject({
+          venue: z.string(),
+          spread_pct: z.number(),
+          estimates: z.array(z.record(z.string(), z.unknown())),
+        }),
+        edge: z.looseObject({
+          suggested_threshold: z.number(),
+          base_threshold: z.number(),
+          time_factor: z.number(),
+          recommendation: z.enum(['TRADE', 'HOLD', 'SKIP']),
+        }),
+        recent_trades: z.array(z.record(z.string(), z.unknown())),
+        warnings: z.array(z.string()),
+      })
+      .meta({ id: 'MarketContext' }),
+    errors: [404, 429],
+    rateLimit: 'context',
+  }),
+};
