@@ -12,6 +12,7 @@ import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
 import { adminHandlers } from './handlers/admin.handlers.js';
 import { agentHandlers } from './handlers/agents.handlers.js';
 import { marketHandlers } from './handlers/markets.handlers.js';
+import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { systemHandlers } from './handlers/system.handlers.js';
@@ -25,6 +26,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...marketHandlers,
   ...tradingHandlers,
   ...readHandlers,
+  ...leaderboardHandlers,
   ...adminHandlers,
   ...systemHandlers,
 };

@@ -13,6 +13,14 @@ export const SCHEDULES: ScheduleSpec[] = [
       });
     },
   },
+  {
+    name: 'remark-leaderboard',
+    // Every minute: P&L of open positions follows prices, so the leaderboard is re-marked.
+    cron: '* * * * *',
+    tick: async (deps, scheduledAt) => {
+      await deps.queues.enqueue('remark-leaderboard', { slot: minuteSlot(scheduledAt) });
+    },
+  },
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

@@ -1,6 +1,10 @@
 import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
 import { ping, recordHeartbeatProcessor } from './processors/system.processors.js';
-import { executeTradeProcessor, settleMarketProcessor } from './processors/trading.processors.js';
+import {
+  executeTradeProcessor,
+  remarkLeaderboardProcessor,
+  settleMarketProcessor,
+} from './processors/trading.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -8,4 +12,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-heartbeat': recordHeartbeatProcessor,
   'execute-trade': executeTradeProcessor,
   'settle-market': settleMarketProcessor,
+  'remark-leaderboard': remarkLeaderboardProcessor,
 };

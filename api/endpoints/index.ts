@@ -1,5 +1,6 @@
 import { adminEndpoints } from './admin.endpoints.js';
 import { agentEndpoints } from './agents.endpoints.js';
+import { leaderboardEndpoints } from './leaderboard.endpoints.js';
 import { marketEndpoints } from './markets.endpoints.js';
 import { readEndpoints } from './reads.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
@@ -11,6 +12,7 @@ export const ENDPOINTS = {
   ...marketEndpoints,
   ...tradingEndpoints,
   ...readEndpoints,
+  ...leaderboardEndpoints,
   ...adminEndpoints,
   ...systemEndpoints,
 };

@@ -6,6 +6,7 @@ import { marketModel } from './markets/market.model.js';
 import { positionModel } from './positions/position.model.js';
 import { tradeModel } from './trading/trade.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
+import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
@@ -18,6 +19,7 @@ export function createModels(conn: Connection) {
     Position: positionModel(conn),
     Trade: tradeModel(conn),
     Heartbeat: heartbeatModel(conn),
+    LeaderboardMeta: leaderboardMetaModel(conn),
     ScheduleRun: scheduleRunModel(conn),
   };
 }

@@ -85,6 +85,7 @@ describe('queue plumbing #integration', () => {
       'record-heartbeat': { slot: '202611220400', scheduledAt: '2026-11-22T04:00:00.000Z' },
       'execute-trade': { tradeId: '00000000-0000-4000-8000-000000000001' },
       'settle-market': { marketId: '00000000-0000-4000-8000-000000000002' },
+      'remark-leaderboard': { slot: '202611220400' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

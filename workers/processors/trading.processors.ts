@@ -1,3 +1,4 @@
+import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
@@ -8,3 +9,6 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
 
 export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) =>
   settleMarket(deps.models, data.marketId, deps.clock);
+
+export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
+  remarkLeaderboard(deps.models, deps.clock());

@@ -27,6 +27,9 @@ const agentSchema = new Schema(
     /** Sequence number of the last ledger entry applied to this document (see ledger/ledger.ts). */
     ledgerSeq: { type: Number, required: true, default: 0 },
     simTradesCount: { type: Number, required: true, default: 0 },
+    /** Realised P&L plus open positions marked at the last leaderboard re-mark (see reads/leaderboard.ts). */
+    leaderboardPnlMicro: { type: Number, required: true, default: 0 },
+    markedAt: { type: Date, default: null },
     realTradesCount: { type: Number, required: true, default: 0 },
     tradesCount: { type: Number, required: true, default: 0 },
     winCount: { type: Number, required: true, default: 0 },
@@ -39,6 +42,8 @@ const agentSchema = new Schema(
 agentSchema.index({ apiKeyHash: 1 }, { unique: true });
 agentSchema.index({ claimCode: 1 }, { unique: true });
 agentSchema.index({ claimedBy: 1, status: 1 });
+// The leaderboard page: agents that traded, best P&L first.
+agentSchema.index({ tradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
 
 export type AgentRecord = InferSchemaType<typeof agentSchema> & { _id: string };
 export type AgentDoc = HydratedDocument<AgentRecord>;

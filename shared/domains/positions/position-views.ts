@@ -2,12 +2,24 @@ import { fromMicro } from '../money.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { PositionRecord } from './position.model.js';
 
-/** Value of a position at the market's current YES price (resolved markets: the outcome). */
+/**
+ * Value of a position at the market's current YES price (resolved markets: the outcome). With
+ * `external`, imported markets are marked at the venue's price, so an agent cannot pump its own
+ * mark on the sim book (used by the leaderboard).
+ */
 export function markMicro(
-  p: PositionRecord,
-  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'>,
+  p: Pick<PositionRecord, 'sharesYesMicro' | 'sharesNoMicro' | 'reservedYesMicro' | 'reservedNoMicro'>,
+  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & { externalPriceYes?: number | null },
+  external = false,
 ): number {
-  const yes = m.status === 'resolved' && m.outcome !== null ? (m.outcome ? 1 : 0) : m.currentPrice;
+  const resolved = m.status === 'resolved' && m.outcome !== null;
+  const yes = resolved
+    ? m.outcome
+      ? 1
+      : 0
+    : external && m.externalPriceYes != null
+      ? m.externalPriceYes
+      : m.currentPrice;
   return Math.round(
     (p.sharesYesMicro + p.reservedYesMicro) * yes + (p.sharesNoMicro + p.reservedNoMicro) * (1 - yes),
   );

@@ -67,6 +67,18 @@ export const JOBS = {
     },
     jobId: (d) => `settle-market-${d.marketId}`,
   }),
+  /** Re-marks every agent's P&L at current prices; one per minute slot. */
+  'remark-leaderboard': define({
+    queue: 'leaderboard',
+    schema: z.object({ slot: z.string().regex(/^\d{12}$/) }),
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `remark-leaderboard-${d.slot}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -9,6 +9,8 @@ export const QUEUE_NAMES = [
   'trades',
   /** Paying out resolved markets. */
   'settlement',
+  /** Re-marking the leaderboard. */
+  'leaderboard',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,0 +1,25 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** Totals the leaderboard shows, refreshed with each re-mark so a read never counts agents. */
+const leaderboardMetaSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    totalAgents: { type: Number, required: true, default: 0 },
+    markedAt: { type: Date, default: null },
+  },
+  { collection: 'leaderboard_meta', versionKey: false },
+);
+
+export interface LeaderboardMetaRecord {
+  _id: string;
+  totalAgents: number;
+  markedAt: Date | null;
+}
+export type LeaderboardMetaModel = Model<LeaderboardMetaRecord>;
+
+export function leaderboardMetaModel(conn: Connection): LeaderboardMetaModel {
+  return (
+    (conn.models.LeaderboardMeta as LeaderboardMetaModel | undefined) ??
+    conn.model<LeaderboardMetaRecord>('LeaderboardMeta', leaderboardMetaSchema)
+  );
+}

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent } from '../support/http.js';
+
+const board = async () => (await api().get('/api/leaderboard/sdk-agents?limit=500')).body;
+
+describe('leaderboard #integration', () => {
+  it('when agents trade and a market settles, then they are ranked by total P&L with open positions marked, and only traders appear', async () => {
+    const { deps, operatorToken } = testContext();
+    const [winner, loser, holder, idle] = await Promise.all([
+      registerAgent({ name: 'lb-winner' }),
+      registerAgent({ name: 'lb-loser' }),
+      registerAgent({ name: 'lb-holder' }),
+      registerAgent({ name: 'lb-idle' }),
+    ]);
+    const settled = await makeMarket({ p0: 0.5 });
+    const open = await makeMarket({ p0: 0.5 });
+    await trade(winner, { market_id: settled._id, side: 'yes', amount: 200 });
+    await trade(loser, { market_id: settled._id, side: 'no', amount: 300 });
+    await trade(holder, { market_id: open._id, side: 'yes', amount: 100 });
+    // Someone else pushes the open market up: the holder's position gains value while still open.
+    const pusher = await registerAgent({ name: 'lb-pusher' });
+    await trade(pusher, { market_id: open._id, side: 'yes', amount: 2000 });
+    const resolved = await api()
+      .post(`/api/admin/markets/${settled._id}/resolve`)
+      .set('Authorization', `Bearer ${operatorToken}`)
+      .send({ outcome: true });
+    assert.equal(resolved.status, 200);
+    await remarkLeaderboard(deps.models, deps.clock());
+
+    const res = await board();
+    const byName = (name: string) => res.entries.find((e: { name: string }) => e.name === name);
+    const w = byName('lb-winner');
+    const l = byName('lb-loser');
+    const h = byName('lb-holder');
+    assert.ok(w && l && h, 'traders are listed');
+    assert.equal(byName('lb-idle'), undefined, 'an agent without trades is not listed');
+    assert.ok(w.total_pnl > 0 && l.total_pnl === -300, `${w.total_pnl} / ${l.total_pnl}`);
+    assert.ok(h.total_pnl > 0, 'an open position is marked at the current price');
+    assert.ok(w.rank < l.rank && h.rank < l.rank);
+    const ranks = res.entries.map((e: { rank: number }) => e.rank);
+    assert.deepEqual(
+      ranks,
+      ranks.map((_: number, i: number) => i + 1),
+    );
+    const pnls = res.entries.map((e: { total_pnl: number }) => e.total_pnl);
+    assert.deepEqual(
+      pnls,
+      [...pnls].sort((a, b) => b - a),
+      'ranked by total P&L',
+    );
+    assert.equal(w.win_count, 1);
+    assert.equal(l.loss_count, 1);
+    assert.equal(w.is_claimed, false);
+    assert.equal(w.trades_count, 1);
+    for (const key of [
+      'id',
+      'name',
+      'status',
+      'description',
+      'owner_wallet_address',
+      'created_at',
+      'last_trade_at',
+      'pnl_percent',
+      'win_rate',
+    ])
+      assert.ok(key in w, key);
+    assert.equal(res.total_agents, await deps.models.Agent.countDocuments({ tradesCount: { $gt: 0 } }));
+    assert.ok(idle);
+  });
+
+  it('when an agent is suspended, then it keeps its place and history on the board', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent({ name: 'lb-suspended' });
+    await trade(agent, { market_id: (await makeMarket())._id, side: 'yes', amount: 5 });
+    await deps.models.Agent.updateOne({ _id: agent.agent_id }, { $set: { status: 'suspended' } });
+    await remarkLeaderboard(deps.models, deps.clock());
+    const entry = (await board()).entries.find((e: { id: string }) => e.id === agent.agent_id);
+    assert.equal(entry.status, 'suspended');
+    assert.equal(entry.trades_count, 1);
+  });
+
+  it('GET /api/leaderboard/all answers every list, never null, without auth', async () => {
+    const res = await api().get('/api/leaderboard/all?limit=5');
+    assert.equal(res.status, 200);
+    assert.ok(res.body.sdk_agents.length <= 5);
+    assert.deepEqual(res.body.native_agents, []);
+    assert.deepEqual(res.body.polymarket, []);
+    assert.deepEqual(res.body.kalshi, []);
+  });
+});
