@@ -75,4 +75,45 @@ export const readEndpoints = {
     errors: [404, 429],
     rateLimit: 'context',
   }),
+  briefing: endpoint({
+    method: 'get',
+    path: '/api/sdk/briefing',
+    auth: 'agent',
+    tag: 'Reads',
+    summary:
+      'One-call briefing: balances and P&L per venue, positions needing attention, actions, opportunities, performance, risk',
+    query: z.object({
+      since: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .meta({ description: 'ISO timestamp; default 24 hours ago.' }),
+      skill_versions: z
+        .string()
+        .max(5000)
+        .optional()
+        .meta({
+          description: 'JSON object {slug: version} sent by the Python SDK; accepted for compatibility.',
+        }),
+    }),
+    response: z
+      .looseObject({
+        venues: z.object({
+          sim: z.record(z.string(), z.unknown()),
+          polymarket: z.record(z.string(), z.unknown()).nullable(),
+          kalshi: z.record(z.string(), z.unknown()).nullable(),
+        }),
+        opportunities: z.looseObject({
+          new_markets: z.array(z.record(z.string(), z.unknown())),
+          recommended_skills: z.array(z.unknown()),
+        }),
+        performance: z.looseObject({ total_pnl: z.number(), pnl_percent: z.number() }),
+        risk_alerts: z.array(z.unknown()),
+        triggered_risk_alerts: z.array(z.unknown()),
+        risk_warnings: z.array(z.string()),
+        sdk_update: z.record(z.string(), z.unknown()),
+        skill_updates: z.array(z.unknown()),
+        checked_at: z.string(),
+      })
+      .meta({ id: 'Briefing' }),
+  }),
 };

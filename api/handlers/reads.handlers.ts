@@ -1,3 +1,4 @@
+import { briefing } from '../../shared/domains/reads/briefing.js';
 import { marketContext } from '../../shared/domains/reads/context.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
@@ -14,5 +15,10 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
       claimUrl: agent.claimedBy ? null : claimUrlFor(baseUrl)(agent.claimCode),
       now: deps.clock(),
     });
+  },
+  briefing: async ({ deps, agent, query }) => {
+    const now = deps.clock();
+    const since = query.since ? new Date(query.since) : new Date(now.getTime() - 24 * 3600_000);
+    return briefing(deps.models, agent.toObject(), { since, now, baseUrl: publicBaseUrl(deps.env) });
   },
 };

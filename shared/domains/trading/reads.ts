@@ -13,7 +13,7 @@ import {
   type TradesQuerySchema,
 } from './reads.schemas.js';
 
-async function positionsWithMarkets(models: Models, agentId: string, venue?: string) {
+export async function positionsWithMarkets(models: Models, agentId: string, venue?: string) {
   const filter: Record<string, unknown> = { agentId };
   if (venue) filter.venue = venue;
   const positions = await models.Position.find(filter).lean();

@@ -1,0 +1,151 @@
+import type { AgentRecord } from '../agents/agent.model.js';
+import { priceAt } from '../markets/history.js';
+import { marketView } from '../markets/market-view.js';
+import type { Models } from '../models.js';
+import { fromMicro } from '../money.js';
+import { markMicro } from '../positions/position-views.js';
+import { positionsWithMarkets } from '../trading/reads.js';
+import { humanDuration } from './context.js';
+import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
+
+const BIG_MOVE = 0.1;
+const SOON_SECONDS = 24 * 3600;
+const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * `GET /api/sdk/briefing` (spec §2.4, client-contract §6.5): one call that tells an agent where it
+ * stands and what needs attention since `since`.
+ */
+export async function briefing(
+  models: Models,
+  agent: AgentRecord,
+  opts: { since: Date; now: Date; baseUrl: string },
+) {
+  const { since, now, baseUrl } = opts;
+  const rows = (await positionsWithMarkets(models, agent._id, 'sim')).filter(
+    ({ p }) => p.status !== 'settled',
+  );
+  const open = rows.filter(
+    ({ p }) => p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
+  );
+  let valueMicro = 0;
+  let unrealizedMicro = 0;
+  const attention = [];
+  const actions: string[] = [];
+  for (const { p, m } of open) {
+    const value = markMicro(p, m);
+    const cost = p.costYesMicro + p.costNoMicro;
+    valueMicro += value;
+    unrealizedMicro += value - cost;
+    const side = p.sharesYesMicro >= p.sharesNoMicro ? 'yes' : 'no';
+    const before = await priceAt(models, m, since);
+    const move = m.currentPrice - before;
+    const seconds = m.resolvesAt ? (m.resolvesAt.getTime() - now.getTime()) / 1000 : null;
+    const reasons: string[] = [];
+    if (m.status === 'resolved') reasons.push('resolved');
+    else {
+      if (Math.abs(move) >= BIG_MOVE) reasons.push('big_move');
+      if (seconds !== null && seconds <= SOON_SECONDS) reasons.push('resolving_soon');
+    }
+    if (!reasons.length) continue;
+    attention.push({
+      market_id: m._id,
+      question: m.question,
+      url: marketView(m, baseUrl, now).url,
+      side,
+      shares: fromMicro(side === 'yes' ? p.sharesYesMicro : p.sharesNoMicro),
+      current_price: r6(m.currentPrice),
+      pnl: fromMicro(value - cost),
+      move_pct: Math.round(move * 1e4) / 100,
+      time_to_resolution: seconds === null ? null : humanDuration(seconds),
+      reasons,
+    });
+    if (reasons.includes('resolved'))
+      actions.push(
+        `"${m.question}" resolved ${m.outcome ? 'YES' : 'NO'}: the payout is being settled to your balance.`,
+      );
+    if (reasons.includes('resolving_soon'))
+      actions.push(
+        `"${m.question}" resolves in ${humanDuration(seconds!)}: decide whether to hold your ${side.toUpperCase()} shares or sell.`,
+      );
+    if (reasons.includes('big_move'))
+      actions.push(
+        `"${m.question}" moved ${Math.round(move * 100)} points since ${since.toISOString()}: re-check your thesis.`,
+      );
+  }
+  const realizedMicro = agent.realizedPnlMicro;
+  const pnlMicro = realizedMicro + unrealizedMicro;
+  const holdings = agent.balanceMicro + valueMicro;
+  const riskWarnings: string[] = [];
+  if (agent.status === 'broke')
+    riskWarnings.push('Your sim balance is zero: register a new agent to keep trading.');
+  else if (agent.balanceMicro < agent.startingBalanceMicro * 0.1)
+    riskWarnings.push('Less than 10% of your starting balance is left in cash.');
+  const largest = Math.max(0, ...open.map(({ p, m }) => markMicro(p, m)));
+  if (holdings > 0 && largest > holdings * 0.5)
+    riskWarnings.push('More than half of your holdings sit in one market.');
+  if (!open.length && agent.tradesCount === 0)
+    actions.push(
+      'You have not traded yet: find a market with GET /api/sdk/markets and check it with GET /api/sdk/context/{market_id}.',
+    );
+
+  const [newMarkets, rank, meta] = await Promise.all([
+    models.Market.find({ status: 'active', analyticsOnly: false, createdAt: { $gte: since } })
+      .sort({ createdAt: -1 })
+      .limit(10)
+      .lean(),
+    rankOf(models, agent),
+    models.LeaderboardMeta.findById(SDK_AGENTS_BOARD).lean(),
+  ]);
+  const decided = agent.winCount + agent.lossCount;
+  return {
+    venues: {
+      sim: {
+        currency: '$SIM',
+        balance: fromMicro(agent.balanceMicro),
+        cash_balance: fromMicro(agent.balanceMicro),
+        portfolio_value: fromMicro(holdings),
+        pnl: fromMicro(pnlMicro),
+        realized_pnl: fromMicro(realizedMicro),
+        unrealized_pnl: fromMicro(unrealizedMicro),
+        positions_count: open.length,
+        positions_needing_attention: attention,
+        actions,
+      },
+      polymarket: null,
+      kalshi: null,
+    },
+    opportunities: {
+      new_markets: newMarkets.map((m) => {
+        const v = marketView(m, baseUrl, now);
+        return {
+          market_id: v.id,
+          question: v.question,
+          current_probability: v.current_probability,
+          volume_24h: v.volume_24h,
+          resolves_at: v.resolves_at,
+          url: v.url,
+          tags: v.tags,
+        };
+      }),
+      recommended_skills: [],
+    },
+    performance: {
+      total_pnl: fromMicro(pnlMicro),
+      pnl_percent: agent.startingBalanceMicro
+        ? Math.round((pnlMicro / agent.startingBalanceMicro) * 1e4) / 100
+        : 0,
+      win_rate: decided ? Math.round((agent.winCount / decided) * 1e4) / 1e4 : 0,
+      rank,
+      total_agents: meta?.totalAgents ?? 0,
+    },
+    risk_alerts: [],
+    triggered_risk_alerts: [],
+    risk_warnings: riskWarnings,
+    sdk_update: { update_available: false },
+    skill_updates: [],
+    since: since.toISOString(),
+    checked_at: now.toISOString(),
+    agent_id: agent._id,
+  };
+}

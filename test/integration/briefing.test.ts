@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+
+const brief = (agent: RegisteredAgent, query = '') =>
+  api().get(`/api/sdk/briefing${query}`).set('Authorization', `Bearer ${agent.api_key}`);
+
+describe('briefing #integration', () => {
+  it('when a new agent asks, then sim is the only venue bucket, with a first action and new markets', async () => {
+    const agent = await registerAgent();
+    await makeMarket();
+    const res = await brief(agent);
+    assert.equal(res.status, 200);
+    const sim = res.body.venues.sim;
+    assert.equal(sim.currency, '$SIM');
+    assert.equal(sim.balance, 10000);
+    assert.equal(sim.cash_balance, 10000);
+    assert.equal(sim.portfolio_value, 10000);
+    assert.equal(sim.pnl, 0);
+    assert.equal(sim.positions_count, 0);
+    assert.deepEqual(sim.positions_needing_attention, []);
+    assert.match(sim.actions[0], /not traded yet/);
+    assert.equal(res.body.venues.polymarket, null);
+    assert.equal(res.body.venues.kalshi, null);
+    assert.ok(
+      res.body.opportunities.new_markets.length >= 1 && res.body.opportunities.new_markets.length <= 10,
+    );
+    assert.deepEqual(res.body.opportunities.recommended_skills, []);
+    assert.equal(res.body.performance.total_pnl, 0);
+    assert.equal(res.body.performance.rank, null);
+    for (const key of ['risk_alerts', 'triggered_risk_alerts', 'risk_warnings', 'skill_updates'])
+      assert.ok(Array.isArray(res.body[key]), key);
+    assert.equal(typeof res.body.sdk_update, 'object');
+    assert.ok(!Number.isNaN(Date.parse(res.body.checked_at)));
+    const future = await brief(
+      agent,
+      `?since=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`,
+    );
+    assert.deepEqual(future.body.opportunities.new_markets, []);
+  });
+
+  it('when a held market resolves soon and moves a lot, then it needs attention with reasons and plain-sentence actions', async () => {
+    const agent = await registerAgent();
+    const soon = await makeMarket({ p0: 0.5, resolvesAt: new Date(Date.now() + 3 * 3600_000) });
+    const mover = await makeMarket({ p0: 0.5 });
+    await trade(agent, { market_id: soon._id, side: 'yes', amount: 10 });
+    await trade(agent, { market_id: mover._id, side: 'no', amount: 10 });
+    const whale = await registerAgent();
+    await trade(whale, { market_id: mover._id, side: 'yes', amount: 3000 });
+    const res = await brief(agent);
+    const sim = res.body.venues.sim;
+    assert.equal(sim.positions_count, 2);
+    const byId = Object.fromEntries(
+      sim.positions_needing_attention.map((p: { market_id: string }) => [p.market_id, p]),
+    );
+    assert.deepEqual(byId[soon._id].reasons, ['resolving_soon']);
+    assert.match(byId[soon._id].time_to_resolution, /^2 hours$/);
+    assert.deepEqual(byId[mover._id].reasons, ['big_move']);
+    assert.ok(byId[mover._id].move_pct >= 10);
+    assert.ok(byId[mover._id].pnl < 0, 'the NO position lost value');
+    assert.ok(sim.actions.some((a: string) => /resolves in 2 hours/.test(a)));
+    assert.ok(sim.actions.some((a: string) => /moved \d+ points/.test(a)));
+    assert.ok(sim.unrealized_pnl < 0);
+    assert.equal(res.body.performance.total_pnl, sim.pnl);
+  });
+});
