@@ -84,4 +84,25 @@ export const marketEndpoints = {
       .object({ markets: z.array(MarketRow), count: z.number(), status: z.string() })
       .meta({ id: 'PublicMarketList' }),
   }),
+  fastMarkets: endpoint({
+    method: 'get',
+    path: '/api/sdk/fast-markets',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Short-window markets (5m to daily): live ones first, then the soonest to resolve',
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(200).default(50),
+      asset: z.string().max(20).optional().meta({ description: 'BTC, ETH, SOL, XRP, DOGE, …' }),
+      window: z.enum(['5m', '15m', '1h', '4h', 'daily']).optional(),
+      market_status: z.enum(['live', 'upcoming']).optional(),
+      venue: z.enum(['sim', 'polymarket', 'kalshi']).optional(),
+      sort: z
+        .enum(['volume', 'opportunity', 'resolves_at'])
+        .optional()
+        .meta({ description: 'Accepted; rows are always live first, then soonest.' }),
+    }),
+    response: z
+      .object({ markets: z.array(MarketRow), total: z.number(), agent_id: z.string() })
+      .meta({ id: 'FastMarketList' }),
+  }),
 };

@@ -87,13 +87,9 @@ export const readEndpoints = {
         .datetime({ offset: true })
         .optional()
         .meta({ description: 'ISO timestamp; default 24 hours ago.' }),
-      skill_versions: z
-        .string()
-        .max(5000)
-        .optional()
-        .meta({
-          description: 'JSON object {slug: version} sent by the Python SDK; accepted for compatibility.',
-        }),
+      skill_versions: z.string().max(5000).optional().meta({
+        description: 'JSON object {slug: version} sent by the Python SDK; accepted for compatibility.',
+      }),
     }),
     response: z
       .looseObject({

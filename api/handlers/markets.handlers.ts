@@ -1,3 +1,4 @@
+import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
 import { getMarket, listMarkets, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
@@ -17,4 +18,8 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
     priceHistory(deps.models, params.market_id, query.hours, query.interval, deps.clock()),
   publicMarkets: async ({ deps, query }) =>
     listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+  fastMarkets: async ({ deps, agent, query }) => ({
+    ...(await listFastMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock())),
+    agent_id: agent._id,
+  }),
 };

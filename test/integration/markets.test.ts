@@ -228,3 +228,46 @@ describe('markets list and reads #integration', () => {
     );
   });
 });
+
+describe('fast markets #integration', () => {
+  it('lists fast markets live first then soonest, with is_live_now and opens_at, filtered by window, asset and status', async () => {
+    const agent = await registerAgent();
+    const now = Date.now();
+    const live = await makeMarket({
+      question: 'Bitcoin up or down in the next 15 minutes?',
+      tags: ['fast', 'fast-15m', 'btc'],
+      resolvesAt: new Date(now + 5 * 60_000),
+    });
+    const upcoming = await makeMarket({
+      question: 'Bitcoin up or down, next quarter hour?',
+      tags: ['fast', 'fast-15m', 'btc'],
+      resolvesAt: new Date(now + 40 * 60_000),
+    });
+    const eth = await makeMarket({
+      question: 'Ethereum up or down in 1 hour?',
+      tags: ['fast', 'fast-1h', 'eth'],
+      resolvesAt: new Date(now + 30 * 60_000),
+    });
+    const get = (q: string) =>
+      api().get(`/api/sdk/fast-markets${q}`).set('Authorization', `Bearer ${agent.api_key}`);
+    const btc = await get('?asset=BTC&window=15m');
+    assert.equal(btc.status, 200);
+    const ids = btc.body.markets.map((m: { id: string }) => m.id);
+    assert.deepEqual(
+      ids.filter((id: string) => [live._id, upcoming._id].includes(id)),
+      [live._id, upcoming._id],
+    );
+    const first = btc.body.markets.find((m: { id: string }) => m.id === live._id);
+    assert.equal(first.is_live_now, true);
+    assert.equal(Date.parse(first.opens_at), now + 5 * 60_000 - 15 * 60_000);
+    const later = btc.body.markets.find((m: { id: string }) => m.id === upcoming._id);
+    assert.equal(later.is_live_now, false);
+    assert.equal(later.market_status, 'upcoming');
+    const onlyLive = await get('?asset=btc&market_status=live');
+    assert.ok(onlyLive.body.markets.every((m: { is_live_now: boolean }) => m.is_live_now));
+    const hourly = await get('?window=1h&asset=ETH');
+    assert.ok(hourly.body.markets.some((m: { id: string }) => m.id === eth._id));
+    assert.ok(hourly.body.markets.every((m: { window: string }) => m.window === '1h'));
+    assert.equal((await get('?window=2m')).status, 422);
+  });
+});
