@@ -9,6 +9,7 @@ const root = resolve(import.meta.dirname, '..');
 export interface Stack {
   baseUrl: string;
   redisUrl: string;
+  mongoUri: string;
   operatorToken: string;
   stop(): Promise<void>;
 }
@@ -43,11 +44,13 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     await new Promise((r) => setTimeout(r, 200));
   }
   const redisUrl = /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];
+  const mongoUri = /(?:mongo-java-server|mongod) at (mongodb:\/\/\S+)/.exec(out)?.[1];
   const operatorToken = /shown only now\): (\S+)/.exec(out)?.[1];
-  if (!redisUrl || !operatorToken) throw new Error(`could not read the start banner:\n${out}`);
+  if (!redisUrl || !mongoUri || !operatorToken) throw new Error(`could not read the start banner:\n${out}`);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     redisUrl,
+    mongoUri,
     operatorToken,
     async stop() {
       proc.kill('SIGTERM');

@@ -1,12 +1,27 @@
 import { sdkAgentsBoard } from '../../shared/domains/reads/leaderboard.js';
+import type { Deps } from '../../shared/infra/deps.js';
+import { cachedRead } from '../../shared/infra/read-cache.js';
+
+/** A board page, shared across callers for READ_CACHE_SECONDS (it is re-marked once a minute anyway). */
+const page = (deps: Deps, limit: number, offset: number) =>
+  deps.env.READ_CACHE_SECONDS > 0
+    ? cachedRead(
+        deps.redis,
+        deps.env.QUEUE_PREFIX,
+        'leaderboard',
+        { limit, offset },
+        deps.env.READ_CACHE_SECONDS,
+        () => sdkAgentsBoard(deps.models, limit, offset),
+      )
+    : sdkAgentsBoard(deps.models, limit, offset);
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { leaderboardEndpoints } from '../endpoints/leaderboard.endpoints.js';
 
 export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
-  sdkAgentsLeaderboard: async ({ deps, query }) => sdkAgentsBoard(deps.models, query.limit, query.offset),
+  sdkAgentsLeaderboard: async ({ deps, query }) => page(deps, query.limit, query.offset),
   // Native agents and real-venue trader boards have no members on this service yet: empty lists, never null.
   allLeaderboards: async ({ deps, query }) => ({
-    sdk_agents: (await sdkAgentsBoard(deps.models, query.limit, 0)).entries,
+    sdk_agents: (await page(deps, query.limit, 0)).entries,
     native_agents: [],
     polymarket: [],
     kalshi: [],

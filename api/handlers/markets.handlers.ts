@@ -2,12 +2,40 @@ import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
 import { getMarket, listMarkets, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
+import type { Deps } from '../../shared/infra/deps.js';
+import { cachedRead } from '../../shared/infra/read-cache.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { marketEndpoints } from '../endpoints/markets.endpoints.js';
 
+/**
+ * Lists are shared across agents for READ_CACHE_SECONDS; `seconds_to_resolution` is recomputed on
+ * every answer, since the spec defines it at response time.
+ */
+async function sharedList<
+  T extends { markets: { resolves_at: string | null; seconds_to_resolution: number | null }[] },
+>(deps: Deps, name: string, params: unknown, compute: () => Promise<T>): Promise<T> {
+  const list =
+    deps.env.READ_CACHE_SECONDS > 0
+      ? await cachedRead(
+          deps.redis,
+          deps.env.QUEUE_PREFIX,
+          name,
+          params,
+          deps.env.READ_CACHE_SECONDS,
+          compute,
+        )
+      : await compute();
+  const now = deps.clock().getTime();
+  for (const m of list.markets)
+    m.seconds_to_resolution = m.resolves_at ? (Date.parse(m.resolves_at) - now) / 1000 : null;
+  return list;
+}
+
 export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   listMarkets: async ({ deps, agent, query }) => ({
-    ...(await listMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock())),
+    ...(await sharedList(deps, 'markets', query, () =>
+      listMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+    )),
     agent_id: agent._id,
   }),
   getMarket: async ({ deps, agent, params }) => ({
@@ -17,7 +45,9 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   marketHistory: async ({ deps, params, query }) =>
     priceHistory(deps.models, params.market_id, query.hours, query.interval, deps.clock()),
   publicMarkets: async ({ deps, query }) =>
-    listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+    sharedList(deps, 'public-markets', query, () =>
+      listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+    ),
   fastMarkets: async ({ deps, agent, query }) => ({
     ...(await listFastMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock())),
     agent_id: agent._id,

@@ -56,6 +56,8 @@ export const mochaHooks = {
       TRUST_PROXY: 'loopback',
       PUBLIC_BASE_URL: 'http://localhost:8080',
       READY_TIMEOUT_MS: '5000',
+      // Tests read what they just wrote; the shared read cache has its own test.
+      READ_CACHE_SECONDS: '0',
     });
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
     await seedCatalogue(deps.models.Market, deps.clock());

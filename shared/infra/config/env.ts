@@ -95,6 +95,15 @@ export const EnvSchema = z.object({
     .describe(
       'How long POST /api/sdk/trade waits for the worker before answering `fill_status: "submitted"` (clients time out at 30 s).',
     ),
+  READ_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .default(2)
+    .describe(
+      'How long market lists and leaderboard pages are shared from the Redis read cache (0 disables it).',
+    ),
   SEED_CATALOGUE: z
     .enum(['true', 'false'])
     .default('true')
