@@ -30,7 +30,7 @@ const WORDS = [
 ];
 const TAGS = ['politics', 'sports', 'crypto', 'economics', 'science', 'culture'];
 
-const stack = await startStack({ REGISTER_RATE_LIMIT_PER_MINUTE: '1000000' });
+const stack = await startStack({ REGISTER_RATE_LIMIT_PER_MINUTE: '1000000' }, { memoryDatabase: true });
 const conn = await connectMongo(stack.mongoUri, 'agent_trading');
 try {
   const models = createModels(conn);
