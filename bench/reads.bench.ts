@@ -128,8 +128,8 @@ try {
     ['markets: max_hours_to_resolution=24', '/api/sdk/markets?max_hours_to_resolution=24'],
     ['single market', `/api/sdk/markets/${marketId}`],
     ['context', `/api/sdk/context/${marketId}?my_probability=0.6`],
-    ['briefing', '/api/sdk/briefing'],
     ['leaderboard (sdk-agents, 100 rows)', '/api/leaderboard/sdk-agents'],
+    ['briefing', '/api/sdk/briefing'],
   ];
   const rows = [];
   for (const [what, path] of cases) {

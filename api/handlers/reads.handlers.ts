@@ -1,4 +1,6 @@
-import { briefing } from '../../shared/domains/reads/briefing.js';
+import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
+import { cachedRead } from '../../shared/infra/read-cache.js';
+
 import { marketContext } from '../../shared/domains/reads/context.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
@@ -19,6 +21,22 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
   briefing: async ({ deps, agent, query }) => {
     const now = deps.clock();
     const since = query.since ? new Date(query.since) : new Date(now.getTime() - 24 * 3600_000);
-    return briefing(deps.models, agent.toObject(), { since, now, baseUrl: publicBaseUrl(deps.env) });
+    const baseUrl = publicBaseUrl(deps.env);
+    // New markets are the same for every agent asking about the same minute: share them.
+    const newMarkets = (from: Date) => {
+      const minute = new Date(Math.floor(from.getTime() / 60_000) * 60_000);
+      const compute = () => newMarketsSince(deps.models, minute, baseUrl, now);
+      return deps.env.READ_CACHE_SECONDS > 0
+        ? cachedRead(
+            deps.redis,
+            deps.env.QUEUE_PREFIX,
+            'new-markets',
+            { minute },
+            deps.env.READ_CACHE_SECONDS,
+            compute,
+          )
+        : compute();
+    };
+    return briefing(deps.models, agent.toObject(), { since, now, baseUrl, newMarkets });
   },
 };

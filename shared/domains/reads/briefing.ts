@@ -9,6 +9,33 @@ import { humanDuration } from './context.js';
 import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
 
 const BIG_MOVE = 0.1;
+
+export type NewMarket = Awaited<ReturnType<typeof newMarketsSince>>[number];
+
+/** Up to 10 active markets created since `since`, newest first (the same for every agent: cacheable). */
+export async function newMarketsSince(models: Models, since: Date, baseUrl: string, now: Date) {
+  const rows = await models.Market.find({
+    status: 'active',
+    analyticsOnly: false,
+    createdAt: { $gte: since },
+  })
+    .sort({ createdAt: -1 })
+    .limit(10)
+    .lean();
+  return rows.map((m) => {
+    const v = marketView(m, baseUrl, now);
+    return {
+      market_id: v.id,
+      question: v.question,
+      current_probability: v.current_probability,
+      volume_24h: v.volume_24h,
+      resolves_at: v.resolves_at,
+      url: v.url,
+      tags: v.tags,
+    };
+  });
+}
+
 const SOON_SECONDS = 24 * 3600;
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
@@ -19,7 +46,7 @@ const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 export async function briefing(
   models: Models,
   agent: AgentRecord,
-  opts: { since: Date; now: Date; baseUrl: string },
+  opts: { since: Date; now: Date; baseUrl: string; newMarkets?: (since: Date) => Promise<NewMarket[]> },
 ) {
   const { since, now, baseUrl } = opts;
   const rows = (await positionsWithMarkets(models, agent._id, 'sim')).filter(
@@ -90,10 +117,8 @@ export async function briefing(
     );
 
   const [newMarkets, rank, meta] = await Promise.all([
-    models.Market.find({ status: 'active', analyticsOnly: false, createdAt: { $gte: since } })
-      .sort({ createdAt: -1 })
-      .limit(10)
-      .lean(),
+    (opts.newMarkets ?? ((from: Date) => newMarketsSince(models, from, baseUrl, now)))(since),
+
     rankOf(models, agent),
     models.LeaderboardMeta.findById(SDK_AGENTS_BOARD).lean(),
   ]);
@@ -116,18 +141,8 @@ export async function briefing(
       kalshi: null,
     },
     opportunities: {
-      new_markets: newMarkets.map((m) => {
-        const v = marketView(m, baseUrl, now);
-        return {
-          market_id: v.id,
-          question: v.question,
-          current_probability: v.current_probability,
-          volume_24h: v.volume_24h,
-          resolves_at: v.resolves_at,
-          url: v.url,
-          tags: v.tags,
-        };
-      }),
+      new_markets: newMarkets,
+
       recommended_skills: [],
     },
     performance: {
