@@ -68,7 +68,13 @@ const marketSchema = new Schema(
 marketSchema.index({ status: 1, volume24hMicro: -1, createdAt: -1 });
 marketSchema.index({ importSource: 1, status: 1 });
 marketSchema.index({ eventId: 1 });
-marketSchema.index({ resolvesAt: 1 });
+// One index per list filter and sort of GET /api/sdk/markets, /api/markets and fast markets.
+marketSchema.index({ status: 1, resolvesAt: 1 });
+marketSchema.index({ status: 1, createdAt: -1 });
+marketSchema.index({ status: 1, lastTradeAt: -1 });
+marketSchema.index({ status: 1, resolvedAt: -1 });
+marketSchema.index({ tags: 1 });
+marketSchema.index({ seedKey: 1 });
 marketSchema.index({ polymarketId: 1 });
 marketSchema.index({ kalshiTicker: 1 });
 
