@@ -21,6 +21,14 @@ export const SCHEDULES: ScheduleSpec[] = [
       await deps.queues.enqueue('remark-leaderboard', { slot: minuteSlot(scheduledAt) });
     },
   },
+  {
+    name: 'refresh-volumes',
+    // Every five minutes: fills older than 24 h leave the 24 h volume lists sort by.
+    cron: '*/5 * * * *',
+    tick: async (deps, scheduledAt) => {
+      await deps.queues.enqueue('refresh-volumes', { slot: minuteSlot(scheduledAt) });
+    },
+  },
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

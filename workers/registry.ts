@@ -2,6 +2,7 @@ import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
 import { ping, recordHeartbeatProcessor } from './processors/system.processors.js';
 import {
   executeTradeProcessor,
+  refreshVolumesProcessor,
   remarkLeaderboardProcessor,
   settleMarketProcessor,
 } from './processors/trading.processors.js';
@@ -13,4 +14,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'execute-trade': executeTradeProcessor,
   'settle-market': settleMarketProcessor,
   'remark-leaderboard': remarkLeaderboardProcessor,
+  'refresh-volumes': refreshVolumesProcessor,
 };

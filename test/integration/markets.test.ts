@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -269,5 +270,33 @@ describe('fast markets #integration', () => {
     assert.ok(hourly.body.markets.some((m: { id: string }) => m.id === eth._id));
     assert.ok(hourly.body.markets.every((m: { window: string }) => m.window === '1h'));
     assert.equal((await get('?window=2m')).status, 422);
+  });
+});
+
+describe('rolling 24 h volume #integration', () => {
+  it('when fills are older than 24 hours, then the refresh job takes them out of volume_24h (the outside volume stays)', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({
+      p0: 0.5,
+      baseVolume24hMicro: 1_000_000_000,
+      volume24hMicro: 1_000_000_000,
+    });
+    await trade(agent, { market_id: market._id, side: 'yes', amount: 30 });
+    await trade(agent, { market_id: market._id, side: 'no', amount: 20 });
+    const after = (await deps.models.Market.findById(market._id).lean())!;
+    assert.equal(after.volume24hMicro, 1_050_000_000, 'fills count at once');
+    await refreshVolumes(deps.models, new Date());
+    assert.equal(
+      (await deps.models.Market.findById(market._id).lean())!.volume24hMicro,
+      1_050_000_000,
+      'recent fills stay',
+    );
+    await refreshVolumes(deps.models, new Date(Date.now() + 25 * 3600_000));
+    assert.equal(
+      (await deps.models.Market.findById(market._id).lean())!.volume24hMicro,
+      1_000_000_000,
+      'a day later only the outside volume is left',
+    );
   });
 });

@@ -86,6 +86,7 @@ describe('queue plumbing #integration', () => {
       'execute-trade': { tradeId: '00000000-0000-4000-8000-000000000001' },
       'settle-market': { marketId: '00000000-0000-4000-8000-000000000002' },
       'remark-leaderboard': { slot: '202611220400' },
+      'refresh-volumes': { slot: '202611220400' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -1,4 +1,6 @@
+import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
@@ -12,3 +14,6 @@ export const settleMarketProcessor: Processor<'settle-market'> = async (data, { 
 
 export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
   remarkLeaderboard(deps.models, deps.clock());
+
+export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_data, { deps }) =>
+  refreshVolumes(deps.models, deps.clock());

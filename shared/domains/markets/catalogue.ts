@@ -315,6 +315,8 @@ export function generateCatalogue(now: Date): MarketRecord[] {
       currentPrice: resolved ? (outcome ? 1 : 0) : p0,
       externalPriceYes: null,
       volume24hMicro: volume * MICRO,
+      baseVolume24hMicro: volume * MICRO,
+
       volumeTotalMicro: volume * MICRO * (5 + Math.floor(rand() * 20)),
       lastTradeAt: null,
       polymarketId: null,

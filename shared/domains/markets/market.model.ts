@@ -44,6 +44,9 @@ const marketSchema = new Schema(
     currentPrice: { type: Number, required: true },
     externalPriceYes: { type: Number, default: null },
     volume24hMicro: { type: Number, required: true, default: 0 },
+    /** 24 h volume from outside our book (the generated catalogue's, or the venue's for imports). */
+    baseVolume24hMicro: { type: Number, required: true, default: 0 },
+
     volumeTotalMicro: { type: Number, required: true, default: 0 },
     lastTradeAt: { type: Date, default: null },
     polymarketId: { type: String, default: null },
@@ -98,6 +101,8 @@ export interface MarketRecord {
   currentPrice: number;
   externalPriceYes: number | null;
   volume24hMicro: number;
+  baseVolume24hMicro: number;
+
   volumeTotalMicro: number;
   lastTradeAt: Date | null;
   polymarketId: string | null;

@@ -79,6 +79,18 @@ export const JOBS = {
     },
     jobId: (d) => `remark-leaderboard-${d.slot}`,
   }),
+  /** Lets fills older than 24 h age out of each market's 24 h volume; one per five-minute slot. */
+  'refresh-volumes': define({
+    queue: 'leaderboard',
+    schema: z.object({ slot: z.string().regex(/^\d{12}$/) }),
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `refresh-volumes-${d.slot}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -9,7 +9,7 @@ export const QUEUE_NAMES = [
   'trades',
   /** Paying out resolved markets. */
   'settlement',
-  /** Re-marking the leaderboard. */
+  /** Periodic read-model upkeep: leaderboard re-marks, rolling 24 h volumes. */
   'leaderboard',
 ] as const;
 
