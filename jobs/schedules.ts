@@ -29,6 +29,14 @@ export const SCHEDULES: ScheduleSpec[] = [
       await deps.queues.enqueue('refresh-volumes', { slot: minuteSlot(scheduledAt) });
     },
   },
+  {
+    name: 'snapshot-prices',
+    // Every 15 minutes: a price point per market that moved in the slot (history anchors).
+    cron: '*/15 * * * *',
+    tick: async (deps, scheduledAt) => {
+      await deps.queues.enqueue('snapshot-prices', { slotEnd: scheduledAt.toISOString() });
+    },
+  },
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

@@ -5,6 +5,7 @@ import {
   refreshVolumesProcessor,
   remarkLeaderboardProcessor,
   settleMarketProcessor,
+  snapshotPricesProcessor,
 } from './processors/trading.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
@@ -15,4 +16,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'settle-market': settleMarketProcessor,
   'remark-leaderboard': remarkLeaderboardProcessor,
   'refresh-volumes': refreshVolumesProcessor,
+  'snapshot-prices': snapshotPricesProcessor,
 };

@@ -3,7 +3,9 @@ import { agentModel } from './agents/agent.model.js';
 import { ledgerEntryModel } from './ledger/ledger-entry.model.js';
 import { marketEventModel } from './markets/market-event.model.js';
 import { marketModel } from './markets/market.model.js';
+import { pricePointModel } from './markets/price-point.model.js';
 import { positionModel } from './positions/position.model.js';
+
 import { tradeModel } from './trading/trade.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -17,6 +19,8 @@ export function createModels(conn: Connection) {
     MarketEvent: marketEventModel(conn),
     LedgerEntry: ledgerEntryModel(conn),
     Position: positionModel(conn),
+    PricePoint: pricePointModel(conn),
+
     Trade: tradeModel(conn),
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
+import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -202,6 +203,35 @@ describe('markets list and reads #integration', () => {
       assert.ok([0.5, buy.body.new_price].includes(last.price_yes));
       const defaults = await get(`/api/sdk/markets/${market._id}/history`);
       assert.equal(defaults.body.points.length, 96, '24 h at 15 min by default');
+    });
+
+    it('when the snapshot job runs, then it records a point per moved market once per slot, and history uses the points', async () => {
+      const { deps } = testContext();
+      const traded = await makeMarket({ p0: 0.5 });
+      const quiet = await makeMarket({ p0: 0.3 });
+      await trade(agent, { market_id: traded._id, side: 'yes', amount: 50 });
+      const slotEnd = new Date(Math.ceil(Date.now() / 900_000) * 900_000);
+      const first = await snapshotPrices(deps.models, slotEnd);
+      assert.ok(first.recorded >= 1);
+      await snapshotPrices(deps.models, slotEnd);
+      assert.equal(await deps.models.PricePoint.countDocuments({ marketId: traded._id }), 1, 'once per slot');
+      assert.equal(
+        await deps.models.PricePoint.countDocuments({ marketId: quiet._id }),
+        0,
+        'a market that did not move gets no point',
+      );
+      // A snapshot is a known price: history after it shows it even where the log has no event.
+      await deps.models.PricePoint.create({
+        _id: `${quiet._id}-manual`,
+        marketId: quiet._id,
+        at: new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 3 * 3600_000),
+        priceYes: 0.7,
+      });
+      const res = await get(`/api/sdk/markets/${quiet._id}/history?hours=6&interval=60`);
+      assert.deepEqual(
+        res.body.points.map((p: { price_yes: number }) => p.price_yes),
+        [0.3, 0.3, 0.7, 0.7, 0.7, 0.7],
+      );
     });
 
     it('when hours or interval are out of range, then 422 with fix; an unknown market is 404', async () => {

@@ -1,4 +1,6 @@
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
+import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
+
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
@@ -17,3 +19,6 @@ export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async
 
 export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_data, { deps }) =>
   refreshVolumes(deps.models, deps.clock());
+
+export const snapshotPricesProcessor: Processor<'snapshot-prices'> = async (data, { deps }) =>
+  snapshotPrices(deps.models, new Date(data.slotEnd));

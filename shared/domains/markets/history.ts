@@ -22,8 +22,8 @@ export async function priceAt(
 }
 
 /**
- * Price history from the market's event log: the book's price only moves on an event (a fill, the
- * resolution), so the price at any instant is the price after the last event before it. Points are
+ * Price history from the market's event log and the scheduled snapshots: the book's price only moves
+ * on an event (a fill, the resolution), so the price at any instant is the latest known price before it. Points are
  * sampled every `intervalMinutes` over the last `hours` (downsampled: one point per interval, the
  * price at its end), oldest first.
  */
@@ -42,22 +42,38 @@ export async function priceHistory(
   // Align the grid to the interval so that repeated calls return the same timestamps.
   const end = Math.floor(now.getTime() / stepMs) * stepMs;
   const start = end - hours * 3600_000;
-  const [before, events] = await Promise.all([
-    models.MarketEvent.findOne({ marketId, at: { $lte: new Date(start) } }, { priceAfter: 1 })
+  const from = new Date(start);
+  const to = new Date(end);
+  const [eventBefore, events, pointBefore, snapshots] = await Promise.all([
+    models.MarketEvent.findOne({ marketId, at: { $lte: from } }, { priceAfter: 1, at: 1 })
       .sort({ seq: -1 })
       .lean(),
-    models.MarketEvent.find(
-      { marketId, at: { $gt: new Date(start), $lte: new Date(end) } },
-      { priceAfter: 1, at: 1 },
-    )
+    models.MarketEvent.find({ marketId, at: { $gt: from, $lte: to } }, { priceAfter: 1, at: 1 })
       .sort({ seq: 1 })
       .lean(),
+    models.PricePoint.findOne({ marketId, at: { $lte: from } })
+      .sort({ at: -1 })
+      .lean(),
+    models.PricePoint.find({ marketId, at: { $gt: from, $lte: to } })
+      .sort({ at: 1 })
+      .lean(),
   ]);
-  let current = before?.priceAfter ?? openingPrice(market.book);
+  // One timeline of known prices: the log's events and the scheduled snapshots.
+  const known = [
+    ...events.map((e) => ({ at: e.at.getTime(), price: e.priceAfter })),
+    ...snapshots.map((p) => ({ at: p.at.getTime(), price: p.priceYes })),
+  ].sort((a, b) => a.at - b.at);
+  const opening = [
+    eventBefore && { at: eventBefore.at.getTime(), price: eventBefore.priceAfter },
+    pointBefore && { at: pointBefore.at.getTime(), price: pointBefore.priceYes },
+  ]
+    .filter((x): x is { at: number; price: number | null } => Boolean(x))
+    .sort((a, b) => b.at - a.at)[0];
+  let current = opening?.price ?? openingPrice(market.book);
   const points: { timestamp: string; price_yes: number; price_no: number }[] = [];
   let i = 0;
   for (let t = start + stepMs; t <= end; t += stepMs) {
-    while (i < events.length && events[i]!.at.getTime() <= t) current = events[i++]!.priceAfter ?? current;
+    while (i < known.length && known[i]!.at <= t) current = known[i++]!.price ?? current;
     points.push({ timestamp: new Date(t).toISOString(), price_yes: px(current), price_no: px(1 - current) });
   }
   return { market_id: marketId, points, interval_minutes: intervalMinutes, hours };

@@ -91,6 +91,18 @@ export const JOBS = {
     },
     jobId: (d) => `refresh-volumes-${d.slot}`,
   }),
+  /** Price snapshots of the markets that moved in a 15-minute slot. */
+  'snapshot-prices': define({
+    queue: 'leaderboard',
+    schema: z.object({ slotEnd: z.iso.datetime() }),
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+      removeOnComplete: keepCompleted,
+      removeOnFail: keepFailed,
+    },
+    jobId: (d) => `snapshot-prices-${d.slotEnd.slice(0, 16).replace(/[-T:]/g, '')}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;
