@@ -10,11 +10,6 @@ export interface ScheduleSpec {
   tick: (deps: Deps, scheduledAt: Date) => Promise<void>;
 }
 
-/** The UTC minute a tick belongs to, `yyyyMMddHHmm`: part of slot-derived job ids. */
-export function minuteSlot(date: Date): string {
-  return date.toISOString().slice(0, 16).replace(/[-T:]/g, '');
-}
-
 /**
  * Runs a schedule with node-cron (UTC, no overlapping runs) and records each run's start, end and
  * error in schedule_runs, since node-cron itself keeps no history and is not a durable queue.

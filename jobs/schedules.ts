@@ -1,4 +1,5 @@
-import { minuteSlot, type ScheduleSpec } from './define-schedule.js';
+import { minuteSlot } from '../shared/infra/queue/slots.js';
+import type { ScheduleSpec } from './define-schedule.js';
 
 /** Every schedule of the jobs process. */
 export const SCHEDULES: ScheduleSpec[] = [
@@ -34,7 +35,7 @@ export const SCHEDULES: ScheduleSpec[] = [
     // Every 15 minutes: a price point per market that moved in the slot (history anchors).
     cron: '*/15 * * * *',
     tick: async (deps, scheduledAt) => {
-      await deps.queues.enqueue('snapshot-prices', { slotEnd: scheduledAt.toISOString() });
+      await deps.queues.enqueue('snapshot-prices', { slot: minuteSlot(scheduledAt) });
     },
   },
 ];

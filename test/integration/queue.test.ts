@@ -87,7 +87,7 @@ describe('queue plumbing #integration', () => {
       'settle-market': { marketId: '00000000-0000-4000-8000-000000000002' },
       'remark-leaderboard': { slot: '202611220400' },
       'refresh-volumes': { slot: '202611220400' },
-      'snapshot-prices': { slotEnd: '2026-11-22T04:15:00.000Z' },
+      'snapshot-prices': { slot: '202611220415' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { minuteSlot, startSchedule } from '../../jobs/define-schedule.js';
+import { startSchedule } from '../../jobs/define-schedule.js';
+import { minuteSlot, slotTime } from '../../shared/infra/queue/slots.js';
 import { SCHEDULES, selectSchedules } from '../../jobs/schedules.js';
 import { testContext } from '../support/context.js';
 
@@ -13,8 +14,9 @@ const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
 };
 
 describe('scheduled jobs #integration', () => {
-  it('minuteSlot is the UTC minute as yyyyMMddHHmm', () => {
+  it('minuteSlot is the UTC minute as yyyyMMddHHmm, and slotTime its start', () => {
     assert.equal(minuteSlot(new Date('2026-11-22T04:05:59.999Z')), '202611220405');
+    assert.equal(slotTime('202611220405').toISOString(), '2026-11-22T04:05:00.000Z');
   });
 
   it('when the heartbeat ticks twice for one slot, then one job runs and the worker records the heartbeat', async () => {

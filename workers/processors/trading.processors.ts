@@ -7,6 +7,7 @@ import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import type { Processor } from '../../shared/infra/queue/processor.js';
+import { slotTime } from '../../shared/infra/queue/slots.js';
 
 export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) =>
   executeTrade(tradeContext(deps), data.tradeId);
@@ -21,4 +22,4 @@ export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_dat
   refreshVolumes(deps.models, deps.clock());
 
 export const snapshotPricesProcessor: Processor<'snapshot-prices'> = async (data, { deps }) =>
-  snapshotPrices(deps.models, new Date(data.slotEnd));
+  snapshotPrices(deps.models, slotTime(data.slot));

@@ -23,6 +23,26 @@ const define = <S extends z.ZodType>(def: JobDefinition<S>) => def;
 const keepCompleted = { age: 3600, count: 5000 };
 const keepFailed = { age: 7 * 24 * 3600 };
 
+/** Retried with exponential backoff and jitter, kept as the retention policy says. */
+const retrying = (attempts: number, delay: number): JobDefinition['options'] => ({
+  attempts,
+  backoff: { type: 'exponential', delay, jitter: 0.5 },
+  removeOnComplete: keepCompleted,
+  removeOnFail: keepFailed,
+});
+
+/** A UTC minute, `yyyyMMddHHmm` (see slots.ts). */
+const SLOT = z.string().regex(/^\d{12}$/);
+
+/** A scheduled maintenance job keyed by its slot: a second scheduler cannot double-run a slot. */
+const slotJob = (name: string, queue: QueueName) =>
+  define({
+    queue,
+    schema: z.object({ slot: SLOT }),
+    options: retrying(3, 1000),
+    jobId: (d) => `${name}-${d.slot}`,
+  });
+
 export const JOBS = {
   /** No-op round trip through the queue: proves producer → Redis → worker → result for /healthz/ready. */
   ping: define({
@@ -34,75 +54,30 @@ export const JOBS = {
   /** Scheduler heartbeat: one per UTC minute slot, records that the scheduler and a worker are alive. */
   'record-heartbeat': define({
     queue: 'system',
-    schema: z.object({ slot: z.string().regex(/^\d{12}$/), scheduledAt: z.iso.datetime() }),
-    options: {
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
+    schema: z.object({ slot: SLOT, scheduledAt: z.iso.datetime() }),
+    options: retrying(3, 1000),
     jobId: (d) => `record-heartbeat-${d.slot}`,
   }),
   /** Executes one persisted trade; idempotent (see shared/domains/trading/execute-trade.ts). */
   'execute-trade': define({
     queue: 'trades',
     schema: z.object({ tradeId: z.uuid() }),
-    options: {
-      attempts: 8,
-      backoff: { type: 'exponential', delay: 100, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
+    options: retrying(8, 100),
     jobId: (d) => `execute-trade-${d.tradeId}`,
   }),
   /** Pays out a resolved market's sim positions; retries while trades on it are still in flight. */
   'settle-market': define({
     queue: 'settlement',
     schema: z.object({ marketId: z.string().min(1) }),
-    options: {
-      attempts: 30,
-      backoff: { type: 'exponential', delay: 250, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
+    options: retrying(30, 250),
     jobId: (d) => `settle-market-${d.marketId}`,
   }),
   /** Re-marks every agent's P&L at current prices; one per minute slot. */
-  'remark-leaderboard': define({
-    queue: 'leaderboard',
-    schema: z.object({ slot: z.string().regex(/^\d{12}$/) }),
-    options: {
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
-    jobId: (d) => `remark-leaderboard-${d.slot}`,
-  }),
+  'remark-leaderboard': slotJob('remark-leaderboard', 'leaderboard'),
   /** Lets fills older than 24 h age out of each market's 24 h volume; one per five-minute slot. */
-  'refresh-volumes': define({
-    queue: 'leaderboard',
-    schema: z.object({ slot: z.string().regex(/^\d{12}$/) }),
-    options: {
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
-    jobId: (d) => `refresh-volumes-${d.slot}`,
-  }),
-  /** Price snapshots of the markets that moved in a 15-minute slot. */
-  'snapshot-prices': define({
-    queue: 'leaderboard',
-    schema: z.object({ slotEnd: z.iso.datetime() }),
-    options: {
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
-      removeOnComplete: keepCompleted,
-      removeOnFail: keepFailed,
-    },
-    jobId: (d) => `snapshot-prices-${d.slotEnd.slice(0, 16).replace(/[-T:]/g, '')}`,
-  }),
+  'refresh-volumes': slotJob('refresh-volumes', 'leaderboard'),
+  /** Price snapshots of the markets that moved in the 15-minute slot ending at `slot`. */
+  'snapshot-prices': slotJob('snapshot-prices', 'leaderboard'),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;
