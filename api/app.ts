@@ -37,6 +37,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         describe: 'registrations per minute per IP',
         key: (req) => req.ip ?? 'unknown',
       }),
+      claim: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
+        name: 'claim',
+        points: 10,
+        durationSeconds: 60,
+        describe: 'claims per minute per IP',
+        key: (req) => req.ip ?? 'unknown',
+      }),
       context: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
         name: 'context',
         points: 300,

@@ -29,9 +29,11 @@ const STATUS_TEXT: Record<number, string> = {
 const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
   auth === 'agent'
     ? [{ agentKey: [] }]
-    : auth === 'operator'
-      ? [{ operatorToken: [] }, { operatorBasic: [] }]
-      : [];
+    : auth === 'user'
+      ? [{ userToken: [] }]
+      : auth === 'operator'
+        ? [{ operatorToken: [] }, { operatorBasic: [] }]
+        : [];
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);
@@ -65,6 +67,12 @@ function buildDocument(env: Env) {
     type: 'http',
     scheme: 'bearer',
     description: 'Agent API key `sk_live_…` from POST /api/sdk/agents/register.',
+  });
+  registry.registerComponent('securitySchemes', 'userToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "The human's JWT (HS256 with JWT_SECRET, or RS256/ES256 with JWT_PUBLIC_KEY).",
   });
   registry.registerComponent('securitySchemes', 'operatorToken', {
     type: 'http',

@@ -15,14 +15,21 @@ import { marketHandlers } from './handlers/markets.handlers.js';
 import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
+import { userHandlers } from './handlers/users.handlers.js';
+
 import { systemHandlers } from './handlers/system.handlers.js';
 import { requireAgent } from './http/agent-auth.js';
 import { requireOperator } from './http/operator-auth.js';
+import { requireUser } from './http/user-auth.js';
+import { createJwtVerifier } from '../shared/infra/jwt.js';
+
 import { parseRequestPart } from './http/validation.js';
 
 /** Exhaustive: an endpoint without a handler fails to compile. */
 const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...agentHandlers,
+  ...userHandlers,
+
   ...marketHandlers,
   ...tradingHandlers,
   ...readHandlers,
@@ -50,12 +57,16 @@ export function registerEndpoints(
 ): void {
   const agentAuth = requireAgent(deps);
   const operatorAuth = requireOperator(opts.operatorToken);
+  const userAuth = requireUser(deps, createJwtVerifier(deps.env));
+
   const bodyParser = express.json({ limit: deps.env.REQUEST_BODY_LIMIT });
   for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, EndpointSpec][]) {
     const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
     const chain: RequestHandler[] = [];
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);
+    if (spec.auth === 'user') chain.push(userAuth);
+
     // After auth, so that per-agent limits know the agent (per-IP limits work either way).
     if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);
     if (spec.body) chain.push(bodyParser);
@@ -66,6 +77,8 @@ export function registerEndpoints(
         query: spec.query ? parseRequestPart(spec.query, query, 'query') : undefined,
         body: spec.body ? parseRequestPart(spec.body, req.body, 'body') : undefined,
         agent: req.agent,
+        user: req.user,
+
         deps,
         req,
         res,

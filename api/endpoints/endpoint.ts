@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { Request, Response } from 'express';
 import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
+import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import type { Deps } from '../../shared/infra/deps.js';
 
-/** Who may call: nobody in particular, an agent (API key), or an operator (OPERATOR_TOKEN). */
-export type AuthMode = 'none' | 'agent' | 'operator';
+/** Who may call: anyone, an agent (API key), a human (user JWT), or an operator (OPERATOR_TOKEN). */
+export type AuthMode = 'none' | 'agent' | 'user' | 'operator';
 
 /** Named per-IP/per-agent limits; the numbers come from config. */
-export type RateLimitName = 'register' | 'context';
+export type RateLimitName = 'register' | 'context' | 'claim';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and
@@ -41,6 +42,7 @@ export interface HandlerInput<E extends EndpointSpec> {
   query: Parsed<E['query']>;
   body: Parsed<E['body']>;
   agent: E['auth'] extends 'agent' ? AgentDoc : undefined;
+  user: E['auth'] extends 'user' ? UserRecord : undefined;
   deps: Deps;
   req: Request;
   res: Response;

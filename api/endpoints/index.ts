@@ -5,10 +5,13 @@ import { marketEndpoints } from './markets.endpoints.js';
 import { readEndpoints } from './reads.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
 import { tradingEndpoints } from './trading.endpoints.js';
+import { userEndpoints } from './users.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
   ...agentEndpoints,
+  ...userEndpoints,
+
   ...marketEndpoints,
   ...tradingEndpoints,
   ...readEndpoints,

@@ -7,6 +7,8 @@ import { pricePointModel } from './markets/price-point.model.js';
 import { positionModel } from './positions/position.model.js';
 
 import { tradeModel } from './trading/trade.model.js';
+import { userModel } from './users/user.model.js';
+
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
@@ -22,6 +24,8 @@ export function createModels(conn: Connection) {
     PricePoint: pricePointModel(conn),
 
     Trade: tradeModel(conn),
+    User: userModel(conn),
+
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
     ScheduleRun: scheduleRunModel(conn),

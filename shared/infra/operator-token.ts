@@ -4,29 +4,40 @@ import { join } from 'node:path';
 import type { Env } from './config/env.js';
 
 /**
- * The operator credential: OPERATOR_TOKEN when set; otherwise (never in production, which config
- * refuses) a token generated once into DATA_DIR/operator-token, so a restart keeps it.
+ * Operator token and JWT secret: from config when set; otherwise (never in production, which config
+ * refuses) generated once into the data directory, so a restart keeps them.
  */
-export interface OperatorToken {
+export interface GeneratedSecret {
   token: string;
   /** True when this process created it: the start banner then prints it (the only time it is shown). */
   generated: boolean;
   file?: string;
 }
 
-let resolved: OperatorToken | undefined;
+const resolved = new Map<string, GeneratedSecret>();
 
-export function resolveOperatorToken(env: Env): OperatorToken {
-  if (env.OPERATOR_TOKEN) return { token: env.OPERATOR_TOKEN, generated: false };
-  const file = join(env.DATA_DIR, 'operator-token');
-  if (resolved?.file === file) return resolved;
+/** A secret from config, else one generated once into DATA_DIR/<name> (never in production: config refuses). */
+export function resolveGeneratedSecret(
+  dataDir: string,
+  name: string,
+  given: string | undefined,
+): GeneratedSecret {
+  if (given) return { token: given, generated: false };
+  const file = join(dataDir, name);
+  const known = resolved.get(file);
+  if (known) return known;
+  let secret: GeneratedSecret;
   if (existsSync(file)) {
-    resolved = { token: readFileSync(file, 'utf8').trim(), generated: false, file };
+    secret = { token: readFileSync(file, 'utf8').trim(), generated: false, file };
   } else {
-    mkdirSync(env.DATA_DIR, { recursive: true });
-    const token = randomBytes(24).toString('base64url');
+    mkdirSync(dataDir, { recursive: true });
+    const token = randomBytes(32).toString('base64url');
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
-    resolved = { token, generated: true, file };
+    secret = { token, generated: true, file };
   }
-  return resolved;
+  resolved.set(file, secret);
+  return secret;
 }
+
+export const resolveOperatorToken = (env: Env) =>
+  resolveGeneratedSecret(env.DATA_DIR, 'operator-token', env.OPERATOR_TOKEN);

@@ -41,12 +41,17 @@ describe('configuration #unit', () => {
   });
 
   it('when NODE_ENV is production without OPERATOR_TOKEN, then start-up fails naming it', () => {
+    const jwt = { JWT_SECRET: 's'.repeat(32) };
     assert.throws(
-      () => loadEnv({ NODE_ENV: 'production' }),
+      () => loadEnv({ NODE_ENV: 'production', ...jwt }),
       /OPERATOR_TOKEN: required when NODE_ENV=production/,
     );
+    assert.throws(
+      () => loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) }),
+      /JWT_SECRET or JWT_PUBLIC_KEY: one is required/,
+    );
     assert.equal(
-      loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) }).OPERATOR_TOKEN,
+      loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), ...jwt }).OPERATOR_TOKEN,
       'x'.repeat(32),
     );
   });

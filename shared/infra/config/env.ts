@@ -68,6 +68,28 @@ export const EnvSchema = z.object({
     .describe(
       'Operator credential for /admin/queues and operator routes (Bearer, or HTTP Basic password). Unset outside production: generated into DATA_DIR/operator-token and printed once.',
     ),
+  JWT_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe(
+      'HS256 secret that verifies user tokens (JWTs from your identity provider). Unset outside production: generated into DATA_DIR/jwt-secret.',
+    ),
+  JWT_PUBLIC_KEY: z
+    .string()
+    .optional()
+    .describe('PEM public key (RSA → RS256, EC → ES256) that verifies user tokens instead of JWT_SECRET.'),
+  JWT_ISSUER: z.string().optional().describe('Required `iss` of user tokens, when set.'),
+  JWT_AUDIENCE: z.string().optional().describe('Required `aud` of user tokens, when set.'),
+  TIER_AGENT_LIMITS: z
+    .string()
+    .regex(/^\d+,\d+,\d+$/, 'three numbers: free,pro,elite')
+    .default('3,10,50')
+    .transform((v) => {
+      const [free, pro, elite] = v.split(',').map(Number) as [number, number, number];
+      return { free, pro, elite };
+    })
+    .describe('Active (not released) agents a user may have per tier: free,pro,elite.'),
   WORKER_QUEUES: list
     .optional()
     .describe(
@@ -165,6 +187,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const env = parsed.data;
   if (env.NODE_ENV === 'production' && env.FAULT_KILL_AFTER_WRITES !== undefined) {
     throw new ConfigError(['FAULT_KILL_AFTER_WRITES: fault injection is refused when NODE_ENV=production']);
+  }
+  if (env.NODE_ENV === 'production' && !env.JWT_SECRET && !env.JWT_PUBLIC_KEY) {
+    throw new ConfigError([
+      'JWT_SECRET or JWT_PUBLIC_KEY: one is required when NODE_ENV=production (user tokens cannot be verified otherwise)',
+    ]);
   }
   if (env.NODE_ENV === 'production' && !env.OPERATOR_TOKEN) {
     throw new ConfigError([

@@ -1,0 +1,19 @@
+import {
+  claimAgent,
+  listUserAgents,
+  reactivateAgent,
+  releaseAgent,
+  setUserTier,
+} from '../../shared/domains/users/manage-agents.js';
+import type { HandlersFor } from '../endpoints/endpoint.js';
+import type { userEndpoints } from '../endpoints/users.endpoints.js';
+
+export const userHandlers: HandlersFor<typeof userEndpoints> = {
+  claimAgent: async ({ deps, user, body }) =>
+    claimAgent(deps.models, user, body.claim_code, deps.env.TIER_AGENT_LIMITS, deps.clock()),
+  listUserAgents: async ({ deps, user }) => listUserAgents(deps.models, user, deps.env.TIER_AGENT_LIMITS),
+  releaseAgent: async ({ deps, user, params }) => releaseAgent(deps.models, user, params.agent_id),
+  reactivateAgent: async ({ deps, user, params }) =>
+    reactivateAgent(deps.models, user, params.agent_id, deps.env.TIER_AGENT_LIMITS),
+  setUserTier: async ({ deps, params, body }) => setUserTier(deps.models, params.user_id, body.tier),
+};
