@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/infra/deps.js';
@@ -9,6 +9,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { httpMetrics, requestLogging } from './http/observability.js';
 import { requireOperator } from './http/operator-auth.js';
 import { rateLimit } from './http/rate-limit.js';
+import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
 
 function trustProxySetting(value: string): boolean | number | string {
@@ -27,30 +28,26 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   app.use(requestLogging(deps.log));
   app.use(httpMetrics(deps.metrics));
 
+  // Spec §8: per-minute limits, per client IP or per agent.
+  const byIp = (req: Request) => req.ip ?? 'unknown';
+  const perMinute = (name: RateLimitName, points: number, describe: string, key: (req: Request) => string) =>
+    rateLimit(deps.redis, deps.env.QUEUE_PREFIX, { name, points, durationSeconds: 60, describe, key });
   registerEndpoints(app, deps, {
     operatorToken: opts.operatorToken,
     rateLimits: {
-      register: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
-        name: 'register',
-        points: deps.env.REGISTER_RATE_LIMIT_PER_MINUTE,
-        durationSeconds: 60,
-        describe: 'registrations per minute per IP',
-        key: (req) => req.ip ?? 'unknown',
-      }),
-      claim: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
-        name: 'claim',
-        points: 10,
-        durationSeconds: 60,
-        describe: 'claims per minute per IP',
-        key: (req) => req.ip ?? 'unknown',
-      }),
-      context: rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
-        name: 'context',
-        points: 300,
-        durationSeconds: 60,
-        describe: 'context requests per minute per agent',
-        key: (req) => req.agent?._id ?? req.ip ?? 'unknown',
-      }),
+      register: perMinute(
+        'register',
+        deps.env.REGISTER_RATE_LIMIT_PER_MINUTE,
+        'registrations per minute per IP',
+        byIp,
+      ),
+      claim: perMinute('claim', 10, 'claims per minute per IP', byIp),
+      context: perMinute(
+        'context',
+        300,
+        'context requests per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
     },
   });
 
