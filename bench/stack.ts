@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../shared/infra/embedded/child-process.js';
 import { startMongoServer } from '../shared/infra/embedded/mongo-server.js';
 import { startRedisServer } from '../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../shared/infra/logger.js';
-
-const root = resolve(import.meta.dirname, '..');
+import { startServiceProcess } from '../test/support/service-process.js';
 
 export interface Stack {
   baseUrl: string;
@@ -37,31 +35,9 @@ export async function startStack(
     : [];
   if (servers.length) Object.assign(extraEnv, { REDIS_URL: servers[0]!.url, MONGODB_URI: servers[1]!.url });
   const port = await freePort();
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN)$/.test(k)) env[k] = v;
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: root,
-    env: {
-      ...env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'development',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (c) => (out += c));
-  proc.stderr!.on('data', (c) => (out += c));
-  const deadline = Date.now() + 120_000;
-  while (!out.includes('Agent trading service is up')) {
-    if (proc.exitCode !== null || Date.now() > deadline)
-      throw new Error(`the service did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const service = await startServiceProcess(dataDir, port, extraEnv);
+  const { proc } = service;
+  const out = service.output();
   const redisUrl = servers[0]?.url ?? /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];
   const mongoUri = servers[1]?.url ?? /(?:mongo-java-server|mongod) at (mongodb:\/\/\S+)/.exec(out)?.[1];
   const operatorToken = /shown only now\): (\S+)/.exec(out)?.[1];
@@ -73,7 +49,7 @@ export async function startStack(
     operatorToken,
     async stop() {
       proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
+      await service.exited;
       for (const server of servers) await server.child.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

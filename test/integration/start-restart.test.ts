@@ -1,47 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort, isAlive } from '../../shared/infra/embedded/child-process.js';
-
-const root = resolve(import.meta.dirname, '../..');
-
-interface Started {
-  proc: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start`'s program, on the embedded default, in a data directory of the test's own. */
-async function startService(dataDir: string, port: number): Promise<Started> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR)$/.test(k)) env[k] = v;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: root,
-    env: {
-      ...env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'development',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (c) => (out += c));
-  proc.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 90_000;
-  while (!out.includes('Agent trading service is up')) {
-    if (proc.exitCode !== null) throw new Error(`start exited early (${proc.exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw new Error(`start did not come up in time:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { proc, output: () => out, exited };
-}
+import { startServiceProcess } from '../support/service-process.js';
 
 describe('npm start: embedded default, graceful stop and restart persistence #integration', function () {
   this.timeout(240_000);
@@ -54,7 +16,7 @@ describe('npm start: embedded default, graceful stop and restart persistence #in
   it('when the service is stopped with SIGTERM and started again, then the agent registered before still authenticates', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const first = await startService(dataDir, port);
+    const first = await startServiceProcess(dataDir, port);
     assert.match(
       first.output(),
       /Operator token \(generated into .*operator-token; shown only now\): \S{20,}/,
@@ -79,7 +41,7 @@ describe('npm start: embedded default, graceful stop and restart persistence #in
     assert.equal(existsSync(join(dataDir, 'embedded.pid')), false, 'lock released');
     await assert.rejects(fetch(`${base}/healthz/live`), 'HTTP stopped accepting');
 
-    const second = await startService(dataDir, port);
+    const second = await startServiceProcess(dataDir, port);
     try {
       assert.match(second.output(), /Operator token: in /, 'the token is printed only when generated');
       const me = await fetch(`${base}/api/sdk/agents/me`, { headers: { authorization: `Bearer ${key}` } });

@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  /** Everything the process printed so far. */
+  output: () => string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * `npm start`'s program (scripts/start.ts) as a child process on `port` with its data in `dataDir`,
+ * resolved once its start banner is printed. The caller's REDIS_URL/MONGODB_URI/OPERATOR_TOKEN are
+ * not inherited: `env` decides (none = the embedded default).
+ */
+export async function startServiceProcess(
+  dataDir: string,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const inherited: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR)$/.test(k))
+      inherited[k] = v;
+  }
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c) => (out += c));
+  proc.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 120_000;
+  while (!out.includes('Agent trading service is up')) {
+    if (proc.exitCode !== null) throw new Error(`the service exited early (${proc.exitCode}):\n${out}`);
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`the service did not come up in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { proc, output: () => out, exited };
+}
