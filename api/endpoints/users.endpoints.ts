@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  AgentSettingsResponseSchema,
+  AgentSettingsUpdateSchema,
+} from '../../shared/domains/agents/agent.schemas.js';
 import { CLAIM_CODE_PATTERN } from '../../shared/domains/agents/claim-code.js';
 import { TIERS } from '../../shared/domains/users/user.model.js';
 import { endpoint } from './endpoint.js';
@@ -73,6 +77,17 @@ export const userEndpoints = {
     params: AgentIdParams,
     response: AgentAction,
     errors: [404, 409],
+  }),
+  updateUserAgentSettings: endpoint({
+    method: 'patch',
+    path: '/api/sdk/agents/{agent_id}/settings',
+    auth: 'user',
+    tag: 'Users',
+    summary: "Change one of your agents' name or auto-redeem setting (ownership checked first)",
+    params: AgentIdParams,
+    body: AgentSettingsUpdateSchema,
+    response: AgentSettingsResponseSchema,
+    errors: [404],
   }),
   setUserTier: endpoint({
     method: 'put',

@@ -4,6 +4,7 @@ import {
   reactivateAgent,
   releaseAgent,
   setUserTier,
+  updateOwnedAgentSettings,
 } from '../../shared/domains/users/manage-agents.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { userEndpoints } from '../endpoints/users.endpoints.js';
@@ -16,4 +17,6 @@ export const userHandlers: HandlersFor<typeof userEndpoints> = {
   reactivateAgent: async ({ deps, user, params }) =>
     reactivateAgent(deps.models, user, params.agent_id, deps.env.TIER_AGENT_LIMITS),
   setUserTier: async ({ deps, params, body }) => setUserTier(deps.models, params.user_id, body.tier),
+  updateUserAgentSettings: async ({ deps, user, params, body }) =>
+    updateOwnedAgentSettings(deps.models, user, params.agent_id, body),
 };

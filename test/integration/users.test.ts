@@ -128,6 +128,39 @@ describe('users, claiming and agent management #integration', () => {
       assert.equal(stored!.status, 'claimed');
     });
 
+    it("when a user changes their agent's settings, then it applies; another user's agent is a 404 and read-only fields are refused", async () => {
+      const a = tokenFor(`u-${randomUUID()}`);
+      const b = tokenFor(`u-${randomUUID()}`);
+      const agent = await registerAgent();
+      await claim(a, agent.claim_code);
+      const ok = await api()
+        .patch(`/api/sdk/agents/${agent.agent_id}/settings`)
+        .set(asUser(a))
+        .send({ name: 'renamed', auto_redeem_enabled: false });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body.name, 'renamed');
+      assert.equal(ok.body.auto_redeem_enabled, false);
+      assert.equal(
+        (
+          await api()
+            .patch(`/api/sdk/agents/${agent.agent_id}/settings`)
+            .set(asUser(b))
+            .send({ name: 'stolen' })
+        ).status,
+        404,
+      );
+      assert.equal(
+        (
+          await api()
+            .patch(`/api/sdk/agents/${agent.agent_id}/settings`)
+            .set(asUser(a))
+            .send({ status: 'claimed' })
+        ).status,
+        422,
+      );
+      assert.equal((await testContext().deps.models.Agent.findById(agent.agent_id).lean())!.name, 'renamed');
+    });
+
     it('when an agent key calls a user route or a user token calls an agent route, then 401', async () => {
       const agent = await registerAgent();
       const user = tokenFor(`u-${randomUUID()}`);

@@ -1,5 +1,7 @@
 import { AppError, notFound } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
+import type { AgentSettingsUpdate } from '../agents/agent.schemas.js';
+import { updateAgentSettings } from '../agents/update-agent-settings.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import type { Tier, UserRecord } from './user.model.js';
@@ -106,6 +108,17 @@ export async function listUserAgents(models: Models, user: UserRecord, limits: T
     agent_limit: limits[user.tier],
     active_agents: agents.filter((a) => a.status !== 'suspended').length,
   };
+}
+
+/** Agent settings changed by the owner: ownership first (another user's agent is a 404). */
+export async function updateOwnedAgentSettings(
+  models: Models,
+  user: UserRecord,
+  agentId: string,
+  input: AgentSettingsUpdate,
+) {
+  await ownedAgent(models, user, agentId);
+  return updateAgentSettings(models.Agent, agentId, input);
 }
 
 /** `release`: suspends the agent (trading refused, history kept) and frees its slot. Idempotent. */
