@@ -61,29 +61,30 @@ function errorResponses(e: EndpointSpec) {
   return responses;
 }
 
-function buildDocument(env: Env) {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'agentKey', {
+const SECURITY_SCHEMES = {
+  agentKey: {
     type: 'http',
     scheme: 'bearer',
     description: 'Agent API key `sk_live_…` from POST /api/sdk/agents/register.',
-  });
-  registry.registerComponent('securitySchemes', 'userToken', {
+  },
+  userToken: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description: "The human's JWT (HS256 with JWT_SECRET, or RS256/ES256 with JWT_PUBLIC_KEY).",
-  });
-  registry.registerComponent('securitySchemes', 'operatorToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'OPERATOR_TOKEN.',
-  });
-  registry.registerComponent('securitySchemes', 'operatorBasic', {
+  },
+  operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN.' },
+  operatorBasic: {
     type: 'http',
     scheme: 'basic',
     description: 'Any user name; OPERATOR_TOKEN as the password.',
-  });
+  },
+} as const;
+
+function buildDocument(env: Env) {
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES))
+    registry.registerComponent('securitySchemes', name, scheme);
   for (const e of Object.values(ENDPOINTS) as EndpointSpec[]) {
     registry.registerPath({
       method: e.method,

@@ -1,7 +1,7 @@
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
 import type { LedgerEntryRecord } from '../ledger/ledger-entry.model.js';
-import { appendLedgerEntry } from '../ledger/ledger.js';
+import { appendLedgerEntry, type EntryDraft } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
 import type { MarketRecord } from '../markets/market.model.js';
@@ -135,7 +135,25 @@ interface TradeRun {
   refused: (refusal: Refusal) => Promise<TradeResult>;
 }
 
-async function executeBuy({ ctx, t, market, target, refused }: TradeRun): Promise<TradeResult> {
+/**
+ * Fills on the market's book; when the book refuses (market resolved, limit not met, …) the
+ * reservation made before is released and the refusal becomes the trade's outcome.
+ */
+async function fillOrRelease(
+  run: TradeRun,
+  decide: (market: MarketRecord) => ReturnType<typeof decideBuyFill>,
+  release: EntryDraft,
+  target: TradeRun['target'] | null,
+): Promise<{ event: MarketEventRecord } | { result: TradeResult }> {
+  const { ctx, t } = run;
+  const fill = await appendMarketEvent(ctx.models, t.marketId, t._id, decide, ctx.now);
+  if (!fill.refusal) return { event: fill.event };
+  await appendLedgerEntry(ctx.models, t.agentId, `${t._id}-release`, target, () => accept(release), ctx.now);
+  return { result: await run.refused(fill.refusal) };
+}
+
+async function executeBuy(run: TradeRun): Promise<TradeResult> {
+  const { ctx, t, market, target, refused } = run;
   const { models, now } = ctx;
   const S = t.amountMicro;
 
@@ -154,24 +172,13 @@ async function executeBuy({ ctx, t, market, target, refused }: TradeRun): Promis
   );
   if (reserve.refusal) return refused(reserve.refusal);
 
-  const fill = await appendMarketEvent(
-    models,
-    t.marketId,
-    t._id,
+  const fill = await fillOrRelease(
+    run,
     (m) => decideBuyFill(m, t.side, S, t.limitPrice),
-    now,
+    { kind: 'release', tradeId: t._id, agent: { balanceMicro: S, reservedMicro: -S } },
+    null,
   );
-  if (fill.refusal) {
-    await appendLedgerEntry(
-      models,
-      t.agentId,
-      `${t._id}-release`,
-      null,
-      () => accept({ kind: 'release', tradeId: t._id, agent: { balanceMicro: S, reservedMicro: -S } }),
-      now,
-    );
-    return refused(fill.refusal);
-  }
+  if ('result' in fill) return fill.result;
   const ev = fill.event;
   const settled = await appendLedgerEntry(
     models,
@@ -196,7 +203,8 @@ async function executeBuy({ ctx, t, market, target, refused }: TradeRun): Promis
   return filled(ctx, t, market, ev, settled.entry!, reserve.entry.balanceAfterMicro);
 }
 
-async function executeSell({ ctx, t, market, target, refused }: TradeRun): Promise<TradeResult> {
+async function executeSell(run: TradeRun): Promise<TradeResult> {
+  const { ctx, t, market, target, refused } = run;
   const { models, now } = ctx;
   const n = t.sharesMicro;
   const sharesKey = t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
@@ -222,29 +230,17 @@ async function executeSell({ ctx, t, market, target, refused }: TradeRun): Promi
   if (reserve.refusal) return refused(reserve.refusal);
   const removedCost = -(reserve.entry.position?.[costKey] ?? 0);
 
-  const fill = await appendMarketEvent(
-    models,
-    t.marketId,
-    t._id,
+  const fill = await fillOrRelease(
+    run,
     (m) => decideSellFill(m, t.side, n, t.limitPrice),
-    now,
+    {
+      kind: 'release-shares',
+      tradeId: t._id,
+      position: { [sharesKey]: n, [costKey]: removedCost, [reservedKey]: -n },
+    },
+    target,
   );
-  if (fill.refusal) {
-    await appendLedgerEntry(
-      models,
-      t.agentId,
-      `${t._id}-release`,
-      target,
-      () =>
-        accept({
-          kind: 'release-shares',
-          tradeId: t._id,
-          position: { [sharesKey]: n, [costKey]: removedCost, [reservedKey]: -n },
-        }),
-      now,
-    );
-    return refused(fill.refusal);
-  }
+  if ('result' in fill) return fill.result;
   const ev = fill.event;
   const pnl = ev.amountMicro - removedCost;
   const settled = await appendLedgerEntry(
