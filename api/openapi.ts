@@ -31,9 +31,11 @@ const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
     ? [{ agentKey: [] }]
     : auth === 'user'
       ? [{ userToken: [] }]
-      : auth === 'operator'
-        ? [{ operatorToken: [] }, { operatorBasic: [] }]
-        : [];
+      : auth === 'agent-or-user'
+        ? [{ agentKey: [] }, { userToken: [] }]
+        : auth === 'operator'
+          ? [{ operatorToken: [] }, { operatorBasic: [] }]
+          : [];
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);

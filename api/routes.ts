@@ -16,11 +16,12 @@ import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
+import { limitsHandlers } from './handlers/limits.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { requireAgent } from './http/agent-auth.js';
 import { requireOperator } from './http/operator-auth.js';
-import { requireUser } from './http/user-auth.js';
+import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
 
 import { parseRequestPart } from './http/validation.js';
@@ -29,6 +30,7 @@ import { parseRequestPart } from './http/validation.js';
 const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...agentHandlers,
   ...userHandlers,
+  ...limitsHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,
@@ -66,6 +68,7 @@ export function registerEndpoints(
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
+    if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));
 
     // After auth, so that per-agent limits know the agent (per-IP limits work either way).
     if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);

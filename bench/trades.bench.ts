@@ -60,7 +60,13 @@ async function noOpRoundTrips(redisUrl: string): Promise<Row> {
   };
 }
 
-const stack = await startStack({ REGISTER_RATE_LIMIT_PER_MINUTE: '1000000' });
+// The bench measures the trade path: each agent buys the same two market sides over and over,
+// which the free tier's cooldowns would refuse (they are measured as part of every admission anyway).
+const stack = await startStack({
+  REGISTER_RATE_LIMIT_PER_MINUTE: '1000000',
+  SIM_COOLDOWN_SECONDS: '0',
+  FAILED_TRADE_COOLDOWN_SECONDS: '0',
+});
 try {
   const { baseUrl } = stack;
   const keys: string[] = [];
@@ -70,7 +76,14 @@ try {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: `bench-${i}` }),
     });
-    keys.push(((await r.json()) as { api_key: string }).api_key);
+    const key = ((await r.json()) as { api_key: string }).api_key;
+    keys.push(key);
+    // A long run buys more than the default 50 a day per agent.
+    await fetch(`${baseUrl}/api/sdk/user/settings`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ max_trades_per_day: 1000 }),
+    });
   }
   const list = await fetch(`${baseUrl}/api/sdk/markets?limit=200`, {
     headers: { authorization: `Bearer ${keys[0]}` },

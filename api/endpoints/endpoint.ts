@@ -4,8 +4,11 @@ import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import type { Deps } from '../../shared/infra/deps.js';
 
-/** Who may call: anyone, an agent (API key), a human (user JWT), or an operator (OPERATOR_TOKEN). */
-export type AuthMode = 'none' | 'agent' | 'user' | 'operator';
+/**
+ * Who may call: anyone, an agent (API key), a human (user JWT), either of the two (`agent-or-user`:
+ * the token's shape decides), or an operator (OPERATOR_TOKEN).
+ */
+export type AuthMode = 'none' | 'agent' | 'user' | 'agent-or-user' | 'operator';
 
 /** Named per-IP/per-agent limits; the numbers come from config. */
 export type RateLimitName = 'register' | 'context' | 'claim';
@@ -41,8 +44,16 @@ export interface HandlerInput<E extends EndpointSpec> {
   params: Parsed<E['params']>;
   query: Parsed<E['query']>;
   body: Parsed<E['body']>;
-  agent: E['auth'] extends 'agent' ? AgentDoc : undefined;
-  user: E['auth'] extends 'user' ? UserRecord : undefined;
+  agent: E['auth'] extends 'agent'
+    ? AgentDoc
+    : E['auth'] extends 'agent-or-user'
+      ? AgentDoc | undefined
+      : undefined;
+  user: E['auth'] extends 'user'
+    ? UserRecord
+    : E['auth'] extends 'agent-or-user'
+      ? UserRecord | undefined
+      : undefined;
   deps: Deps;
   req: Request;
   res: Response;

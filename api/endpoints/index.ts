@@ -6,11 +6,13 @@ import { readEndpoints } from './reads.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
 import { tradingEndpoints } from './trading.endpoints.js';
 import { userEndpoints } from './users.endpoints.js';
+import { limitsEndpoints } from './limits.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
   ...agentEndpoints,
   ...userEndpoints,
+  ...limitsEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

@@ -2,12 +2,15 @@ import { claimInfoView, agentMeView } from '../../shared/domains/agents/agent-vi
 import { registerAgent } from '../../shared/domains/agents/register-agent.js';
 import { updateAgentSettings } from '../../shared/domains/agents/update-agent-settings.js';
 import { notFound } from '../../shared/infra/errors.js';
+import { loadGuard } from '../../shared/domains/limits/trade-guard.js';
+import { realTradingEnabled } from '../../shared/domains/limits/trading-settings.js';
+import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { Deps } from '../../shared/infra/deps.js';
 
-const claimUrlFor = (env: Env) => (code: string) => `${publicBaseUrl(env)}/claim/${encodeURIComponent(code)}`;
+const claimUrlOf = (env: Env) => claimUrlFor(publicBaseUrl(env));
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -24,13 +27,18 @@ async function findByClaimCode(deps: Deps, code: string) {
 }
 
 export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
-  registerAgent: async ({ deps, body }) => registerAgent(deps.models.Agent, body, claimUrlFor(deps.env)),
+  registerAgent: async ({ deps, body }) => registerAgent(deps.models.Agent, body, claimUrlOf(deps.env)),
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));
-    return agentMeView(agent.toObject(), {
+    const record = agent.toObject();
+    const { owner, settings } = await loadGuard(deps, record);
+    return agentMeView(record, {
       includePnl: include.has('pnl'),
-      claimUrl: claimUrlFor(deps.env)(agent.claimCode),
+      claimUrl: claimUrlOf(deps.env)(agent.claimCode),
+      tier: owner.tier,
+      importsPerDay: deps.env.TIER_IMPORTS_PER_DAY[owner.tier],
+      realTradingEnabled: realTradingEnabled(owner, settings) && record.status !== 'suspended',
     });
   },
 

@@ -31,7 +31,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.status(422).json({
       detail: err.items,
       error: `Validation failed: ${where}`,
-      fix: 'Correct the fields listed in detail (loc names each one) and send the request again.',
+      fix: err.fix ?? 'Correct the fields listed in detail (loc names each one) and send the request again.',
     });
     return;
   }

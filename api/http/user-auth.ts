@@ -30,3 +30,11 @@ export function requireUser(deps: Deps, verifier: JwtVerifier): RequestHandler {
     next();
   };
 }
+
+/** Routes an agent and its human both use: an API key authenticates the agent, anything else a user. */
+export const requireAgentOrUser =
+  (agentAuth: RequestHandler, userAuth: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    looksLikeApiKey(bearerToken(req.headers.authorization) ?? '')
+      ? agentAuth(req, res, next)
+      : userAuth(req, res, next);

@@ -1,23 +1,9 @@
 import type { z } from 'zod';
+import { RequestValidationError, type ValidationItem } from '../../shared/infra/errors.js';
+
+export { RequestValidationError };
 
 export type RequestPart = 'body' | 'query' | 'path';
-
-/** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */
-export interface ValidationItem {
-  loc: string[];
-  msg: string;
-  type: string;
-  input: unknown;
-  ctx: Record<string, unknown>;
-}
-
-/** A 422: the request parsed but does not satisfy the endpoint's schema. */
-export class RequestValidationError extends Error {
-  constructor(readonly items: ValidationItem[]) {
-    super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
-    this.name = 'RequestValidationError';
-  }
-}
 
 const CTX_EXCLUDED = new Set(['code', 'path', 'message', 'input', 'inst', 'continue']);
 
@@ -59,6 +45,14 @@ export function parseRequestPart<S extends z.ZodType>(
   part: RequestPart,
 ): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) throw new RequestValidationError(toValidationItems(result.error.issues, part));
-  return result.data;
+  if (result.success) return result.data;
+  const items = toValidationItems(result.error.issues, part);
+  const fields = 'shape' in schema ? Object.keys((schema as unknown as z.ZodObject).shape) : [];
+  const unknown = items.filter((i) => i.type === 'extra_forbidden').map((i) => i.loc.at(-1));
+  throw new RequestValidationError(
+    items,
+    unknown.length && fields.length
+      ? `Remove ${unknown.map((k) => `"${k}"`).join(', ')}: the fields that can be set here are ${fields.join(', ')}.`
+      : undefined,
+  );
 }

@@ -37,3 +37,28 @@ export const unavailable = (what: string, cause?: unknown) =>
     retryable: true,
     cause,
   });
+
+/** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */
+export interface ValidationItem {
+  loc: string[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+/** A 422: the request parsed but does not satisfy the endpoint's schema or a rule checked later. */
+export class RequestValidationError extends Error {
+  constructor(
+    readonly items: ValidationItem[],
+    /** Replaces the generic fix when the caller knows better (e.g. which fields can be set). */
+    readonly fix?: string,
+  ) {
+    super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'RequestValidationError';
+  }
+}
+
+/** A 422 about one body field, for rules the schema cannot express (e.g. limits that depend on the tier). */
+export const invalidField = (field: string, msg: string, input: unknown, fix: string) =>
+  new RequestValidationError([{ loc: ['body', field], msg, type: 'value_error', input, ctx: {} }], fix);

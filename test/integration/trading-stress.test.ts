@@ -146,10 +146,12 @@ describe('money under concurrency #integration', function () {
       await assertAgentConserved(agent.agent_id);
     });
 
-    it('when Redis is unavailable and a key is given, then 503 and nothing is placed; without a key the trade still runs', async () => {
+    it('when Redis is unavailable, then a keyed trade and any buy answer 503 and nothing is placed; a sell without a key still runs', async () => {
       const ctx = testContext();
       const agent = await registerAgent();
       const market = await makeMarket();
+      const held = await trade(agent, { market_id: market._id, side: 'yes', amount: 1 });
+      assert.equal(held.body.success, true);
       const broken = ctx.deps.redis.duplicate();
       broken.disconnect();
       const app = buildApp({ ...ctx.deps, redis: broken }, { operatorToken: ctx.operatorToken });
@@ -160,12 +162,20 @@ describe('money under concurrency #integration', function () {
       assert.equal(res.status, 503);
       assert.equal(res.body.retryable, true);
       assert.equal(res.body.error_code, 'idempotency_unavailable');
-      assert.equal(await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id }), 0);
-      const noKey = await request(app)
+      assert.equal(await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id }), 1);
+      // A buy without a key still needs its daily limits and cooldowns checked: refused, not waved through.
+      const buy = await request(app)
         .post('/api/sdk/trade')
         .set('Authorization', `Bearer ${agent.api_key}`)
         .send({ market_id: market._id, side: 'yes', amount: 1 });
-      assert.equal(noKey.body.success, true);
+      assert.equal(buy.status, 503);
+      assert.equal(buy.body.error_code, 'limits_unavailable');
+      assert.equal(await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id }), 1);
+      const sell = await request(app)
+        .post('/api/sdk/trade')
+        .set('Authorization', `Bearer ${agent.api_key}`)
+        .send({ market_id: market._id, side: 'yes', action: 'sell', shares: held.body.shares_bought });
+      assert.equal(sell.body.success, true);
     });
   });
 

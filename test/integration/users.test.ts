@@ -7,16 +7,7 @@ import { jwtSecret } from '../../shared/infra/jwt.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, randomIp, registerAgent } from '../support/http.js';
-
-const tokenFor = (sub: string, options: jwt.SignOptions = {}) =>
-  jwt.sign({ sub }, jwtSecret(testContext().env), { algorithm: 'HS256', expiresIn: 600, ...options });
-const asUser = (token: string) => ({ Authorization: `Bearer ${token}` });
-const claim = (token: string, code: string, ip = randomIp()) =>
-  api()
-    .post('/api/sdk/agents/claim')
-    .set(asUser(token))
-    .set('X-Forwarded-For', ip)
-    .send({ claim_code: code });
+import { asUser, claim, tokenFor } from '../support/users.js';
 
 describe('users, claiming and agent management #integration', () => {
   it('when a user claims an agent, then it is linked, claimed and can be listed; the code works once', async () => {

@@ -58,6 +58,10 @@ export const mochaHooks = {
       READY_TIMEOUT_MS: '5000',
       // Tests read what they just wrote; the shared read cache has its own test.
       READ_CACHE_SECONDS: '0',
+      // The money-stress tests buy one market side many times in a row; the cooldowns have their
+      // own tests (limits.test.ts), which turn them on for their duration.
+      SIM_COOLDOWN_SECONDS: '0',
+      FAILED_TRADE_COOLDOWN_SECONDS: '0',
     });
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
     await seedCatalogue(deps.models.Market, deps.clock());

@@ -6,11 +6,15 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { settleAdmission } from '../../shared/domains/limits/trade-guard.js';
 import type { Processor } from '../../shared/infra/queue/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 
-export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) =>
-  executeTrade(tradeContext(deps), data.tradeId);
+export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {
+  const result = await executeTrade(tradeContext(deps), data.tradeId);
+  if (!result.success) await settleAdmission(deps, data.tradeId);
+  return result;
+};
 
 export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) =>
   settleMarket(deps.models, data.marketId, deps.clock);

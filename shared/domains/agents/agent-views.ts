@@ -1,4 +1,5 @@
 import { fromMicro } from '../money.js';
+import type { Tier } from '../users/user.model.js';
 import type { AgentRecord } from './agent.model.js';
 import type { AgentMeResponse } from './agent.schemas.js';
 
@@ -11,7 +12,16 @@ const rate = (wins: number, losses: number) => (wins + losses > 0 ? wins / (wins
  */
 export function agentMeView(
   agent: AgentRecord,
-  opts: { includePnl: boolean; claimUrl: string | null; unrealizedPnlMicro?: number },
+  opts: {
+    includePnl: boolean;
+    claimUrl: string | null;
+    unrealizedPnlMicro?: number;
+    /** The owner's tier (free before claiming) and what it allows. */
+    tier: Tier;
+    importsPerDay: number;
+    /** Claimed, not suspended, and the owner's sdk_real_trading_enabled on. */
+    realTradingEnabled: boolean;
+  },
 ): AgentMeResponse {
   const view: AgentMeResponse = {
     agent_id: agent._id,
@@ -30,12 +40,16 @@ export function agentMeView(
     claimed: agent.claimedBy !== null && agent.claimedBy !== undefined,
     claimed_by: agent.claimedBy ?? null,
     claimed_at: iso(agent.claimedAt),
-    real_trading_enabled: Boolean(agent.claimedBy) && agent.status !== 'suspended',
+    real_trading_enabled: opts.realTradingEnabled,
     created_at: iso((agent as { createdAt?: Date }).createdAt) ?? new Date(0).toISOString(),
     last_trade_at: iso(agent.lastTradeAt),
     key_prefix: agent.keyPrefix,
     claim_url: agent.claimedBy ? null : opts.claimUrl,
-    rate_limits: { tier: 'free', endpoints: {} },
+    rate_limits: {
+      tier: opts.tier,
+      imports_per_day: opts.importsPerDay,
+      endpoints: { '/api/sdk/context': { requests_per_minute: 300 } },
+    },
     auto_redeem_enabled: agent.autoRedeemEnabled,
     wallet_address: null,
     deposit_wallet_address: null,

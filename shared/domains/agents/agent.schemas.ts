@@ -78,6 +78,7 @@ export const AgentMeResponseSchema = z
     claim_url: z.string().nullable(),
     rate_limits: z.object({
       tier: z.string(),
+      imports_per_day: z.number().int(),
       endpoints: z.record(z.string(), z.object({ requests_per_minute: z.number() })),
     }),
     auto_redeem_enabled: z.boolean(),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fromMicro, STARTING_BALANCE_MICRO } from '../money.js';
+import { DEFAULT_TRADING_SETTINGS } from '../limits/trading-settings.model.js';
 import type { AgentModel } from './agent.model.js';
 import type { RegisterAgentRequest } from './agent.schemas.js';
 import { generateApiKey, hashApiKey, keyPrefixOf } from './api-key.js';
@@ -9,8 +10,8 @@ import { generateClaimCode } from './claim-code.js';
 export const DEFAULT_AGENT_LIMITS = {
   sim: true,
   real_trading: false,
-  max_trade_usd: 100,
-  daily_limit_usd: 500,
+  max_trade_usd: fromMicro(DEFAULT_TRADING_SETTINGS.sdkMaxTradeMicro),
+  daily_limit_usd: fromMicro(DEFAULT_TRADING_SETTINGS.sdkDailyLimitMicro),
 };
 
 const isDuplicateKey = (err: unknown) =>

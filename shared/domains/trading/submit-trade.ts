@@ -3,6 +3,14 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { AppError } from '../../infra/errors.js';
 import type { Deps } from '../../infra/deps.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
+import type { Admission } from '../limits/counters.js';
+import {
+  admitTrade,
+  checkStanding,
+  loadGuard,
+  releaseTrade,
+  type GuardedTrade,
+} from '../limits/trade-guard.js';
 import { rollForwardMarket } from '../markets/market-log.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
@@ -14,6 +22,15 @@ import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } fr
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { filledResult, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
 import { LEGACY_SIM_ALIASES, type TradeRequest, type TradeResult } from './trade.schemas.js';
+
+/** The fields the account safeguards look at. */
+const guardedTrade = (shape: TradeShape, venue: 'sim' | 'polymarket' | 'kalshi'): GuardedTrade => ({
+  venue,
+  marketId: shape.marketId,
+  side: shape.side,
+  action: shape.action,
+  amountMicro: shape.amountMicro,
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONDITION_ID = /^0x[0-9a-f]{64}$/i;
@@ -146,6 +163,15 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
         },
       );
     }
+    if (!req.dry_run) {
+      // The safeguards answer first, so a refused trade says why; nothing is placed, so what the
+      // admission counted is given back at once.
+      const guard = await loadGuard(deps, agent);
+      const guarded = guardedTrade(shape, venue);
+      checkStanding(guard, guarded);
+      const admission = await admitTrade(deps, guard, agent._id, guarded);
+      if (admission) await releaseTrade(deps, admission, { agentId: agent._id, ...guarded });
+    }
     return refusedResult(
       shape,
       NO_MARKET,
@@ -183,6 +209,8 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
   const limit = req.price ?? null;
   if (req.dry_run) return dryRun(models, agent, market, shape, limit);
 
+  const guard = await loadGuard(deps, agent);
+  const guarded = guardedTrade(shape, venue);
   const tradeId = randomUUID();
   const idem = req.idempotency_key
     ? await claimIdempotencyKey<TradeResult>(
@@ -202,26 +230,48 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
     }
     throw duplicateInFlight();
   }
+  let admission: Admission | null;
+  try {
+    checkStanding(guard, guarded);
+    admission = await admitTrade(deps, guard, agent._id, guarded);
+  } catch (err) {
+    await idem?.abandon(); // refused before anything was recorded: the key may be used again
+    throw err;
+  }
+  // Best effort: a count that cannot be given back errs on the safe side (one buy fewer today).
+  const giveBack = async () => {
+    if (admission)
+      await releaseTrade(deps, admission, { agentId: agent._id, ...guarded }).catch((err: unknown) =>
+        deps.log.warn({ err, tradeId }, 'could not give back a daily-limit count'),
+      );
+  };
 
-  await models.Trade.create({
-    _id: tradeId,
-    agentId: agent._id,
-    marketId: market._id,
-    venue,
-    side: req.side,
-    action: req.action,
-    amountMicro: shape.amountMicro,
-    sharesMicro: shape.sharesMicro,
-    orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
-    limitPrice: limit,
-    reasoning: req.reasoning ?? null,
-    source: req.source ?? null,
-    skillSlug: req.skill_slug ?? null,
-    signalData: req.signal_data ?? null,
-    idempotencyKey: req.idempotency_key ?? null,
-    warnings,
-    status: 'pending',
-  });
+  try {
+    await models.Trade.create({
+      _id: tradeId,
+      agentId: agent._id,
+      marketId: market._id,
+      venue,
+      side: req.side,
+      action: req.action,
+      amountMicro: shape.amountMicro,
+      sharesMicro: shape.sharesMicro,
+      orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
+      limitPrice: limit,
+      reasoning: req.reasoning ?? null,
+      source: req.source ?? null,
+      skillSlug: req.skill_slug ?? null,
+      signalData: req.signal_data ?? null,
+      idempotencyKey: req.idempotency_key ?? null,
+      warnings,
+      status: 'pending',
+      admission,
+    });
+  } catch (err) {
+    await giveBack();
+    await idem?.abandon();
+    throw err;
+  }
   let outcome;
   try {
     outcome = await deps.queues.enqueueAndWait<TradeResult>(
@@ -242,6 +292,7 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
         },
       },
     );
+    await giveBack();
     await idem?.abandon();
     throw err;
   }

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { Admission } from '../limits/counters.js';
 
 export const TRADE_STATUSES = ['pending', 'executing', 'filled', 'rejected', 'failed'] as const;
 export type TradeStatus = (typeof TRADE_STATUSES)[number];
@@ -45,6 +46,8 @@ const tradeSchema = new Schema(
     failureCategory: { type: String, default: null },
     failureReason: { type: String, default: null },
     result: { type: Schema.Types.Mixed, default: null },
+    /** What the buy took from the owner's daily limits (limits/counters.ts), given back if it does not fill. */
+    admission: { type: Schema.Types.Mixed, default: null },
     executedAt: { type: Date, default: null },
     finishedAt: { type: Date, default: null },
   },
@@ -84,6 +87,7 @@ export interface TradeRecord {
   failureCategory: string | null;
   failureReason: string | null;
   result: unknown;
+  admission: Admission | null;
   executedAt: Date | null;
   finishedAt: Date | null;
   createdAt?: Date;

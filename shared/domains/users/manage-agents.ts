@@ -34,7 +34,7 @@ const giveBackSlot = (models: Models, userId: string) =>
   models.User.updateOne({ _id: userId, activeAgents: { $gt: 0 } }, { $inc: { activeAgents: -1 } });
 
 /** The user's own agent, or 404 (another user's agent is indistinguishable from a missing one). */
-async function ownedAgent(models: Models, user: UserRecord, agentId: string): Promise<AgentRecord> {
+export async function ownedAgent(models: Models, user: UserRecord, agentId: string): Promise<AgentRecord> {
   const agent = /^[0-9a-f-]{36}$/i.test(agentId)
     ? await models.Agent.findOne({ _id: agentId, claimedBy: user._id }).lean()
     : null;

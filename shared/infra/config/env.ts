@@ -15,6 +15,17 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** Three numbers, free,pro,elite, as a lookup by tier. */
+const perTier = (defaults: string) =>
+  z
+    .string()
+    .regex(/^\d+,\d+,\d+$/, 'three numbers: free,pro,elite')
+    .default(defaults)
+    .transform((v) => {
+      const [free, pro, elite] = v.split(',').map(Number) as [number, number, number];
+      return { free, pro, elite };
+    });
+
 export const EnvSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'])
@@ -81,15 +92,29 @@ export const EnvSchema = z.object({
     .describe('PEM public key (RSA → RS256, EC → ES256) that verifies user tokens instead of JWT_SECRET.'),
   JWT_ISSUER: z.string().optional().describe('Required `iss` of user tokens, when set.'),
   JWT_AUDIENCE: z.string().optional().describe('Required `aud` of user tokens, when set.'),
-  TIER_AGENT_LIMITS: z
-    .string()
-    .regex(/^\d+,\d+,\d+$/, 'three numbers: free,pro,elite')
-    .default('3,10,50')
-    .transform((v) => {
-      const [free, pro, elite] = v.split(',').map(Number) as [number, number, number];
-      return { free, pro, elite };
-    })
-    .describe('Active (not released) agents a user may have per tier: free,pro,elite.'),
+  TIER_AGENT_LIMITS: perTier('3,10,50').describe(
+    'Active (not released) agents a user may have per tier: free,pro,elite.',
+  ),
+  TIER_MAX_TRADES_PER_DAY: perTier('1000,5000,10000').describe(
+    'Highest `max_trades_per_day` an owner may set, per tier: free,pro,elite (the default setting is 50).',
+  ),
+  TIER_IMPORTS_PER_DAY: perTier('10,100,250').describe(
+    'Market imports per day per tier: free,pro,elite (reported in `rate_limits`; re-imports are free).',
+  ),
+  SIM_COOLDOWN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(120)
+    .describe(
+      'Free tier: seconds before an agent may buy the same market side again on sim (0 turns it off).',
+    ),
+  FAILED_TRADE_COOLDOWN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1800)
+    .describe('Seconds a market side is closed to new buys after a buy on it failed (0 turns it off).'),
   WORKER_QUEUES: list
     .optional()
     .describe(

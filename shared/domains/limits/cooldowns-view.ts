@@ -1,0 +1,87 @@
+import type { Deps } from '../../infra/deps.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { fromMicro } from '../money.js';
+import { activeCooldowns, dailyUsage, nextUtcMidnight } from './counters.js';
+import { agentOwner } from './settings-owner.js';
+import { readSettings } from './trading-settings.js';
+
+const secondsLeft = (until: Date, now: Date) =>
+  Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 1000));
+
+/**
+ * `GET /api/sdk/agents/{agent_id}/cooldowns`: everything that would refuse the agent's next buy now —
+ * per-market-side cooldowns (rate limit) and failed-trade cooldowns (failure) with their expiry, the
+ * owner's daily counts, and the kill switch.
+ */
+export async function cooldownsView(deps: Deps, agent: AgentRecord) {
+  const now = deps.clock();
+  const owner = await agentOwner(deps.models, agent);
+  const [settings, cooldowns, usage] = await Promise.all([
+    readSettings(deps.models, owner),
+    activeCooldowns(deps.redis, deps.env.QUEUE_PREFIX, agent._id, now),
+    dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now),
+  ]);
+  const markets = await deps.models.Market.find(
+    { _id: { $in: [...new Set(cooldowns.map((c) => c.marketId))] } },
+    { question: 1 },
+  ).lean();
+  const question = new Map(markets.map((m) => [m._id, m.question]));
+  const resetsAt = nextUtcMidnight(now);
+  const dailyReached = usage.trades >= settings.maxTradesPerDay;
+
+  const entries = cooldowns.map((c) => ({
+    type: c.kind === 'market' ? ('rate_limit' as const) : ('failure' as const),
+    kind: c.kind === 'market' ? 'market_cooldown' : 'failed_trade_cooldown',
+    venue: c.venue,
+    market_id: c.marketId,
+    question: question.get(c.marketId) ?? null,
+    side: c.side,
+    reason:
+      c.kind === 'market'
+        ? `One ${c.side.toUpperCase()} buy per market every ${deps.env.SIM_COOLDOWN_SECONDS} s on sim (free tier).`
+        : `A ${c.side.toUpperCase()} buy on this market failed; new ones wait ${deps.env.FAILED_TRADE_COOLDOWN_SECONDS} s.`,
+    expires_at: c.expiresAt.toISOString() as string | null,
+    seconds_remaining: secondsLeft(c.expiresAt, now) as number | null,
+  }));
+  const account = [];
+  if (dailyReached)
+    account.push({
+      type: 'rate_limit' as const,
+      kind: 'daily_limit_reached',
+      venue: null,
+      market_id: null,
+      question: null,
+      side: null,
+      reason: `Daily limit reached: ${settings.maxTradesPerDay} trades (resets at midnight UTC).`,
+      expires_at: resetsAt.toISOString(),
+      seconds_remaining: secondsLeft(resetsAt, now),
+    });
+  if (settings.tradingPaused)
+    account.push({
+      type: 'kill_switch' as const,
+      kind: 'trading_paused',
+      venue: null,
+      market_id: null,
+      question: null,
+      side: null,
+      reason: 'trading_paused is on: every trade is refused until it is set false.',
+      expires_at: null,
+      seconds_remaining: null,
+    });
+
+  return {
+    agent_id: agent._id,
+    checked_at: now.toISOString(),
+    cooldowns: [...account, ...entries],
+    daily: {
+      trades_today: usage.trades,
+      max_trades_per_day: settings.maxTradesPerDay,
+      remaining: Math.max(0, settings.maxTradesPerDay - usage.trades),
+      limit_reached: dailyReached,
+      spent_today: fromMicro(usage.spentMicro),
+      daily_limit: fromMicro(settings.sdkDailyLimitMicro),
+      resets_at: resetsAt.toISOString(),
+    },
+    trading_paused: settings.tradingPaused,
+  };
+}

@@ -1,0 +1,87 @@
+import { PublicKey } from '@solana/web3.js';
+import { z } from 'zod';
+
+/** A Solana wallet: a base58 ed25519 public key on the curve (a program-derived address is not a wallet). */
+function isSolanaWallet(value: string): boolean {
+  try {
+    return PublicKey.isOnCurve(new PublicKey(value).toBytes());
+  } catch {
+    return false;
+  }
+}
+
+const solanaWallet = z
+  .string()
+  .trim()
+  .refine(isSolanaWallet, 'not a Solana wallet address (a base58 ed25519 public key)')
+  .nullable();
+
+const dollars = (max: number) => z.number().positive().max(max);
+
+/**
+ * Everything an owner may change, shared by `PATCH|POST /api/sdk/settings` and
+ * `PATCH /api/sdk/user/settings` (client-contract §3.3). Strict: balance, status, tier, wallets and
+ * any other field are refused with a 422 naming the settable ones (no mass assignment).
+ */
+export const TradingSettingsUpdateSchema = z
+  .strictObject({
+    max_trades_per_day: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: 'Buys per UTC day across your agents; at most 1,000 free, 5,000 pro.' }),
+    sdk_real_trading_enabled: z.boolean().meta({ description: 'Real-venue trading on or off.' }),
+    sdk_max_trade_amount: dollars(1_000_000).meta({ description: 'Per-trade cap on real venues, USD.' }),
+    sdk_daily_limit: dollars(10_000_000).meta({ description: 'Daily spend cap on real venues, USD.' }),
+    max_position_usd: dollars(10_000_000).meta({
+      description: 'Largest real-venue position per market, USD.',
+    }),
+    trading_paused: z
+      .boolean()
+      .meta({ description: 'Kill switch: true refuses every trade until set false.' }),
+    auto_risk_monitor_enabled: z.boolean(),
+    default_stop_loss_pct: z.number().gt(0).max(1).nullable(),
+    default_take_profit_pct: z.number().gt(0).max(100).nullable().meta({ description: 'null = off' }),
+    bot_solana_wallet: solanaWallet.meta({ description: 'Read back as solana_wallet_address.' }),
+    solana_wallet_address: solanaWallet,
+    user_email: z
+      .string()
+      .max(320)
+      .nullable()
+      .meta({ description: 'Accepted for older clients and ignored: identity comes from your token.' }),
+    dynamic_user_id: z
+      .string()
+      .max(200)
+      .nullable()
+      .meta({ description: 'Accepted and ignored, as user_email.' }),
+  })
+  .partial()
+  .meta({ id: 'TradingSettingsUpdate' });
+export type TradingSettingsUpdate = z.output<typeof TradingSettingsUpdateSchema>;
+
+export const TradingSettingsResponseSchema = z
+  .looseObject({
+    tier: z.enum(['free', 'pro', 'elite']),
+    settings_owner: z.enum(['user', 'agent']).meta({
+      description: '`user` for a claimed agent (shared by all your agents), `agent` before claiming.',
+    }),
+    sdk_real_trading_enabled: z.boolean(),
+    trading_paused: z.boolean(),
+    max_trades_per_day: z.number().int(),
+    max_trades_per_day_limit: z.number().int(),
+    trades_today: z.number().int(),
+    daily_limit_resets_at: z.string(),
+    sdk_max_trade_amount: z.number(),
+    sdk_daily_limit: z.number(),
+    sdk_daily_spent: z.number(),
+    max_position_usd: z.number(),
+    auto_risk_monitor_enabled: z.boolean(),
+    default_stop_loss_pct: z.number().nullable(),
+    default_take_profit_pct: z.number().nullable(),
+    solana_wallet_address: z.string().nullable(),
+    wallet_address: z.string().nullable(),
+    linked_wallet_address: z.string().nullable(),
+    wallet_ownership: z.enum(['native', 'external']).nullable(),
+    warning: z.string().optional(),
+  })
+  .meta({ id: 'TradingSettings' });

@@ -1,0 +1,206 @@
+import { AppError } from '../../infra/errors.js';
+import type { Deps } from '../../infra/deps.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { fromMicro } from '../money.js';
+import {
+  admitBuy,
+  nextUtcMidnight,
+  releaseAdmission,
+  type Admission,
+  type CooldownTarget,
+  type Venue,
+} from './counters.js';
+import { agentOwner, type SettingsOwner } from './settings-owner.js';
+import { readSettings, realTradingEnabled } from './trading-settings.js';
+import type { TradingSettings } from './trading-settings.model.js';
+
+/**
+ * The account safeguards a live trade passes before it is queued (client-contract §4.5): the kill
+ * switch, the real-trading switch and per-trade cap, then — buys only, so an agent can always get
+ * out of a position — cooldowns and the daily caps. Dry runs skip all of them (spec §4.2).
+ */
+export interface TradeGuard {
+  owner: SettingsOwner;
+  settings: TradingSettings;
+}
+
+export interface GuardedTrade {
+  venue: Venue;
+  marketId: string;
+  side: 'yes' | 'no';
+  action: 'buy' | 'sell';
+  amountMicro: number;
+}
+
+const SETTINGS_FIX = 'PATCH /api/sdk/user/settings';
+const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;
+const secondsUntil = (when: Date, now: Date) =>
+  Math.max(1, Math.ceil((when.getTime() - now.getTime()) / 1000));
+
+/** 429 with the moment it lifts, in the body and as Retry-After. */
+function blockedUntil(code: string, message: string, fix: string, until: Date, now: Date, body = {}) {
+  const retryAfter = secondsUntil(until, now);
+  return new AppError(429, code, message, fix, {
+    retryable: true,
+    headers: { 'Retry-After': String(retryAfter) },
+    body: { ...body, expires_at: until.toISOString(), retry_after_seconds: retryAfter },
+  });
+}
+
+export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGuard> {
+  const owner = await agentOwner(deps.models, agent);
+  return { owner, settings: await readSettings(deps.models, owner) };
+}
+
+/** Checks that take nothing: a refusal here leaves no trace. */
+export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): void {
+  if (settings.tradingPaused)
+    throw new AppError(
+      403,
+      'trading_paused',
+      'Trading is paused for this account (kill switch trading_paused is on)',
+      `Your human resumes trading with ${SETTINGS_FIX} {"trading_paused": false}.`,
+    );
+  if (t.venue === 'sim') return;
+  if (!realTradingEnabled(owner, settings))
+    throw new AppError(
+      403,
+      'real_trading_disabled',
+      'Real trading is turned off in settings (sdk_real_trading_enabled is false)',
+      'Turn it on with PATCH /api/sdk/settings {"sdk_real_trading_enabled": true}, or trade on venue "sim".',
+    );
+  if (t.action === 'buy' && t.amountMicro > settings.sdkMaxTradeMicro)
+    throw new AppError(
+      400,
+      'max_trade_amount_exceeded',
+      `Trade amount ${usd(t.amountMicro)} is above the per-trade limit of ${usd(settings.sdkMaxTradeMicro)}`,
+      `Send at most ${usd(settings.sdkMaxTradeMicro)}, or raise sdk_max_trade_amount with PATCH /api/sdk/settings.`,
+      { body: { limit: fromMicro(settings.sdkMaxTradeMicro) } },
+    );
+}
+
+/** Buys: checks cooldowns and daily caps and counts the buy, atomically. Sells pass (null). */
+export async function admitTrade(
+  deps: Deps,
+  guard: TradeGuard,
+  agentId: string,
+  t: GuardedTrade,
+): Promise<Admission | null> {
+  if (t.action !== 'buy') return null;
+  const { owner, settings } = guard;
+  const now = deps.clock();
+  const real = t.venue !== 'sim';
+  const cooldownMs = !real && owner.tier === 'free' ? deps.env.SIM_COOLDOWN_SECONDS * 1000 : 0;
+  const verdict = await admitBuy(deps.redis, deps.env.QUEUE_PREFIX, {
+    agentId,
+    venue: t.venue,
+    marketId: t.marketId,
+    side: t.side,
+    ownerKey: owner.key,
+    now,
+    marketCooldownMs: cooldownMs,
+    maxTradesPerDay: settings.maxTradesPerDay,
+    spendMicro: real ? t.amountMicro : 0,
+    dailyLimitMicro: real ? settings.sdkDailyLimitMicro : null,
+  }).catch((err: unknown) => {
+    // Limits that cannot be checked are not skipped: the buy is refused (sells never need them).
+    throw new AppError(
+      503,
+      'limits_unavailable',
+      'Trading limits cannot be checked right now; the trade was not placed',
+      'Retry in a few seconds.',
+      { retryable: true, cause: err },
+    );
+  });
+  if (verdict.ok) return verdict.admission;
+  const side = t.side.toUpperCase();
+  const where = { market_id: t.marketId, side: t.side, venue: t.venue };
+  switch (verdict.reason) {
+    case 'market':
+      throw blockedUntil(
+        'market_cooldown',
+        `Cooldown: one ${side} buy per market every ${deps.env.SIM_COOLDOWN_SECONDS} s on sim for the free tier`,
+        'Wait until expires_at, or trade another market or side (GET /api/sdk/agents/{agent_id}/cooldowns lists them).',
+        verdict.expiresAt,
+        now,
+        where,
+      );
+    case 'failed_trade':
+      throw blockedUntil(
+        'failed_trade_cooldown',
+        `Cooldown: a ${side} buy on this market failed recently, so new ${side} buys on it wait until ${verdict.expiresAt.toISOString()}`,
+        'See why it failed in GET /api/sdk/trades?include_failed=true, then trade another market or side, or wait until expires_at.',
+        verdict.expiresAt,
+        now,
+        where,
+      );
+    case 'daily_trades':
+      throw blockedUntil(
+        'daily_limit_reached',
+        `Daily limit reached: ${settings.maxTradesPerDay} trades`,
+        `The count resets at midnight UTC. Sells are not counted. Raise max_trades_per_day with ${SETTINGS_FIX} (at most ${deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier]} on the ${owner.tier} tier).`,
+        nextUtcMidnight(now),
+        now,
+        { limit: settings.maxTradesPerDay, used: verdict.usedTrades },
+      );
+    case 'daily_spend':
+      throw blockedUntil(
+        'daily_limit_reached',
+        `Daily limit reached: ${usd(settings.sdkDailyLimitMicro)}`,
+        `${usd(verdict.usedSpendMicro)} is already spent today on real venues; the sum resets at midnight UTC. Raise sdk_daily_limit with PATCH /api/sdk/settings.`,
+        nextUtcMidnight(now),
+        now,
+        { limit: fromMicro(settings.sdkDailyLimitMicro), used: fromMicro(verdict.usedSpendMicro) },
+      );
+  }
+}
+
+/**
+ * A buy that will not fill gives back its count; with `failedAt`, its execution failed and the
+ * market side closes to this agent's buys for FAILED_TRADE_COOLDOWN_SECONDS.
+ */
+export async function releaseTrade(
+  deps: Deps,
+  admission: Admission,
+  target: CooldownTarget,
+  failedAt?: Date,
+): Promise<void> {
+  const cooldownMs = deps.env.FAILED_TRADE_COOLDOWN_SECONDS * 1000;
+  const now = failedAt ?? deps.clock();
+  await releaseAdmission(
+    deps.redis,
+    deps.env.QUEUE_PREFIX,
+    admission,
+    now,
+    failedAt && cooldownMs > 0 ? { target, until: new Date(now.getTime() + cooldownMs) } : undefined,
+  );
+}
+
+/**
+ * Refusals that come from the market itself (price beyond the limit, market closed, venue error):
+ * retrying at once would fail again, so these close the side for a while. Refusals about the agent
+ * (balance, shares, suspended) do not: the agent fixes those itself.
+ */
+const FAILED_TRADE_CATEGORIES = new Set(['price', 'market', 'venue']);
+
+/** After the worker's answer: a buy that did not fill gives back its admission (once, however often run). */
+export async function settleAdmission(deps: Deps, tradeId: string): Promise<void> {
+  const trade = await deps.models.Trade.findById(tradeId, {
+    admission: 1,
+    status: 1,
+    failureCategory: 1,
+    finishedAt: 1,
+    agentId: 1,
+    venue: 1,
+    marketId: 1,
+    side: 1,
+  }).lean();
+  if (!trade?.admission || trade.status !== 'rejected') return;
+  const failed = FAILED_TRADE_CATEGORIES.has(trade.failureCategory ?? '');
+  await releaseTrade(
+    deps,
+    trade.admission,
+    { agentId: trade.agentId, venue: trade.venue, marketId: trade.marketId, side: trade.side },
+    failed ? (trade.finishedAt ?? deps.clock()) : undefined,
+  );
+}

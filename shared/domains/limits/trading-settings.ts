@@ -1,0 +1,146 @@
+import { AppError, invalidField } from '../../infra/errors.js';
+import type { Deps } from '../../infra/deps.js';
+import type { Models } from '../models.js';
+import { fromMicro, toMicro } from '../money.js';
+import { dailyUsage, nextUtcMidnight } from './counters.js';
+import type { TradingSettingsUpdate } from './settings.schemas.js';
+import type { SettingsOwner } from './settings-owner.js';
+import { DEFAULT_TRADING_SETTINGS, type TradingSettings } from './trading-settings.model.js';
+
+const SETTING_KEYS = Object.keys(DEFAULT_TRADING_SETTINGS) as (keyof TradingSettings)[];
+
+export async function readSettings(models: Models, owner: SettingsOwner): Promise<TradingSettings> {
+  const stored = await models.TradingSettings.findById(owner.key).lean();
+  const settings = { ...DEFAULT_TRADING_SETTINGS };
+  for (const key of SETTING_KEYS) {
+    if (stored?.[key] !== undefined) (settings as Record<string, unknown>)[key] = stored[key];
+  }
+  return settings;
+}
+
+/** Real trading needs a human: an unclaimed agent reads it back false whatever it stored. */
+export const realTradingEnabled = (owner: SettingsOwner, settings: TradingSettings) =>
+  owner.kind === 'user' && settings.sdkRealTradingEnabled;
+
+/** The answer of every settings route: the owner's safeguards, today's usage, and the wallet fields clients read. */
+export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: TradingSettings) {
+  const s = settings ?? (await readSettings(deps.models, owner));
+  const now = deps.clock();
+  const usage = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now);
+  return {
+    tier: owner.tier,
+    settings_owner: owner.kind,
+    sdk_real_trading_enabled: realTradingEnabled(owner, s),
+    trading_paused: s.tradingPaused,
+    max_trades_per_day: s.maxTradesPerDay,
+    max_trades_per_day_limit: deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier],
+    trades_today: usage.trades,
+    daily_limit_resets_at: nextUtcMidnight(now).toISOString(),
+    sdk_max_trade_amount: fromMicro(s.sdkMaxTradeMicro),
+    sdk_daily_limit: fromMicro(s.sdkDailyLimitMicro),
+    sdk_daily_spent: fromMicro(usage.spentMicro),
+    max_position_usd: fromMicro(s.maxPositionMicro),
+    auto_risk_monitor_enabled: s.autoRiskMonitorEnabled,
+    default_stop_loss_pct: s.defaultStopLossPct,
+    default_take_profit_pct: s.defaultTakeProfitPct,
+    solana_wallet_address: s.solanaWalletAddress,
+    // No wallet linking on this server yet: clients read these to decide whether to link one.
+    wallet_address: null,
+    linked_wallet_address: null,
+    wallet_ownership: null,
+    wallet_uses_deposit_wallet: false,
+    deposit_wallet_address: null,
+    has_legacy_wallet: false,
+    polymarket_usdc_balance: null,
+    polymarket_allowances_set: false,
+    kalshi_usdc_balance: null,
+  };
+}
+
+const DIRECT = {
+  trading_paused: 'tradingPaused',
+  auto_risk_monitor_enabled: 'autoRiskMonitorEnabled',
+  default_stop_loss_pct: 'defaultStopLossPct',
+  default_take_profit_pct: 'defaultTakeProfitPct',
+  sdk_real_trading_enabled: 'sdkRealTradingEnabled',
+  max_trades_per_day: 'maxTradesPerDay',
+} as const satisfies Partial<Record<keyof TradingSettingsUpdate, keyof TradingSettings>>;
+
+const IN_DOLLARS = {
+  sdk_max_trade_amount: 'sdkMaxTradeMicro',
+  sdk_daily_limit: 'sdkDailyLimitMicro',
+  max_position_usd: 'maxPositionMicro',
+} as const satisfies Partial<Record<keyof TradingSettingsUpdate, keyof TradingSettings>>;
+
+/** The stored changes an update asks for, after the rules that depend on who the owner is. */
+function changesFor(
+  deps: Deps,
+  owner: SettingsOwner,
+  input: TradingSettingsUpdate,
+  claimUrl: string | null,
+): Partial<TradingSettings> {
+  const set: Record<string, unknown> = {};
+  for (const [field, key] of Object.entries(DIRECT)) {
+    const value = input[field as keyof typeof DIRECT];
+    if (value !== undefined) set[key] = value;
+  }
+  for (const [field, key] of Object.entries(IN_DOLLARS)) {
+    const value = input[field as keyof typeof IN_DOLLARS];
+    if (value !== undefined) set[key] = toMicro(Math.round(value * 100) / 100);
+  }
+  const wallet =
+    input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;
+  if (
+    input.bot_solana_wallet !== undefined &&
+    input.solana_wallet_address !== undefined &&
+    input.bot_solana_wallet !== input.solana_wallet_address
+  )
+    throw invalidField(
+      'solana_wallet_address',
+      'differs from bot_solana_wallet',
+      input.solana_wallet_address,
+      'Send the wallet once, as bot_solana_wallet or solana_wallet_address.',
+    );
+  if (wallet !== undefined) set.solanaWalletAddress = wallet;
+
+  const tierMax = deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier];
+  if (input.max_trades_per_day !== undefined && input.max_trades_per_day > tierMax)
+    throw invalidField(
+      'max_trades_per_day',
+      `at most ${tierMax} on the ${owner.tier} tier`,
+      input.max_trades_per_day,
+      `Choose a value from 1 to ${tierMax}, or upgrade your tier for a higher ceiling.`,
+    );
+  if (input.sdk_real_trading_enabled === true && owner.kind === 'agent')
+    throw new AppError(
+      403,
+      'agent_not_claimed',
+      'Agent must be claimed before real trading can be enabled',
+      'Ask your human to claim this agent at claim_url; real trading is enabled by the claim.',
+      { body: { claim_url: claimUrl } },
+    );
+  if (!Object.keys(set).length)
+    throw invalidField(
+      'body',
+      'no setting given',
+      input,
+      `Send at least one of: ${[...Object.keys(DIRECT), ...Object.keys(IN_DOLLARS), 'bot_solana_wallet'].join(', ')}.`,
+    );
+  return set as Partial<TradingSettings>;
+}
+
+/** Applies a partial update for the owner (a user, or an unclaimed agent) and returns the new settings. */
+export async function updateSettings(
+  deps: Deps,
+  owner: SettingsOwner,
+  input: TradingSettingsUpdate,
+  claimUrl: string | null = null,
+) {
+  const set = changesFor(deps, owner, input, claimUrl);
+  await deps.models.TradingSettings.updateOne({ _id: owner.key }, { $set: set }, { upsert: true });
+  const view = await settingsView(deps, owner);
+  const ignored = (['user_email', 'dynamic_user_id'] as const).filter((k) => input[k] !== undefined);
+  return ignored.length
+    ? { ...view, warning: `${ignored.join(' and ')} ignored: identity comes from your credentials.` }
+    : view;
+}
