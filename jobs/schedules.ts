@@ -1,6 +1,17 @@
 import { minuteSlot } from '../shared/infra/queue/slots.js';
 import type { ScheduleSpec } from './define-schedule.js';
 
+type SlotJobName = 'remark-leaderboard' | 'refresh-volumes' | 'snapshot-prices' | 'reconcile-agent-slots';
+
+/** A schedule whose tick enqueues its job for the UTC minute slot (one job per slot, however many schedulers). */
+const slotSchedule = (name: SlotJobName, cron: string): ScheduleSpec => ({
+  name,
+  cron,
+  tick: async (deps, scheduledAt) => {
+    await deps.queues.enqueue(name, { slot: minuteSlot(scheduledAt) });
+  },
+});
+
 /** Every schedule of the jobs process. */
 export const SCHEDULES: ScheduleSpec[] = [
   {
@@ -14,30 +25,14 @@ export const SCHEDULES: ScheduleSpec[] = [
       });
     },
   },
-  {
-    name: 'remark-leaderboard',
-    // Every minute: P&L of open positions follows prices, so the leaderboard is re-marked.
-    cron: '* * * * *',
-    tick: async (deps, scheduledAt) => {
-      await deps.queues.enqueue('remark-leaderboard', { slot: minuteSlot(scheduledAt) });
-    },
-  },
-  {
-    name: 'refresh-volumes',
-    // Every five minutes: fills older than 24 h leave the 24 h volume lists sort by.
-    cron: '*/5 * * * *',
-    tick: async (deps, scheduledAt) => {
-      await deps.queues.enqueue('refresh-volumes', { slot: minuteSlot(scheduledAt) });
-    },
-  },
-  {
-    name: 'snapshot-prices',
-    // Every 15 minutes: a price point per market that moved in the slot (history anchors).
-    cron: '*/15 * * * *',
-    tick: async (deps, scheduledAt) => {
-      await deps.queues.enqueue('snapshot-prices', { slot: minuteSlot(scheduledAt) });
-    },
-  },
+  // Every minute: P&L of open positions follows prices, so the leaderboard is re-marked.
+  slotSchedule('remark-leaderboard', '* * * * *'),
+  // Every five minutes: fills older than 24 h leave the 24 h volume lists sort by.
+  slotSchedule('refresh-volumes', '*/5 * * * *'),
+  // Every 15 minutes: a price point per market that moved in the slot (history anchors).
+  slotSchedule('snapshot-prices', '*/15 * * * *'),
+  // Every 10 minutes: tier-slot counters a crash left one off are repaired.
+  slotSchedule('reconcile-agent-slots', '*/10 * * * *'),
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

@@ -1,5 +1,9 @@
 import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
-import { ping, recordHeartbeatProcessor } from './processors/system.processors.js';
+import {
+  ping,
+  reconcileAgentSlotsProcessor,
+  recordHeartbeatProcessor,
+} from './processors/system.processors.js';
 import {
   executeTradeProcessor,
   refreshVolumesProcessor,
@@ -12,6 +16,7 @@ import {
 export const PROCESSORS: ProcessorRegistry = {
   ping,
   'record-heartbeat': recordHeartbeatProcessor,
+  'reconcile-agent-slots': reconcileAgentSlotsProcessor,
   'execute-trade': executeTradeProcessor,
   'settle-market': settleMarketProcessor,
   'remark-leaderboard': remarkLeaderboardProcessor,

@@ -129,6 +129,9 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal(seenByUser.body.max_trades_per_day, 5000);
       const seenBySecond = await api().get('/api/sdk/settings').set(asAgent(second)).expect(200);
       assert.equal(seenBySecond.body.max_trades_per_day, 5000);
+      const me = await api().get('/api/sdk/agents/me').set(asAgent(second)).expect(200);
+      assert.equal(me.body.rate_limits.tier, 'pro', 'the owner’s tier');
+      assert.equal(me.body.rate_limits.imports_per_day, 100);
     });
   });
 

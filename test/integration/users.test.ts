@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
 import { jwtSecret } from '../../shared/infra/jwt.js';
+import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, randomIp, registerAgent } from '../support/http.js';
@@ -232,5 +233,33 @@ describe('users, claiming and agent management #integration', () => {
       assert.deepEqual(statuses.slice(0, 10), Array(10).fill(404));
       assert.equal(statuses[10], 429);
     });
+  });
+
+  it('when a crash left a tier-slot counter one off, then the reconcile job repairs it; a user mid-claim is left alone', async () => {
+    const { deps } = testContext();
+    const [leaked, busy] = [`u-${randomUUID()}`, `u-${randomUUID()}`];
+    for (const sub of [leaked, busy]) {
+      const agent = await registerAgent();
+      await claim(tokenFor(sub), agent.claim_code).expect(200);
+    }
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    const users = deps.mongo.collection<{ _id: string }>('users');
+    // The collection directly: a slot taken without its claim, as a process killed between the two writes leaves it.
+    await users.updateOne({ _id: leaked }, { $inc: { activeAgents: 1 }, $set: { updatedAt: longAgo } });
+    await users.updateOne({ _id: busy }, { $inc: { activeAgents: 1 }, $set: { updatedAt: new Date() } });
+
+    const run = await deps.queues.enqueueAndWait(
+      'reconcile-agent-slots',
+      { slot: minuteSlot(new Date()) },
+      10_000,
+    );
+    assert.equal(run.state, 'completed');
+    assert.ok((run.result as { fixed: number }).fixed >= 1);
+    assert.equal((await deps.models.User.findById(leaked).lean())!.activeAgents, 1);
+    assert.equal(
+      (await deps.models.User.findById(busy).lean())!.activeAgents,
+      2,
+      'changed within the last minute',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { recordHeartbeat } from '../../shared/domains/system/heartbeat.js';
+import { reconcileAgentSlots } from '../../shared/domains/users/reconcile-agent-slots.js';
 import type { Processor } from '../../shared/infra/queue/processor.js';
 
 export const ping: Processor<'ping'> = async (data) => ({
@@ -17,3 +18,6 @@ export const recordHeartbeatProcessor: Processor<'record-heartbeat'> = async (da
   );
   return { recorded: data.slot };
 };
+
+export const reconcileAgentSlotsProcessor: Processor<'reconcile-agent-slots'> = async (_data, { deps }) =>
+  reconcileAgentSlots(deps.models, deps.clock());

@@ -24,6 +24,7 @@ export interface UserRecord {
   tier: Tier;
   activeAgents: number;
   createdAt?: Date;
+  updatedAt?: Date;
 }
 export type UserModel = Model<UserRecord>;
 

@@ -58,6 +58,8 @@ export const JOBS = {
     options: retrying(3, 1000),
     jobId: (d) => `record-heartbeat-${d.slot}`,
   }),
+  /** Repairs users' tier-slot counters left one off by a crash mid-claim (users/reconcile-agent-slots.ts). */
+  'reconcile-agent-slots': slotJob('reconcile-agent-slots', 'system'),
   /** Executes one persisted trade; idempotent (see shared/domains/trading/execute-trade.ts). */
   'execute-trade': define({
     queue: 'trades',
