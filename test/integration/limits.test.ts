@@ -298,6 +298,22 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.ok(seen.body.cooldowns.every((c: { seconds_remaining: number }) => c.seconds_remaining > 0));
     });
 
+    it('when a buy is refused for the agent’s own reasons, then it gives back its market cooldown and its count', async () => {
+      const agent = await registerAgent();
+      const [rich, other] = await Promise.all([makeMarket(), makeMarket()]);
+      assert.equal((await buy(agent, rich._id, { amount: 9990 })).body.success, true);
+      const broke = await buy(agent, other._id, { amount: 50 });
+      assert.match(broke.body.error, /insufficient balance/i);
+      const seen = await cooldowns(agent).expect(200);
+      assert.deepEqual(
+        seen.body.cooldowns.map((c: { market_id: string }) => c.market_id),
+        [rich._id],
+        'only the buy that filled holds a cooldown',
+      );
+      assert.equal(seen.body.daily.trades_today, 1);
+      assert.equal((await buy(agent, other._id, { amount: 1 })).body.success, true);
+    });
+
     it('when the owner is on the pro tier, then there is no per-market cooldown on sim', async () => {
       const { agent } = await claimedAgent('pro');
       const market = await makeMarket();

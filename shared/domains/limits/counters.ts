@@ -31,6 +31,8 @@ export interface Admission {
   ownerKey: string;
   day: string;
   spendMicro: number;
+  /** The market cooldown this buy opened, if any (given back with the count). */
+  openedCooldown?: string | null;
 }
 
 export interface BuyAdmissionRequest extends CooldownTarget {
@@ -92,13 +94,15 @@ return {'ok'}
 `);
 
 // KEYS: released marker, day, cooldowns. ARGV: spend, failed member ('' for none), failed until ms,
-// now ms, marker ttl s.
+// now ms, marker ttl s, market cooldown member to close ('' for none).
 const RELEASE = redisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[5]) then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HINCRBY', KEYS[2], 'trades', -1)
   redis.call('HINCRBY', KEYS[2], 'spent', 0 - tonumber(ARGV[1])) -- never '-0', which HINCRBY refuses
 end
+-- While a market cooldown exists no other buy of that side is admitted, so this one is ours.
+if ARGV[6] ~= '' then redis.call('ZREM', KEYS[3], ARGV[6]) end
 if ARGV[2] ~= '' then
   local ms = tonumber(ARGV[3]) - tonumber(ARGV[4])
   -- GT: a longer cooldown already running is kept; a missing one is added.
@@ -134,7 +138,13 @@ export async function admitBuy(
   if (verdict === 'ok')
     return {
       ok: true,
-      admission: { id: randomUUID(), ownerKey: req.ownerKey, day, spendMicro: req.spendMicro },
+      admission: {
+        id: randomUUID(),
+        ownerKey: req.ownerKey,
+        day,
+        spendMicro: req.spendMicro,
+        openedCooldown: req.marketCooldownMs > 0 ? memberOf('market', req) : null,
+      },
     };
   if (verdict === 'failed_trade' || verdict === 'market')
     return { ok: false, reason: verdict, expiresAt: new Date(Number(a)) };
@@ -147,12 +157,14 @@ export async function admitBuy(
 }
 
 /**
- * Gives back what a buy that did not fill took, at most once per admission; with `failed`, also
- * closes that market side to new buys until the given time (the failed-trade cooldown).
+ * Gives back what a buy that did not fill took (its daily count and spend, and the market cooldown
+ * it opened) at most once per admission; with `failed`, also closes that market side to the
+ * agent's buys until the given time (the failed-trade cooldown).
  */
 export async function releaseAdmission(
   redis: Redis,
   prefix: string,
+  agentId: string,
   admission: Admission,
   now: Date,
   failed?: { target: CooldownTarget; until: Date },
@@ -160,17 +172,14 @@ export async function releaseAdmission(
   const keys = keysFor(prefix);
   await RELEASE(
     redis,
-    [
-      keys.released(admission.id),
-      keys.day(admission.ownerKey, admission.day),
-      keys.cooldowns(failed?.target.agentId ?? 'none'),
-    ],
+    [keys.released(admission.id), keys.day(admission.ownerKey, admission.day), keys.cooldowns(agentId)],
     [
       admission.spendMicro,
       failed ? memberOf('failed_trade', failed.target) : '',
       failed?.until.getTime() ?? 0,
       now.getTime(),
       DAY_TTL_SECONDS,
+      admission.openedCooldown ?? '',
     ],
   );
 }

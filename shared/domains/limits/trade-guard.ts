@@ -156,7 +156,7 @@ export async function admitTrade(
 }
 
 /**
- * A buy that will not fill gives back its count; with `failedAt`, its execution failed and the
+ * A buy that will not fill gives back its count and market cooldown; with `failedAt`, its execution failed and the
  * market side closes to this agent's buys for FAILED_TRADE_COOLDOWN_SECONDS.
  */
 export async function releaseTrade(
@@ -170,6 +170,7 @@ export async function releaseTrade(
   await releaseAdmission(
     deps.redis,
     deps.env.QUEUE_PREFIX,
+    target.agentId,
     admission,
     now,
     failedAt && cooldownMs > 0 ? { target, until: new Date(now.getTime() + cooldownMs) } : undefined,
