@@ -88,6 +88,7 @@ describe('queue plumbing #integration', () => {
       'remark-leaderboard': { slot: '202611220400' },
       'refresh-volumes': { slot: '202611220400' },
       'snapshot-prices': { slot: '202611220415' },
+      'reconcile-agent-slots': { slot: '202611220410' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -43,31 +43,51 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
     expires_at: c.expiresAt.toISOString() as string | null,
     seconds_remaining: secondsLeft(c.expiresAt, now) as number | null,
   }));
+  // Account-wide blocks: no market or side, and the kill switch has no expiry.
+  const accountEntry = (
+    type: 'rate_limit' | 'kill_switch',
+    kind: string,
+    reason: string,
+    until: Date | null,
+  ) => ({
+    type,
+    kind,
+    venue: null,
+    market_id: null,
+    question: null,
+    side: null,
+    reason,
+    expires_at: until ? until.toISOString() : null,
+    seconds_remaining: until ? secondsLeft(until, now) : null,
+  });
   const account = [];
   if (dailyReached)
-    account.push({
-      type: 'rate_limit' as const,
-      kind: 'daily_limit_reached',
-      venue: null,
-      market_id: null,
-      question: null,
-      side: null,
-      reason: `Daily limit reached: ${settings.maxTradesPerDay} trades (resets at midnight UTC).`,
-      expires_at: resetsAt.toISOString(),
-      seconds_remaining: secondsLeft(resetsAt, now),
-    });
+    account.push(
+      accountEntry(
+        'rate_limit',
+        'daily_limit_reached',
+        `Daily limit reached: ${settings.maxTradesPerDay} trades (resets at midnight UTC).`,
+        resetsAt,
+      ),
+    );
+  if (usage.spentMicro >= settings.sdkDailyLimitMicro)
+    account.push(
+      accountEntry(
+        'rate_limit',
+        'daily_spend_limit_reached',
+        `Daily limit reached: $${fromMicro(settings.sdkDailyLimitMicro).toFixed(2)} spent on real venues (resets at midnight UTC).`,
+        resetsAt,
+      ),
+    );
   if (settings.tradingPaused)
-    account.push({
-      type: 'kill_switch' as const,
-      kind: 'trading_paused',
-      venue: null,
-      market_id: null,
-      question: null,
-      side: null,
-      reason: 'trading_paused is on: every trade is refused until it is set false.',
-      expires_at: null,
-      seconds_remaining: null,
-    });
+    account.push(
+      accountEntry(
+        'kill_switch',
+        'trading_paused',
+        'trading_paused is on: every trade is refused until it is set false.',
+        null,
+      ),
+    );
 
   return {
     agent_id: agent._id,
