@@ -1,7 +1,11 @@
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { cooldownsView } from '../../shared/domains/limits/cooldowns-view.js';
 import { agentOwner, userOwner } from '../../shared/domains/limits/settings-owner.js';
-import { settingsView, updateSettings } from '../../shared/domains/limits/trading-settings.js';
+import {
+  settingsView,
+  updateSettings,
+  type SettingsActor,
+} from '../../shared/domains/limits/trading-settings.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { ownedAgent } from '../../shared/domains/users/manage-agents.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
@@ -21,11 +25,17 @@ interface Caller {
 const ownerOf = ({ deps, agent, user }: Caller) =>
   agent ? agentOwner(deps.models, agent) : userOwner(user!);
 
-const claimUrlOf = ({ deps, agent }: Caller) =>
-  agent && !agent.claimedBy ? claimUrlFor(publicBaseUrl(deps.env))(agent.claimCode) : null;
+const actorOf = ({ deps, agent }: Caller): SettingsActor =>
+  agent
+    ? {
+        kind: 'agent',
+        suspended: agent.status === 'suspended',
+        claimUrl: agent.claimedBy ? null : claimUrlFor(publicBaseUrl(deps.env))(agent.claimCode),
+      }
+    : { kind: 'user' };
 
 const update: HandlersFor<typeof limitsEndpoints>['patchSdkSettings'] = async (input) =>
-  updateSettings(input.deps, await ownerOf(input), input.body, claimUrlOf(input));
+  updateSettings(input.deps, await ownerOf(input), input.body, actorOf(input));
 
 export const limitsHandlers: HandlersFor<typeof limitsEndpoints> = {
   getSdkSettings: async (input) => settingsView(input.deps, await ownerOf(input)),

@@ -228,8 +228,36 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal(seen.body.trading_paused, true);
       assert.ok(seen.body.cooldowns.some((c: { type: string }) => c.type === 'kill_switch'));
 
+      const resume = await patchSettings(asAgent(agent), { trading_paused: false });
+      assert.equal(resume.status, 403, 'an agent key cannot lift its human’s pause');
+      assert.equal(resume.body.error_code, 'paused_by_owner');
+      await patchSettings(asAgent(agent), { trading_paused: true }).expect(200);
+      const still = await api().get('/api/sdk/user/settings').set(asUser(user)).expect(200);
+      assert.equal(still.body.trading_paused, true);
+      assert.equal(still.body.paused_by, 'user', 'pausing again with the key does not take the pause over');
+
       await patchSettings(asUser(user), { trading_paused: false }).expect(200);
       assert.equal((await buy(agent, market._id)).body.success, true);
+      // The agent may pause and resume itself.
+      assert.equal(
+        (await patchSettings(asAgent(agent), { trading_paused: true }).expect(200)).body.paused_by,
+        'agent',
+      );
+      assert.equal(
+        (await patchSettings(asAgent(agent), { trading_paused: false }).expect(200)).body.trading_paused,
+        false,
+      );
+    });
+
+    it('when an agent has been released, then its key can read settings but change nothing', async () => {
+      const { user, agent } = await claimedAgent();
+      await api().post(`/api/sdk/agents/${agent.agent_id}/release`).set(asUser(user)).expect(200);
+      await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200);
+      const res = await patchSettings(asAgent(agent), { max_trades_per_day: 500 });
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error_code, 'agent_suspended');
+      const seen = await api().get('/api/sdk/user/settings').set(asUser(user)).expect(200);
+      assert.equal(seen.body.max_trades_per_day, 50);
     });
 
     it('when a claimed agent trades on a real venue, then the real-trading switch and the per-trade cap answer first', async () => {

@@ -4,6 +4,7 @@ import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight } from './counters.js';
 import { agentOwner } from './settings-owner.js';
 import { readSettings } from './trading-settings.js';
+import { isPaused } from './trading-settings.model.js';
 
 const secondsLeft = (until: Date, now: Date) =>
   Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 1000));
@@ -79,7 +80,7 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
         resetsAt,
       ),
     );
-  if (settings.tradingPaused)
+  if (isPaused(settings))
     account.push(
       accountEntry(
         'kill_switch',
@@ -102,6 +103,6 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
       daily_limit: fromMicro(settings.sdkDailyLimitMicro),
       resets_at: resetsAt.toISOString(),
     },
-    trading_paused: settings.tradingPaused,
+    trading_paused: isPaused(settings),
   };
 }

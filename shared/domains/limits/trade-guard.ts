@@ -12,7 +12,7 @@ import {
 } from './counters.js';
 import { agentOwner, type SettingsOwner } from './settings-owner.js';
 import { readSettings, realTradingEnabled } from './trading-settings.js';
-import type { TradingSettings } from './trading-settings.model.js';
+import { isPaused, type TradingSettings } from './trading-settings.model.js';
 
 /**
  * The account safeguards a live trade passes before it is queued (client-contract §4.5): the kill
@@ -54,7 +54,7 @@ export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGu
 
 /** Checks that take nothing: a refusal here leaves no trace. */
 export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): void {
-  if (settings.tradingPaused)
+  if (isPaused(settings))
     throw new AppError(
       403,
       'trading_paused',

@@ -13,7 +13,9 @@ const tradingSettingsSchema = new Schema(
     sdkMaxTradeMicro: { type: Number },
     sdkDailyLimitMicro: { type: Number },
     maxPositionMicro: { type: Number },
-    tradingPaused: { type: Boolean },
+    /** The kill switch, one flag per hand on it: an agent key cannot lift its human's pause. */
+    pausedByUser: { type: Boolean },
+    pausedByAgent: { type: Boolean },
     autoRiskMonitorEnabled: { type: Boolean },
     defaultStopLossPct: { type: Number },
     defaultTakeProfitPct: { type: Number },
@@ -28,7 +30,8 @@ export interface TradingSettings {
   sdkMaxTradeMicro: number;
   sdkDailyLimitMicro: number;
   maxPositionMicro: number;
-  tradingPaused: boolean;
+  pausedByUser: boolean;
+  pausedByAgent: boolean;
   autoRiskMonitorEnabled: boolean;
   defaultStopLossPct: number | null;
   defaultTakeProfitPct: number | null;
@@ -42,12 +45,16 @@ export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
   sdkMaxTradeMicro: 100_000_000,
   sdkDailyLimitMicro: 500_000_000,
   maxPositionMicro: 100_000_000,
-  tradingPaused: false,
+  pausedByUser: false,
+  pausedByAgent: false,
   autoRiskMonitorEnabled: true,
   defaultStopLossPct: 0.5,
   defaultTakeProfitPct: null,
   solanaWalletAddress: null,
 };
+
+/** `trading_paused`: the kill switch is on if either hand turned it on. */
+export const isPaused = (s: TradingSettings) => s.pausedByUser || s.pausedByAgent;
 
 export type TradingSettingsRecord = Partial<TradingSettings> & { _id: string };
 export type TradingSettingsModel = Model<TradingSettingsRecord>;

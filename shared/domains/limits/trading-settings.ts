@@ -5,7 +5,7 @@ import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
 import type { SettingsOwner } from './settings-owner.js';
-import { DEFAULT_TRADING_SETTINGS, type TradingSettings } from './trading-settings.model.js';
+import { DEFAULT_TRADING_SETTINGS, isPaused, type TradingSettings } from './trading-settings.model.js';
 
 const SETTING_KEYS = Object.keys(DEFAULT_TRADING_SETTINGS) as (keyof TradingSettings)[];
 
@@ -31,7 +31,8 @@ export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: 
     tier: owner.tier,
     settings_owner: owner.kind,
     sdk_real_trading_enabled: realTradingEnabled(owner, s),
-    trading_paused: s.tradingPaused,
+    trading_paused: isPaused(s),
+    paused_by: s.pausedByUser ? 'user' : s.pausedByAgent ? 'agent' : null,
     max_trades_per_day: s.maxTradesPerDay,
     max_trades_per_day_limit: deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier],
     trades_today: usage.trades,
@@ -58,7 +59,6 @@ export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: 
 }
 
 const DIRECT = {
-  trading_paused: 'tradingPaused',
   auto_risk_monitor_enabled: 'autoRiskMonitorEnabled',
   default_stop_loss_pct: 'defaultStopLossPct',
   default_take_profit_pct: 'defaultTakeProfitPct',
@@ -72,17 +72,48 @@ const IN_DOLLARS = {
   max_position_usd: 'maxPositionMicro',
 } as const satisfies Partial<Record<keyof TradingSettingsUpdate, keyof TradingSettings>>;
 
-/** The stored changes an update asks for, after the rules that depend on who the owner is. */
+/**
+ * Who is changing the settings. An agent key acts on its owner's settings, within limits: a
+ * released agent changes nothing, and only the human lifts a pause the human set.
+ */
+export type SettingsActor = { kind: 'user' } | { kind: 'agent'; suspended: boolean; claimUrl: string | null };
+
+const pausedByOwner = () =>
+  new AppError(
+    403,
+    'paused_by_owner',
+    'Trading was paused by your human; an agent key cannot resume it',
+    'Ask your human to resume with PATCH /api/sdk/user/settings {"trading_paused": false} and their user token.',
+  );
+
+/** The stored changes an update asks for, after the rules that depend on who the owner and the actor are. */
 function changesFor(
   deps: Deps,
   owner: SettingsOwner,
   input: TradingSettingsUpdate,
-  claimUrl: string | null,
+  actor: SettingsActor,
+  current: TradingSettings,
 ): Partial<TradingSettings> {
+  if (actor.kind === 'agent' && actor.suspended)
+    throw new AppError(
+      403,
+      'agent_suspended',
+      'A released agent cannot change settings',
+      'Your human can reactivate it with POST /api/sdk/agents/{agent_id}/reactivate.',
+    );
   const set: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(DIRECT)) {
     const value = input[field as keyof typeof DIRECT];
     if (value !== undefined) set[key] = value;
+  }
+  if (input.trading_paused !== undefined) {
+    if (actor.kind === 'user') {
+      set.pausedByUser = input.trading_paused;
+      if (!input.trading_paused) set.pausedByAgent = false; // the human's resume lifts every pause
+    } else {
+      if (!input.trading_paused && current.pausedByUser) throw pausedByOwner();
+      set.pausedByAgent = input.trading_paused;
+    }
   }
   for (const [field, key] of Object.entries(IN_DOLLARS)) {
     const value = input[field as keyof typeof IN_DOLLARS];
@@ -117,7 +148,7 @@ function changesFor(
       'agent_not_claimed',
       'Agent must be claimed before real trading can be enabled',
       'Ask your human to claim this agent at claim_url; real trading is enabled by the claim.',
-      { body: { claim_url: claimUrl } },
+      { body: { claim_url: actor.kind === 'agent' ? actor.claimUrl : null } },
     );
   if (!Object.keys(set).length)
     throw invalidField(
@@ -134,9 +165,9 @@ export async function updateSettings(
   deps: Deps,
   owner: SettingsOwner,
   input: TradingSettingsUpdate,
-  claimUrl: string | null = null,
+  actor: SettingsActor,
 ) {
-  const set = changesFor(deps, owner, input, claimUrl);
+  const set = changesFor(deps, owner, input, actor, await readSettings(deps.models, owner));
   await deps.models.TradingSettings.updateOne({ _id: owner.key }, { $set: set }, { upsert: true });
   const view = await settingsView(deps, owner);
   const ignored = (['user_email', 'dynamic_user_id'] as const).filter((k) => input[k] !== undefined);
