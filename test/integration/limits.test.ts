@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
+import { admitBuy, releaseAdmission } from '../../shared/domains/limits/counters.js';
 import type { Env } from '../../shared/infra/config/env.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -116,22 +117,59 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal(unchanged.body.max_trades_per_day, 50);
     });
 
-    it('when a claimed agent changes settings with its key, then they are its owner’s, shared by the owner’s agents', async () => {
+    it('when a claimed agent changes settings with its key, then they are its owner’s, shared by the owner’s agents; only the human loosens them', async () => {
       const { user, agent } = await claimedAgent('pro');
       const second = await registerAgent({ name: 'second' });
       await claim(user, second.claim_code).expect(200);
-      const res = await patchSettings(asAgent(agent), { max_trades_per_day: 5000 }).expect(200);
+      const res = await patchSettings(asAgent(agent), {
+        max_trades_per_day: 20,
+        sdk_daily_limit: 100,
+      }).expect(200);
       assert.equal(res.body.settings_owner, 'user');
       assert.equal(res.body.tier, 'pro');
       assert.equal(res.body.sdk_real_trading_enabled, true);
-      assert.equal((await patchSettings(asAgent(agent), { max_trades_per_day: 5001 })).status, 422);
-      const seenByUser = await api().get('/api/sdk/user/settings').set(asUser(user)).expect(200);
-      assert.equal(seenByUser.body.max_trades_per_day, 5000);
       const seenBySecond = await api().get('/api/sdk/settings').set(asAgent(second)).expect(200);
-      assert.equal(seenBySecond.body.max_trades_per_day, 5000);
+      assert.equal(seenBySecond.body.max_trades_per_day, 20);
+      assert.equal(seenBySecond.body.sdk_daily_limit, 100);
+
+      for (const body of [
+        { max_trades_per_day: 21 },
+        { sdk_daily_limit: 100.01 },
+        { sdk_max_trade_amount: 1000 },
+        { sdk_real_trading_enabled: false },
+      ]) {
+        const sent = await patchSettings(asAgent(second), body, '/api/sdk/settings');
+        assert.equal(sent.status, Object.values(body)[0] === false ? 200 : 403, JSON.stringify(body));
+      }
+      const on = await patchSettings(asAgent(agent), { sdk_real_trading_enabled: true }, '/api/sdk/settings');
+      assert.equal(on.status, 403);
+      assert.equal(on.body.error_code, 'owner_setting');
+      assert.match(on.body.error, /Only your human can loosen sdk_real_trading_enabled/);
+
+      const raised = await patchSettings(asUser(user), {
+        max_trades_per_day: 5000,
+        sdk_real_trading_enabled: true,
+      });
+      assert.equal(raised.status, 200);
+      assert.equal(raised.body.max_trades_per_day, 5000);
+      assert.equal((await patchSettings(asUser(user), { max_trades_per_day: 5001 })).status, 422);
       const me = await api().get('/api/sdk/agents/me').set(asAgent(second)).expect(200);
       assert.equal(me.body.rate_limits.tier, 'pro', 'the owner’s tier');
       assert.equal(me.body.rate_limits.imports_per_day, 100);
+    });
+
+    it('when the owner is moved to a lower tier, then the daily limit follows the new tier’s ceiling', async () => {
+      const { user, agent } = await claimedAgent('pro');
+      await patchSettings(asUser(user), { max_trades_per_day: 5000 }).expect(200);
+      const sub = JSON.parse(Buffer.from(user.split('.')[1]!, 'base64url').toString()).sub as string;
+      await api()
+        .put(`/api/admin/users/${sub}/tier`)
+        .set('Authorization', `Bearer ${testContext().operatorToken}`)
+        .send({ tier: 'free' })
+        .expect(200);
+      const seen = await api().get('/api/sdk/user/settings').set(asAgent(agent)).expect(200);
+      assert.equal(seen.body.max_trades_per_day, 1000);
+      assert.equal((await cooldowns(agent).expect(200)).body.daily.max_trades_per_day, 1000);
     });
   });
 
@@ -216,10 +254,12 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal(paused.body.trading_paused, true);
 
       const refused = await buy(agent, market._id);
-      assert.equal(refused.status, 403);
+      // A business refusal, as for a suspended agent (client-contract §1.5): 200, success false.
+      assert.equal(refused.status, 200);
+      assert.equal(refused.body.success, false);
       assert.equal(refused.body.error_code, 'trading_paused');
       assert.match(refused.body.error, /Trading is paused/);
-      assert.match(refused.body.fix, /"trading_paused": false/);
+      assert.match(refused.body.hint, /"trading_paused": false/);
       const sell = await trade(agent, { market_id: market._id, side: 'yes', action: 'sell', shares: 1 });
       assert.equal(sell.body.error_code, 'trading_paused');
       assert.equal((await buy(agent, market._id, { dry_run: true })).body.success, true);
@@ -269,12 +309,14 @@ describe('settings, limits and cooldowns #integration', () => {
         amount: 150,
         venue: 'polymarket',
       });
-      assert.equal(tooBig.status, 400);
-      assert.equal(tooBig.body.error_code, 'max_trade_amount_exceeded');
-      assert.match(tooBig.body.error, /\$150\.00 is above the per-trade limit of \$100\.00/);
+      assert.equal(tooBig.status, 422);
+      assert.deepEqual(tooBig.body.detail[0].loc, ['body', 'amount']);
+      assert.match(tooBig.body.detail[0].msg, /\$150\.00 is above the per-trade limit of \$100\.00/);
+      assert.match(tooBig.body.fix, /at most \$100\.00/);
       await patchSettings(asUser(user), { sdk_real_trading_enabled: false }, '/api/sdk/settings').expect(200);
       const off = await trade(agent, { market_id: market._id, side: 'yes', amount: 10, venue: 'polymarket' });
-      assert.equal(off.status, 403);
+      assert.equal(off.status, 200);
+      assert.equal(off.body.success, false);
       assert.equal(off.body.error_code, 'real_trading_disabled');
       const me = await api().get('/api/sdk/agents/me').set(asAgent(agent)).expect(200);
       assert.equal(me.body.real_trading_enabled, false);
@@ -340,6 +382,35 @@ describe('settings, limits and cooldowns #integration', () => {
       );
       assert.equal(seen.body.daily.trades_today, 1);
       assert.equal((await buy(agent, other._id, { amount: 1 })).body.success, true);
+    });
+
+    it('when a buy whose cooldown already expired is released late, then a newer buy’s cooldown stays', async () => {
+      const { deps } = testContext();
+      const prefix = `${deps.env.QUEUE_PREFIX}-late-${randomUUID().slice(0, 8)}`;
+      const target = {
+        agentId: randomUUID(),
+        venue: 'sim' as const,
+        marketId: randomUUID(),
+        side: 'yes' as const,
+      };
+      const admit = (now: Date) =>
+        admitBuy(deps.redis, prefix, {
+          ...target,
+          ownerKey: `agent:${target.agentId}`,
+          now,
+          marketCooldownMs: 120_000,
+          maxTradesPerDay: 50,
+          spendMicro: 0,
+          dailyLimitMicro: null,
+        });
+      const t0 = new Date();
+      const first = await admit(t0);
+      assert.ok(first.ok);
+      const later = new Date(t0.getTime() + 121_000);
+      assert.ok((await admit(later)).ok, 'the first cooldown has run out');
+      await releaseAdmission(deps.redis, prefix, target.agentId, first.admission, later);
+      const third = await admit(new Date(later.getTime() + 1000));
+      assert.equal(third.ok, false, 'the second buy’s cooldown still holds');
     });
 
     it('when the owner is on the pro tier, then there is no per-market cooldown on sim', async () => {

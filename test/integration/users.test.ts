@@ -235,31 +235,32 @@ describe('users, claiming and agent management #integration', () => {
     });
   });
 
-  it('when a crash left a tier-slot counter one off, then the reconcile job repairs it; a user mid-claim is left alone', async () => {
+  it('when a crash left a tier-slot counter one off, then the reconcile job repairs it on its second look; a counter in motion waits', async () => {
     const { deps } = testContext();
     const [leaked, busy] = [`u-${randomUUID()}`, `u-${randomUUID()}`];
     for (const sub of [leaked, busy]) {
       const agent = await registerAgent();
       await claim(tokenFor(sub), agent.claim_code).expect(200);
     }
-    const longAgo = new Date(Date.now() - 10 * 60_000);
-    const users = deps.mongo.collection<{ _id: string }>('users');
     // The collection directly: a slot taken without its claim, as a process killed between the two writes leaves it.
-    await users.updateOne({ _id: leaked }, { $inc: { activeAgents: 1 }, $set: { updatedAt: longAgo } });
-    await users.updateOne({ _id: busy }, { $inc: { activeAgents: 1 }, $set: { updatedAt: new Date() } });
+    const users = deps.mongo.collection<{ _id: string }>('users');
+    for (const sub of [leaked, busy]) await users.updateOne({ _id: sub }, { $inc: { activeAgents: 1 } });
+    const active = async (sub: string) => (await deps.models.User.findById(sub).lean())!.activeAgents;
+    let minute = 0;
+    const reconcile = async () => {
+      const slot = minuteSlot(new Date(Date.UTC(2030, 0, 1, 0, minute++)));
+      const run = await deps.queues.enqueueAndWait('reconcile-agent-slots', { slot }, 10_000);
+      assert.equal(run.state, 'completed');
+    };
 
-    const run = await deps.queues.enqueueAndWait(
-      'reconcile-agent-slots',
-      { slot: minuteSlot(new Date()) },
-      10_000,
-    );
-    assert.equal(run.state, 'completed');
-    assert.ok((run.result as { fixed: number }).fixed >= 1);
-    assert.equal((await deps.models.User.findById(leaked).lean())!.activeAgents, 1);
-    assert.equal(
-      (await deps.models.User.findById(busy).lean())!.activeAgents,
-      2,
-      'changed within the last minute',
-    );
+    await reconcile();
+    assert.equal(await active(leaked), 2, 'the first look only notes the mismatch');
+    // A slot change between the two looks (another claim) means the counter is in motion.
+    await claim(tokenFor(busy), (await registerAgent()).claim_code).expect(200);
+    await reconcile();
+    assert.equal(await active(leaked), 1, 'repaired on the second look');
+    assert.equal(await active(busy), 3, 'changed since the first look: left alone');
+    await reconcile();
+    assert.equal(await active(busy), 2, 'repaired once two looks in a row agree');
   });
 });

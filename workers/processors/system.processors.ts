@@ -20,4 +20,4 @@ export const recordHeartbeatProcessor: Processor<'record-heartbeat'> = async (da
 };
 
 export const reconcileAgentSlotsProcessor: Processor<'reconcile-agent-slots'> = async (_data, { deps }) =>
-  reconcileAgentSlots(deps.models, deps.clock());
+  reconcileAgentSlots(deps.models, deps.redis, deps.env.QUEUE_PREFIX);

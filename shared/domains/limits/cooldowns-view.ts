@@ -3,7 +3,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight } from './counters.js';
 import { agentOwner } from './settings-owner.js';
-import { readSettings } from './trading-settings.js';
+import { maxTradesPerDay, readSettings } from './trading-settings.js';
 import { isPaused } from './trading-settings.model.js';
 
 const secondsLeft = (until: Date, now: Date) =>
@@ -28,7 +28,8 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
   ).lean();
   const question = new Map(markets.map((m) => [m._id, m.question]));
   const resetsAt = nextUtcMidnight(now);
-  const dailyReached = usage.trades >= settings.maxTradesPerDay;
+  const maxTrades = maxTradesPerDay(deps, owner, settings);
+  const dailyReached = usage.trades >= maxTrades;
 
   const entries = cooldowns.map((c) => ({
     type: c.kind === 'market' ? ('rate_limit' as const) : ('failure' as const),
@@ -67,7 +68,7 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
       accountEntry(
         'rate_limit',
         'daily_limit_reached',
-        `Daily limit reached: ${settings.maxTradesPerDay} trades (resets at midnight UTC).`,
+        `Daily limit reached: ${maxTrades} trades (resets at midnight UTC).`,
         resetsAt,
       ),
     );
@@ -96,8 +97,8 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
     cooldowns: [...account, ...entries],
     daily: {
       trades_today: usage.trades,
-      max_trades_per_day: settings.maxTradesPerDay,
-      remaining: Math.max(0, settings.maxTradesPerDay - usage.trades),
+      max_trades_per_day: maxTrades,
+      remaining: Math.max(0, maxTrades - usage.trades),
       limit_reached: dailyReached,
       spent_today: fromMicro(usage.spentMicro),
       daily_limit: fromMicro(settings.sdkDailyLimitMicro),

@@ -31,8 +31,9 @@ export interface Admission {
   ownerKey: string;
   day: string;
   spendMicro: number;
-  /** The market cooldown this buy opened, if any (given back with the count). */
+  /** The market cooldown this buy opened, if any, and its expiry (given back with the count). */
   openedCooldown?: string | null;
+  openedCooldownUntil?: number;
 }
 
 export interface BuyAdmissionRequest extends CooldownTarget {
@@ -94,15 +95,17 @@ return {'ok'}
 `);
 
 // KEYS: released marker, day, cooldowns. ARGV: spend, failed member ('' for none), failed until ms,
-// now ms, marker ttl s, market cooldown member to close ('' for none).
+// now ms, marker ttl s, market cooldown member to close ('' for none) and its expiry ms.
 const RELEASE = redisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[5]) then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HINCRBY', KEYS[2], 'trades', -1)
   redis.call('HINCRBY', KEYS[2], 'spent', 0 - tonumber(ARGV[1])) -- never '-0', which HINCRBY refuses
 end
--- While a market cooldown exists no other buy of that side is admitted, so this one is ours.
-if ARGV[6] ~= '' then redis.call('ZREM', KEYS[3], ARGV[6]) end
+-- Only the cooldown this buy opened: once it expired, a later buy may have opened its own.
+if ARGV[6] ~= '' and tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]) or '-1') == tonumber(ARGV[7]) then
+  redis.call('ZREM', KEYS[3], ARGV[6])
+end
 if ARGV[2] ~= '' then
   local ms = tonumber(ARGV[3]) - tonumber(ARGV[4])
   -- GT: a longer cooldown already running is kept; a missing one is added.
@@ -144,6 +147,7 @@ export async function admitBuy(
         day,
         spendMicro: req.spendMicro,
         openedCooldown: req.marketCooldownMs > 0 ? memberOf('market', req) : null,
+        openedCooldownUntil: req.now.getTime() + req.marketCooldownMs,
       },
     };
   if (verdict === 'failed_trade' || verdict === 'market')
@@ -180,6 +184,7 @@ export async function releaseAdmission(
       now.getTime(),
       DAY_TTL_SECONDS,
       admission.openedCooldown ?? '',
+      admission.openedCooldownUntil ?? 0,
     ],
   );
 }

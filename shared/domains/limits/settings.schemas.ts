@@ -16,7 +16,8 @@ const solanaWallet = z
   .refine(isSolanaWallet, 'not a Solana wallet address (a base58 ed25519 public key)')
   .nullable();
 
-const dollars = (max: number) => z.number().positive().max(max);
+/** Whole cents: a cap below one cent would round to zero and refuse everything. */
+const dollars = (max: number) => z.number().min(0.01).max(max);
 
 /**
  * Everything an owner may change, shared by `PATCH|POST /api/sdk/settings` and

@@ -1,4 +1,5 @@
-import { AppError } from '../../infra/errors.js';
+import { AppError, invalidField } from '../../infra/errors.js';
+import type { Refusal } from '../refusal.js';
 import type { Deps } from '../../infra/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
@@ -11,7 +12,7 @@ import {
   type Venue,
 } from './counters.js';
 import { agentOwner, type SettingsOwner } from './settings-owner.js';
-import { readSettings, realTradingEnabled } from './trading-settings.js';
+import { maxTradesPerDay, readSettings, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
 
 /**
@@ -52,31 +53,37 @@ export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGu
   return { owner, settings: await readSettings(deps.models, owner) };
 }
 
-/** Checks that take nothing: a refusal here leaves no trace. */
-export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): void {
+/**
+ * Checks that take nothing, so a refusal leaves no trace. The kill switch and the real-trading
+ * switch are business refusals (200, `success: false`, like a suspended agent: client-contract
+ * §1.5); a buy above the per-trade cap is a 422 on `amount`.
+ */
+export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): Refusal | null {
   if (isPaused(settings))
-    throw new AppError(
-      403,
-      'trading_paused',
-      'Trading is paused for this account (kill switch trading_paused is on)',
-      `Your human resumes trading with ${SETTINGS_FIX} {"trading_paused": false}.`,
-    );
-  if (t.venue === 'sim') return;
+    return {
+      error: 'Trading is paused for this account (kill switch trading_paused is on).',
+      errorCode: 'trading_paused',
+      retryable: false,
+      hint: `Your human resumes trading with ${SETTINGS_FIX} {"trading_paused": false}.`,
+      category: 'limit',
+    };
+  if (t.venue === 'sim') return null;
   if (!realTradingEnabled(owner, settings))
-    throw new AppError(
-      403,
-      'real_trading_disabled',
-      'Real trading is turned off in settings (sdk_real_trading_enabled is false)',
-      'Turn it on with PATCH /api/sdk/settings {"sdk_real_trading_enabled": true}, or trade on venue "sim".',
-    );
+    return {
+      error: 'Real trading is turned off in settings (sdk_real_trading_enabled is false).',
+      errorCode: 'real_trading_disabled',
+      retryable: false,
+      hint: 'Your human turns it on with PATCH /api/sdk/settings {"sdk_real_trading_enabled": true}; meanwhile trade on venue "sim".',
+      category: 'limit',
+    };
   if (t.action === 'buy' && t.amountMicro > settings.sdkMaxTradeMicro)
-    throw new AppError(
-      400,
-      'max_trade_amount_exceeded',
-      `Trade amount ${usd(t.amountMicro)} is above the per-trade limit of ${usd(settings.sdkMaxTradeMicro)}`,
-      `Send at most ${usd(settings.sdkMaxTradeMicro)}, or raise sdk_max_trade_amount with PATCH /api/sdk/settings.`,
-      { body: { limit: fromMicro(settings.sdkMaxTradeMicro) } },
+    throw invalidField(
+      'amount',
+      `${usd(t.amountMicro)} is above the per-trade limit of ${usd(settings.sdkMaxTradeMicro)} (sdk_max_trade_amount)`,
+      fromMicro(t.amountMicro),
+      `Send at most ${usd(settings.sdkMaxTradeMicro)}, or ask your human to raise sdk_max_trade_amount.`,
     );
+  return null;
 }
 
 /** Buys: checks cooldowns and daily caps and counts the buy, atomically. Sells pass (null). */
@@ -90,6 +97,7 @@ export async function admitTrade(
   const { owner, settings } = guard;
   const now = deps.clock();
   const real = t.venue !== 'sim';
+  const maxTrades = maxTradesPerDay(deps, owner, settings);
   const cooldownMs = !real && owner.tier === 'free' ? deps.env.SIM_COOLDOWN_SECONDS * 1000 : 0;
   const verdict = await admitBuy(deps.redis, deps.env.QUEUE_PREFIX, {
     agentId,
@@ -99,7 +107,7 @@ export async function admitTrade(
     ownerKey: owner.key,
     now,
     marketCooldownMs: cooldownMs,
-    maxTradesPerDay: settings.maxTradesPerDay,
+    maxTradesPerDay: maxTrades,
     spendMicro: real ? t.amountMicro : 0,
     dailyLimitMicro: real ? settings.sdkDailyLimitMicro : null,
   }).catch((err: unknown) => {
@@ -137,11 +145,11 @@ export async function admitTrade(
     case 'daily_trades':
       throw blockedUntil(
         'daily_limit_reached',
-        `Daily limit reached: ${settings.maxTradesPerDay} trades`,
+        `Daily limit reached: ${maxTrades} trades`,
         `The count resets at midnight UTC. Sells are not counted. Raise max_trades_per_day with ${SETTINGS_FIX} (at most ${deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier]} on the ${owner.tier} tier).`,
         nextUtcMidnight(now),
         now,
-        { limit: settings.maxTradesPerDay, used: verdict.usedTrades },
+        { limit: maxTrades, used: verdict.usedTrades },
       );
     case 'daily_spend':
       throw blockedUntil(

@@ -22,6 +22,10 @@ export async function readSettings(models: Models, owner: SettingsOwner): Promis
 export const realTradingEnabled = (owner: SettingsOwner, settings: TradingSettings) =>
   owner.kind === 'user' && settings.sdkRealTradingEnabled;
 
+/** The owner's daily buy limit: the setting, never above what the owner's tier allows now (after a downgrade). */
+export const maxTradesPerDay = (deps: Deps, owner: SettingsOwner, settings: TradingSettings) =>
+  Math.min(settings.maxTradesPerDay, deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier]);
+
 /** The answer of every settings route: the owner's safeguards, today's usage, and the wallet fields clients read. */
 export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: TradingSettings) {
   const s = settings ?? (await readSettings(deps.models, owner));
@@ -33,7 +37,7 @@ export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: 
     sdk_real_trading_enabled: realTradingEnabled(owner, s),
     trading_paused: isPaused(s),
     paused_by: s.pausedByUser ? 'user' : s.pausedByAgent ? 'agent' : null,
-    max_trades_per_day: s.maxTradesPerDay,
+    max_trades_per_day: maxTradesPerDay(deps, owner, s),
     max_trades_per_day_limit: deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier],
     trades_today: usage.trades,
     daily_limit_resets_at: nextUtcMidnight(now).toISOString(),
@@ -86,6 +90,22 @@ const pausedByOwner = () =>
     'Ask your human to resume with PATCH /api/sdk/user/settings {"trading_paused": false} and their user token.',
   );
 
+/** Dollars as sent, to whole cents, in micro-units. */
+const centsToMicro = (dollars: number) => toMicro(Math.round(dollars * 100) / 100);
+
+/** The money safeguards an update would relax (raise a cap, turn real trading back on). */
+function loosenedBy(input: TradingSettingsUpdate, current: TradingSettings): string[] {
+  const raised = (value: number | undefined, now: number) => value !== undefined && value > now;
+  const cents = (v: number | undefined) => (v === undefined ? undefined : centsToMicro(v));
+  return [
+    raised(input.max_trades_per_day, current.maxTradesPerDay) && 'max_trades_per_day',
+    raised(cents(input.sdk_max_trade_amount), current.sdkMaxTradeMicro) && 'sdk_max_trade_amount',
+    raised(cents(input.sdk_daily_limit), current.sdkDailyLimitMicro) && 'sdk_daily_limit',
+    raised(cents(input.max_position_usd), current.maxPositionMicro) && 'max_position_usd',
+    input.sdk_real_trading_enabled === true && !current.sdkRealTradingEnabled && 'sdk_real_trading_enabled',
+  ].filter((name): name is string => typeof name === 'string');
+}
+
 /** The stored changes an update asks for, after the rules that depend on who the owner and the actor are. */
 function changesFor(
   deps: Deps,
@@ -101,6 +121,16 @@ function changesFor(
       'A released agent cannot change settings',
       'Your human can reactivate it with POST /api/sdk/agents/{agent_id}/reactivate.',
     );
+  if (actor.kind === 'agent' && owner.kind === 'user') {
+    const loosened = loosenedBy(input, current);
+    if (loosened.length)
+      throw new AppError(
+        403,
+        'owner_setting',
+        `Only your human can loosen ${loosened.join(', ')}`,
+        'An agent key may tighten its owner’s limits; ask your human to raise them (PATCH /api/sdk/user/settings with their user token).',
+      );
+  }
   const set: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(DIRECT)) {
     const value = input[field as keyof typeof DIRECT];
@@ -117,7 +147,7 @@ function changesFor(
   }
   for (const [field, key] of Object.entries(IN_DOLLARS)) {
     const value = input[field as keyof typeof IN_DOLLARS];
-    if (value !== undefined) set[key] = toMicro(Math.round(value * 100) / 100);
+    if (value !== undefined) set[key] = centsToMicro(value);
   }
   const wallet =
     input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;

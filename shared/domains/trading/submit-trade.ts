@@ -168,7 +168,8 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
       // admission counted is given back at once.
       const guard = await loadGuard(deps, agent);
       const guarded = guardedTrade(shape, venue);
-      checkStanding(guard, guarded);
+      const standing = checkStanding(guard, guarded);
+      if (standing) return refusedResult(shape, NO_MARKET, standing, holdings, false);
       const admission = await admitTrade(deps, guard, agent._id, guarded);
       if (admission) await releaseTrade(deps, admission, { agentId: agent._id, ...guarded });
     }
@@ -230,12 +231,17 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
     }
     throw duplicateInFlight();
   }
+  // Refused before anything was recorded: the key is released, so it may be used again.
   let admission: Admission | null;
   try {
-    checkStanding(guard, guarded);
+    const standing = checkStanding(guard, guarded);
+    if (standing) {
+      await idem?.abandon();
+      return refusedResult(shape, market, standing, holdings, false);
+    }
     admission = await admitTrade(deps, guard, agent._id, guarded);
   } catch (err) {
-    await idem?.abandon(); // refused before anything was recorded: the key may be used again
+    await idem?.abandon();
     throw err;
   }
   // Best effort: a count that cannot be given back errs on the safe side (one buy fewer today).
@@ -280,8 +286,10 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
       deps.env.TRADE_WAIT_MS,
     );
   } catch (err) {
-    // The caller is told "failed": the trade must never run later behind their back.
-    await models.Trade.updateOne(
+    // The caller is told "failed": the trade must never run later behind their back. If a worker
+    // claimed it first (the job was added but the reply was lost), it runs: the answer is
+    // "submitted" with its id, and the worker settles its limits.
+    const stopped = await models.Trade.updateOne(
       { _id: tradeId, status: 'pending' },
       {
         $set: {
@@ -292,6 +300,10 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
         },
       },
     );
+    if (stopped.modifiedCount === 0) {
+      await idem?.keepPointing();
+      return submittedResult({ ...shape, id: tradeId }, market, holdings);
+    }
     await giveBack();
     await idem?.abandon();
     throw err;

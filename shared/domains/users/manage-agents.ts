@@ -24,14 +24,17 @@ async function takeSlot(models: Models, user: UserRecord, limits: TierLimits): P
   const limit = limits[user.tier];
   const taken = await models.User.updateOne(
     { _id: user._id, activeAgents: { $lt: limit } },
-    { $inc: { activeAgents: 1 } },
+    { $inc: { activeAgents: 1, slotsVersion: 1 } },
   );
   if (taken.modifiedCount === 0)
     throw tierLimitReached((await models.User.findById(user._id).lean()) ?? user, limit);
 }
 
 const giveBackSlot = (models: Models, userId: string) =>
-  models.User.updateOne({ _id: userId, activeAgents: { $gt: 0 } }, { $inc: { activeAgents: -1 } });
+  models.User.updateOne(
+    { _id: userId, activeAgents: { $gt: 0 } },
+    { $inc: { activeAgents: -1, slotsVersion: 1 } },
+  );
 
 /** The user's own agent, or 404 (another user's agent is indistinguishable from a missing one). */
 export async function ownedAgent(models: Models, user: UserRecord, agentId: string): Promise<AgentRecord> {

@@ -14,6 +14,8 @@ const userSchema = new Schema(
     email: { type: String, default: null },
     tier: { type: String, enum: TIERS, required: true, default: 'free' },
     activeAgents: { type: Number, required: true, default: 0 },
+    /** Bumped by every slot change, so the reconcile job can tell a settled counter from one in motion. */
+    slotsVersion: { type: Number, required: true, default: 0 },
   },
   { collection: 'users', timestamps: true, versionKey: false },
 );
@@ -23,6 +25,7 @@ export interface UserRecord {
   email: string | null;
   tier: Tier;
   activeAgents: number;
+  slotsVersion?: number;
   createdAt?: Date;
   updatedAt?: Date;
 }
