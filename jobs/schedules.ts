@@ -1,7 +1,8 @@
 import { minuteSlot } from '../shared/infra/queue/slots.js';
 import type { ScheduleSpec } from './define-schedule.js';
 
-type SlotJobName = 'remark-leaderboard' | 'refresh-volumes' | 'snapshot-prices' | 'reconcile-agent-slots';
+type SlotJobName =
+  'remark-leaderboard' | 'refresh-volumes' | 'snapshot-prices' | 'reconcile-agent-slots' | 'reconcile-trades';
 
 /** A schedule whose tick enqueues its job for the UTC minute slot (one job per slot, however many schedulers). */
 const slotSchedule = (name: SlotJobName, cron: string): ScheduleSpec => ({
@@ -33,6 +34,8 @@ export const SCHEDULES: ScheduleSpec[] = [
   slotSchedule('snapshot-prices', '*/15 * * * *'),
   // Every 10 minutes: tier-slot counters a crash left one off are repaired.
   slotSchedule('reconcile-agent-slots', '*/10 * * * *'),
+  // Every 5 minutes: trades whose job failed for good or vanished are resumed (nothing left reserved).
+  slotSchedule('reconcile-trades', '*/5 * * * *'),
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

@@ -6,6 +6,7 @@ import {
 } from './processors/system.processors.js';
 import {
   executeTradeProcessor,
+  reconcileTradesProcessor,
   refreshVolumesProcessor,
   remarkLeaderboardProcessor,
   settleMarketProcessor,
@@ -18,6 +19,7 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-heartbeat': recordHeartbeatProcessor,
   'reconcile-agent-slots': reconcileAgentSlotsProcessor,
   'execute-trade': executeTradeProcessor,
+  'reconcile-trades': reconcileTradesProcessor,
   'settle-market': settleMarketProcessor,
   'remark-leaderboard': remarkLeaderboardProcessor,
   'refresh-volumes': refreshVolumesProcessor,

@@ -89,6 +89,7 @@ describe('queue plumbing #integration', () => {
       'refresh-volumes': { slot: '202611220400' },
       'snapshot-prices': { slot: '202611220415' },
       'reconcile-agent-slots': { slot: '202611220410' },
+      'reconcile-trades': { slot: '202611220405' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

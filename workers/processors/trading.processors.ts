@@ -6,6 +6,7 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { settleAdmission } from '../../shared/domains/limits/trade-guard.js';
 import type { Processor } from '../../shared/infra/queue/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
@@ -28,3 +29,6 @@ export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_dat
 
 export const snapshotPricesProcessor: Processor<'snapshot-prices'> = async (data, { deps }) =>
   snapshotPrices(deps.models, slotTime(data.slot));
+
+export const reconcileTradesProcessor: Processor<'reconcile-trades'> = async (_data, { deps }) =>
+  reconcileTrades(deps, deps.clock());

@@ -48,6 +48,8 @@ const tradeSchema = new Schema(
     result: { type: Schema.Types.Mixed, default: null },
     /** What the buy took from the owner's daily limits (limits/counters.ts), given back if it does not fill. */
     admission: { type: Schema.Types.Mixed, default: null },
+    /** Times the reconcile job resumed this trade after its job was lost or failed for good. */
+    resumeCount: { type: Number, default: 0 },
     executedAt: { type: Date, default: null },
     finishedAt: { type: Date, default: null },
   },
@@ -57,6 +59,8 @@ tradeSchema.index({ agentId: 1, createdAt: -1 });
 tradeSchema.index({ agentId: 1, marketId: 1, createdAt: -1 });
 tradeSchema.index({ marketId: 1, status: 1 });
 tradeSchema.index({ status: 1, createdAt: 1 });
+// The reconcile job: trades left pending or executing, oldest first.
+tradeSchema.index({ status: 1, updatedAt: 1 });
 
 export interface TradeRecord {
   _id: string;
@@ -88,6 +92,7 @@ export interface TradeRecord {
   failureReason: string | null;
   result: unknown;
   admission: Admission | null;
+  resumeCount?: number;
   executedAt: Date | null;
   finishedAt: Date | null;
   createdAt?: Date;

@@ -36,6 +36,12 @@ export class QueueClient {
     ) as Record<QueueName, Queue>;
   }
 
+  /** The job a logical job's deterministic id names, while BullMQ still holds it. */
+  async findJob<N extends JobName>(name: N, data: JobData<N>): Promise<Job | undefined> {
+    const def = JOBS[name];
+    return this.queues[def.queue].getJob((def.jobId as (d: JobData<N>) => string)(data));
+  }
+
   async enqueue<N extends JobName>(name: N, data: JobData<N>): Promise<Job> {
     const def = JOBS[name];
     const parsed = def.schema.safeParse(data);
