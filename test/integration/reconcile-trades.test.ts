@@ -7,13 +7,18 @@ import { makeMarket } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
 import { assertAgentConserved } from '../support/invariants.js';
 
-const tenMinutesAgo = () => new Date(Date.now() - 10 * 60_000);
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 
-/** A buy recorded as the API records it, last touched ten minutes ago. */
-async function staleTrade(agentId: string, marketId: string, extra: Record<string, unknown> = {}) {
-  const { deps } = testContext();
+/** Moves a trade's clocks back, as if it had been left alone that long. */
+const age = (id: string, minutes: number, fields: ('updatedAt' | 'createdAt')[] = ['updatedAt']) =>
+  testContext()
+    .deps.mongo.collection<{ _id: string }>('trades')
+    .updateOne({ _id: id }, { $set: Object.fromEntries(fields.map((f) => [f, minutesAgo(minutes)])) });
+
+/** A 10 $SIM buy recorded as the API records it. */
+async function recordedBuy(agentId: string, marketId: string, extra: Record<string, unknown> = {}) {
   const id = randomUUID();
-  await deps.models.Trade.create({
+  await testContext().deps.models.Trade.create({
     _id: id,
     agentId,
     marketId,
@@ -24,14 +29,8 @@ async function staleTrade(agentId: string, marketId: string, extra: Record<strin
     status: 'pending',
     ...extra,
   });
-  await makeStale(id);
   return id;
 }
-
-const makeStale = (id: string) =>
-  testContext()
-    .deps.mongo.collection<{ _id: string }>('trades')
-    .updateOne({ _id: id }, { $set: { updatedAt: tenMinutesAgo() } });
 
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -42,80 +41,136 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: s
   throw new Error(`timed out waiting for ${what}`);
 }
 
+const tradeOf = (id: string) => testContext().deps.models.Trade.findById(id).lean();
+
+/** A counted admission for the agent's own daily limit, as the API takes one for a buy. */
+async function admission(agentId: string, marketId: string) {
+  const verdict = await admitBuy(testContext().deps.redis, testContext().env.QUEUE_PREFIX, {
+    agentId,
+    venue: 'sim',
+    marketId,
+    side: 'yes',
+    ownerKey: `agent:${agentId}`,
+    now: new Date(),
+    marketCooldownMs: 0,
+    maxTradesPerDay: 50,
+    spendMicro: 0,
+    dailyLimitMicro: null,
+  });
+  assert.ok(verdict.ok);
+  return verdict.admission;
+}
+const buysToday = async (agentId: string) =>
+  (await dailyUsage(testContext().deps.redis, testContext().env.QUEUE_PREFIX, `agent:${agentId}`, new Date()))
+    .trades;
+
 describe('stuck trades are reconciled #integration', () => {
-  it('when a trade’s job failed for good, then the reconcile job runs it again and it fills once', async () => {
+  it('when an executing trade’s job failed for good, then a fresh job runs it to the end, once', async () => {
     const { deps } = testContext();
     const agent = await registerAgent();
-    const marketId = randomUUID(); // no market yet: the first run fails for good (market not found)
-    const tradeId = await staleTrade(agent.agent_id, marketId);
+    const marketId = randomUUID(); // no market yet: the first run fails for good after claiming the trade
+    const tradeId = await recordedBuy(agent.agent_id, marketId);
     const job = await deps.queues.enqueue('execute-trade', { tradeId });
     await until(
       () => job.getState(),
       (s) => s === 'failed',
       'the job to fail',
     );
+    assert.equal((await tradeOf(tradeId))!.status, 'executing');
     await makeMarket({ _id: marketId });
-    await makeStale(tradeId);
+    await age(tradeId, 10);
 
-    const counts = await reconcileTrades(deps, new Date());
-    assert.equal(counts.resumed, 1);
+    await reconcileTrades(deps, new Date());
     const trade = await until(
-      () => deps.models.Trade.findById(tradeId).lean(),
+      () => tradeOf(tradeId),
       (t) => t?.status === 'filled',
       'the trade to fill',
     );
     assert.equal(trade!.resumeCount, 1);
+    const rerun = await deps.queues.findJob('execute-trade', { tradeId });
+    assert.equal(rerun!.attemptsMade, 1, 'a fresh job: its first attempt, not the failed job’s second');
     const a = await deps.models.Agent.findById(agent.agent_id).lean();
     assert.equal(a!.balanceMicro, 10_000_000_000 - 10_000_000);
     await assertAgentConserved(agent.agent_id);
-    assert.equal((await reconcileTrades(deps, new Date())).resumed, 0, 'a filled trade is left alone');
+    await reconcileTrades(deps, new Date());
+    assert.equal((await tradeOf(tradeId))!.resumeCount, 1, 'a filled trade is left alone');
   });
 
-  it('when a pending trade never reached the queue, then it is marked failed and its daily count given back', async () => {
+  it('when an executing trade has no job at all, then it is run again', async () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const ownerKey = `agent:${agent.agent_id}`;
-    const verdict = await admitBuy(deps.redis, deps.env.QUEUE_PREFIX, {
-      agentId: agent.agent_id,
-      venue: 'sim',
-      marketId: market._id,
-      side: 'yes',
-      ownerKey,
-      now: new Date(),
-      marketCooldownMs: 0,
-      maxTradesPerDay: 50,
-      spendMicro: 0,
-      dailyLimitMicro: null,
-    });
-    assert.ok(verdict.ok);
-    const tradeId = await staleTrade(agent.agent_id, market._id, { admission: verdict.admission });
-    const before = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, ownerKey, new Date());
-
-    const counts = await reconcileTrades(deps, new Date());
-    assert.ok(counts.abandoned >= 1);
-    const trade = await deps.models.Trade.findById(tradeId).lean();
-    assert.equal(trade!.status, 'failed');
-    assert.match(trade!.failureReason!, /never reached the queue/);
-    const after = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, ownerKey, new Date());
-    assert.equal(after.trades, before.trades - 1);
+    const tradeId = await recordedBuy(agent.agent_id, market._id, { status: 'executing' });
+    await age(tradeId, 10);
+    await reconcileTrades(deps, new Date());
+    await until(
+      () => tradeOf(tradeId),
+      (t) => t?.status === 'filled',
+      'the trade to fill',
+    );
     await assertAgentConserved(agent.agent_id);
+  });
+
+  it('when a pending trade never ran, then it is stopped (never run late), its count given back; a young one waits', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const old = await recordedBuy(agent.agent_id, market._id, {
+      admission: await admission(agent.agent_id, market._id),
+    });
+    const young = await recordedBuy(agent.agent_id, market._id);
+    await age(old, 20, ['updatedAt', 'createdAt']);
+    await age(young, 6);
+    assert.equal(await buysToday(agent.agent_id), 1);
+
+    await reconcileTrades(deps, new Date());
+    const stopped = await tradeOf(old);
+    assert.equal(stopped!.status, 'failed');
+    assert.match(stopped!.failureReason!, /never ran/);
+    assert.equal(stopped!.admissionSettled, true);
+    assert.equal(await buysToday(agent.agent_id), 0, 'its daily count is given back');
+    assert.equal((await tradeOf(young))!.status, 'pending', 'younger than the margin: left alone');
+
+    // A job that turns up late for the stopped trade answers a refusal, never runs it.
+    const late = await deps.queues.enqueueAndWait('execute-trade', { tradeId: old }, 10_000);
+    assert.equal(late.state, 'completed');
+    const answer = (late as { result: { success: boolean; error_code: string } }).result;
+    assert.equal(answer.success, false);
+    assert.equal(answer.error_code, 'not_executed');
+    await assertAgentConserved(agent.agent_id);
+  });
+
+  it('when a buy ended without filling but its count was never given back, then the reconcile job gives it back', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const tradeId = await recordedBuy(agent.agent_id, market._id, {
+      status: 'rejected',
+      failureCategory: 'balance',
+      admission: await admission(agent.agent_id, market._id),
+    });
+    await age(tradeId, 10);
+    assert.equal(await buysToday(agent.agent_id), 1);
+    await reconcileTrades(deps, new Date());
+    assert.equal(await buysToday(agent.agent_id), 0);
+    assert.equal((await tradeOf(tradeId))!.admissionSettled, true);
   });
 
   it(`when a trade has been resumed ${MAX_RESUMES} times, then it is left to an operator`, async () => {
     const { deps } = testContext();
     const agent = await registerAgent();
-    const tradeId = await staleTrade(agent.agent_id, randomUUID(), { resumeCount: MAX_RESUMES });
+    const tradeId = await recordedBuy(agent.agent_id, randomUUID(), { resumeCount: MAX_RESUMES });
     const job = await deps.queues.enqueue('execute-trade', { tradeId });
     await until(
       () => job.getState(),
       (s) => s === 'failed',
       'the job to fail',
     );
-    await makeStale(tradeId);
-    const counts = await reconcileTrades(deps, new Date());
-    assert.ok(counts.needsOperator >= 1);
-    assert.equal(await job.getState(), 'failed');
-    assert.equal((await deps.models.Trade.findById(tradeId).lean())!.status, 'executing');
+    await age(tradeId, 10);
+    await reconcileTrades(deps, new Date());
+    assert.equal(await job.getState(), 'failed', 'the failed job is kept for the operator');
+    const t = await tradeOf(tradeId);
+    assert.equal(t!.status, 'executing');
+    assert.equal(t!.resumeCount, MAX_RESUMES);
   });
 });

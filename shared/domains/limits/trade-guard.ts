@@ -192,10 +192,15 @@ export async function releaseTrade(
  */
 const FAILED_TRADE_CATEGORIES = new Set(['price', 'market', 'venue']);
 
-/** After the worker's answer: a buy that did not fill gives back its admission (once, however often run). */
+/**
+ * A buy that ended without filling (`rejected` by the worker, or `failed` before it ran) gives back
+ * its admission, once however often this runs, and records that it did: the reconcile job repeats
+ * the ones a crash or a Redis outage left unsettled.
+ */
 export async function settleAdmission(deps: Deps, tradeId: string): Promise<void> {
   const trade = await deps.models.Trade.findById(tradeId, {
     admission: 1,
+    admissionSettled: 1,
     status: 1,
     failureCategory: 1,
     finishedAt: 1,
@@ -204,12 +209,15 @@ export async function settleAdmission(deps: Deps, tradeId: string): Promise<void
     marketId: 1,
     side: 1,
   }).lean();
-  if (!trade?.admission || trade.status !== 'rejected') return;
-  const failed = FAILED_TRADE_CATEGORIES.has(trade.failureCategory ?? '');
+  if (!trade?.admission || trade.admissionSettled) return;
+  if (trade.status !== 'rejected' && trade.status !== 'failed') return;
+  const failedAtMarket =
+    trade.status === 'rejected' && FAILED_TRADE_CATEGORIES.has(trade.failureCategory ?? '');
   await releaseTrade(
     deps,
     trade.admission,
     { agentId: trade.agentId, venue: trade.venue, marketId: trade.marketId, side: trade.side },
-    failed ? (trade.finishedAt ?? deps.clock()) : undefined,
+    failedAtMarket ? (trade.finishedAt ?? deps.clock()) : undefined,
   );
+  await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { admissionSettled: true } });
 }

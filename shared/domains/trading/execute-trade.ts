@@ -11,7 +11,7 @@ import { accept, type Refusal } from '../refusal.js';
 import { goLiveBlock } from './go-live.js';
 import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
-import { filledResult, refusedResult, type TradeShape } from './trade-result.js';
+import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
 
 export interface TradeExecutionContext {
@@ -44,6 +44,22 @@ async function holdingsOf(ctx: TradeExecutionContext, t: TradeRecord, balanceMic
     sharesNoMicro: position?.sharesNoMicro ?? 0,
   };
 }
+
+/** The answer for a trade stopped before any worker ran it (marked `failed`, with no result). */
+const notExecuted = async (ctx: TradeExecutionContext, t: TradeRecord): Promise<TradeResult> =>
+  refusedResult(
+    shapeOf(t),
+    NO_MARKET,
+    {
+      error: t.failureReason ?? 'The trade was not executed.',
+      errorCode: 'not_executed',
+      retryable: true,
+      hint: 'Nothing was executed; send the trade again.',
+      category: 'internal',
+    },
+    await holdingsOf(ctx, t),
+    false,
+  );
 
 /** Records the outcome once (guarded by `executing`); a concurrent or earlier finish wins and is returned. */
 async function finish(
@@ -98,7 +114,8 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
         'This job refers to a trade that does not exist.',
         { retryable: false },
       );
-    if (FINAL_TRADE_STATUSES.includes(trade.status)) return trade.result as TradeResult;
+    if (FINAL_TRADE_STATUSES.includes(trade.status))
+      return (trade.result as TradeResult | null) ?? (await notExecuted(ctx, trade));
     // `executing`: a retry after a crash; the logs say which steps already happened.
   }
   const market = await Market.findById(trade.marketId).lean();

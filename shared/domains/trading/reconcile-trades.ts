@@ -1,76 +1,120 @@
 import type { Deps } from '../../infra/deps.js';
-import { releaseTrade } from '../limits/trade-guard.js';
+import { settleAdmission } from '../limits/trade-guard.js';
+import type { TradeRecord } from './trade.model.js';
 
-/** A trade untouched this long while pending or executing has lost its job or the job gave up. */
+/** A trade untouched this long while pending or executing has lost its job, or the job gave up. */
 const STALE_MS = 5 * 60_000;
-/** After this many resumes (one per run, at most every STALE_MS) the trade is left to an operator. */
+/**
+ * A pending trade is only stopped when it is at least this old: a wide margin over clock skew
+ * between hosts and over an API that is slow to enqueue what it just recorded.
+ */
+const NEVER_RAN_MS = 15 * 60_000;
+/** Release markers live two days (limits/counters.ts); older admissions have nothing left to give back. */
+const SETTLE_WINDOW_MS = 2 * 24 * 3600_000;
+/** Automatic resumes of one trade; after the last, an operator looks (the error log says which). */
 export const MAX_RESUMES = 6;
 const BATCH = 200;
 const STILL_QUEUED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
+type Counts = Record<'resumed' | 'stopped' | 'settled' | 'errors', number>;
+type StuckTrade = Pick<TradeRecord, '_id' | 'status' | 'resumeCount' | 'createdAt'>;
+
 /**
- * Finds trades stuck `pending` or `executing` and settles them, so that no reservation is left
- * hanging: a trade whose job failed for good (retries exhausted, e.g. MongoDB away for longer than
- * the backoff) or vanished is run again (execution is idempotent and resumes where it stopped); a
- * `pending` trade that never reached the queue (the API died between recording and enqueueing) is
- * marked failed and its limits given back, as the API would have done.
+ * Settles what a lost or exhausted job left behind, so that no reservation or daily-limit count
+ * hangs:
+ * - an `executing` trade (part of it may have happened) runs again from a fresh job, with full
+ *   attempts: execution is idempotent and resumes where it stopped;
+ * - a `pending` trade no worker ever took is stopped (`failed`, nothing executed) and its limits
+ *   given back — never run late, since its caller may have been told to retry;
+ * - a buy that ended without filling but whose admission was not given back (a crash or a Redis
+ *   outage in between) gives it back.
  */
-export async function reconcileTrades(deps: Deps, now: Date) {
+export async function reconcileTrades(deps: Deps, now: Date): Promise<Counts> {
   const { Trade } = deps.models;
-  const stale = await Trade.find(
-    { status: { $in: ['pending', 'executing'] }, updatedAt: { $lt: new Date(now.getTime() - STALE_MS) } },
-    { status: 1, resumeCount: 1, admission: 1, agentId: 1, venue: 1, marketId: 1, side: 1 },
+  const counts: Counts = { resumed: 0, stopped: 0, settled: 0, errors: 0 };
+  const stuck = await Trade.find(
+    {
+      status: { $in: ['pending', 'executing'] },
+      updatedAt: { $lt: new Date(now.getTime() - STALE_MS) },
+      resumeCount: { $not: { $gte: MAX_RESUMES } },
+    },
+    { status: 1, resumeCount: 1, createdAt: 1 },
   )
     .sort({ updatedAt: 1 })
     .limit(BATCH)
     .lean();
-  const counts = { stale: stale.length, resumed: 0, abandoned: 0, needsOperator: 0 };
-  for (const t of stale) {
-    const job = await deps.queues.findJob('execute-trade', { tradeId: t._id });
-    const state = job ? await job.getState() : 'missing';
-    if (STILL_QUEUED.has(state)) continue;
+  for (const t of stuck) {
+    try {
+      await reconcileOne(deps, t, now, counts);
+    } catch (err) {
+      counts.errors++;
+      deps.log.warn({ err, tradeId: t._id }, 'stuck trade not reconciled this time');
+    }
+  }
 
-    if (t.status === 'pending' && state === 'missing') {
-      const stopped = await Trade.updateOne(
-        { _id: t._id, status: 'pending' },
-        {
-          $set: {
-            status: 'failed',
-            failureCategory: 'internal',
-            failureReason: 'The trade never reached the queue; nothing was executed.',
-            finishedAt: now,
-          },
-        },
-      );
-      if (stopped.modifiedCount && t.admission)
-        await releaseTrade(deps, t.admission, {
-          agentId: t.agentId,
-          venue: t.venue,
-          marketId: t.marketId,
-          side: t.side,
-        });
-      counts.abandoned += stopped.modifiedCount;
-      continue;
+  const unsettled = await Trade.find(
+    {
+      status: { $in: ['failed', 'rejected'] },
+      admission: { $ne: null },
+      admissionSettled: { $ne: true },
+      updatedAt: { $lt: new Date(now.getTime() - STALE_MS), $gt: new Date(now.getTime() - SETTLE_WINDOW_MS) },
+    },
+    { _id: 1 },
+  )
+    .limit(BATCH)
+    .lean();
+  for (const t of unsettled) {
+    try {
+      await settleAdmission(deps, t._id);
+      counts.settled++;
+    } catch (err) {
+      counts.errors++;
+      deps.log.warn({ err, tradeId: t._id }, 'admission not given back this time');
     }
-    if ((t.resumeCount ?? 0) >= MAX_RESUMES) {
-      deps.log.error(
-        { tradeId: t._id, state },
-        'trade still unfinished after resumes: retry it in /admin/queues',
-      );
-      counts.needsOperator++;
-      continue;
-    }
-    // Counting the resume also moves updatedAt, so the next look comes STALE_MS later.
-    await Trade.updateOne(
-      { _id: t._id, status: { $in: ['pending', 'executing'] } },
-      { $inc: { resumeCount: 1 } },
-    );
-    if (job && state === 'failed') await job.retry('failed');
-    else {
-      await job?.remove(); // a completed job that left its trade unfinished: run it afresh
-      await deps.queues.enqueue('execute-trade', { tradeId: t._id });
-    }
-    counts.resumed++;
   }
   return counts;
+}
+
+async function reconcileOne(deps: Deps, t: StuckTrade, now: Date, counts: Counts) {
+  const { Trade } = deps.models;
+  const job = await deps.queues.findJob('execute-trade', { tradeId: t._id });
+  const state = job ? await job.getState() : 'missing';
+  if (STILL_QUEUED.has(state)) return;
+
+  if (t.status === 'pending') {
+    if ((t.createdAt?.getTime() ?? 0) > now.getTime() - NEVER_RAN_MS) return;
+    const stopped = await Trade.updateOne(
+      { _id: t._id, status: 'pending' },
+      {
+        $set: {
+          status: 'failed',
+          failureCategory: 'internal',
+          failureReason:
+            'The trade never ran: its job was lost or failed before a worker took it. Nothing was executed.',
+          finishedAt: now,
+        },
+      },
+    );
+    if (stopped.modifiedCount === 0) return; // a worker took it after all
+    counts.stopped++;
+    await settleAdmission(deps, t._id);
+    return;
+  }
+
+  const resumes = (t.resumeCount ?? 0) + 1;
+  // Guarded by the count read: a trade that finished meanwhile, or another run, leaves it alone.
+  const counted = await Trade.updateOne(
+    { _id: t._id, status: 'executing', resumeCount: t.resumeCount ?? null },
+    { $set: { resumeCount: resumes } },
+  );
+  if (counted.modifiedCount === 0) return;
+  // A fresh job (full attempts and backoff); re-adding the same id needs the old one gone.
+  await job?.remove();
+  await deps.queues.enqueue('execute-trade', { tradeId: t._id });
+  counts.resumed++;
+  if (resumes >= MAX_RESUMES)
+    deps.log.error(
+      { tradeId: t._id, resumes },
+      'trade resumed for the last time automatically; if it does not finish, retry it in /admin/queues',
+    );
 }

@@ -9,6 +9,7 @@ import {
   checkStanding,
   loadGuard,
   releaseTrade,
+  settleAdmission,
   type GuardedTrade,
 } from '../limits/trade-guard.js';
 import { rollForwardMarket } from '../markets/market-log.js';
@@ -20,7 +21,7 @@ import { tradeContext } from './context.js';
 import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
 import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
-import { filledResult, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
+import { filledResult, NO_MARKET, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
 import { LEGACY_SIM_ALIASES, type TradeRequest, type TradeResult } from './trade.schemas.js';
 
 /** The fields the account safeguards look at. */
@@ -35,9 +36,6 @@ const guardedTrade = (shape: TradeShape, venue: 'sim' | 'polymarket' | 'kalshi')
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONDITION_ID = /^0x[0-9a-f]{64}$/i;
 const TICKER = /^[A-Z0-9]+(-[A-Z0-9.]+)+$/;
-
-/** No market row: a refusal that still has the full answer shape (numbers never null). */
-const NO_MARKET = { feeRateBps: 0, currentPrice: 0 } as MarketRecord;
 
 async function marketNotFound(models: Models, id: string): Promise<Refusal> {
   let hint = 'Markets are addressed by the service market_id (a UUID) from GET /api/sdk/markets.';
@@ -244,13 +242,6 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
     await idem?.abandon();
     throw err;
   }
-  // Best effort: a count that cannot be given back errs on the safe side (one buy fewer today).
-  const giveBack = async () => {
-    if (admission)
-      await releaseTrade(deps, admission, { agentId: agent._id, ...guarded }).catch((err: unknown) =>
-        deps.log.warn({ err, tradeId }, 'could not give back a daily-limit count'),
-      );
-  };
 
   try {
     await models.Trade.create({
@@ -274,10 +265,23 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
       admission,
     });
   } catch (err) {
-    await giveBack();
+    // Not recorded: give the count back here (best effort: a failure errs on the safe side).
+    if (admission)
+      await releaseTrade(deps, admission, { agentId: agent._id, ...guarded }).catch((e: unknown) =>
+        deps.log.warn({ err: e, tradeId }, 'could not give back a daily-limit count'),
+      );
     await idem?.abandon();
     throw err;
   }
+  // From here the trade is recorded. Unless it is stopped before any worker took it, the caller gets
+  // its id ("submitted"), never a retryable error that would have it placed twice: the worker, or
+  // the reconcile job, finishes it.
+  const submitted = async () => {
+    await idem
+      ?.keepPointing()
+      .catch((err: unknown) => deps.log.warn({ err, tradeId }, 'idempotency key not kept'));
+    return submittedResult({ ...shape, id: tradeId }, market, holdings);
+  };
   let outcome;
   try {
     outcome = await deps.queues.enqueueAndWait<TradeResult>(
@@ -287,8 +291,7 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
     );
   } catch (err) {
     // The caller is told "failed": the trade must never run later behind their back. If a worker
-    // claimed it first (the job was added but the reply was lost), it runs: the answer is
-    // "submitted" with its id, and the worker settles its limits.
+    // claimed it first (the job was added but the reply was lost), it runs.
     const stopped = await models.Trade.updateOne(
       { _id: tradeId, status: 'pending' },
       {
@@ -299,24 +302,26 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
           finishedAt: deps.clock(),
         },
       },
+    ).catch(() => ({ modifiedCount: 0 }));
+    if (stopped.modifiedCount === 0) return submitted();
+    await settleAdmission(deps, tradeId).catch((e: unknown) =>
+      deps.log.warn({ err: e, tradeId }, 'daily-limit count not given back yet (the reconcile job will)'),
     );
-    if (stopped.modifiedCount === 0) {
-      await idem?.keepPointing();
-      return submittedResult({ ...shape, id: tradeId }, market, holdings);
-    }
-    await giveBack();
-    await idem?.abandon();
+    await idem?.abandon().catch(() => undefined);
     throw err;
   }
-  if (outcome.state === 'completed') {
-    await idem?.complete(outcome.result);
-    return outcome.result;
+  try {
+    if (outcome.state === 'completed') {
+      await idem?.complete(outcome.result);
+      return outcome.result;
+    }
+    const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
+    if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
+      await idem?.complete(stored.result as TradeResult);
+      return stored.result as TradeResult;
+    }
+  } catch (err) {
+    deps.log.warn({ err, tradeId }, 'trade outcome not readable; answering submitted');
   }
-  const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
-  if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
-    await idem?.complete(stored.result as TradeResult);
-    return stored.result as TradeResult;
-  }
-  await idem?.keepPointing();
-  return submittedResult({ ...shape, id: tradeId }, market, holdings);
+  return submitted();
 }

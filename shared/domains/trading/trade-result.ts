@@ -76,6 +76,9 @@ export function filledResult(
   return result;
 }
 
+/** No market row: a refusal that still has the full answer shape (numbers never null). */
+export const NO_MARKET = { feeRateBps: 0, currentPrice: 0 } as MarketRecord;
+
 export function refusedResult(
   t: TradeShape,
   market: MarketRecord,

@@ -48,6 +48,8 @@ const tradeSchema = new Schema(
     result: { type: Schema.Types.Mixed, default: null },
     /** What the buy took from the owner's daily limits (limits/counters.ts), given back if it does not fill. */
     admission: { type: Schema.Types.Mixed, default: null },
+    /** The admission was given back (a buy that did not fill); see limits/trade-guard.ts. */
+    admissionSettled: { type: Boolean, default: false },
     /** Times the reconcile job resumed this trade after its job was lost or failed for good. */
     resumeCount: { type: Number, default: 0 },
     executedAt: { type: Date, default: null },
@@ -92,6 +94,7 @@ export interface TradeRecord {
   failureReason: string | null;
   result: unknown;
   admission: Admission | null;
+  admissionSettled?: boolean;
   resumeCount?: number;
   executedAt: Date | null;
   finishedAt: Date | null;
