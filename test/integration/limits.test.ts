@@ -289,6 +289,35 @@ describe('settings, limits and cooldowns #integration', () => {
       );
     });
 
+    it('when the kill switch turns on while a trade waits in the queue, then the worker refuses it', async () => {
+      const { deps } = testContext();
+      const { user, agent } = await claimedAgent();
+      const market = await makeMarket();
+      const sub = JSON.parse(Buffer.from(user.split('.')[1]!, 'base64url').toString()).sub as string;
+      // Recorded and accepted as the API does before queueing; the pause lands before a worker takes it.
+      const tradeId = randomUUID();
+      await deps.models.Trade.create({
+        _id: tradeId,
+        agentId: agent.agent_id,
+        marketId: market._id,
+        venue: 'sim',
+        side: 'yes',
+        action: 'buy',
+        amountMicro: 5_000_000,
+        status: 'pending',
+        ownerKey: `user:${sub}`,
+      });
+      await patchSettings(asUser(user), { trading_paused: true }).expect(200);
+      const run = await deps.queues.enqueueAndWait('execute-trade', { tradeId }, 10_000);
+      assert.equal(run.state, 'completed');
+      const answer = (run as { result: { success: boolean; error_code: string } }).result;
+      assert.equal(answer.success, false);
+      assert.equal(answer.error_code, 'trading_paused');
+      const stored = await deps.models.Trade.findById(tradeId).lean();
+      assert.equal(stored!.status, 'rejected');
+      assert.equal((await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro, 10_000_000_000);
+    });
+
     it('when an agent has been released, then its key can read settings but change nothing', async () => {
       const { user, agent } = await claimedAgent();
       await api().post(`/api/sdk/agents/${agent.agent_id}/release`).set(asUser(user)).expect(200);

@@ -53,20 +53,22 @@ export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGu
   return { owner, settings: await readSettings(deps.models, owner) };
 }
 
+/** The kill switch's refusal, when a trade is accepted and again when a worker first takes it. */
+export const TRADING_PAUSED: Refusal = {
+  error: 'Trading is paused for this account (kill switch trading_paused is on).',
+  errorCode: 'trading_paused',
+  retryable: false,
+  hint: `Your human resumes trading with ${SETTINGS_FIX} {"trading_paused": false}.`,
+  category: 'limit',
+};
+
 /**
  * Checks that take nothing, so a refusal leaves no trace. The kill switch and the real-trading
  * switch are business refusals (200, `success: false`, like a suspended agent: client-contract
  * §1.5); a buy above the per-trade cap is a 422 on `amount`.
  */
 export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): Refusal | null {
-  if (isPaused(settings))
-    return {
-      error: 'Trading is paused for this account (kill switch trading_paused is on).',
-      errorCode: 'trading_paused',
-      retryable: false,
-      hint: `Your human resumes trading with ${SETTINGS_FIX} {"trading_paused": false}.`,
-      category: 'limit',
-    };
+  if (isPaused(settings)) return TRADING_PAUSED;
   if (t.venue === 'sim') return null;
   if (!realTradingEnabled(owner, settings))
     return {

@@ -9,7 +9,10 @@ import { DEFAULT_TRADING_SETTINGS, isPaused, type TradingSettings } from './trad
 
 const SETTING_KEYS = Object.keys(DEFAULT_TRADING_SETTINGS) as (keyof TradingSettings)[];
 
-export async function readSettings(models: Models, owner: SettingsOwner): Promise<TradingSettings> {
+export async function readSettings(
+  models: Models,
+  owner: Pick<SettingsOwner, 'key'>,
+): Promise<TradingSettings> {
   const stored = await models.TradingSettings.findById(owner.key).lean();
   const settings = { ...DEFAULT_TRADING_SETTINGS };
   for (const key of SETTING_KEYS) {

@@ -4,6 +4,9 @@ import type { LedgerEntryRecord } from '../ledger/ledger-entry.model.js';
 import { appendLedgerEntry, type EntryDraft } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
+import { TRADING_PAUSED } from '../limits/trade-guard.js';
+import { readSettings } from '../limits/trading-settings.js';
+import { isPaused } from '../limits/trading-settings.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
@@ -103,6 +106,7 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
     { $set: { status: 'executing', executedAt: ctx.now() } },
     { returnDocument: 'after' },
   ).lean();
+  const firstRun = trade !== null;
   if (trade) afterWrite();
   else {
     trade = await Trade.findById(tradeId).lean();
@@ -138,6 +142,10 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
         refusal,
       }),
   };
+  // The kill switch again, now that a worker takes the trade: one queued before the pause does not
+  // run after it. A resumed trade (already executing) began before and runs to its end.
+  if (firstRun && t.ownerKey && isPaused(await readSettings(ctx.models, { key: t.ownerKey })))
+    return run.refused(TRADING_PAUSED);
   return t.action === 'buy' ? executeBuy(run) : executeSell(run);
 }
 

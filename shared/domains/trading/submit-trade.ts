@@ -262,6 +262,7 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
       idempotencyKey: req.idempotency_key ?? null,
       warnings,
       status: 'pending',
+      ownerKey: guard.owner.key,
       admission,
     });
   } catch (err) {

@@ -47,6 +47,8 @@ const tradeSchema = new Schema(
     failureReason: { type: String, default: null },
     result: { type: Schema.Types.Mixed, default: null },
     /** What the buy took from the owner's daily limits (limits/counters.ts), given back if it does not fill. */
+    /** Whose settings apply (limits/settings-owner.ts): the worker checks the kill switch again. */
+    ownerKey: { type: String, default: null },
     admission: { type: Schema.Types.Mixed, default: null },
     /** The admission was given back (a buy that did not fill); see limits/trade-guard.ts. */
     admissionSettled: { type: Boolean, default: false },
@@ -93,6 +95,7 @@ export interface TradeRecord {
   failureCategory: string | null;
   failureReason: string | null;
   result: unknown;
+  ownerKey?: string | null;
   admission: Admission | null;
   admissionSettled?: boolean;
   resumeCount?: number;
