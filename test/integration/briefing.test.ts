@@ -46,7 +46,7 @@ describe('briefing #integration', () => {
     await trade(agent, { market_id: soon._id, side: 'yes', amount: 10 });
     await trade(agent, { market_id: mover._id, side: 'no', amount: 10 });
     const whale = await registerAgent();
-    await trade(whale, { market_id: mover._id, side: 'yes', amount: 3000 });
+    for (let i = 0; i < 6; i++) await trade(whale, { market_id: mover._id, side: 'yes', amount: 500 });
     const res = await brief(agent);
     const sim = res.body.venues.sim;
     assert.equal(sim.positions_count, 2);

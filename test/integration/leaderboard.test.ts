@@ -22,7 +22,7 @@ describe('leaderboard #integration', () => {
     await trade(holder, { market_id: open._id, side: 'yes', amount: 100 });
     // Someone else pushes the open market up: the holder's position gains value while still open.
     const pusher = await registerAgent({ name: 'lb-pusher' });
-    await trade(pusher, { market_id: open._id, side: 'yes', amount: 2000 });
+    for (let i = 0; i < 4; i++) await trade(pusher, { market_id: open._id, side: 'yes', amount: 500 });
     const resolved = await api()
       .post(`/api/admin/markets/${settled._id}/resolve`)
       .set('Authorization', `Bearer ${operatorToken}`)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { testContext } from '../support/context.js';
-import { agentWithMarket, makeMarket, trade } from '../support/factories.js';
+import { agentWithMarket, makeMarket, spend, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 
@@ -153,16 +153,33 @@ describe('sim trading #integration', () => {
     });
   });
 
+  it('when a sim buy is above 500 $SIM, then 422 on amount with a fix, for a dry run too; 500 fills', async () => {
+    const { agent, market } = await agentWithMarket();
+    for (const dry_run of [false, true]) {
+      const res = await trade(agent, { market_id: market._id, side: 'yes', amount: 500.01, dry_run });
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body.detail[0].loc, ['body', 'amount']);
+      assert.match(res.body.detail[0].msg, /at most 500 \$SIM per buy on sim/);
+      assert.match(res.body.fix, /Split the buy/);
+    }
+    assert.equal(
+      (await trade(agent, { market_id: market._id, side: 'yes', amount: 500 })).body.success,
+      true,
+    );
+    await assertAgentConserved(agent.agent_id);
+  });
+
   describe('refusals are 200 with success false', () => {
     it('when the buy exceeds the balance, then "Insufficient balance" with amounts, not retryable', async () => {
       const { agent, market } = await agentWithMarket();
-      const res = await trade(agent, { market_id: market._id, side: 'yes', amount: 10000.01 });
+      await spend(agent, 9600);
+      const res = await trade(agent, { market_id: market._id, side: 'yes', amount: 400.01 });
       assert.equal(res.status, 200);
       assertTradeShape(res.body);
       assert.equal(res.body.success, false);
       assert.match(
         res.body.error,
-        /^Insufficient balance: this buy needs 10000\.01 \$SIM but the available balance is 10000\.00 \$SIM\.$/,
+        /^Insufficient balance: this buy needs 400\.01 \$SIM but the available balance is 400\.00 \$SIM\.$/,
       );
       assert.equal(res.body.error_code, 'insufficient_balance');
       assert.equal(res.body.retryable, false);
@@ -232,7 +249,8 @@ describe('sim trading #integration', () => {
 
     it('when a buy spends the whole balance, then the agent is broke and the next buy gets the broke message', async () => {
       const { agent, market } = await agentWithMarket();
-      const all = await trade(agent, { market_id: market._id, side: 'yes', amount: 10000 });
+      await spend(agent, 9500);
+      const all = await trade(agent, { market_id: market._id, side: 'yes', amount: 500 });
       assert.equal(all.body.success, true);
       assert.equal(all.body.position.sim_balance, 0);
       const me = await api().get('/api/sdk/agents/me').set('Authorization', `Bearer ${agent.api_key}`);
@@ -312,7 +330,7 @@ describe('sim trading #integration', () => {
       const other = await makeMarket();
       await trade(agent, { market_id: market._id, side: 'yes', amount: 2 });
       await trade(agent, { market_id: other._id, side: 'no', amount: 3, reasoning: 'why not' });
-      await trade(agent, { market_id: market._id, side: 'yes', amount: 20000 });
+      await trade(agent, { market_id: market._id, side: 'yes', amount: 2, price: 0.01 });
       const auth = { Authorization: `Bearer ${agent.api_key}` };
       const all = await api().get('/api/sdk/trades').set(auth);
       assert.equal(all.body.total_count, 2);
@@ -324,8 +342,8 @@ describe('sim trading #integration', () => {
       const withFailed = await api().get('/api/sdk/trades?include_failed=true').set(auth);
       assert.equal(withFailed.body.total_count, 3);
       const failed = withFailed.body.trades.find((t: { status: string }) => t.status === 'rejected');
-      assert.equal(failed.failure_category, 'balance');
-      assert.match(failed.failure_reason, /Insufficient balance/);
+      assert.equal(failed.failure_category, 'price');
+      assert.match(failed.failure_reason, /Limit price not met/);
       const byMarket = await api().get(`/api/sdk/trades?market_id=${other._id}&limit=1&offset=0`).set(auth);
       assert.equal(byMarket.body.total_count, 1);
       const future = await api()

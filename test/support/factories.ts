@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
-import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
+import { SIM_MAX_TRADE, stateAt } from '../../shared/domains/venues/sim/lmsr.js';
 import { testContext } from './context.js';
 import { api, registerAgent, type RegisteredAgent } from './http.js';
 
@@ -34,4 +34,20 @@ export async function trade(agent: RegisteredAgent, body: Record<string, unknown
 export async function agentWithMarket(p0 = 0.5) {
   const [agent, market] = await Promise.all([registerAgent(), makeMarket({ p0 })]);
   return { agent, market };
+}
+
+/**
+ * Spends `total` $SIM of the agent's balance in buys at the sim cap (500), each on a fresh market so
+ * that no cooldown applies; for tests that need an agent with little cash left.
+ */
+export async function spend(agent: RegisteredAgent, total: number): Promise<void> {
+  for (let left = total; left > 0; left -= SIM_MAX_TRADE) {
+    const market = await makeMarket();
+    const res = await trade(agent, {
+      market_id: market._id,
+      side: 'yes',
+      amount: Math.min(SIM_MAX_TRADE, left),
+    });
+    if (res.body.success !== true) throw new Error(`spend failed: ${JSON.stringify(res.body)}`);
+  }
 }

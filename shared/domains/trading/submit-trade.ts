@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { AppError } from '../../infra/errors.js';
+import { AppError, invalidField } from '../../infra/errors.js';
+import { toMicro } from '../money.js';
+import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
 import type { Deps } from '../../infra/deps.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from '../limits/counters.js';
@@ -148,6 +150,14 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
     warnings,
   };
   const holdings = { balanceMicro: agent.balanceMicro, sharesYesMicro: 0, sharesNoMicro: 0 };
+  // A rule of the sim venue, not an account limit: dry runs are held to it too.
+  if (venue === 'sim' && shape.amountMicro > toMicro(SIM_MAX_TRADE))
+    throw invalidField(
+      'amount',
+      `at most ${SIM_MAX_TRADE} $SIM per buy on sim`,
+      req.amount,
+      `Split the buy into trades of at most ${SIM_MAX_TRADE} $SIM.`,
+    );
 
   if (venue !== 'sim') {
     if (!agent.claimedBy) {

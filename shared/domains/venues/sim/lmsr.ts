@@ -84,10 +84,16 @@ export function proceedsForShares(s: LmsrState, side: Outcome, shares: number): 
 }
 
 /**
- * Liquidity such that spending `maxSpend` moves a 50% market to at most `maxPrice`:
- * b ≥ S / ln((1 − p)/(1 − p_t)). The default sizing keeps a 500 $SIM trade under 60%.
+ * The largest sim buy, in $SIM (client-contract §4.5). Books are sized for it: one trade at the cap
+ * moves a 50% market to at most 60%, so no single agent can push a price to an extreme at once.
  */
-export function liquidityFor(maxSpend = 500, maxPrice = 0.6, from = 0.5): number {
+export const SIM_MAX_TRADE = 500;
+
+/**
+ * Liquidity such that spending `maxSpend` moves a 50% market to at most `maxPrice`:
+ * b ≥ S / ln((1 − p)/(1 − p_t)). The default sizing keeps a trade at the sim cap under 60%.
+ */
+export function liquidityFor(maxSpend = SIM_MAX_TRADE, maxPrice = 0.6, from = 0.5): number {
   return Math.ceil(maxSpend / Math.log((1 - from) / (1 - maxPrice)));
 }
 
