@@ -169,6 +169,28 @@ describe('sim trading #integration', () => {
     await assertAgentConserved(agent.agent_id);
   });
 
+  it('when trades fill, then each answer’s position block is the position right after that trade', async () => {
+    const { agent, market } = await agentWithMarket();
+    const auth = { Authorization: `Bearer ${agent.api_key}` };
+    const steps = [
+      { side: 'yes', amount: 20 },
+      { side: 'no', amount: 15 },
+      { side: 'yes', amount: 5 },
+      { side: 'yes', action: 'sell', shares: 10 },
+    ];
+    for (const step of steps) {
+      const res = await trade(agent, { market_id: market._id, ...step });
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      const held = (await api().get('/api/sdk/positions').set(auth)).body.positions.find(
+        (p: { market_id: string }) => p.market_id === market._id,
+      );
+      assert.equal(res.body.position.shares_yes, held.shares_yes, JSON.stringify(step));
+      assert.equal(res.body.position.shares_no, held.shares_no, JSON.stringify(step));
+      const me = await api().get('/api/sdk/agents/me').set(auth);
+      assert.equal(res.body.position.sim_balance, me.body.balance);
+    }
+  });
+
   describe('refusals are 200 with success false', () => {
     it('when the buy exceeds the balance, then "Insufficient balance" with amounts, not retryable', async () => {
       const { agent, market } = await agentWithMarket();

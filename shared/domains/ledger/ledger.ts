@@ -144,7 +144,13 @@ export async function rollForwardAgent(models: LedgerModels, agentId: string): P
 }
 
 export type LedgerResult =
-  { entry: LedgerEntryRecord; refusal?: undefined } | { entry?: undefined; refusal: Refusal };
+  | {
+      entry: LedgerEntryRecord;
+      refusal?: undefined;
+      /** The state the entry was decided on, when this call appended it (absent on a replay). */
+      before?: LedgerSnapshot;
+    }
+  | { entry?: undefined; refusal: Refusal; before?: undefined };
 
 /**
  * Appends entry `entryId` to the agent's ledger, deciding it from the agent and position exactly as of
@@ -220,7 +226,7 @@ export async function appendLedgerEntry(
       continue;
     }
     await applyEntry(models, entry, position !== null);
-    return { entry };
+    return { entry, before: { agent, position } };
   }
   throw new Error(`could not append to the ledger of agent ${agentId}: too much contention`);
 }

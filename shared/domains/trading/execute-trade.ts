@@ -1,7 +1,6 @@
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
-import type { LedgerEntryRecord } from '../ledger/ledger-entry.model.js';
-import { appendLedgerEntry, type EntryDraft } from '../ledger/ledger.js';
+import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
 import { TRADING_PAUSED } from '../limits/trade-guard.js';
@@ -225,7 +224,7 @@ async function executeBuy(run: TradeRun): Promise<TradeResult> {
     now,
   );
   // A buy's own debit is its reservation: report the balance right after it.
-  return filled(ctx, t, market, ev, settled.entry!, reserve.entry.balanceAfterMicro);
+  return filled(ctx, t, market, ev, settled, reserve.entry.balanceAfterMicro);
 }
 
 async function executeSell(run: TradeRun): Promise<TradeResult> {
@@ -293,7 +292,7 @@ async function executeSell(run: TradeRun): Promise<TradeResult> {
     },
     now,
   );
-  return filled(ctx, t, market, ev, settled.entry!, settled.entry!.balanceAfterMicro);
+  return filled(ctx, t, market, ev, settled, settled.entry!.balanceAfterMicro);
 }
 
 /** Records a fill; `balanceAfterMicro` is the balance right after this trade's own cash movement. */
@@ -302,17 +301,25 @@ async function filled(
   t: TradeRecord,
   market: MarketRecord,
   ev: MarketEventRecord,
-  entry: LedgerEntryRecord,
+  settled: LedgerResult,
   balanceAfterMicro: number,
 ) {
-  const agent = await ctx.models.Agent.findById(t.agentId, {
-    realTradesCount: 1,
-    claimedBy: 1,
-    claimCode: 1,
-  }).lean();
+  const entry = settled.entry!;
+  // The settle entry was decided on the agent and position as of the entry before it: the answer
+  // reads them from there (position = before + this entry's delta), and only a replay reads again.
+  const before = settled.before;
+  const agent =
+    before?.agent ??
+    (await ctx.models.Agent.findById(t.agentId, { realTradesCount: 1, claimedBy: 1, claimCode: 1 }).lean());
   const claimUrl = agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null;
   const goLive = goLiveBlock(entry.simTradesAfter, agent?.realTradesCount ?? 0, ctx.baseUrl, claimUrl);
-  const holdings = await holdingsOf(ctx, t, balanceAfterMicro);
+  const holdings = before
+    ? {
+        balanceMicro: balanceAfterMicro,
+        sharesYesMicro: (before.position?.sharesYesMicro ?? 0) + (entry.position?.sharesYesMicro ?? 0),
+        sharesNoMicro: (before.position?.sharesNoMicro ?? 0) + (entry.position?.sharesNoMicro ?? 0),
+      }
+    : await holdingsOf(ctx, t, balanceAfterMicro);
   const result = filledResult(shapeOf(t), market, ev, holdings, { dryRun: false, goLive });
   return finish(ctx, t, result, {
     fill: {
