@@ -33,9 +33,11 @@ const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
       ? [{ userToken: [] }]
       : auth === 'agent-or-user'
         ? [{ agentKey: [] }, { userToken: [] }]
-        : auth === 'operator'
-          ? [{ operatorToken: [] }, { operatorBasic: [] }]
-          : [];
+        : auth === 'agent-optional'
+          ? [{}, { agentKey: [] }]
+          : auth === 'operator'
+            ? [{ operatorToken: [] }, { operatorBasic: [] }]
+            : [];
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);

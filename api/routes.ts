@@ -16,10 +16,11 @@ import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
+import { supportHandlers } from './handlers/support.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
-import { requireAgent } from './http/agent-auth.js';
+import { optionalAgent, requireAgent } from './http/agent-auth.js';
 import { requireOperator } from './http/operator-auth.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
@@ -31,6 +32,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...agentHandlers,
   ...userHandlers,
   ...limitsHandlers,
+  ...supportHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,
@@ -69,6 +71,7 @@ export function registerEndpoints(
     if (spec.auth === 'operator') chain.push(operatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
     if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));
+    if (spec.auth === 'agent-optional') chain.push(optionalAgent(agentAuth));
 
     // After auth, so that per-agent limits know the agent (per-IP limits work either way).
     if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);

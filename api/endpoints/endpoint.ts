@@ -5,10 +5,11 @@ import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import type { Deps } from '../../shared/infra/deps.js';
 
 /**
- * Who may call: anyone, an agent (API key), a human (user JWT), either of the two (`agent-or-user`:
- * the token's shape decides), or an operator (OPERATOR_TOKEN).
+ * Who may call: anyone, an agent (API key), anyone with an optional agent key (`agent-optional`: a
+ * key that is sent must be valid), a human (user JWT), either of the two (`agent-or-user`: the
+ * token's shape decides), or an operator (OPERATOR_TOKEN).
  */
-export type AuthMode = 'none' | 'agent' | 'user' | 'agent-or-user' | 'operator';
+export type AuthMode = 'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-user' | 'operator';
 
 /** Named per-IP/per-agent limits; the numbers come from config. */
 export type RateLimitName = 'register' | 'context' | 'claim';
@@ -46,7 +47,7 @@ export interface HandlerInput<E extends EndpointSpec> {
   body: Parsed<E['body']>;
   agent: E['auth'] extends 'agent'
     ? AgentDoc
-    : E['auth'] extends 'agent-or-user'
+    : E['auth'] extends 'agent-or-user' | 'agent-optional'
       ? AgentDoc | undefined
       : undefined;
   user: E['auth'] extends 'user'

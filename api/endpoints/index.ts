@@ -7,12 +7,14 @@ import { systemEndpoints } from './system.endpoints.js';
 import { tradingEndpoints } from './trading.endpoints.js';
 import { userEndpoints } from './users.endpoints.js';
 import { limitsEndpoints } from './limits.endpoints.js';
+import { supportEndpoints } from './support.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
   ...agentEndpoints,
   ...userEndpoints,
   ...limitsEndpoints,
+  ...supportEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

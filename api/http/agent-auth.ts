@@ -35,3 +35,9 @@ export function requireAgent(deps: Deps): RequestHandler {
     next();
   };
 }
+
+/** An agent key is optional here; one that is sent must be valid (a wrong key is a 401, not anonymity). */
+export const optionalAgent =
+  (agentAuth: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    req.headers.authorization ? agentAuth(req, res, next) : next();
