@@ -45,6 +45,28 @@ export const marketEndpoints = {
       })
       .meta({ id: 'MarketList' }),
   }),
+  // Before getMarket: Express would otherwise take "check" for a market_id.
+  checkMarket: endpoint({
+    method: 'get',
+    path: '/api/sdk/markets/check',
+    auth: 'agent',
+    tag: 'Markets',
+    summary:
+      'Is this venue market already here? By url, condition_id or ticker (exactly one); free of import quota',
+    query: z.object({
+      url: z.string().max(2000).optional(),
+      condition_id: z.string().max(100).optional(),
+      ticker: z.string().max(100).optional(),
+    }),
+    response: z
+      .looseObject({
+        exists: z.boolean(),
+        market_id: z.string().optional(),
+        question: z.string().optional(),
+        status: z.string().optional(),
+      })
+      .meta({ id: 'MarketCheck' }),
+  }),
   getMarket: endpoint({
     method: 'get',
     path: '/api/sdk/markets/{market_id}',

@@ -14,6 +14,22 @@ export const systemEndpoints = {
       .object({ status: z.literal('ok'), timestamp: z.string(), version: z.string() })
       .meta({ id: 'Health' }),
   }),
+  versionCheck: endpoint({
+    method: 'get',
+    path: '/api/sdk/version-check',
+    auth: 'none',
+    tag: 'System',
+    summary: 'Is this client SDK version supported here? ok, deprecated (upgrade advised) or blocked',
+    query: z.object({ sdk_version: z.string().max(40).optional() }),
+    response: z
+      .object({
+        status: z.enum(['ok', 'deprecated', 'blocked']),
+        message: z.string(),
+        latest_version: z.string().nullable(),
+        minimum_version: z.string().nullable(),
+      })
+      .meta({ id: 'VersionCheck' }),
+  }),
   live: endpoint({
     method: 'get',
     path: '/healthz/live',

@@ -1,3 +1,4 @@
+import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
 import { getMarket, listMarkets, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
@@ -32,6 +33,7 @@ async function sharedList<
 }
 
 export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
+  checkMarket: async ({ deps, query }) => checkMarket(deps.models, query),
   listMarkets: async ({ deps, agent, query }) => ({
     ...(await sharedList(deps, 'markets', query, () =>
       listMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),

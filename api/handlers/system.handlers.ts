@@ -1,3 +1,4 @@
+import { versionCheck } from '../../shared/domains/system/version-check.js';
 import { randomBytes } from 'node:crypto';
 import { lastHeartbeat } from '../../shared/domains/system/heartbeat.js';
 import { pingMongo } from '../../shared/infra/mongo.js';
@@ -20,6 +21,7 @@ async function timed(check: () => Promise<unknown>) {
 }
 
 export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
+  versionCheck: async ({ deps, query }) => versionCheck(deps.env, query.sdk_version),
   sdkHealth: async ({ deps }) => ({
     status: 'ok',
     timestamp: deps.clock().toISOString(),

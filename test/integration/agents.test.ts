@@ -234,4 +234,11 @@ describe('agents #integration', () => {
     assert.equal(res.body.version, '1.0.0');
     assert.ok(!Number.isNaN(Date.parse(res.body.timestamp)));
   });
+
+  it('GET /api/sdk/version-check answers ok without auth when the operator set no versions', async () => {
+    const res = await api().get('/api/sdk/version-check?sdk_version=0.24.5');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'ok');
+    assert.equal(res.body.minimum_version, null);
+  });
 });

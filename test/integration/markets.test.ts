@@ -329,4 +329,45 @@ describe('rolling 24 h volume #integration', () => {
       'a day later only the outside volume is left',
     );
   });
+
+  it('when a venue market is checked by url, condition id or ticker, then it says whether it is here', async () => {
+    const agent = await registerAgent();
+    const auth = { Authorization: `Bearer ${agent.api_key}` };
+    const conditionId = `0x${randomUUID().replace(/-/g, '').repeat(2)}`;
+    const slug = `will-it-${randomUUID().slice(0, 8)}`;
+    const ticker = `KXCHECK-${randomUUID().slice(0, 6).toUpperCase()}`;
+    const poly = await makeMarket({
+      importSource: 'polymarket',
+      url: `https://polymarket.com/event/${slug}`,
+      polymarketId: conditionId,
+    });
+    const kalshi = await makeMarket({
+      importSource: 'kalshi',
+      url: `https://kalshi.com/markets/kxcheck/some-title/${ticker.toLowerCase()}`,
+      kalshiTicker: ticker,
+    });
+    const check = (q: string) => api().get(`/api/sdk/markets/check?${q}`).set(auth);
+
+    const byUrl = await check(
+      `url=${encodeURIComponent(`HTTPS://www.polymarket.com/event/${slug}/?utm=x#top`)}`,
+    );
+    assert.equal(byUrl.status, 200);
+    assert.equal(byUrl.body.exists, true);
+    assert.equal(byUrl.body.market_id, poly._id);
+    assert.equal(byUrl.body.question, poly.question);
+    assert.equal(byUrl.body.status, 'active');
+    assert.equal(
+      (await check(`condition_id=${conditionId.toUpperCase().replace('0X', '0x')}`)).body.market_id,
+      poly._id,
+    );
+    assert.equal((await check(`ticker=${ticker.toLowerCase()}`)).body.market_id, kalshi._id);
+    const kalshiUrl = await check(
+      `url=${encodeURIComponent(`https://kalshi.com/markets/other/path/${ticker}`)}`,
+    );
+    assert.equal(kalshiUrl.body.market_id, kalshi._id, 'a Kalshi URL is matched by the ticker it ends in');
+    assert.deepEqual((await check('ticker=KXNOPE-1')).body, { exists: false });
+    assert.equal((await check('')).status, 422);
+    assert.equal((await check(`ticker=${ticker}&condition_id=${conditionId}`)).status, 422);
+    assert.equal((await check('url=not-a-url')).status, 422);
+  });
 });

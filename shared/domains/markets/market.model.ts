@@ -80,6 +80,7 @@ marketSchema.index({ tags: 1 });
 marketSchema.index({ seedKey: 1 });
 marketSchema.index({ polymarketId: 1 });
 marketSchema.index({ kalshiTicker: 1 });
+marketSchema.index({ url: 1 });
 
 export interface MarketRecord {
   _id: string;

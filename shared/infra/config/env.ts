@@ -15,6 +15,8 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+const semver = z.string().regex(/^\d+(\.\d+){0,2}$/, 'a version such as 0.24.5');
+
 /** Three numbers, free,pro,elite, as a lookup by tier. */
 const perTier = (defaults: string) =>
   z
@@ -142,6 +144,14 @@ export const EnvSchema = z.object({
     .describe(
       'How long POST /api/sdk/trade waits for the worker before answering `fill_status: "submitted"` (clients time out at 30 s).',
     ),
+  SDK_MINIMUM_VERSION: semver
+    .optional()
+    .describe(
+      'Client SDKs below this version are told `blocked` by GET /api/sdk/version-check. Unset: none.',
+    ),
+  SDK_LATEST_VERSION: semver
+    .optional()
+    .describe('Client SDKs below this version are told `deprecated` (upgrade advised). Unset: none.'),
   READ_CACHE_SECONDS: z.coerce
     .number()
     .int()

@@ -1,0 +1,60 @@
+import { invalidField } from '../../infra/errors.js';
+import type { Models } from '../models.js';
+import type { MarketRecord } from './market.model.js';
+
+/** A venue URL compared without scheme case, `www.`, query, fragment or trailing slash. */
+export function normalizeMarketUrl(raw: string): string | null {
+  try {
+    const u = new URL(raw.trim());
+    const host = u.hostname.toLowerCase().replace(/^www\./, '');
+    return `https://${host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return null;
+  }
+}
+
+/** Kalshi market URLs end in the market ticker (…/markets/<series>/<slug>/<TICKER>). */
+const kalshiTickerIn = (normalized: string) =>
+  normalized.startsWith('https://kalshi.com/') ? normalized.split('/').at(-1)!.toUpperCase() : null;
+
+export interface CheckQuery {
+  url?: string;
+  condition_id?: string;
+  ticker?: string;
+}
+
+const row = (m: MarketRecord) => ({
+  market_id: m._id,
+  question: m.question,
+  status: m.status,
+  import_source: m.importSource,
+});
+
+/**
+ * `GET /api/sdk/markets/check`: whether a venue market is already on this service, by URL, Polymarket
+ * condition id or Kalshi ticker (exactly one). Free: it never touches the import quota.
+ */
+export async function checkMarket(models: Models, q: CheckQuery) {
+  const given = (['url', 'condition_id', 'ticker'] as const).filter((k) => q[k]);
+  if (given.length !== 1)
+    throw invalidField(
+      given[1] ?? 'url',
+      'give exactly one of url, condition_id, ticker',
+      q,
+      'Send one of: ?url=<venue market URL>, ?condition_id=0x…, ?ticker=KX…',
+    );
+  let filter: Record<string, unknown>;
+  if (q.url) {
+    const url = normalizeMarketUrl(q.url);
+    if (!url)
+      throw invalidField('url', 'not a URL', q.url, 'Send the full venue URL, starting with https://');
+    const ticker = kalshiTickerIn(url);
+    filter = ticker ? { $or: [{ url }, { kalshiTicker: ticker }] } : { url };
+  } else if (q.condition_id)
+    filter = { polymarketId: { $in: [q.condition_id, q.condition_id.toLowerCase()] } };
+  else filter = { kalshiTicker: { $in: [q.ticker!, q.ticker!.toUpperCase()] } };
+
+  const found = await models.Market.find(filter).sort({ createdAt: 1 }).limit(20).lean();
+  if (!found.length) return { exists: false as const };
+  return { exists: true as const, ...row(found[0]!), markets: found.map(row) };
+}
