@@ -17,6 +17,7 @@ import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
 import { supportHandlers } from './handlers/support.handlers.js';
+import { skillHandlers } from './handlers/skills.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
@@ -33,6 +34,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...userHandlers,
   ...limitsHandlers,
   ...supportHandlers,
+  ...skillHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

@@ -8,6 +8,7 @@ import { tradingEndpoints } from './trading.endpoints.js';
 import { userEndpoints } from './users.endpoints.js';
 import { limitsEndpoints } from './limits.endpoints.js';
 import { supportEndpoints } from './support.endpoints.js';
+import { skillEndpoints } from './skills.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -15,6 +16,7 @@ export const ENDPOINTS = {
   ...userEndpoints,
   ...limitsEndpoints,
   ...supportEndpoints,
+  ...skillEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

@@ -9,6 +9,7 @@ import { positionModel } from './positions/position.model.js';
 import { tradeModel } from './trading/trade.model.js';
 import { userModel } from './users/user.model.js';
 import { tradingSettingsModel } from './limits/trading-settings.model.js';
+import { skillModel } from './skills/skill.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -27,6 +28,7 @@ export function createModels(conn: Connection) {
     Trade: tradeModel(conn),
     User: userModel(conn),
     TradingSettings: tradingSettingsModel(conn),
+    Skill: skillModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

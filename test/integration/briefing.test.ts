@@ -25,7 +25,9 @@ describe('briefing #integration', () => {
     assert.ok(
       res.body.opportunities.new_markets.length >= 1 && res.body.opportunities.new_markets.length <= 10,
     );
-    assert.deepEqual(res.body.opportunities.recommended_skills, []);
+    // Approved community skills (other test files may have approved some; skills.test.ts checks the picks).
+    assert.ok(Array.isArray(res.body.opportunities.recommended_skills));
+    assert.ok(res.body.opportunities.recommended_skills.length <= 3);
     assert.equal(res.body.performance.total_pnl, 0);
     assert.equal(res.body.performance.rank, null);
     for (const key of ['risk_alerts', 'triggered_risk_alerts', 'risk_warnings', 'skill_updates'])

@@ -2,6 +2,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { priceAt } from '../markets/history.js';
 import { marketView } from '../markets/market-view.js';
 import type { Models } from '../models.js';
+import { recommendSkills } from '../skills/skills.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import { positionsWithMarkets } from '../trading/reads.js';
@@ -142,8 +143,7 @@ export async function briefing(
     },
     opportunities: {
       new_markets: newMarkets,
-
-      recommended_skills: [],
+      recommended_skills: await recommendSkills(models, agent._id),
     },
     performance: {
       total_pnl: fromMicro(pnlMicro),

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { SKILL_STATUSES } from './skill.model.js';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/**
+ * Spec §2.5's skill submission. The registry link is `registry_url` in the spec and `clawhub_url` in
+ * the published client; either is accepted (one is required).
+ */
+export const SkillSubmissionSchema = z
+  .strictObject({
+    slug: z
+      .string()
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters, digits and single dashes, e.g. momentum-scalper')
+      .max(64),
+    name: text(100),
+    description: text(2000),
+    registry_url: z.url().max(500).optional(),
+    clawhub_url: z.url().max(500).optional(),
+    category: text(40).default('trading'),
+    tags: z.array(text(40)).max(20).default([]),
+    difficulty: z.enum(['beginner', 'intermediate', 'advanced']).default('intermediate'),
+    requires: z.array(text(80)).max(20).default([]),
+    best_when: z.string().trim().max(500).optional(),
+  })
+  .refine((b) => Boolean(b.registry_url ?? b.clawhub_url), {
+    message: 'give the skill’s registry page as registry_url (or clawhub_url)',
+    path: ['registry_url'],
+  })
+  .meta({ id: 'SkillSubmission' });
+export type SkillSubmission = z.output<typeof SkillSubmissionSchema>;
+
+/** A listed skill as clients read it (client-contract §3.4: id, …, install, clawhub_url, requires). */
+export const SkillItemSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    category: z.string(),
+    tags: z.array(z.string()),
+    difficulty: z.string(),
+    install: z.string(),
+    clawhub_url: z.string(),
+    registry_url: z.string(),
+    requires: z.array(z.string()),
+    best_when: z.string().nullable(),
+    content_hash: z
+      .null()
+      .meta({ description: 'Not mirrored from the registry: clients skip the integrity check.' }),
+    status: z.enum(SKILL_STATUSES),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Skill' });
+
+export const SkillReviewSchema = z
+  .strictObject({
+    status: z.enum(['approved', 'rejected']),
+    note: z.string().trim().max(1000).optional(),
+  })
+  .meta({ id: 'SkillReview' });

@@ -1,0 +1,126 @@
+import { AppError, notFound } from '../../infra/errors.js';
+import type { Models } from '../models.js';
+import { isDuplicateKey } from '../refusal.js';
+import type { SkillRecord, SkillStatus } from './skill.model.js';
+import type { SkillSubmission } from './skills.schemas.js';
+
+/** How an agent installs a listed skill (the ClawHub CLI). */
+const installCommand = (slug: string) => `clawhub install ${slug}`;
+
+export function skillView(s: SkillRecord) {
+  return {
+    id: s._id,
+    name: s.name,
+    description: s.description,
+    category: s.category,
+    tags: s.tags,
+    difficulty: s.difficulty,
+    install: installCommand(s._id),
+    clawhub_url: s.registryUrl,
+    registry_url: s.registryUrl,
+    requires: s.requires,
+    best_when: s.bestWhen,
+    content_hash: null,
+    status: s.status,
+    created_at: (s.createdAt ?? new Date(0)).toISOString(),
+  };
+}
+
+/**
+ * `POST /api/sdk/skills`: records the skill as `pending` review. The submitter may resubmit its own
+ * pending skill (the new text replaces the old); a slug taken by anyone else, or already reviewed,
+ * is a 409.
+ */
+export async function submitSkill(models: Models, agentId: string, input: SkillSubmission) {
+  const fields = {
+    name: input.name,
+    description: input.description,
+    registryUrl: (input.registry_url ?? input.clawhub_url)!,
+    category: input.category,
+    tags: input.tags,
+    difficulty: input.difficulty,
+    requires: input.requires,
+    bestWhen: input.best_when ?? null,
+  };
+  const taken = () =>
+    new AppError(
+      409,
+      'skill_exists',
+      `The slug "${input.slug}" is taken`,
+      'Choose another slug for your skill.',
+    );
+  const resubmitted = await models.Skill.findOneAndUpdate(
+    { _id: input.slug, submittedBy: agentId, status: 'pending' },
+    { $set: fields },
+    { returnDocument: 'after' },
+  ).lean();
+  if (resubmitted) return { success: true as const, skill: skillView(resubmitted) };
+  try {
+    const created = await models.Skill.create({
+      _id: input.slug,
+      ...fields,
+      submittedBy: agentId,
+      status: 'pending',
+    });
+    return { success: true as const, skill: skillView(created.toObject()) };
+  } catch (err) {
+    if (isDuplicateKey(err)) throw taken();
+    throw err;
+  }
+}
+
+/**
+ * `GET /api/sdk/skills` (approved, newest first, optionally one category) and the operator's queue
+ * (one review status, oldest first).
+ */
+export async function listSkills(
+  models: Models,
+  q: { status: SkillStatus; category?: string; oldestFirst?: boolean },
+) {
+  const filter: Record<string, unknown> = { status: q.status };
+  if (q.category) filter.category = q.category;
+  const skills = await models.Skill.find(filter)
+    .sort({ createdAt: q.oldestFirst ? 1 : -1 })
+    .limit(500)
+    .lean();
+  return { skills: skills.map(skillView), total: skills.length };
+}
+
+export async function listMySkills(models: Models, agentId: string) {
+  const skills = await models.Skill.find({ submittedBy: agentId }).sort({ createdAt: -1 }).limit(500).lean();
+  return {
+    skills: skills.map((s) => ({ ...skillView(s), review_note: s.reviewNote })),
+    total: skills.length,
+  };
+}
+
+/** The operator's review: approve (listed from now on) or reject (with a note the submitter sees). */
+export async function reviewSkill(
+  models: Models,
+  slug: string,
+  review: { status: Exclude<SkillStatus, 'pending'>; note?: string },
+  now: Date,
+) {
+  const skill = await models.Skill.findOneAndUpdate(
+    { _id: slug },
+    { $set: { status: review.status, reviewNote: review.note ?? null, reviewedAt: now } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (!skill) throw notFound('Skill', 'Use a slug from the pending submissions.');
+  return { success: true as const, skill: skillView(skill) };
+}
+
+/** The briefing's `recommended_skills`: up to three approved skills the agent has not traded with yet. */
+export async function recommendSkills(models: Models, agentId: string) {
+  const used = await models.Trade.distinct('skillSlug', { agentId, skillSlug: { $ne: null } });
+  const skills = await models.Skill.find({ status: 'approved', _id: { $nin: used } })
+    .sort({ createdAt: -1 })
+    .limit(3)
+    .lean();
+  return skills.map((s) => ({
+    id: s._id,
+    name: s.name,
+    install: installCommand(s._id),
+    best_when: s.bestWhen,
+  }));
+}
