@@ -59,6 +59,11 @@ export class RequestValidationError extends Error {
   }
 }
 
-/** A 422 about one body field, for rules the schema cannot express (e.g. limits that depend on the tier). */
-export const invalidField = (field: string, msg: string, input: unknown, fix: string) =>
-  new RequestValidationError([{ loc: ['body', field], msg, type: 'value_error', input, ctx: {} }], fix);
+/** A 422 about one request field, for rules the schema cannot express (e.g. limits that depend on the tier). */
+export const invalidField = (
+  field: string,
+  msg: string,
+  input: unknown,
+  fix: string,
+  part: 'body' | 'query' = 'body',
+) => new RequestValidationError([{ loc: [part, field], msg, type: 'value_error', input, ctx: {} }], fix);

@@ -366,7 +366,9 @@ describe('rolling 24 h volume #integration', () => {
     );
     assert.equal(kalshiUrl.body.market_id, kalshi._id, 'a Kalshi URL is matched by the ticker it ends in');
     assert.deepEqual((await check('ticker=KXNOPE-1')).body, { exists: false });
-    assert.equal((await check('')).status, 422);
+    const none = await check('');
+    assert.equal(none.status, 422);
+    assert.equal(none.body.detail[0].loc[0], 'query');
     assert.equal((await check(`ticker=${ticker}&condition_id=${conditionId}`)).status, 422);
     assert.equal((await check('url=not-a-url')).status, 422);
   });

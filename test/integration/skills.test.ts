@@ -19,7 +19,10 @@ const submission = (slug: string, extra: Record<string, unknown> = {}) => ({
 });
 const submit = (a: RegisteredAgent, body: object) => api().post('/api/sdk/skills').set(asAgent(a)).send(body);
 const review = (slug: string, body: object) =>
-  api().put(`/api/admin/skills/${slug}/review`).set(asOperator()).send(body);
+  api()
+    .put(`/api/admin/skills/${slug}/review`)
+    .set(asOperator())
+    .send({ revision: 1, ...body });
 const listed = async (query = '') =>
   ((await api().get(`/api/sdk/skills${query}`).expect(200)).body.skills as { id: string }[]).map((s) => s.id);
 
@@ -62,6 +65,7 @@ describe('community skills #integration', () => {
         best_when: 'Markets move on news',
         content_hash: null,
         status: 'approved',
+        revision: 1,
         created_at: undefined,
       },
     );
@@ -75,14 +79,34 @@ describe('community skills #integration', () => {
     await submit(agent, submission(slug)).expect(200);
     const again = await submit(agent, submission(slug, { name: 'Momentum scalper v2' }));
     assert.equal(again.body.skill.name, 'Momentum scalper v2');
+    assert.equal(again.body.skill.revision, 2);
     const clash = await submit(other, submission(slug));
     assert.equal(clash.status, 409);
     assert.equal(clash.body.error_code, 'skill_exists');
-    await review(slug, { status: 'rejected', note: 'Duplicates an existing skill.' }).expect(200);
+    const stale = await review(slug, { status: 'approved', revision: 1 });
+    assert.equal(stale.status, 409, 'the operator read revision 1; revision 2 is what would be approved');
+    assert.equal(stale.body.error_code, 'skill_changed');
+    await review(slug, { status: 'rejected', revision: 2, note: 'Duplicates an existing skill.' }).expect(
+      200,
+    );
     const mine = await api().get('/api/sdk/skills/mine').set(asAgent(agent)).expect(200);
     assert.equal(mine.body.skills[0].status, 'rejected');
     assert.equal(mine.body.skills[0].review_note, 'Duplicates an existing skill.');
-    assert.equal((await submit(agent, submission(slug))).status, 409, 'a reviewed slug is not resubmitted');
+    const fixed = await submit(agent, submission(slug, { description: 'Now different.' }));
+    assert.equal(fixed.body.skill.status, 'pending', 'a rejected skill can be fixed and sent again');
+    await review(slug, { status: 'approved', revision: 3 }).expect(200);
+    assert.equal((await submit(agent, submission(slug))).status, 409, 'an approved slug is not resubmitted');
+    assert.equal(
+      (await submit(agent, { ...submission(slugOf()), best_when: null, category: null })).status,
+      200,
+    );
+    const elsewhere = await submit(
+      agent,
+      submission(slugOf(), { clawhub_url: 'https://clawhub.ai/skills/other-skill' }),
+    );
+    assert.equal(elsewhere.status, 422, 'the registry page must be the one the install command installs');
+    const js = await submit(agent, submission('x-js', { clawhub_url: 'javascript:alert(1)//x-js' }));
+    assert.equal(js.status, 422);
 
     assert.equal((await submit(agent, submission('Not A Slug'))).status, 422);
     const noUrl = await submit(agent, { ...submission(slugOf()), clawhub_url: undefined });

@@ -30,6 +30,9 @@ describe('troubleshoot #integration', () => {
     assert.equal(unknown.body.source, null);
     assert.match(unknown.body.fix, /error_code/);
     assert.equal((await ask({})).status, 422);
+    const long = await ask({ error_text: `Agent is suspended. ${'x'.repeat(20_000)}` });
+    assert.equal(long.status, 200, 'a whole error page is taken');
+    assert.equal(long.body.error_code, 'agent_suspended');
     const badKey = await api()
       .post('/api/sdk/troubleshoot')
       .set('Authorization', 'Bearer sk_live_nope')
@@ -76,6 +79,12 @@ describe('troubleshoot #integration', () => {
       (await trade(agent, { market_id: m._id, side: 'no', amount: 1 })).body.error,
       'daily_limit_reached',
     ]);
+
+    // Numbers that merely contain a status code are not that status.
+    built.push([REFUSALS.insufficientBalance(500_000_000, 401_230_000).error, 'insufficient_balance']);
+    built.push([REFUSALS.limitNotMet('yes', 'buy', 0.5401, 0.5).error, 'limit_not_met']);
+    built.push([`Market not found: 9b1c2401-0000-4000-8000-000000000429`, 'market_not_found']);
+    built.push(['HTTPError: 401 Client Error: Unauthorized', 'unauthorized']);
 
     for (const [text, id] of built) assert.equal(matchError(text).error_code, id, text);
   });

@@ -18,6 +18,8 @@ describe('SDK version check #unit', () => {
     assert.equal(versionCheck(env, '0.25.0').status, 'ok');
     assert.equal(versionCheck(env, 'v0.26.1').status, 'ok');
     assert.equal(versionCheck(env, 'banana').status, 'ok');
+    assert.equal(versionCheck(env, '0.19.0rc1').status, 'blocked', 'a pre-release compares by its x.y.z');
+    assert.equal(versionCheck(env, '0.24.5.post1').status, 'deprecated');
     assert.equal(versionCheck(env, undefined).status, 'ok');
     assert.equal(versionCheck(loadEnv({ NODE_ENV: 'test' }), '0.0.1').status, 'ok');
     assert.throws(() => loadEnv({ NODE_ENV: 'test', SDK_MINIMUM_VERSION: 'latest' }));

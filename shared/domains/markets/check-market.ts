@@ -42,12 +42,19 @@ export async function checkMarket(models: Models, q: CheckQuery) {
       'give exactly one of url, condition_id, ticker',
       q,
       'Send one of: ?url=<venue market URL>, ?condition_id=0x…, ?ticker=KX…',
+      'query',
     );
   let filter: Record<string, unknown>;
   if (q.url) {
     const url = normalizeMarketUrl(q.url);
     if (!url)
-      throw invalidField('url', 'not a URL', q.url, 'Send the full venue URL, starting with https://');
+      throw invalidField(
+        'url',
+        'not a URL',
+        q.url,
+        'Send the full venue URL, starting with https://',
+        'query',
+      );
     const ticker = kalshiTickerIn(url);
     filter = ticker ? { $or: [{ url }, { kalshiTicker: ticker }] } : { url };
   } else if (q.condition_id)

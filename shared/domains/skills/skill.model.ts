@@ -19,6 +19,8 @@ const skillSchema = new Schema(
     requires: { type: [String], default: [] },
     bestWhen: { type: String, default: null },
     status: { type: String, enum: SKILL_STATUSES, required: true, default: 'pending' },
+    /** Bumped by every resubmission: a review names the revision it read. */
+    revision: { type: Number, required: true, default: 1 },
     submittedBy: { type: String, required: true },
     reviewNote: { type: String, default: null },
     reviewedAt: { type: Date, default: null },
@@ -39,6 +41,7 @@ export interface SkillRecord {
   requires: string[];
   bestWhen: string | null;
   status: SkillStatus;
+  revision: number;
   submittedBy: string;
   reviewNote: string | null;
   reviewedAt: Date | null;

@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { SKILL_STATUSES } from './skill.model.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
+const registryPage = z
+  .url({ protocol: /^https$/ })
+  .max(500)
+  .meta({ description: 'An https page that ends in /<slug>.' });
+const lastSegment = (url: string | undefined) =>
+  url ? new URL(url).pathname.replace(/\/+$/, '').split('/').at(-1) : undefined;
 
 /**
  * Spec §2.5's skill submission. The registry link is `registry_url` in the spec and `clawhub_url` in
@@ -15,16 +21,33 @@ export const SkillSubmissionSchema = z
       .max(64),
     name: text(100),
     description: text(2000),
-    registry_url: z.url().max(500).optional(),
-    clawhub_url: z.url().max(500).optional(),
-    category: text(40).default('trading'),
-    tags: z.array(text(40)).max(20).default([]),
-    difficulty: z.enum(['beginner', 'intermediate', 'advanced']).default('intermediate'),
-    requires: z.array(text(80)).max(20).default([]),
-    best_when: z.string().trim().max(500).optional(),
+    registry_url: registryPage.optional(),
+    clawhub_url: registryPage.optional(),
+    category: text(40)
+      .nullish()
+      .transform((v) => v ?? 'trading'),
+    tags: z
+      .array(text(40))
+      .max(20)
+      .nullish()
+      .transform((v) => v ?? []),
+    difficulty: text(40)
+      .nullish()
+      .transform((v) => v ?? 'intermediate'),
+    requires: z
+      .array(text(80))
+      .max(20)
+      .nullish()
+      .transform((v) => v ?? []),
+    best_when: z.string().trim().max(500).nullish(),
   })
   .refine((b) => Boolean(b.registry_url ?? b.clawhub_url), {
     message: 'give the skill’s registry page as registry_url (or clawhub_url)',
+    path: ['registry_url'],
+  })
+  // The page reviewed must be the package installed: `install` is `clawhub install <slug>`.
+  .refine((b) => lastSegment(b.registry_url ?? b.clawhub_url) === b.slug, {
+    message: 'the registry page must be the page of this slug (its URL ends in /<slug>)',
     path: ['registry_url'],
   })
   .meta({ id: 'SkillSubmission' });
@@ -48,6 +71,7 @@ export const SkillItemSchema = z
       .null()
       .meta({ description: 'Not mirrored from the registry: clients skip the integrity check.' }),
     status: z.enum(SKILL_STATUSES),
+    revision: z.number().int(),
     created_at: z.string(),
   })
   .meta({ id: 'Skill' });
@@ -55,6 +79,9 @@ export const SkillItemSchema = z
 export const SkillReviewSchema = z
   .strictObject({
     status: z.enum(['approved', 'rejected']),
+    revision: z.number().int().min(1).meta({
+      description: 'The revision you reviewed (from the queue): a skill resubmitted since answers 409.',
+    }),
     note: z.string().trim().max(1000).optional(),
   })
   .meta({ id: 'SkillReview' });

@@ -22,14 +22,15 @@ export function skillView(s: SkillRecord) {
     best_when: s.bestWhen,
     content_hash: null,
     status: s.status,
+    revision: s.revision ?? 1,
     created_at: (s.createdAt ?? new Date(0)).toISOString(),
   };
 }
 
 /**
  * `POST /api/sdk/skills`: records the skill as `pending` review. The submitter may resubmit its own
- * pending skill (the new text replaces the old); a slug taken by anyone else, or already reviewed,
- * is a 409.
+ * pending or rejected skill (the new text replaces the old, as a new revision, pending again); a
+ * slug taken by anyone else, or already approved, is a 409.
  */
 export async function submitSkill(models: Models, agentId: string, input: SkillSubmission) {
   const fields = {
@@ -50,8 +51,8 @@ export async function submitSkill(models: Models, agentId: string, input: SkillS
       'Choose another slug for your skill.',
     );
   const resubmitted = await models.Skill.findOneAndUpdate(
-    { _id: input.slug, submittedBy: agentId, status: 'pending' },
-    { $set: fields },
+    { _id: input.slug, submittedBy: agentId, status: { $in: ['pending', 'rejected'] } },
+    { $set: { ...fields, status: 'pending', reviewNote: null, reviewedAt: null }, $inc: { revision: 1 } },
     { returnDocument: 'after' },
   ).lean();
   if (resubmitted) return { success: true as const, skill: skillView(resubmitted) };
@@ -94,20 +95,30 @@ export async function listMySkills(models: Models, agentId: string) {
   };
 }
 
-/** The operator's review: approve (listed from now on) or reject (with a note the submitter sees). */
+/**
+ * The operator's review of the revision they read: approve (listed from now on) or reject (with a
+ * note the submitter sees). A skill resubmitted since, or already reviewed, answers 409.
+ */
 export async function reviewSkill(
   models: Models,
   slug: string,
-  review: { status: Exclude<SkillStatus, 'pending'>; note?: string },
+  review: { status: Exclude<SkillStatus, 'pending'>; revision: number; note?: string },
   now: Date,
 ) {
   const skill = await models.Skill.findOneAndUpdate(
-    { _id: slug },
+    { _id: slug, status: 'pending', revision: review.revision },
     { $set: { status: review.status, reviewNote: review.note ?? null, reviewedAt: now } },
     { returnDocument: 'after' },
   ).lean();
-  if (!skill) throw notFound('Skill', 'Use a slug from the pending submissions.');
-  return { success: true as const, skill: skillView(skill) };
+  if (skill) return { success: true as const, skill: skillView(skill) };
+  const current = await models.Skill.findById(slug, { status: 1, revision: 1 }).lean();
+  if (!current) throw notFound('Skill', 'Use a slug from the pending submissions (GET /api/admin/skills).');
+  throw new AppError(
+    409,
+    'skill_changed',
+    `Skill "${slug}" is ${current.status} at revision ${current.revision}, not pending at revision ${review.revision}`,
+    'Read it again from GET /api/admin/skills and review the current revision.',
+  );
 }
 
 /** The briefing's `recommended_skills`: up to three approved skills the agent has not traded with yet. */

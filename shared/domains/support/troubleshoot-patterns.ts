@@ -2,7 +2,8 @@
  * What the service's own error texts mean and what to do about them, for `POST /api/sdk/troubleshoot`.
  * Each pattern matches the wording the service (or a venue) really produces; a test feeds every
  * trade refusal and limit error the code can build through this table, so a reworded message that
- * no longer matches fails the build instead of silently going unexplained.
+ * no longer matches fails the build instead of silently going unexplained. Status codes are matched
+ * only as whole numbers (not inside 401.23 or an id), and every pattern is linear in the text.
  */
 export interface TroubleshootPattern {
   id: string;
@@ -16,7 +17,7 @@ export interface TroubleshootPattern {
 export const TROUBLESHOOT_PATTERNS: readonly TroubleshootPattern[] = [
   {
     id: 'unauthorized',
-    pattern: /missing or invalid authorization|401\b|invalid api key|unauthorized/i,
+    pattern: /missing or invalid authorization|(?<![\w.])401(?![\w.])|invalid api key|unauthorized/i,
     explanation: 'The request carried no API key, a malformed header, or a key this service does not know.',
     fix: 'Send `Authorization: Bearer sk_live_…` with the key from POST /api/sdk/agents/register (it is shown once; register a new agent if it is lost).',
     source: 'spec §5 Authentication',
@@ -164,14 +165,14 @@ export const TROUBLESHOOT_PATTERNS: readonly TroubleshootPattern[] = [
   },
   {
     id: 'rate_limited',
-    pattern: /rate limit exceeded|too many requests|\b429\b/i,
+    pattern: /rate limit exceeded|too many requests|(?<![\w.])429(?![\w.])/i,
     explanation: 'A per-minute limit was hit (e.g. registration 10/min per IP, context 300/min per agent).',
     fix: 'Wait for the Retry-After header’s seconds, then retry.',
     source: 'spec §8',
   },
   {
     id: 'validation',
-    pattern: /validation failed|field required|unknown field|\b422\b/i,
+    pattern: /validation failed|field required|unknown field|(?<![\w.])422(?![\w.])/i,
     explanation: 'A field is missing, malformed or not allowed; detail[].loc names each one.',
     fix: 'Correct the fields listed in detail and send again (buys need amount, sells need shares; amounts have 2 decimals, shares 5).',
     source: 'spec §2.5, §7',

@@ -8,7 +8,12 @@ const turn = z.union([
 /** Spec §2.5: at least one of error_text or message; message ≤ 2,000 characters, conversation ≤ 10 entries. */
 export const TroubleshootRequestSchema = z
   .object({
-    error_text: z.string().max(5000).optional(),
+    // Clients post whole error bodies (a proxy's HTML page, a long 422): any length is taken (the
+    // request body limit bounds it) and the first 5,000 characters are matched.
+    error_text: z
+      .string()
+      .transform((t) => t.slice(0, 5000))
+      .optional(),
     message: z.string().max(2000).optional(),
     conversation: z.array(turn).max(10).optional(),
   })

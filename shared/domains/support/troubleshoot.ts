@@ -1,4 +1,4 @@
-import { AppError } from '../../infra/errors.js';
+import { AppError, unavailable } from '../../infra/errors.js';
 import type { Deps } from '../../infra/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { cooldownsView } from '../limits/cooldowns-view.js';
@@ -20,14 +20,19 @@ export function matchError(text: string) {
     : { matched: false, error_code: null, explanation: null, fix: GENERIC_FIX, source: null };
 }
 
-/** Takes one of the agent's assisted answers for today, or answers 429. */
+/** Takes one of the agent's assisted answers for today, or answers 429; a store that fails is a 503. */
 async function takeAssistedAnswer(deps: Deps, agentId: string): Promise<number> {
   const key = `${deps.env.QUEUE_PREFIX}:troubleshoot:${agentId}:${utcDay(deps.clock())}`;
-  const [[, used]] = (await deps.redis
+  const replies = await deps.redis
     .multi()
     .incr(key)
     .expire(key, 2 * 24 * 3600)
-    .exec()) as [[unknown, number]];
+    .exec()
+    .catch((err: unknown) => {
+      throw unavailable('The troubleshoot quota', err);
+    });
+  const [incrError, used] = replies?.[0] ?? [new Error('no reply'), null];
+  if (incrError || typeof used !== 'number') throw unavailable('The troubleshoot quota', incrError);
   if (used > ASSISTED_PER_DAY)
     throw new AppError(
       429,
@@ -37,6 +42,15 @@ async function takeAssistedAnswer(deps: Deps, agentId: string): Promise<number> 
       { retryable: true },
     );
   return ASSISTED_PER_DAY - used;
+}
+
+/** The error text first, then the question, then the conversation newest first: the first that matches wins. */
+function matchFirst(pieces: string[]) {
+  for (const piece of pieces) {
+    const match = matchError(piece);
+    if (match.matched) return match;
+  }
+  return matchError('');
 }
 
 /** What the agent's own account says right now: status, kill switch, daily limit, cooldowns, recent failures. */
@@ -81,20 +95,15 @@ export async function troubleshoot(deps: Deps, agent: AgentRecord | undefined, i
     throw new AppError(
       401,
       'unauthorized',
-      'Assisted troubleshooting needs your agent API key',
-      'Send `Authorization: Bearer sk_live_…`, or send only error_text for free pattern matching.',
+      'Missing or invalid Authorization header',
+      'Assisted troubleshooting (message) needs your agent key: send `Authorization: Bearer sk_live_…`, or send only error_text for free pattern matching.',
       { headers: { 'WWW-Authenticate': 'Bearer' } },
     );
-  const remaining = await takeAssistedAnswer(deps, agent._id);
-  const said = [
-    text,
-    input.message,
-    ...(input.conversation ?? []).map((c) => (typeof c === 'string' ? c : c.content)),
-  ]
-    .filter(Boolean)
-    .join('\n');
-  const match = matchError(said);
+  const turns = (input.conversation ?? []).map((c) => (typeof c === 'string' ? c : c.content)).reverse();
+  const match = matchFirst([text, input.message, ...turns].filter(Boolean));
   const findings = await diagnose(deps, agent);
+  // Charged once the answer is ready: a failure above costs the agent nothing.
+  const remaining = await takeAssistedAnswer(deps, agent._id);
   const answer = [
     match.matched ? `${match.explanation} ${match.fix}` : 'No known error matches what you sent.',
     findings.length

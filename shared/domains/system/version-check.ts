@@ -21,9 +21,9 @@ export function versionCheck(env: Env, sdkVersion: string | undefined) {
     latest_version: env.SDK_LATEST_VERSION ?? null,
     minimum_version: env.SDK_MINIMUM_VERSION ?? null,
   };
-  const v = sdkVersion?.trim().replace(/^v/i, '');
-  if (!v || !/^\d+(\.\d+){0,2}$/.test(v))
-    return { status: 'ok' as const, message: 'No comparable sdk_version given.', ...base };
+  // The leading x.y.z: pre-releases and post-releases (0.23.0rc1, 0.24.5.post1) compare by it.
+  const v = /^v?(\d+(?:\.\d+){0,2})/i.exec(sdkVersion?.trim() ?? '')?.[1];
+  if (!v) return { status: 'ok' as const, message: 'No comparable sdk_version given.', ...base };
   if (env.SDK_MINIMUM_VERSION && compareVersions(v, env.SDK_MINIMUM_VERSION) < 0)
     return {
       status: 'blocked' as const,

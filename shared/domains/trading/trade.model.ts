@@ -61,6 +61,8 @@ const tradeSchema = new Schema(
 );
 tradeSchema.index({ agentId: 1, createdAt: -1 });
 tradeSchema.index({ agentId: 1, marketId: 1, createdAt: -1 });
+// The briefing's skill picks: which skills an agent has traded with, from the index alone.
+tradeSchema.index({ agentId: 1, skillSlug: 1 });
 tradeSchema.index({ marketId: 1, status: 1 });
 tradeSchema.index({ status: 1, createdAt: 1 });
 // The reconcile job: trades left pending or executing, oldest first.
