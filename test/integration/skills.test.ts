@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { MAX_PENDING_PER_AGENT } from '../../shared/domains/skills/skills.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -117,6 +118,18 @@ describe('community skills #integration', () => {
       (await api().put(`/api/admin/skills/${slug}/review`).send({ status: 'approved' })).status,
       401,
     );
+  });
+
+  it(`when an agent has ${MAX_PENDING_PER_AGENT} skills waiting, then a new slug is refused until one is reviewed`, async () => {
+    const agent = await registerAgent();
+    const slugs = Array.from({ length: MAX_PENDING_PER_AGENT }, slugOf);
+    for (const slug of slugs) await submit(agent, submission(slug)).expect(200);
+    const over = await submit(agent, submission(slugOf()));
+    assert.equal(over.status, 429);
+    assert.equal(over.body.error_code, 'too_many_pending_skills');
+    await submit(agent, submission(slugs[0]!, { name: 'Edited' })).expect(200);
+    await review(slugs[0]!, { status: 'approved', revision: 2 }).expect(200);
+    await submit(agent, submission(slugOf())).expect(200);
   });
 
   it('when skills are approved, then the briefing recommends ones the agent has not traded with', async () => {

@@ -4,6 +4,9 @@ import { isDuplicateKey } from '../refusal.js';
 import type { SkillRecord, SkillStatus } from './skill.model.js';
 import type { SkillSubmission } from './skills.schemas.js';
 
+/** New skills an agent may have waiting for review at once. */
+export const MAX_PENDING_PER_AGENT = 5;
+
 /** How an agent installs a listed skill (the ClawHub CLI). */
 const installCommand = (slug: string) => `clawhub install ${slug}`;
 
@@ -56,6 +59,15 @@ export async function submitSkill(models: Models, agentId: string, input: SkillS
     { returnDocument: 'after' },
   ).lean();
   if (resubmitted) return { success: true as const, skill: skillView(resubmitted) };
+  // Slugs are first come, first served: one agent may not hold many of them unreviewed.
+  const waiting = await models.Skill.countDocuments({ submittedBy: agentId, status: 'pending' });
+  if (waiting >= MAX_PENDING_PER_AGENT)
+    throw new AppError(
+      429,
+      'too_many_pending_skills',
+      `You have ${waiting} skills waiting for review (at most ${MAX_PENDING_PER_AGENT})`,
+      'Wait for the review of the ones you sent (GET /api/sdk/skills/mine), or resubmit one of them instead.',
+    );
   try {
     const created = await models.Skill.create({
       _id: input.slug,
