@@ -1,8 +1,9 @@
+import type { JobData, JobName } from '../shared/infra/queue/jobs.js';
 import { minuteSlot } from '../shared/infra/queue/slots.js';
 import type { ScheduleSpec } from './define-schedule.js';
 
-type SlotJobName =
-  'remark-leaderboard' | 'refresh-volumes' | 'snapshot-prices' | 'reconcile-agent-slots' | 'reconcile-trades';
+/** The jobs whose whole payload is the slot (slotJob in jobs.ts), read off the job table. */
+type SlotJobName = { [N in JobName]: { slot: string } extends JobData<N> ? N : never }[JobName];
 
 /** A schedule whose tick enqueues its job for the UTC minute slot (one job per slot, however many schedulers). */
 const slotSchedule = (name: SlotJobName, cron: string): ScheduleSpec => ({

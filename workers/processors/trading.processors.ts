@@ -13,8 +13,8 @@ import { slotTime } from '../../shared/infra/queue/slots.js';
 
 export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {
   const result = await executeTrade(tradeContext(deps), data.tradeId);
-  // A trade the API already marked failed has no result (it was never executed).
-  if (!result?.success) await settleAdmission(deps, data.tradeId);
+  // Only buys take an admission; a trade the API already marked failed has no result at all.
+  if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   return result;
 };
 

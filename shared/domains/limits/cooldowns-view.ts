@@ -1,13 +1,10 @@
 import type { Deps } from '../../infra/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
-import { activeCooldowns, dailyUsage, nextUtcMidnight } from './counters.js';
+import { activeCooldowns, dailyUsage, nextUtcMidnight, secondsUntil } from './counters.js';
 import { agentOwner } from './settings-owner.js';
 import { maxTradesPerDay, readSettings } from './trading-settings.js';
 import { isPaused } from './trading-settings.model.js';
-
-const secondsLeft = (until: Date, now: Date) =>
-  Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 1000));
 
 /**
  * `GET /api/sdk/agents/{agent_id}/cooldowns`: everything that would refuse the agent's next buy now —
@@ -22,10 +19,12 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
     activeCooldowns(deps.redis, deps.env.QUEUE_PREFIX, agent._id, now),
     dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now),
   ]);
-  const markets = await deps.models.Market.find(
-    { _id: { $in: [...new Set(cooldowns.map((c) => c.marketId))] } },
-    { question: 1 },
-  ).lean();
+  const markets = cooldowns.length
+    ? await deps.models.Market.find(
+        { _id: { $in: [...new Set(cooldowns.map((c) => c.marketId))] } },
+        { question: 1 },
+      ).lean()
+    : [];
   const question = new Map(markets.map((m) => [m._id, m.question]));
   const resetsAt = nextUtcMidnight(now);
   const maxTrades = maxTradesPerDay(deps, owner, settings);
@@ -43,7 +42,7 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
         ? `One ${c.side.toUpperCase()} buy per market every ${deps.env.SIM_COOLDOWN_SECONDS} s on sim (free tier).`
         : `A ${c.side.toUpperCase()} buy on this market failed; new ones wait ${deps.env.FAILED_TRADE_COOLDOWN_SECONDS} s.`,
     expires_at: c.expiresAt.toISOString() as string | null,
-    seconds_remaining: secondsLeft(c.expiresAt, now) as number | null,
+    seconds_remaining: secondsUntil(c.expiresAt, now) as number | null,
   }));
   // Account-wide blocks: no market or side, and the kill switch has no expiry.
   const accountEntry = (
@@ -60,7 +59,7 @@ export async function cooldownsView(deps: Deps, agent: AgentRecord) {
     side: null,
     reason,
     expires_at: until ? until.toISOString() : null,
-    seconds_remaining: until ? secondsLeft(until, now) : null,
+    seconds_remaining: until ? secondsUntil(until, now) : null,
   });
   const account = [];
   if (dailyReached)

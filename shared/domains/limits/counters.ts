@@ -55,6 +55,9 @@ export type AdmissionVerdict =
 const DAY_TTL_SECONDS = 2 * 24 * 3600;
 
 export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+/** Whole seconds from `now` until `until`, never negative. */
+export const secondsUntil = (until: Date, now: Date) =>
+  Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 1000));
 export const nextUtcMidnight = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 

@@ -7,6 +7,7 @@ import {
   admitBuy,
   nextUtcMidnight,
   releaseAdmission,
+  secondsUntil,
   type Admission,
   type CooldownTarget,
   type Venue,
@@ -35,12 +36,10 @@ export interface GuardedTrade {
 
 const SETTINGS_FIX = 'PATCH /api/sdk/user/settings';
 const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;
-const secondsUntil = (when: Date, now: Date) =>
-  Math.max(1, Math.ceil((when.getTime() - now.getTime()) / 1000));
 
 /** 429 with the moment it lifts, in the body and as Retry-After. */
 function blockedUntil(code: string, message: string, fix: string, until: Date, now: Date, body = {}) {
-  const retryAfter = secondsUntil(until, now);
+  const retryAfter = Math.max(1, secondsUntil(until, now)); // Retry-After 0 would invite a hot loop
   return new AppError(429, code, message, fix, {
     retryable: true,
     headers: { 'Retry-After': String(retryAfter) },

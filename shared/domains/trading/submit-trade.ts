@@ -23,7 +23,14 @@ import { tradeContext } from './context.js';
 import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
 import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
-import { filledResult, NO_MARKET, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
+import {
+  filledResult,
+  NO_MARKET,
+  refusedResult,
+  submittedResult,
+  type Holdings,
+  type TradeShape,
+} from './trade-result.js';
 import { LEGACY_SIM_ALIASES, type TradeRequest, type TradeResult } from './trade.schemas.js';
 
 /** The fields the account safeguards look at. */
@@ -131,13 +138,59 @@ async function dryRun(
 }
 
 /**
+ * A trade on a real venue: unclaimed agents are refused (403 with claim_url); the account safeguards
+ * answer next, so a refused trade says why; then the venue, which this server does not trade on yet.
+ * Nothing is placed, so what the admission counted is given back at once.
+ */
+async function realVenueTrade(
+  deps: Deps,
+  agent: AgentRecord,
+  req: TradeRequest,
+  shape: TradeShape,
+  venue: 'polymarket' | 'kalshi',
+  holdings: Holdings,
+): Promise<TradeResult> {
+  if (!agent.claimedBy) {
+    throw new AppError(
+      403,
+      'agent_not_claimed',
+      'Agent must be claimed before trading',
+      `Ask your human to claim this agent at claim_url, or trade on venue "sim" meanwhile.`,
+      {
+        body: { claim_url: tradeContext(deps).claimUrlFor(agent.claimCode) },
+      },
+    );
+  }
+  if (!req.dry_run) {
+    const guard = await loadGuard(deps, agent);
+    const guarded = guardedTrade(shape, venue);
+    const standing = checkStanding(guard, guarded);
+    if (standing) return refusedResult(shape, NO_MARKET, standing, holdings, false);
+    const admission = await admitTrade(deps, guard, agent._id, guarded);
+    if (admission) await releaseTrade(deps, admission, { agentId: agent._id, ...guarded });
+  }
+  return refusedResult(
+    shape,
+    NO_MARKET,
+    {
+      error: `Real trading on ${venue} is not available on this server yet.`,
+      errorCode: 'venue_unavailable',
+      retryable: false,
+      hint: 'Trade on venue "sim".',
+      category: 'venue',
+    },
+    holdings,
+    req.dry_run,
+  );
+}
+
+/**
  * `POST /api/sdk/trade`: validates against the market, then either quotes (dry run) or persists the
  * trade as pending, hands it to the `trades` queue and waits for the worker's answer until the
  * deadline. Business refusals come back as `success: false` (HTTP 200).
  */
 export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequest): Promise<TradeResult> {
   const { models } = deps;
-  const ctx = tradeContext(deps);
   const { venue, warnings } = venueWarnings(req);
   const shape: TradeShape = {
     id: null,
@@ -159,42 +212,7 @@ export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequ
       `Split the buy into trades of at most ${SIM_MAX_TRADE} $SIM.`,
     );
 
-  if (venue !== 'sim') {
-    if (!agent.claimedBy) {
-      throw new AppError(
-        403,
-        'agent_not_claimed',
-        'Agent must be claimed before trading',
-        `Ask your human to claim this agent at claim_url, or trade on venue "sim" meanwhile.`,
-        {
-          body: { claim_url: ctx.claimUrlFor(agent.claimCode) },
-        },
-      );
-    }
-    if (!req.dry_run) {
-      // The safeguards answer first, so a refused trade says why; nothing is placed, so what the
-      // admission counted is given back at once.
-      const guard = await loadGuard(deps, agent);
-      const guarded = guardedTrade(shape, venue);
-      const standing = checkStanding(guard, guarded);
-      if (standing) return refusedResult(shape, NO_MARKET, standing, holdings, false);
-      const admission = await admitTrade(deps, guard, agent._id, guarded);
-      if (admission) await releaseTrade(deps, admission, { agentId: agent._id, ...guarded });
-    }
-    return refusedResult(
-      shape,
-      NO_MARKET,
-      {
-        error: `Real trading on ${venue} is not available on this server yet.`,
-        errorCode: 'venue_unavailable',
-        retryable: false,
-        hint: 'Trade on venue "sim".',
-        category: 'venue',
-      },
-      holdings,
-      req.dry_run,
-    );
-  }
+  if (venue !== 'sim') return realVenueTrade(deps, agent, req, shape, venue, holdings);
 
   const market = UUID.test(req.market_id) ? await models.Market.findById(req.market_id).lean() : null;
   if (!market)

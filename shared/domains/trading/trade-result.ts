@@ -20,7 +20,7 @@ export interface TradeShape {
   warnings: string[];
 }
 
-interface Holdings {
+export interface Holdings {
   balanceMicro: number;
   sharesYesMicro: number;
   sharesNoMicro: number;

@@ -27,7 +27,6 @@ export interface UserRecord {
   activeAgents: number;
   slotsVersion?: number;
   createdAt?: Date;
-  updatedAt?: Date;
 }
 export type UserModel = Model<UserRecord>;
 
