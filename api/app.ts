@@ -4,7 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import express, { type Express, type Request } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
-import type { Deps } from '../shared/infra/deps.js';
+import type { Deps } from '../shared/composition/deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { httpMetrics, requestLogging } from './http/observability.js';
 import { requireOperator } from './http/operator-auth.js';

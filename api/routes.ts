@@ -1,5 +1,5 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { Deps } from '../shared/infra/deps.js';
+import type { Deps } from '../shared/composition/deps.js';
 import { closestMatch } from '../shared/util/closest-match.js';
 import {
   expressPath,

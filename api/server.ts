@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { seedCatalogue } from '../shared/domains/markets/catalogue.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
-import { runProcess } from '../shared/infra/process/run-process.js';
-import type { Role } from '../shared/infra/process/role.js';
+import { runProcess } from '../shared/composition/run-process.js';
+import type { Role } from '../shared/composition/role.js';
 import { isMain } from '../shared/infra/process/is-main.js';
 import { buildApp } from './app.js';
 

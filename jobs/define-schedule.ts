@@ -1,5 +1,5 @@
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Deps } from '../shared/infra/deps.js';
+import type { Deps } from '../shared/composition/deps.js';
 
 export interface ScheduleSpec {
   /** Stable name: SCHEDULER_JOBS selects by it and schedule_runs is keyed by it. */

@@ -1,7 +1,7 @@
 import { isMain } from '../shared/infra/process/is-main.js';
-import { healthRole } from '../shared/infra/process/health-server.js';
-import { runProcess } from '../shared/infra/process/run-process.js';
-import type { Role } from '../shared/infra/process/role.js';
+import { healthRole } from '../shared/composition/health-server.js';
+import { runProcess } from '../shared/composition/run-process.js';
+import type { Role } from '../shared/composition/role.js';
 import { startSchedule } from './define-schedule.js';
 import { selectSchedules } from './schedules.js';
 

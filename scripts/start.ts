@@ -4,7 +4,7 @@ import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
 import { publicBaseUrl } from '../shared/infra/config/env.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
-import { runProcess } from '../shared/infra/process/run-process.js';
+import { runProcess } from '../shared/composition/run-process.js';
 import { workersRole } from '../workers/main.js';
 
 const proc = await runProcess('service', [apiRole, workersRole, jobsRole], { embedded: true });

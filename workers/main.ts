@@ -1,8 +1,8 @@
 import { isMain } from '../shared/infra/process/is-main.js';
-import { healthRole } from '../shared/infra/process/health-server.js';
-import { runProcess } from '../shared/infra/process/run-process.js';
-import type { Role } from '../shared/infra/process/role.js';
-import { selectQueues, startWorkers, stopWorkers } from '../shared/infra/queue/worker-pool.js';
+import { healthRole } from '../shared/composition/health-server.js';
+import { runProcess } from '../shared/composition/run-process.js';
+import type { Role } from '../shared/composition/role.js';
+import { selectQueues, startWorkers, stopWorkers } from '../shared/composition/worker-pool.js';
 import { PROCESSORS } from './registry.js';
 
 /** BullMQ worker pools, one Worker per selected queue. Stateless: scale by adding replicas. */

@@ -1,4 +1,4 @@
-import type { ProcessorRegistry } from '../shared/infra/queue/processor.js';
+import type { ProcessorRegistry } from '../shared/composition/processor.js';
 import {
   ping,
   reconcileAgentSlotsProcessor,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Request, Response } from 'express';
 import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 
 /**
  * Who may call: anyone, an agent (API key), anyone with an optional agent key (`agent-optional`: a

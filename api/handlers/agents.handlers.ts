@@ -8,7 +8,7 @@ import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 
 const claimUrlOf = (env: Env) => claimUrlFor(publicBaseUrl(env));
 

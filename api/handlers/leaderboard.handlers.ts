@@ -1,5 +1,5 @@
 import { sdkAgentsBoard } from '../../shared/domains/reads/leaderboard.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
 /** A board page, shared across callers for READ_CACHE_SECONDS (it is re-marked once a minute anyway). */

@@ -10,7 +10,7 @@ import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { ownedAgent } from '../../shared/domains/users/manage-agents.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import { notFound } from '../../shared/infra/errors.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { limitsEndpoints } from '../endpoints/limits.endpoints.js';

@@ -3,7 +3,7 @@ import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
 import { getMarket, listMarkets, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { marketEndpoints } from '../endpoints/markets.endpoints.js';

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { authenticateAgent } from '../../shared/domains/agents/authenticate-agent.js';
 import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
 import { AppError } from '../../shared/infra/errors.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { looksLikeApiKey } from '../../shared/domains/agents/api-key.js';
 import { authenticateUser } from '../../shared/domains/users/authenticate-user.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import type { JwtVerifier } from '../../shared/infra/jwt.js';
 import { bearerToken, unauthorized } from './agent-auth.js';
 

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/infra/errors.js';
 import { connectRedis } from '../../shared/infra/redis.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { JOBS } from '../../shared/infra/queue/jobs.js';
-import { selectQueues } from '../../shared/infra/queue/worker-pool.js';
+import { selectQueues } from '../../shared/composition/worker-pool.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
 

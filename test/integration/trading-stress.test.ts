@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { buildApp } from '../../api/app.js';
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
-import { startWorkers, stopWorkers } from '../../shared/infra/queue/worker-pool.js';
+import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { PROCESSORS } from '../../workers/registry.js';
 import request from 'supertest';
 import { testContext } from '../support/context.js';

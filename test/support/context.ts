@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Env } from '../../shared/infra/config/env.js';
-import type { Deps } from '../../shared/infra/deps.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 
 /** What the root hooks set up once per run: real Redis, a real MongoDB-wire server, workers, the app. */

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { recordHeartbeat } from '../../shared/domains/system/heartbeat.js';
 import { reconcileAgentSlots } from '../../shared/domains/users/reconcile-agent-slots.js';
-import type { Processor } from '../../shared/infra/queue/processor.js';
+import type { Processor } from '../../shared/composition/processor.js';
 
 export const ping: Processor<'ping'> = async (data) => ({
   pong: data.nonce,

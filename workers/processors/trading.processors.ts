@@ -8,7 +8,7 @@ import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { settleAdmission } from '../../shared/domains/limits/trade-guard.js';
-import type { Processor } from '../../shared/infra/queue/processor.js';
+import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 
 export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {

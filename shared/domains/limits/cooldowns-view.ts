@@ -1,4 +1,4 @@
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight, secondsUntil } from './counters.js';

@@ -1,6 +1,6 @@
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { Refusal } from '../refusal.js';
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import {

@@ -1,5 +1,5 @@
 import { AppError, invalidField } from '../../infra/errors.js';
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';

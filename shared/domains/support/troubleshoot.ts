@@ -1,5 +1,5 @@
 import { AppError, unavailable } from '../../infra/errors.js';
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { cooldownsView } from '../limits/cooldowns-view.js';
 import { utcDay } from '../limits/counters.js';

@@ -1,5 +1,5 @@
 import { publicBaseUrl } from '../../infra/config/env.js';
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import type { TradeExecutionContext } from './execute-trade.js';
 
 export const claimUrlFor = (baseUrl: string) => (code: string) =>

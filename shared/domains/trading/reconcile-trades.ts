@@ -1,4 +1,4 @@
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import { settleAdmission } from '../limits/trade-guard.js';
 import type { TradeRecord } from './trade.model.js';
 

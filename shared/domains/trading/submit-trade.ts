@@ -3,7 +3,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import { toMicro } from '../money.js';
 import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
-import type { Deps } from '../../infra/deps.js';
+import type { Deps } from '../../composition/deps.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from '../limits/counters.js';
 import {

@@ -1,11 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Env } from '../config/env.js';
-import type { Infrastructure } from '../deps.js';
+
 import type { Logger } from '../logger.js';
 import { isAlive } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
 import { startRedisServer, type EmbeddedServer } from './redis-server.js';
+
+/** Where Redis and MongoDB are: from config, or from the embedded servers `npm start` runs. */
+export interface Infrastructure {
+  redisUrl: string;
+  mongoUri: string;
+}
 
 export interface InfrastructureHandle {
   infra: Infrastructure;

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps.js';
-import type { Logger } from '../logger.js';
-import type { JobData, JobName } from './jobs.js';
+import type { Deps } from './deps.js';
+import type { Logger } from '../infra/logger.js';
+import type { JobData, JobName } from '../infra/queue/jobs.js';
 
 export interface ProcessorContext {
   deps: Deps;

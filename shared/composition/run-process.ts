@@ -1,8 +1,8 @@
-import { ConfigError, loadEnv, type Env } from '../config/env.js';
-import { closeDeps, createDeps, type Deps } from '../deps.js';
-import { startInfrastructure, type InfrastructureHandle } from '../embedded/infrastructure.js';
-import { createLogger, type Logger } from '../logger.js';
-import { armFaults } from '../faults.js';
+import { ConfigError, loadEnv, type Env } from '../infra/config/env.js';
+import { closeDeps, createDeps, type Deps } from './deps.js';
+import { startInfrastructure, type InfrastructureHandle } from '../infra/embedded/infrastructure.js';
+import { createLogger, type Logger } from '../infra/logger.js';
+import { armFaults } from '../infra/faults.js';
 import type { Role, RunningRole } from './role.js';
 
 export interface RunningProcess {

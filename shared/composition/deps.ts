@@ -1,18 +1,13 @@
 import type { Connection } from 'mongoose';
 import type { Redis } from 'ioredis';
-import type { Env } from './config/env.js';
-import type { Logger } from './logger.js';
-import { connectMongo } from './mongo.js';
-import { connectRedis } from './redis.js';
-import { QueueClient } from './queue/queue-client.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import type { Env } from '../infra/config/env.js';
+import type { Logger } from '../infra/logger.js';
+import { connectMongo } from '../infra/mongo.js';
+import { connectRedis } from '../infra/redis.js';
+import { QueueClient } from '../infra/queue/queue-client.js';
+import { createMetrics, type Metrics } from '../infra/metrics.js';
+import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
-
-/** Where Redis and MongoDB are: from config, or from the embedded servers `npm start` runs. */
-export interface Infrastructure {
-  redisUrl: string;
-  mongoUri: string;
-}
 
 /** Everything a role needs, built once per process (the composition root) and passed down explicitly. */
 export interface Deps {

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.js';
+import type { Deps } from './deps.js';
 
 export interface RunningRole {
   /** Graceful: stop taking new work, finish or release what is in flight. */

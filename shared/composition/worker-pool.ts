@@ -1,9 +1,9 @@
 import { UnrecoverableError, Worker } from 'bullmq';
-import { AppError } from '../errors.js';
-import type { Deps } from '../deps.js';
-import { JOBS, jobNamesOf, type JobName } from './jobs.js';
+import { AppError } from '../infra/errors.js';
+import type { Deps } from './deps.js';
+import { JOBS, jobNamesOf, type JobName } from '../infra/queue/jobs.js';
 import type { ProcessorRegistry } from './processor.js';
-import { QUEUE_NAMES, type QueueName } from './queues.js';
+import { QUEUE_NAMES, type QueueName } from '../infra/queue/queues.js';
 
 /** Resolves WORKER_QUEUES strictly: an unknown name stops the process rather than silently running "all". */
 export function selectQueues(requested: string[] | undefined): QueueName[] {

@@ -1,0 +1,132 @@
+import type { VenueId } from './venue-id.js';
+
+/**
+ * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
+ * adapter like the external ones (its book is our own LMSR); order routing joins this interface
+ * when real trading lands. Prices are YES-probabilities in [0, 1]; sizes are shares.
+ */
+
+/** How a venue market is addressed on the venue: enough to fetch its prices, book and resolution. */
+export interface VenueMarketKey {
+  /** Polymarket condition id, Kalshi ticker, or the service id for sim. */
+  externalId: string;
+  /** Outcome instruments where the venue has them (Polymarket CLOB token ids). */
+  yesTokenId?: string | null;
+  noTokenId?: string | null;
+}
+
+/** A venue market as the importer stores it (one binary question). */
+export interface VenueMarket extends VenueMarketKey {
+  venue: VenueId;
+  question: string;
+  description: string | null;
+  /** The venue's page for this market (what `markets/check?url=` compares against). */
+  url: string | null;
+  slug: string | null;
+  eventId: string | null;
+  eventSlug: string | null;
+  eventName: string | null;
+  /** The candidate's label inside a multi-outcome event (`groupItemTitle`), else null. */
+  outcomeName: string | null;
+  outcomes: [string, string];
+  yesPrice: number | null;
+  bestBid: number | null;
+  bestAsk: number | null;
+  tickSize: number;
+  minOrderSize: number;
+  negRisk: boolean;
+  feeRateBps: number;
+  volume24h: number;
+  volumeTotal: number;
+  liquidity: number;
+  endDate: Date | null;
+  tags: string[];
+  category: string | null;
+  /** Trading finished on the venue (not by itself a resolution). */
+  closed: boolean;
+  acceptingOrders: boolean;
+  /** Set once the venue's resolution is final (see resolution()). */
+  resolution: VenueResolution | null;
+  /** Why the importer must refuse this market, when it must (e.g. an unsupported protocol version). */
+  unsupported: string | null;
+}
+
+export interface VenueEvent {
+  venue: VenueId;
+  id: string;
+  slug: string;
+  title: string;
+  negRisk: boolean;
+  markets: VenueMarket[];
+}
+
+/** Top-of-book snapshot of one market's YES side. */
+export interface VenueQuote {
+  yesPrice: number;
+  bestBid: number | null;
+  bestAsk: number | null;
+  spread: number | null;
+}
+
+/** Final outcome: `yes` true/false, or a void (50-50) resolution paying `payoutYes` per YES share. */
+export interface VenueResolution {
+  outcome: boolean | null;
+  payoutYes: number;
+  resolvedAt: Date | null;
+}
+
+export interface BookLevel {
+  price: number;
+  size: number;
+}
+/** The book of one outcome: bids best first (highest), asks best first (lowest). */
+export interface OutcomeBook {
+  bids: BookLevel[];
+  asks: BookLevel[];
+  tickSize: number;
+  minOrderSize: number;
+}
+
+/** The state of a venue market the sync job needs: open, closed awaiting resolution, or resolved. */
+export interface VenueMarketStatus {
+  closed: boolean;
+  acceptingOrders: boolean;
+  resolution: VenueResolution | null;
+}
+
+export interface VenueHealthView {
+  venue: VenueId;
+  base_url: string;
+  circuit: 'closed' | 'open' | 'half_open';
+  last_success_at: string | null;
+  last_error_at: string | null;
+  last_error: string | null;
+  consecutive_failures: number;
+}
+
+export interface ImportableQuery {
+  limit: number;
+  minVolume: number;
+  q?: string;
+  category?: string;
+}
+
+export interface VenueAdapter {
+  readonly id: VenueId;
+  /** One market by its venue key; null when the venue does not know it. */
+  market(key: VenueMarketKey): Promise<VenueMarket | null>;
+  /** One event by its slug with every market; null when unknown. */
+  eventBySlug(slug: string): Promise<VenueEvent | null>;
+  /** One market by its slug; null when unknown. */
+  marketBySlug(slug: string): Promise<VenueMarket | null>;
+  /** Open, tradeable venue markets by volume, for `markets/importable`. */
+  listOpen(q: ImportableQuery): Promise<VenueMarket[]>;
+  /** Top of book for many markets at once; markets the venue did not answer for are absent. */
+  quotes(keys: VenueMarketKey[]): Promise<Map<string, VenueQuote>>;
+  /** Open/closed/resolved for many markets at once; absent when unknown to the venue. */
+  statuses(keys: VenueMarketKey[]): Promise<Map<string, VenueMarketStatus>>;
+  /** The book of one outcome, for executable prices. */
+  book(key: VenueMarketKey, outcome: 'yes' | 'no'): Promise<OutcomeBook | null>;
+  /** Base URLs and circuit state, for `GET /api/admin/venues`. */
+  health(): VenueHealthView[];
+}
