@@ -42,6 +42,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         byIp,
       ),
       claim: perMinute('claim', 10, 'claims per minute per IP', byIp),
+      'wallet-positions': perMinute(
+        'wallet-positions',
+        60,
+        'wallet position reads per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
+      import: perMinute('import', 10, 'imports per minute per agent', (req) => req.agent?._id ?? byIp(req)),
       context: perMinute(
         'context',
         300,

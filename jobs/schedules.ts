@@ -1,3 +1,4 @@
+import type { Env } from '../shared/infra/config/env.js';
 import type { JobData, JobName } from '../shared/infra/queue/jobs.js';
 import { minuteSlot } from '../shared/infra/queue/slots.js';
 import type { ScheduleSpec } from './define-schedule.js';
@@ -11,6 +12,27 @@ const slotSchedule = (name: SlotJobName, cron: string): ScheduleSpec => ({
   cron,
   tick: async (deps, scheduledAt) => {
     await deps.queues.enqueue(name, { slot: minuteSlot(scheduledAt) });
+  },
+});
+
+/** The jobs whose payload is an interval bucket (intervalJob in jobs.ts). */
+type IntervalJobName = {
+  [N in JobName]: { every: number; bucket: number } extends JobData<N> ? N : never;
+}[JobName];
+
+/**
+ * Ticks every 5 seconds and enqueues its job once per interval read from config (`every` seconds):
+ * the bucket id makes every scheduler that ticks inside one interval enqueue the same job.
+ */
+const intervalSchedule = (name: IntervalJobName, every: (env: Env) => number): ScheduleSpec => ({
+  name,
+  cron: '*/5 * * * * *',
+  tick: async (deps, scheduledAt) => {
+    const seconds = every(deps.env);
+    await deps.queues.enqueue(name, {
+      every: seconds,
+      bucket: Math.floor(scheduledAt.getTime() / 1000 / seconds),
+    });
   },
 });
 
@@ -35,6 +57,13 @@ export const SCHEDULES: ScheduleSpec[] = [
   slotSchedule('snapshot-prices', '*/15 * * * *'),
   // Every 10 minutes: tier-slot counters a crash left one off are repaired.
   slotSchedule('reconcile-agent-slots', '*/10 * * * *'),
+  // Imported markets follow their venue: prices (and the sim book's anchor), closes and resolutions.
+  intervalSchedule('sync-external-prices', (env) => env.EXTERNAL_PRICE_SECONDS),
+  intervalSchedule('check-resolutions', (env) => env.RESOLUTION_CHECK_SECONDS),
+  // Every minute: the venues' rolling fast markets are imported ahead of their windows.
+  slotSchedule('import-fast-markets', '* * * * *'),
+  // Every minute: sim markets past resolves_at stop trading; the catalogue is topped up.
+  slotSchedule('expire-sim-markets', '* * * * *'),
   // Every 5 minutes: trades whose job failed for good or vanished are resumed (nothing left reserved).
   slotSchedule('reconcile-trades', '*/5 * * * *'),
 ];

@@ -1,11 +1,30 @@
 // `npm start`: API + workers + scheduler in one process, on the embedded default (own Redis and
 // MongoDB-wire server under DATA_DIR) unless REDIS_URL / MONGODB_URI point elsewhere.
+// `VENUES=emulated npm start` also starts the Polymarket emulator on loopback and points the
+// adapters at it: the offline demo of the real-venue flows (the emulator is a test double, loaded
+// only here and only then).
 import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
-import { publicBaseUrl } from '../shared/infra/config/env.js';
+import { loadEnv, publicBaseUrl } from '../shared/infra/config/env.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
 import { runProcess } from '../shared/composition/run-process.js';
 import { workersRole } from '../workers/main.js';
+
+const emulated = await (async () => {
+  let venues: string;
+  try {
+    venues = loadEnv().VENUES;
+  } catch {
+    return null; // runProcess reports the configuration problem
+  }
+  if (venues !== 'emulated') return null;
+  const { startPolymarketEmulator } = await import('../test/emulators/polymarket/index.js');
+  const polymarket = await startPolymarketEmulator({ port: 0 });
+  process.env.POLYMARKET_GAMMA_URL = polymarket.gammaUrl;
+  process.env.POLYMARKET_CLOB_URL = polymarket.clobUrl;
+  process.env.POLYMARKET_DATA_URL = polymarket.dataUrl;
+  return polymarket;
+})();
 
 const proc = await runProcess('service', [apiRole, workersRole, jobsRole], { embedded: true });
 const base = publicBaseUrl(proc.env);
@@ -17,6 +36,14 @@ const lines = [
   `  Queue dashboard:  ${base}/admin/queues   (operator token as password, any user name)`,
   `  Readiness:        ${base}/healthz/ready`,
   ...(proc.infrastructure?.started ?? []).map((s) => `  Started ${s}`),
+  ...(emulated
+    ? [
+        `  Venues: EMULATED (offline demo). Polymarket emulator at ${emulated.url}`,
+        `    drive it: POST ${emulated.adminUrl}/markets/<condition_id>/price {"yes":0.63}, …/resolve {"outcome":"yes"}`,
+      ]
+    : [
+        `  Venues: live (Polymarket at ${proc.env.POLYMARKET_GAMMA_URL}); health at ${base}/api/admin/venues`,
+      ]),
   operator.generated
     ? `  Operator token (generated into ${operator.file}; shown only now): ${operator.token}`
     : operator.file

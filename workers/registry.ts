@@ -12,6 +12,13 @@ import {
   settleMarketProcessor,
   snapshotPricesProcessor,
 } from './processors/trading.processors.js';
+import {
+  checkResolutionsProcessor,
+  expireSimMarketsProcessor,
+  importFastMarketsProcessor,
+  importMarketsProcessor,
+  syncExternalPricesProcessor,
+} from './processors/venue.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -24,4 +31,9 @@ export const PROCESSORS: ProcessorRegistry = {
   'remark-leaderboard': remarkLeaderboardProcessor,
   'refresh-volumes': refreshVolumesProcessor,
   'snapshot-prices': snapshotPricesProcessor,
+  'import-markets': importMarketsProcessor,
+  'sync-external-prices': syncExternalPricesProcessor,
+  'check-resolutions': checkResolutionsProcessor,
+  'import-fast-markets': importFastMarketsProcessor,
+  'expire-sim-markets': expireSimMarketsProcessor,
 };

@@ -29,4 +29,31 @@ export const adminEndpoints = {
       .meta({ id: 'ResolveMarketResult' }),
     errors: [404, 409],
   }),
+  venues: endpoint({
+    method: 'get',
+    path: '/api/admin/venues',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: "Each venue's base URLs and health: last success, last error, circuit state per host",
+    response: z
+      .object({
+        venues: z.array(
+          z.object({
+            venue: z.string(),
+            hosts: z.array(
+              z.object({
+                base_url: z.string(),
+                circuit: z.enum(['closed', 'open', 'half_open']),
+                last_success_at: z.string().nullable(),
+                last_error_at: z.string().nullable(),
+                last_error: z.string().nullable(),
+                consecutive_failures: z.number(),
+              }),
+            ),
+          }),
+        ),
+        mode: z.enum(['live', 'emulated']),
+      })
+      .meta({ id: 'VenueHealth' }),
+  }),
 };

@@ -12,7 +12,7 @@ import type { Deps } from '../../shared/composition/deps.js';
 export type AuthMode = 'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-user' | 'operator';
 
 /** Named per-IP/per-agent limits; the numbers come from config. */
-export type RateLimitName = 'register' | 'context' | 'claim';
+export type RateLimitName = 'register' | 'context' | 'claim' | 'import' | 'wallet-positions';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and

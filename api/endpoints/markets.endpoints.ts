@@ -4,6 +4,11 @@ import {
   MarketListQuerySchema,
   PublicMarketsQuerySchema,
 } from '../../shared/domains/markets/market-query.schemas.js';
+import {
+  ImportableQuerySchema,
+  ImportRequestSchema,
+  ImportResponseSchema,
+} from '../../shared/domains/imports/import.schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MarketRow = z
@@ -67,6 +72,37 @@ export const marketEndpoints = {
       })
       .meta({ id: 'MarketCheck' }),
   }),
+  importableMarkets: endpoint({
+    method: 'get',
+    path: '/api/sdk/markets/importable',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Open venue markets not imported yet, by 24 h volume, each with the url to import it by',
+    query: ImportableQuerySchema,
+    response: z
+      .looseObject({
+        markets: z.array(
+          z.looseObject({ question: z.string(), url: z.string().nullable(), condition_id: z.string() }),
+        ),
+        total: z.number(),
+        agent_id: z.string(),
+      })
+      .meta({ id: 'ImportableMarkets' }),
+    errors: [503],
+  }),
+  importMarket: endpoint({
+    method: 'post',
+    path: '/api/sdk/markets/import',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Import a Polymarket event or market by URL; answers in the same call (re-imports are free)',
+    description:
+      'Multi-outcome events import up to 10 outcomes unless `market_ids` names them. Quota per agent per UTC day by tier (headers `X-Imports-Remaining`, `X-Imports-Limit`); the daily 429 carries `x402_url`. The URL is parsed, never fetched.',
+    body: ImportRequestSchema,
+    response: ImportResponseSchema,
+    errors: [404, 429, 503],
+    rateLimit: 'import',
+  }),
   getMarket: endpoint({
     method: 'get',
     path: '/api/sdk/markets/{market_id}',
@@ -75,6 +111,37 @@ export const marketEndpoints = {
     summary: 'One market by its service id (UUID)',
     params: MarketIdParamsSchema,
     response: z.object({ market: MarketRow, agent_id: z.string() }).meta({ id: 'MarketDetail' }),
+    errors: [404],
+  }),
+  executablePrice: endpoint({
+    method: 'get',
+    path: '/api/sdk/markets/{market_id}/executable-price',
+    auth: 'agent',
+    tag: 'Markets',
+    summary:
+      'The price an order of this side and size executes at now: the venue book walked, or the sim LMSR quote',
+    description:
+      'Buys walk the asks of the side for `amount` USD, sells the bids for `shares`; `price` is the worst level reached (one tick worse with apply_buffer=true). No liquidity answers `success: false`.',
+    params: MarketIdParamsSchema,
+    query: z.object({
+      side: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['yes', 'no'])),
+      action: z
+        .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['buy', 'sell']))
+        .default('buy'),
+      amount: z.coerce.number().positive().max(1e9).optional(),
+      shares: z.coerce.number().positive().max(1e9).optional(),
+      apply_buffer: z
+        .enum(['true', 'false', '1', '0'])
+        .default('false')
+        .transform((v) => v === 'true' || v === '1'),
+      venue: z
+        .enum(['sim', 'polymarket', 'kalshi'])
+        .optional()
+        .meta({ description: "Default: the market's own venue." }),
+    }),
+    response: z
+      .looseObject({ success: z.boolean(), price: z.number().nullable(), market_id: z.string() })
+      .meta({ id: 'ExecutablePrice' }),
     errors: [404],
   }),
   marketHistory: endpoint({

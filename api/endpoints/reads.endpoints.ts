@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VENUE_IDS } from '../../shared/domains/venues/venue-id.js';
 import { endpoint } from './endpoint.js';
 import { MarketIdParamsSchema } from './markets.endpoints.js';
 
@@ -22,14 +23,43 @@ export const ContextQuerySchema = z.object({
     .max(1, 'my_probability is a probability between 0 and 1')
     .optional(),
   venue: z
-    .preprocess(
-      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-      z.enum(['all', 'sim', 'polymarket', 'kalshi']),
-    )
+    .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['all', ...VENUE_IDS]))
     .default('all'),
 });
 
 export const readEndpoints = {
+  walletPositions: endpoint({
+    method: 'get',
+    path: '/api/sdk/wallet/{wallet_address}/positions',
+    auth: 'agent',
+    tag: 'Reads',
+    summary: "Any Polymarket wallet's positions (Data API), cached 30 s per wallet",
+    description: '60 requests per minute per agent. `market_id` is set where the market is imported here.',
+    params: z.object({
+      wallet_address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an EVM address: 0x followed by 40 hex digits'),
+    }),
+    response: z
+      .object({
+        wallet_address: z.string(),
+        position_count: z.number(),
+        positions: z.array(
+          z.looseObject({
+            market_title: z.string(),
+            condition_id: z.string(),
+            token_id: z.string(),
+            side: z.string(),
+            market_slug: z.string(),
+            shares: z.number(),
+            current_price: z.number(),
+            current_value: z.number(),
+          }),
+        ),
+        total_value: z.number(),
+      })
+      .meta({ id: 'WalletPositions' }),
+    errors: [503],
+    rateLimit: 'wallet-positions',
+  }),
   context: endpoint({
     method: 'get',
     path: '/api/sdk/context/{market_id}',

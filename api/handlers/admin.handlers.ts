@@ -1,5 +1,4 @@
-import { resolveMarket } from '../../shared/domains/markets/resolve-market.js';
-import { fromMicro } from '../../shared/domains/money.js';
+import { resolveAndSettle } from '../../shared/domains/settlement/resolve-and-settle.js';
 import type { adminEndpoints } from '../endpoints/admin.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 
@@ -7,22 +6,13 @@ import type { HandlersFor } from '../endpoints/endpoint.js';
 const SETTLEMENT_WAIT_MS = 10_000;
 
 export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
-  resolveMarket: async ({ deps, params, body }) => {
-    const resolved = await resolveMarket(deps.models, params.market_id, body.outcome, deps.clock);
-    const outcome = await deps.queues.enqueueAndWait<{ positions: number; payoutMicro: number }>(
-      'settle-market',
-      { marketId: params.market_id },
-      SETTLEMENT_WAIT_MS,
-    );
-    const settlement =
-      outcome.state === 'completed'
-        ? {
-            state: 'completed' as const,
-            positions: outcome.result.positions,
-            payout: fromMicro(outcome.result.payoutMicro),
-            job_id: outcome.jobId,
-          }
-        : { state: 'queued' as const, job_id: outcome.jobId };
-    return { ...resolved, settlement };
-  },
+  resolveMarket: async ({ deps, params, body }) =>
+    resolveAndSettle(deps, params.market_id, body.outcome, { waitMs: SETTLEMENT_WAIT_MS }),
+  venues: async ({ deps }) => ({
+    venues: deps.venues.all().map((v) => ({
+      venue: v.id,
+      hosts: v.health().map(({ venue: _venue, ...host }) => host),
+    })),
+    mode: deps.env.VENUES,
+  }),
 };

@@ -1,3 +1,6 @@
+import { listImportable } from '../../shared/domains/imports/list-importable.js';
+import { submitImport } from '../../shared/domains/imports/submit-import.js';
+import { executablePrice } from '../../shared/domains/markets/executable-price.js';
 import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
@@ -40,10 +43,20 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
     )),
     agent_id: agent._id,
   }),
+  importableMarkets: async ({ deps, agent, query }) => ({
+    ...(await listImportable(deps, query)),
+    agent_id: agent._id,
+  }),
+  importMarket: async ({ deps, agent, body, res }) => {
+    const answer = await submitImport(deps, agent, body);
+    res.set(answer.headers);
+    return answer.body;
+  },
   getMarket: async ({ deps, agent, params }) => ({
     market: await getMarket(deps.models, params.market_id, publicBaseUrl(deps.env), deps.clock()),
     agent_id: agent._id,
   }),
+  executablePrice: async ({ deps, params, query }) => executablePrice(deps, params.market_id, query),
   marketHistory: async ({ deps, params, query }) =>
     priceHistory(deps.models, params.market_id, query.hours, query.interval, deps.clock()),
   publicMarkets: async ({ deps, query }) =>

@@ -1,6 +1,7 @@
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
+import { walletPositions } from '../../shared/domains/reads/wallet-positions.js';
 import { marketContext } from '../../shared/domains/reads/context.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
@@ -8,6 +9,7 @@ import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { readEndpoints } from '../endpoints/reads.endpoints.js';
 
 export const readHandlers: HandlersFor<typeof readEndpoints> = {
+  walletPositions: async ({ deps, params }) => walletPositions(deps, params.wallet_address),
   context: async ({ deps, agent, params, query }) => {
     const baseUrl = publicBaseUrl(deps.env);
     return marketContext(deps.models, agent.toObject(), params.market_id, {

@@ -7,6 +7,8 @@ import { connectRedis } from '../infra/redis.js';
 import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics, type Metrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
+import type { VenueRegistry } from '../domains/venues/venue-registry.js';
+import { createVenues } from './venues.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
 
 /** Everything a role needs, built once per process (the composition root) and passed down explicitly. */
@@ -20,6 +22,8 @@ export interface Deps {
   redis: Redis;
   queues: QueueClient;
   metrics: Metrics;
+  /** One adapter per reachable venue (sim, polymarket): the only way to a venue's market data. */
+  venues: VenueRegistry;
   clock: () => Date;
 }
 
@@ -30,6 +34,8 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
+  const metrics = createMetrics(queues);
+  const clock = () => new Date();
   return {
     env,
     log,
@@ -38,8 +44,9 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
     models,
     redis,
     queues,
-    metrics: createMetrics(queues),
-    clock: () => new Date(),
+    metrics,
+    venues: createVenues(env, models, metrics, log, clock),
+    clock,
   };
 }
 

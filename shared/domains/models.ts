@@ -10,6 +10,7 @@ import { tradeModel } from './trading/trade.model.js';
 import { userModel } from './users/user.model.js';
 import { tradingSettingsModel } from './limits/trading-settings.model.js';
 import { skillModel } from './skills/skill.model.js';
+import { marketImportModel } from './imports/market-import.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -29,6 +30,7 @@ export function createModels(conn: Connection) {
     User: userModel(conn),
     TradingSettings: tradingSettingsModel(conn),
     Skill: skillModel(conn),
+    MarketImport: marketImportModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

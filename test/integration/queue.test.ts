@@ -90,6 +90,11 @@ describe('queue plumbing #integration', () => {
       'snapshot-prices': { slot: '202611220415' },
       'reconcile-agent-slots': { slot: '202611220410' },
       'reconcile-trades': { slot: '202611220405' },
+      'import-markets': { importId: '00000000-0000-4000-8000-000000000003' },
+      'sync-external-prices': { every: 30, bucket: 59000000 },
+      'check-resolutions': { every: 60, bucket: 29500000 },
+      'import-fast-markets': { slot: '202611220400' },
+      'expire-sim-markets': { slot: '202611220400' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TRADING_PAUSED } from '../../shared/domains/limits/trade-guard.js';
 import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
 import { ASSISTED_PER_DAY, matchError } from '../../shared/domains/support/troubleshoot.js';
-import { REFUSALS } from '../../shared/domains/trading/sim-decisions.js';
+import { REFUSALS } from '../../shared/domains/venues/sim/sim-decisions.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, randomIp, registerAgent, type RegisteredAgent } from '../support/http.js';
 

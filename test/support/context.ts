@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Env } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
+import type { PolymarketEmulator } from '../emulators/polymarket/index.js';
 import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 
 /** What the root hooks set up once per run: real Redis, a real MongoDB-wire server, workers, the app. */
@@ -11,6 +12,8 @@ export interface TestContext {
   app: Express;
   workers: Worker[];
   operatorToken: string;
+  /** The Polymarket emulator the adapters of this run talk to (admin API at `adminUrl`). */
+  polymarket: PolymarketEmulator;
   servers: EmbeddedServer[];
   /** Values for child processes that need their own copy of this run's infrastructure. */
   redisUrl: string;

@@ -12,6 +12,7 @@ import { createLogger } from '../../shared/infra/logger.js';
 import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
 import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { PROCESSORS } from '../../workers/registry.js';
+import { startPolymarketEmulator } from '../emulators/polymarket/index.js';
 import { setTestContext, testContext } from './context.js';
 import { blockOutboundNetwork } from './no-network.js';
 
@@ -42,6 +43,8 @@ export const mochaHooks = {
       servers.push(mongo);
       mongoUri = mongo.url;
     }
+    // The venues are emulated on loopback: the adapters talk to them over real HTTP.
+    const polymarket = await startPolymarketEmulator();
     const operatorToken = randomBytes(24).toString('base64url');
     const env = loadEnv({
       NODE_ENV: 'test',
@@ -62,6 +65,13 @@ export const mochaHooks = {
       // own tests (limits.test.ts), which turn them on for their duration.
       SIM_COOLDOWN_SECONDS: '0',
       FAILED_TRADE_COOLDOWN_SECONDS: '0',
+      POLYMARKET_GAMMA_URL: polymarket.gammaUrl,
+      POLYMARKET_CLOB_URL: polymarket.clobUrl,
+      POLYMARKET_DATA_URL: polymarket.dataUrl,
+      // Fail fast against the emulator's injected faults; the breaker recovers within a test.
+      VENUE_TIMEOUT_MS: '1000',
+      VENUE_RETRIES: '1',
+      VENUE_BREAKER_COOLDOWN_MS: '1000',
     });
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
     await seedCatalogue(deps.models.Market, deps.clock());
@@ -73,6 +83,7 @@ export const mochaHooks = {
       app: buildApp(deps, { operatorToken }),
       workers,
       operatorToken,
+      polymarket,
       servers,
       redisUrl,
       mongoUri,
@@ -91,6 +102,7 @@ export const mochaHooks = {
     await ctx.deps.mongo.dropDatabase();
     await closeDeps(ctx.deps);
     for (const server of ctx.servers) await server.child.stop();
+    await ctx.polymarket.close();
     setTestContext(undefined);
     rmSync(tmp, { recursive: true, force: true });
   },

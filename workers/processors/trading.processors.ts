@@ -7,7 +7,7 @@ import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
-import { settleAdmission } from '../../shared/domains/limits/trade-guard.js';
+import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { VenueId } from '../venues/venue-id.js';
 
 /**
  * The agent's ledger: every change to an agent's money or positions is one entry with the next
@@ -71,7 +72,7 @@ export interface AgentDelta {
 export interface PositionDelta {
   positionId: string;
   marketId: string;
-  venue: 'sim' | 'polymarket' | 'kalshi';
+  venue: VenueId;
   sharesYesMicro: number;
   sharesNoMicro: number;
   costYesMicro: number;

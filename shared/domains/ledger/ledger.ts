@@ -3,6 +3,7 @@ import type { PositionModel, PositionRecord } from '../positions/position.model.
 import { afterWrite } from '../../infra/faults.js';
 import { isDuplicateKey, type Decision, type Refusal } from '../refusal.js';
 import type { AgentDelta, LedgerEntryModel, LedgerEntryRecord, PositionDelta } from './ledger-entry.model.js';
+import type { VenueId } from '../venues/venue-id.js';
 
 export interface LedgerModels {
   Agent: AgentModel;
@@ -161,7 +162,7 @@ export async function appendLedgerEntry(
   models: LedgerModels,
   agentId: string,
   entryId: string,
-  target: { marketId: string; venue: 'sim' | 'polymarket' | 'kalshi'; positionId: string } | null,
+  target: { marketId: string; venue: VenueId; positionId: string } | null,
   decide: (snapshot: LedgerSnapshot) => Decision<EntryDraft>,
   now: () => Date,
 ): Promise<LedgerResult> {

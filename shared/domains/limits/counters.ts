@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../infra/redis-script.js';
+import type { VenueId } from '../venues/venue-id.js';
 
 /**
  * The Redis side of the trading safeguards: per-agent cooldowns (a sorted set of
@@ -11,11 +12,10 @@ import { redisScript } from '../../infra/redis-script.js';
  */
 
 export type CooldownKind = 'market' | 'failed_trade';
-export type Venue = 'sim' | 'polymarket' | 'kalshi';
 
 export interface CooldownTarget {
   agentId: string;
-  venue: Venue;
+  venue: VenueId;
   marketId: string;
   side: 'yes' | 'no';
 }
@@ -207,7 +207,12 @@ export async function activeCooldowns(
   );
   const cooldowns: Cooldown[] = [];
   for (let i = 0; i < flat.length; i += 2) {
-    const [kind, venue, marketId, side] = flat[i]!.split('|') as [CooldownKind, Venue, string, 'yes' | 'no'];
+    const [kind, venue, marketId, side] = flat[i]!.split('|') as [
+      CooldownKind,
+      VenueId,
+      string,
+      'yes' | 'no',
+    ];
     cooldowns.push({ kind, venue, marketId, side, expiresAt: new Date(Number(flat[i + 1])) });
   }
   return cooldowns;

@@ -10,11 +10,11 @@ import {
   secondsUntil,
   type Admission,
   type CooldownTarget,
-  type Venue,
 } from './counters.js';
 import { agentOwner, type SettingsOwner } from './settings-owner.js';
 import { maxTradesPerDay, readSettings, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
+import type { VenueId } from '../venues/venue-id.js';
 
 /**
  * The account safeguards a live trade passes before it is queued (client-contract §4.5): the kill
@@ -27,12 +27,21 @@ export interface TradeGuard {
 }
 
 export interface GuardedTrade {
-  venue: Venue;
+  venue: VenueId;
   marketId: string;
   side: 'yes' | 'no';
   action: 'buy' | 'sell';
   amountMicro: number;
 }
+
+/** The guarded fields of a trade on `venue`. */
+export const guardedTrade = (t: Omit<GuardedTrade, 'venue'>, venue: VenueId): GuardedTrade => ({
+  venue,
+  marketId: t.marketId,
+  side: t.side,
+  action: t.action,
+  amountMicro: t.amountMicro,
+});
 
 const SETTINGS_FIX = 'PATCH /api/sdk/user/settings';
 const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;
@@ -193,32 +202,32 @@ export async function releaseTrade(
  */
 const FAILED_TRADE_CATEGORIES = new Set(['price', 'market', 'venue']);
 
+/** The fields of an ended trade that decide what its admission gives back. */
+export interface EndedTrade extends CooldownTarget {
+  admission: Admission | null;
+  admissionSettled?: boolean;
+  status: string;
+  failureCategory: string | null;
+  finishedAt: Date | null;
+}
+
 /**
- * A buy that ended without filling (`rejected` by the worker, or `failed` before it ran) gives back
- * its admission, once however often this runs, and records that it did: the reconcile job repeats
- * the ones a crash or a Redis outage left unsettled.
+ * What a buy that ended without filling (`rejected` by the worker, or `failed` before it ran) gives
+ * back: its admission, and with `failedAt` the side closes for a while (see releaseTrade). Null when
+ * nothing is owed: no admission, already given back, or not ended without a fill. The caller
+ * releases it and records that it did (trading/trade-lifecycle.ts settleAdmission).
  */
-export async function settleAdmission(deps: Deps, tradeId: string): Promise<void> {
-  const trade = await deps.models.Trade.findById(tradeId, {
-    admission: 1,
-    admissionSettled: 1,
-    status: 1,
-    failureCategory: 1,
-    finishedAt: 1,
-    agentId: 1,
-    venue: 1,
-    marketId: 1,
-    side: 1,
-  }).lean();
-  if (!trade?.admission || trade.admissionSettled) return;
-  if (trade.status !== 'rejected' && trade.status !== 'failed') return;
+export function admissionToGiveBack(
+  trade: EndedTrade,
+  now: () => Date,
+): { admission: Admission; target: CooldownTarget; failedAt: Date | undefined } | null {
+  if (!trade.admission || trade.admissionSettled) return null;
+  if (trade.status !== 'rejected' && trade.status !== 'failed') return null;
   const failedAtMarket =
     trade.status === 'rejected' && FAILED_TRADE_CATEGORIES.has(trade.failureCategory ?? '');
-  await releaseTrade(
-    deps,
-    trade.admission,
-    { agentId: trade.agentId, venue: trade.venue, marketId: trade.marketId, side: trade.side },
-    failedAtMarket ? (trade.finishedAt ?? deps.clock()) : undefined,
-  );
-  await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { admissionSettled: true } });
+  return {
+    admission: trade.admission,
+    target: { agentId: trade.agentId, venue: trade.venue, marketId: trade.marketId, side: trade.side },
+    failedAt: failedAtMarket ? (trade.finishedAt ?? now()) : undefined,
+  };
 }

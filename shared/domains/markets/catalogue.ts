@@ -314,6 +314,10 @@ export function generateCatalogue(now: Date): MarketRecord[] {
       resolutionCriteria: spec.criteria,
       currentPrice: resolved ? (outcome ? 1 : 0) : p0,
       externalPriceYes: null,
+      externalBestBid: null,
+      externalBestAsk: null,
+      externalSpread: null,
+      externalQuotedAt: null,
       volume24hMicro: volume * MICRO,
       baseVolume24hMicro: volume * MICRO,
 
@@ -353,4 +357,31 @@ export async function seedCatalogue(
     { ordered: false },
   );
   return { inserted: result.upsertedCount, total: catalogue.length };
+}
+
+/**
+ * A new generation of the catalogue, keyed by the UTC day, for a long-running instance whose
+ * markets have reached their resolution times: same kinds of questions, fresh ids, events and
+ * resolution times from `now`. Only open markets are added; idempotent per day.
+ */
+export async function topUpCatalogue(Market: MarketModel, now: Date): Promise<{ inserted: number }> {
+  const day = now.toISOString().slice(0, 10);
+  const fresh = generateCatalogue(now)
+    .filter((m) => m.status === 'active')
+    .map((m) => {
+      const seedKey = `${m.seedKey}@${day}`;
+      return {
+        ...m,
+        _id: seedUuid(seedKey),
+        seedKey,
+        eventId: m.eventId && `${m.eventId}@${day}`,
+        eventRef: m.eventRef && `${m.eventRef}@${day}`,
+        createdAt: now,
+      };
+    });
+  const result = await Market.bulkWrite(
+    fresh.map((m) => ({ updateOne: { filter: { _id: m._id }, update: { $setOnInsert: m }, upsert: true } })),
+    { ordered: false },
+  );
+  return { inserted: result.upsertedCount };
 }

@@ -1,5 +1,6 @@
 import { invalidField } from '../../infra/errors.js';
 import type { Models } from '../models.js';
+import { parsePolymarketUrl, polymarketMarketUrl } from '../venues/polymarket/polymarket-urls.js';
 import type { MarketRecord } from './market.model.js';
 
 /** A venue URL compared without scheme case, `www.`, query, fragment or trailing slash. */
@@ -56,7 +57,22 @@ export async function checkMarket(models: Models, q: CheckQuery) {
         'query',
       );
     const ticker = kalshiTickerIn(url);
-    filter = ticker ? { $or: [{ url }, { kalshiTicker: ticker }] } : { url };
+    const polymarket = parsePolymarketUrl(q.url);
+    filter = ticker
+      ? { $or: [{ url }, { kalshiTicker: ticker }] }
+      : polymarket.kind === 'event'
+        ? { $or: [{ url }, { importSource: 'polymarket', eventRef: polymarket.eventSlug }] }
+        : polymarket.kind === 'market'
+          ? {
+              url: {
+                $in: [
+                  url,
+                  polymarketMarketUrl(polymarket.eventSlug, polymarket.marketSlug),
+                  polymarketMarketUrl(null, polymarket.marketSlug),
+                ],
+              },
+            }
+          : { url };
   } else if (q.condition_id)
     filter = { polymarketId: { $in: [q.condition_id, q.condition_id.toLowerCase()] } };
   else filter = { kalshiTicker: { $in: [q.ticker!, q.ticker!.toUpperCase()] } };

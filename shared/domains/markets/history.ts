@@ -1,6 +1,7 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import { price, stateAt } from '../venues/sim/lmsr.js';
+import { isServiceMarketId } from '../venues/external-ids.js';
 
 const px = (p: number) => Math.round(p * 1e6) / 1e6;
 
@@ -34,7 +35,7 @@ export async function priceHistory(
   intervalMinutes: number,
   now: Date,
 ) {
-  const market = /^[0-9a-f-]{36}$/i.test(marketId)
+  const market = isServiceMarketId(marketId)
     ? await models.Market.findById(marketId, { book: 1, status: 1, outcome: 1 }).lean()
     : null;
   if (!market) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');

@@ -12,7 +12,7 @@ const marketEventSchema = new Schema(
     _id: { type: String, required: true },
     marketId: { type: String, required: true },
     seq: { type: Number, required: true },
-    kind: { type: String, enum: ['fill', 'resolve'], required: true },
+    kind: { type: String, enum: ['fill', 'resolve', 'anchor', 'close'], required: true },
     side: { type: String, enum: ['yes', 'no', null], default: null },
     action: { type: String, enum: ['buy', 'sell', null], default: null },
     /** Shares filled (micro-shares): added to the book on a buy, removed on a sell. */
@@ -22,6 +22,8 @@ const marketEventSchema = new Schema(
     priceBefore: { type: Number, default: null },
     priceAfter: { type: Number, default: null },
     outcome: { type: Boolean, default: null },
+    /** `anchor` events: the book's new YES anchor (shares), moved toward the venue price. */
+    q0Yes: { type: Number, default: undefined },
     at: { type: Date, required: true },
   },
   { collection: 'market_events', versionKey: false },
@@ -33,7 +35,8 @@ export interface MarketEventRecord {
   _id: string;
   marketId: string;
   seq: number;
-  kind: 'fill' | 'resolve';
+  /** A fill, the resolution, a re-anchoring toward the venue price, or the close of trading. */
+  kind: 'fill' | 'resolve' | 'anchor' | 'close';
   side: 'yes' | 'no' | null;
   action: 'buy' | 'sell' | null;
   sharesMicro: number;
@@ -41,6 +44,7 @@ export interface MarketEventRecord {
   priceBefore: number | null;
   priceAfter: number | null;
   outcome: boolean | null;
+  q0Yes?: number;
   at: Date;
 }
 export type MarketEventModel = Model<MarketEventRecord>;

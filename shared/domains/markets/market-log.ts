@@ -1,10 +1,11 @@
 import { afterWrite } from '../../infra/faults.js';
 import type { Decision, Refusal } from '../refusal.js';
 import { isDuplicateKey } from '../refusal.js';
-import { MICRO } from '../money.js';
-import type { LmsrState } from '../venues/sim/lmsr.js';
 import type { MarketEventModel, MarketEventRecord } from './market-event.model.js';
 import type { MarketModel, MarketRecord } from './market.model.js';
+
+/** The book's LMSR state belongs to the sim venue; kept importable from here too. */
+export { bookState } from '../venues/sim/sim-book.js';
 
 export interface MarketLogModels {
   Market: MarketModel;
@@ -13,34 +14,48 @@ export interface MarketLogModels {
 
 export type MarketEventDraft = Omit<MarketEventRecord, '_id' | 'marketId' | 'seq' | 'at'>;
 
-/** The LMSR state of a market's book: the anchor plus every applied fill. */
-export function bookState(market: Pick<MarketRecord, 'book'>): LmsrState {
-  const { b, q0Yes, q0No, yesMicro, noMicro } = market.book;
-  return { b, qYes: q0Yes + yesMicro / MICRO, qNo: q0No + noMicro / MICRO };
+/** What one logged event changes on the market document (besides the book version). */
+function eventUpdate(next: MarketEventRecord) {
+  const version = { 'book.version': next.seq };
+  switch (next.kind) {
+    case 'fill':
+      return {
+        $inc: {
+          [next.side === 'yes' ? 'book.yesMicro' : 'book.noMicro']:
+            next.action === 'buy' ? next.sharesMicro : -next.sharesMicro,
+          volume24hMicro: next.amountMicro,
+          volumeTotalMicro: next.amountMicro,
+        },
+        $set: { ...version, currentPrice: next.priceAfter, lastTradeAt: next.at },
+      };
+    case 'resolve':
+      return {
+        $set: {
+          ...version,
+          status: 'resolved',
+          resolvedAt: next.at,
+          outcome: next.outcome,
+          currentPrice: next.outcome ? 1 : 0,
+        },
+      };
+    case 'anchor':
+      // The anchor moves toward the venue price; the fills (yesMicro/noMicro) are untouched.
+      return {
+        $set: {
+          ...version,
+          'book.q0Yes': next.q0Yes,
+          'book.anchoredAt': next.at,
+          currentPrice: next.priceAfter,
+        },
+      };
+    case 'close':
+      return { $set: { ...version, status: 'closed', isOrderbookOpen: false } };
+  }
 }
 
 /** Applies one logged event to the market document; a no-op unless the book is exactly one event behind. */
 async function applyMarketEvent(models: MarketLogModels, next: MarketEventRecord): Promise<void> {
-  const update =
-    next.kind === 'fill'
-      ? {
-          $inc: {
-            [next.side === 'yes' ? 'book.yesMicro' : 'book.noMicro']:
-              next.action === 'buy' ? next.sharesMicro : -next.sharesMicro,
-            volume24hMicro: next.amountMicro,
-            volumeTotalMicro: next.amountMicro,
-          },
-          $set: { 'book.version': next.seq, currentPrice: next.priceAfter, lastTradeAt: next.at },
-        }
-      : {
-          $set: {
-            'book.version': next.seq,
-            status: 'resolved',
-            resolvedAt: next.at,
-            outcome: next.outcome,
-            currentPrice: next.outcome ? 1 : 0,
-          },
-        };
+  const update = eventUpdate(next);
   const result = await models.Market.updateOne({ _id: next.marketId, 'book.version': next.seq - 1 }, update);
   afterWrite(result.matchedCount > 0);
 }

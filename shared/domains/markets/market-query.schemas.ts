@@ -15,7 +15,6 @@ const csv = (max: number, what: string) =>
     )
     .refine((xs) => xs.length <= max, { message: `at most ${max} ${what}` });
 
-export const MARKET_VENUES = ['sim', 'polymarket', 'kalshi'] as const;
 export const MARKET_SORTS = ['volume', 'recent', 'created', 'opportunity'] as const;
 export const MARKET_INCLUDES = ['resolution_criteria', 'description', 'book'] as const;
 

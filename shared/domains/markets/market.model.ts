@@ -1,9 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 
 export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
 export type MarketStatus = (typeof MARKET_STATUSES)[number];
-export const MARKET_SOURCES = ['sim', 'polymarket', 'kalshi'] as const;
-export type MarketSource = (typeof MARKET_SOURCES)[number];
+/** Where a market comes from: the generated sim catalogue or an import from a venue. */
+export type MarketSource = VenueId;
 
 /**
  * The sim order book: an LMSR whose outstanding shares are the anchor `q0` plus the sum of all
@@ -18,6 +19,8 @@ const bookSchema = new Schema(
     yesMicro: { type: Number, required: true, default: 0 },
     noMicro: { type: Number, required: true, default: 0 },
     version: { type: Number, required: true, default: 0 },
+    /** When the anchor was last moved toward the venue price (imported markets; see reanchor.ts). */
+    anchoredAt: { type: Date, default: null },
   },
   { _id: false },
 );
@@ -28,7 +31,7 @@ const marketSchema = new Schema(
     question: { type: String, required: true },
     description: { type: String, default: null },
     status: { type: String, enum: MARKET_STATUSES, required: true, default: 'active' },
-    importSource: { type: String, enum: MARKET_SOURCES, required: true, default: 'sim' },
+    importSource: { type: String, enum: VENUE_IDS, required: true, default: 'sim' },
     category: { type: String, default: null },
     tags: { type: [String], default: [] },
     url: { type: String, default: null },
@@ -43,6 +46,11 @@ const marketSchema = new Schema(
     /** YES price after the last applied event (clamped), denormalised for lists and sorting. */
     currentPrice: { type: Number, required: true },
     externalPriceYes: { type: Number, default: null },
+    /** The venue's top of book at the last price sync (imported markets). */
+    externalBestBid: { type: Number, default: null },
+    externalBestAsk: { type: Number, default: null },
+    externalSpread: { type: Number, default: null },
+    externalQuotedAt: { type: Date, default: null },
     volume24hMicro: { type: Number, required: true, default: 0 },
     /** 24 h volume from outside our book (the generated catalogue's, or the venue's for imports). */
     baseVolume24hMicro: { type: Number, required: true, default: 0 },
@@ -69,7 +77,6 @@ const marketSchema = new Schema(
   { collection: 'markets', timestamps: true, versionKey: false },
 );
 marketSchema.index({ status: 1, volume24hMicro: -1, createdAt: -1 });
-marketSchema.index({ importSource: 1, status: 1 });
 marketSchema.index({ eventId: 1 });
 // One index per list filter and sort of GET /api/sdk/markets, /api/markets and fast markets.
 marketSchema.index({ status: 1, resolvesAt: 1 });
@@ -79,6 +86,8 @@ marketSchema.index({ status: 1, resolvedAt: -1 });
 marketSchema.index({ tags: 1 });
 marketSchema.index({ seedKey: 1 });
 marketSchema.index({ polymarketId: 1 });
+// Venue sync walks the open imported markets of one venue in _id order.
+marketSchema.index({ importSource: 1, status: 1, _id: 1 });
 marketSchema.index({ kalshiTicker: 1 });
 marketSchema.index({ url: 1 });
 
@@ -101,6 +110,10 @@ export interface MarketRecord {
   resolutionCriteria: string | null;
   currentPrice: number;
   externalPriceYes: number | null;
+  externalBestBid: number | null;
+  externalBestAsk: number | null;
+  externalSpread: number | null;
+  externalQuotedAt: Date | null;
   volume24hMicro: number;
   baseVolume24hMicro: number;
 
@@ -119,7 +132,15 @@ export interface MarketRecord {
   isOrderbookOpen: boolean;
   analyticsOnly: boolean;
   seedKey: string | null;
-  book: { b: number; q0Yes: number; q0No: number; yesMicro: number; noMicro: number; version: number };
+  book: {
+    b: number;
+    q0Yes: number;
+    q0No: number;
+    yesMicro: number;
+    noMicro: number;
+    version: number;
+    anchoredAt?: Date | null;
+  };
   createdAt?: Date;
   updatedAt?: Date;
 }

@@ -1,7 +1,9 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
-import { MARKET_INCLUDES, MARKET_VENUES, type MarketListQuery } from './market-query.schemas.js';
+import { MARKET_INCLUDES, type MarketListQuery } from './market-query.schemas.js';
+import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
+import { normalizeVenue, VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
 import { marketView, type MarketView } from './market-view.js';
 
@@ -64,14 +66,14 @@ function emptyReason(q: MarketListQuery, status: string, matchedBefore: number, 
 export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: string, now: Date) {
   const warnings: string[] = [];
   const rawVenue = q.venue ?? q.import_source;
-  let venue: (typeof MARKET_VENUES)[number] | undefined;
+  let venue: VenueId | undefined;
   if (rawVenue) {
-    const v = rawVenue.trim().toLowerCase();
-    if (v === 'simmer' || v === 'sandbox') {
-      venue = 'sim';
-      warnings.push(`venue '${v}' is deprecated; use 'sim'.`);
-    } else if ((MARKET_VENUES as readonly string[]).includes(v)) venue = v as (typeof MARKET_VENUES)[number];
-    else warnings.push(unknownValue('venue', rawVenue, MARKET_VENUES));
+    const normalized = normalizeVenue(rawVenue);
+    venue = normalized?.venue;
+    // This endpoint words the alias warning its own way (single quotes); clients match on it.
+    if (normalized?.warning)
+      warnings.push(`venue '${rawVenue.trim().toLowerCase()}' is deprecated; use 'sim'.`);
+    if (!normalized) warnings.push(unknownValue('venue', rawVenue, VENUE_IDS));
   }
   let sort = 'volume';
   if (q.sort) {
@@ -136,15 +138,13 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
   };
 }
 
-const CONDITION_ID = /^0x[0-9a-f]{64}$/i;
-
 export async function getMarket(models: Models, id: string, baseUrl: string, now: Date) {
-  const market = /^[0-9a-f-]{36}$/i.test(id) ? await models.Market.findById(id).lean() : null;
+  const market = isServiceMarketId(id) ? await models.Market.findById(id).lean() : null;
   if (!market) {
     throw notFound(
       'Market',
       'Use the service market_id (a UUID) from GET /api/sdk/markets.',
-      CONDITION_ID.test(id) || /^[A-Z0-9]+-/.test(id)
+      CONDITION_ID.test(id) || KALSHI_TICKER.test(id)
         ? 'That looks like an external condition id or ticker; markets are addressed by their service UUID. Import the market first, or look it up with GET /api/sdk/markets/check.'
         : undefined,
     );

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 
 export const POSITION_STATUSES = ['open', 'closed', 'settled'] as const;
 export type PositionStatus = (typeof POSITION_STATUSES)[number];
@@ -13,7 +14,7 @@ const positionSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: ['sim', 'polymarket', 'kalshi'], required: true },
+    venue: { type: String, enum: VENUE_IDS, required: true },
     sharesYesMicro: { type: Number, required: true, default: 0 },
     sharesNoMicro: { type: Number, required: true, default: 0 },
     costYesMicro: { type: Number, required: true, default: 0 },
@@ -39,7 +40,7 @@ export interface PositionRecord {
   _id: string;
   agentId: string;
   marketId: string;
-  venue: 'sim' | 'polymarket' | 'kalshi';
+  venue: VenueId;
   sharesYesMicro: number;
   sharesNoMicro: number;
   costYesMicro: number;

@@ -7,11 +7,11 @@ import type { Models } from '../models.js';
 import { fromMicro, MICRO } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
-import { bookState } from '../markets/market-log.js';
+import { bookState } from '../venues/sim/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../venues/sim/lmsr.js';
+import { isServiceMarketId } from '../venues/external-ids.js';
+import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 
-const VENUES = ['sim', 'polymarket', 'kalshi'] as const;
-type Venue = (typeof VENUES)[number];
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** Spend sizes the slippage block quotes (reference/amm-and-peers.md §2.6). */
@@ -165,13 +165,19 @@ export async function marketContext(
   models: Models,
   agent: AgentRecord,
   marketId: string,
-  opts: { venue: 'all' | Venue; myProbability?: number; baseUrl: string; claimUrl: string | null; now: Date },
+  opts: {
+    venue: 'all' | VenueId;
+    myProbability?: number;
+    baseUrl: string;
+    claimUrl: string | null;
+    now: Date;
+  },
 ) {
-  const m = /^[0-9a-f-]{36}$/i.test(marketId) ? await models.Market.findById(marketId).lean() : null;
+  const m = isServiceMarketId(marketId) ? await models.Market.findById(marketId).lean() : null;
   if (!m) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
   const { now } = opts;
   const [positions, trades, price1h, price24h] = await Promise.all([
-    models.Position.find({ _id: { $in: VENUES.map((v) => positionId(agent._id, m._id, v)) } }).lean(),
+    models.Position.find({ _id: { $in: VENUE_IDS.map((v) => positionId(agent._id, m._id, v)) } }).lean(),
     models.Trade.find({ agentId: agent._id, marketId: m._id, status: 'filled' })
       .sort({ createdAt: -1 })
       .limit(50)
@@ -180,11 +186,11 @@ export async function marketContext(
     priceAt(models, m, new Date(now.getTime() - 24 * 3600_000)),
   ]);
   const byVenue = Object.fromEntries(
-    VENUES.map((v) => [v, contextPosition(positions.find((p) => p.venue === v) ?? null, m, now)]),
-  ) as Record<Venue, ReturnType<typeof contextPosition>>;
+    VENUE_IDS.map((v) => [v, contextPosition(positions.find((p) => p.venue === v) ?? null, m, now)]),
+  ) as Record<VenueId, ReturnType<typeof contextPosition>>;
   const flat =
     opts.venue === 'all'
-      ? (VENUES.map((v) => byVenue[v]).find((p) => p !== null) ?? null)
+      ? (VENUE_IDS.map((v) => byVenue[v]).find((p) => p !== null) ?? null)
       : byVenue[opts.venue];
   const view = marketView(m, opts.baseUrl, now);
   const secondsLeft = view.seconds_to_resolution;

@@ -1,8 +1,8 @@
-import { AppError, unavailable } from '../../infra/errors.js';
+import { AppError } from '../../infra/errors.js';
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { cooldownsView } from '../limits/cooldowns-view.js';
-import { utcDay } from '../limits/counters.js';
+import { DailyQuota } from '../limits/daily-quota.js';
 import { TROUBLESHOOT_PATTERNS } from './troubleshoot-patterns.js';
 import type { TroubleshootRequest } from './troubleshoot.schemas.js';
 
@@ -22,18 +22,9 @@ export function matchError(text: string) {
 
 /** Takes one of the agent's assisted answers for today, or answers 429; a store that fails is a 503. */
 async function takeAssistedAnswer(deps: Deps, agentId: string): Promise<number> {
-  const key = `${deps.env.QUEUE_PREFIX}:troubleshoot:${agentId}:${utcDay(deps.clock())}`;
-  const replies = await deps.redis
-    .multi()
-    .incr(key)
-    .expire(key, 2 * 24 * 3600)
-    .exec()
-    .catch((err: unknown) => {
-      throw unavailable('The troubleshoot quota', err);
-    });
-  const [incrError, used] = replies?.[0] ?? [new Error('no reply'), null];
-  if (incrError || typeof used !== 'number') throw unavailable('The troubleshoot quota', incrError);
-  if (used > ASSISTED_PER_DAY)
+  const quota = new DailyQuota(deps.redis, deps.env.QUEUE_PREFIX, 'troubleshoot');
+  const taken = await quota.take(agentId, ASSISTED_PER_DAY, deps.clock());
+  if (!taken.ok)
     throw new AppError(
       429,
       'troubleshoot_limit_reached',
@@ -41,7 +32,7 @@ async function takeAssistedAnswer(deps: Deps, agentId: string): Promise<number> 
       'Send only error_text (pattern matching is free and unlimited), or try again after midnight UTC.',
       { retryable: true },
     );
-  return ASSISTED_PER_DAY - used;
+  return taken.remaining;
 }
 
 /** The error text first, then the question, then the conversation newest first: the first that matches wins. */

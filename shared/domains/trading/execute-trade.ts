@@ -1,5 +1,4 @@
 import { AppError } from '../../infra/errors.js';
-import { afterWrite } from '../../infra/faults.js';
 import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
@@ -11,7 +10,13 @@ import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { goLiveBlock } from './go-live.js';
-import { decideBuyFill, decideBuyReserve, decideSellFill, decideSellReserve } from './sim-decisions.js';
+import {
+  decideBuyFill,
+  decideBuyReserve,
+  decideSellFill,
+  decideSellReserve,
+} from '../venues/sim/sim-decisions.js';
+import { claimTrade, finishTrade, type TradeOutcome } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -63,34 +68,9 @@ const notExecuted = async (ctx: TradeExecutionContext, t: TradeRecord): Promise<
     false,
   );
 
-/** Records the outcome once (guarded by `executing`); a concurrent or earlier finish wins and is returned. */
-async function finish(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-  result: TradeResult,
-  outcome: { refusal: Refusal } | { fill: NonNullable<TradeRecord['fill']> },
-): Promise<TradeResult> {
-  const set: Record<string, unknown> = {
-    status: 'refusal' in outcome ? 'rejected' : 'filled',
-    result,
-    finishedAt: ctx.now(),
-  };
-  if ('refusal' in outcome) {
-    const { refusal } = outcome;
-    Object.assign(set, {
-      errorCode: refusal.errorCode,
-      failureCategory: refusal.category,
-      failureReason: refusal.error,
-    });
-  } else set.fill = outcome.fill;
-  const updated = await ctx.models.Trade.updateOne({ _id: t._id, status: 'executing' }, { $set: set });
-  afterWrite(updated.matchedCount > 0);
-  if (updated.modifiedCount === 0) {
-    const stored = await ctx.models.Trade.findById(t._id, { result: 1, status: 1 }).lean();
-    if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
-  }
-  return result;
-}
+/** Records the outcome once; a concurrent or earlier finish wins and is returned. */
+const finish = (ctx: TradeExecutionContext, t: TradeRecord, result: TradeResult, outcome: TradeOutcome) =>
+  finishTrade(ctx.models, t._id, result, outcome, ctx.now());
 
 /**
  * Executes a pending sim trade, exactly once however often it is run: every step is an append to the
@@ -100,14 +80,9 @@ async function finish(
  */
 export async function executeTrade(ctx: TradeExecutionContext, tradeId: string): Promise<TradeResult> {
   const { Trade, Market } = ctx.models;
-  let trade = await Trade.findOneAndUpdate(
-    { _id: tradeId, status: 'pending' },
-    { $set: { status: 'executing', executedAt: ctx.now() } },
-    { returnDocument: 'after' },
-  ).lean();
+  let trade = await claimTrade(ctx.models, tradeId, ctx.now());
   const firstRun = trade !== null;
-  if (trade) afterWrite();
-  else {
+  if (!trade) {
     trade = await Trade.findById(tradeId).lean();
     if (!trade)
       throw new AppError(
@@ -198,7 +173,7 @@ async function executeBuy(run: TradeRun): Promise<TradeResult> {
 
   const fill = await fillOrRelease(
     run,
-    (m) => decideBuyFill(m, t.side, S, t.limitPrice),
+    (m) => decideBuyFill(m, t.side, S, t.limitPrice, ctx.now()),
     { kind: 'release', tradeId: t._id, agent: { balanceMicro: S, reservedMicro: -S } },
     null,
   );
@@ -256,7 +231,7 @@ async function executeSell(run: TradeRun): Promise<TradeResult> {
 
   const fill = await fillOrRelease(
     run,
-    (m) => decideSellFill(m, t.side, n, t.limitPrice),
+    (m) => decideSellFill(m, t.side, n, t.limitPrice, ctx.now()),
     {
       kind: 'release-shares',
       tradeId: t._id,

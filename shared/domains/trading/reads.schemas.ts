@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { normalizeVenue, VENUE_NAMES, type VenueId } from '../venues/venue-id.js';
 
 const venueParam = z
-  .preprocess(
-    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.enum(['all', 'sim', 'simmer', 'sandbox', 'polymarket', 'kalshi']),
-  )
+  .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(['all', ...VENUE_NAMES]))
   .optional()
   .meta({ description: '`all` (default), `sim`, `polymarket` or `kalshi`; `simmer`/`sandbox` mean `sim`.' });
 
@@ -36,7 +34,7 @@ export const TradesQuerySchema = z.object({
 export const PortfolioQuerySchema = z.object({ venue: venueParam });
 
 /** `sim` for the legacy aliases, undefined for all venues. */
-export function venueFilter(v: string | undefined): 'sim' | 'polymarket' | 'kalshi' | undefined {
+export function venueFilter(v: string | undefined): VenueId | undefined {
   if (!v || v === 'all') return undefined;
-  return v === 'simmer' || v === 'sandbox' ? 'sim' : (v as 'sim' | 'polymarket' | 'kalshi');
+  return normalizeVenue(v)?.venue;
 }

@@ -1,5 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
-import { settleAdmission } from '../limits/trade-guard.js';
+import { countResume, settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
 /** A trade untouched this long while pending or executing has lost its job, or the job gave up. */
@@ -76,38 +76,27 @@ export async function reconcileTrades(deps: Deps, now: Date): Promise<Counts> {
 }
 
 async function reconcileOne(deps: Deps, t: StuckTrade, now: Date, counts: Counts) {
-  const { Trade } = deps.models;
   const job = await deps.queues.findJob('execute-trade', { tradeId: t._id });
   const state = job ? await job.getState() : 'missing';
   if (STILL_QUEUED.has(state)) return;
 
   if (t.status === 'pending') {
     if ((t.createdAt?.getTime() ?? 0) > now.getTime() - NEVER_RAN_MS) return;
-    const stopped = await Trade.updateOne(
-      { _id: t._id, status: 'pending' },
-      {
-        $set: {
-          status: 'failed',
-          failureCategory: 'internal',
-          failureReason:
-            'The trade never ran: its job was lost or failed before a worker took it. Nothing was executed.',
-          finishedAt: now,
-        },
-      },
+    const stopped = await stopPendingTrade(
+      deps.models,
+      t._id,
+      'The trade never ran: its job was lost or failed before a worker took it. Nothing was executed.',
+      now,
     );
-    if (stopped.modifiedCount === 0) return; // a worker took it after all
+    if (!stopped) return; // a worker took it after all
     counts.stopped++;
     await settleAdmission(deps, t._id);
     return;
   }
 
-  const resumes = (t.resumeCount ?? 0) + 1;
   // Guarded by the count read: a trade that finished meanwhile, or another run, leaves it alone.
-  const counted = await Trade.updateOne(
-    { _id: t._id, status: 'executing', resumeCount: t.resumeCount ?? null },
-    { $set: { resumeCount: resumes } },
-  );
-  if (counted.modifiedCount === 0) return;
+  const resumes = await countResume(deps.models, t);
+  if (resumes === null) return;
   // A fresh job (full attempts and backoff); re-adding the same id needs the old one gone.
   await job?.remove();
   await deps.queues.enqueue('execute-trade', { tradeId: t._id });

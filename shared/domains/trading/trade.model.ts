@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Admission } from '../limits/counters.js';
+import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 
 export const TRADE_STATUSES = ['pending', 'executing', 'filled', 'rejected', 'failed'] as const;
 export type TradeStatus = (typeof TRADE_STATUSES)[number];
@@ -15,7 +16,7 @@ const tradeSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: ['sim', 'polymarket', 'kalshi'], required: true },
+    venue: { type: String, enum: VENUE_IDS, required: true },
     side: { type: String, enum: ['yes', 'no'], required: true },
     action: { type: String, enum: ['buy', 'sell'], required: true },
     amountMicro: { type: Number, required: true, default: 0 },
@@ -72,7 +73,7 @@ export interface TradeRecord {
   _id: string;
   agentId: string;
   marketId: string;
-  venue: 'sim' | 'polymarket' | 'kalshi';
+  venue: VenueId;
   side: 'yes' | 'no';
   action: 'buy' | 'sell';
   amountMicro: number;

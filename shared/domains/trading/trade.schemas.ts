@@ -1,8 +1,5 @@
 import { z } from 'zod';
-
-export const VENUES = ['sim', 'polymarket', 'kalshi'] as const;
-/** Accepted for `sim`, with a deprecation warning (spec §9). */
-export const LEGACY_SIM_ALIASES = ['simmer', 'sandbox'] as const;
+import { VENUE_NAMES } from '../venues/venue-id.js';
 
 const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
@@ -18,7 +15,7 @@ export const TradeRequestSchema = z
       .max(1e9)
       .default(0)
       .meta({ description: 'Shares to sell, 5 decimals. Must be 0 or absent on buys.' }),
-    venue: z.preprocess(lower, z.enum([...VENUES, ...LEGACY_SIM_ALIASES])).default('sim'),
+    venue: z.preprocess(lower, z.enum(VENUE_NAMES)).default('sim'),
     order_type: z
       .enum(['GTC', 'GTD', 'FOK', 'FAK'])
       .nullish()

@@ -4,6 +4,7 @@ import type { AgentSettingsUpdate } from '../agents/agent.schemas.js';
 import { updateAgentSettings } from '../agents/update-agent-settings.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
+import { isServiceId } from '../venues/external-ids.js';
 import type { Tier, UserRecord } from './user.model.js';
 
 export type TierLimits = Record<Tier, number>;
@@ -38,7 +39,7 @@ const giveBackSlot = (models: Models, userId: string) =>
 
 /** The user's own agent, or 404 (another user's agent is indistinguishable from a missing one). */
 export async function ownedAgent(models: Models, user: UserRecord, agentId: string): Promise<AgentRecord> {
-  const agent = /^[0-9a-f-]{36}$/i.test(agentId)
+  const agent = isServiceId(agentId)
     ? await models.Agent.findOne({ _id: agentId, claimedBy: user._id }).lean()
     : null;
   if (!agent)

@@ -21,6 +21,8 @@ export interface ExternalIdMatch {
 }
 
 export const isServiceMarketId = (id: string) => SERVICE_MARKET_ID.test(id);
+/** Every id this service mints (agents, markets, trades) is a UUID of this form. */
+export const isServiceId = isServiceMarketId;
 
 /** What external id `id` looks like, or null when it looks like none (e.g. a service UUID). */
 export function recogniseExternalId(id: string): ExternalIdMatch | null {

@@ -1,4 +1,7 @@
+import type { ExecutableQuote } from './book-walk.js';
 import type { VenueId } from './venue-id.js';
+
+export type { ExecutableQuote };
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -94,6 +97,19 @@ export interface VenueMarketStatus {
   resolution: VenueResolution | null;
 }
 
+/** One holding of an external wallet on the venue (its public positions API). */
+export interface WalletPosition {
+  conditionId: string;
+  tokenId: string;
+  title: string | null;
+  slug: string | null;
+  outcome: string | null;
+  size: number;
+  curPrice: number | null;
+  currentValue: number | null;
+  redeemable: boolean;
+}
+
 export interface VenueHealthView {
   venue: VenueId;
   base_url: string;
@@ -111,6 +127,13 @@ export interface ImportableQuery {
   category?: string;
 }
 
+export interface ExecutableQuoteRequest {
+  outcome: 'yes' | 'no';
+  action: 'buy' | 'sell';
+  amount?: number;
+  shares?: number;
+}
+
 export interface VenueAdapter {
   readonly id: VenueId;
   /** One market by its venue key; null when the venue does not know it. */
@@ -125,8 +148,20 @@ export interface VenueAdapter {
   quotes(keys: VenueMarketKey[]): Promise<Map<string, VenueQuote>>;
   /** Open/closed/resolved for many markets at once; absent when unknown to the venue. */
   statuses(keys: VenueMarketKey[]): Promise<Map<string, VenueMarketStatus>>;
-  /** The book of one outcome, for executable prices. */
+  /** The book of one outcome. */
   book(key: VenueMarketKey, outcome: 'yes' | 'no'): Promise<OutcomeBook | null>;
+  /**
+   * What buying `amount` USD (or selling `shares`) of one outcome would execute at right now: the
+   * venue's book walked, or the sim LMSR's exact quote. Null when the side has no liquidity.
+   */
+  executableQuote(key: VenueMarketKey, q: ExecutableQuoteRequest): Promise<ExecutableQuote | null>;
+  /**
+   * The venue's rolling short-window markets (crypto 5 m / 15 m) open now or soon, for
+   * `GET /api/sdk/fast-markets`; venues without them answer [].
+   */
+  upcomingFastMarkets(now: Date): Promise<VenueMarket[]>;
+  /** The holdings of any wallet address on the venue; venues without public wallets answer []. */
+  walletPositions(wallet: string): Promise<WalletPosition[]>;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
 }

@@ -15,6 +15,13 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** An http(s) base URL without a trailing slash (paths are appended to it, prefix kept). */
+const httpUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/ })
+    .default(fallback)
+    .transform((v) => v.replace(/\/+$/, ''));
+
 const semver = z.string().regex(/^\d+(\.\d+){0,2}$/, 'a version such as 0.24.5');
 
 /** Three numbers, free,pro,elite, as a lookup by tier. */
@@ -168,6 +175,56 @@ export const EnvSchema = z.object({
     .describe(
       'Seed the generated sim market catalogue (211 markets) on start when it is missing. Idempotent.',
     ),
+  VENUES: z
+    .enum(['live', 'emulated'])
+    .default('live')
+    .describe(
+      '`live`: adapters call the venue URLs below. `emulated` (`npm start` only): the Polymarket emulator is started on loopback and the URLs point at it, an offline demo of the real-venue flows.',
+    ),
+  POLYMARKET_GAMMA_URL: httpUrl('https://gamma-api.polymarket.com').describe(
+    'Polymarket Gamma API (market and event metadata).',
+  ),
+  POLYMARKET_CLOB_URL: httpUrl('https://clob.polymarket.com').describe(
+    'Polymarket CLOB API (books, prices; orders later).',
+  ),
+  POLYMARKET_DATA_URL: httpUrl('https://data-api.polymarket.com').describe(
+    'Polymarket Data API (wallet positions).',
+  ),
+  POLYGON_RPC_URL: httpUrl('https://polygon-rpc.com').describe('Polygon JSON-RPC endpoint (chain id 137).'),
+  VENUE_TIMEOUT_MS: positiveInt
+    .max(30000)
+    .default(5000)
+    .describe('Deadline of one outbound venue request (retried on timeouts, 429 and 5xx).'),
+  VENUE_RETRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(5)
+    .default(2)
+    .describe('Retries of an idempotent venue request after a timeout, 429 or 5xx.'),
+  VENUE_BREAKER_FAILURES: positiveInt
+    .default(5)
+    .describe('Consecutive failures after which a venue host circuit opens (requests then fail fast).'),
+  VENUE_BREAKER_COOLDOWN_MS: positiveInt
+    .default(30000)
+    .describe('How long an open venue circuit waits before one trial request.'),
+  IMPORT_WAIT_MS: positiveInt
+    .max(29000)
+    .default(20000)
+    .describe('How long POST /api/sdk/markets/import waits for the import worker before answering 503.'),
+  EXTERNAL_PRICE_SECONDS: positiveInt
+    .min(5)
+    .default(30)
+    .describe('How often the prices of open imported markets are refreshed from their venue.'),
+  REANCHOR_HALF_LIFE_SECONDS: positiveInt
+    .default(300)
+    .describe(
+      "Half-life of an imported market's sim book drifting back to the venue price (the gap halves in this time).",
+    ),
+  RESOLUTION_CHECK_SECONDS: positiveInt
+    .min(5)
+    .default(60)
+    .describe('How often open and closed imported markets are checked for resolution on their venue.'),
   FAULT_KILL_AFTER_WRITES: positiveInt
     .optional()
     .describe(

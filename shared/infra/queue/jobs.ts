@@ -43,6 +43,18 @@ const slotJob = (name: string, queue: QueueName) =>
     jobId: (d) => `${name}-${d.slot}`,
   });
 
+/**
+ * A scheduled job that runs every `every` seconds: `bucket` is floor(epoch seconds / every), so the
+ * id is the same for every scheduler that ticks inside one interval (the cadence comes from config).
+ */
+const intervalJob = (name: string, queue: QueueName) =>
+  define({
+    queue,
+    schema: z.object({ every: z.number().int().positive(), bucket: z.number().int().nonnegative() }),
+    options: retrying(2, 1000),
+    jobId: (d) => `${name}-${d.every}-${d.bucket}`,
+  });
+
 export const JOBS = {
   /** No-op round trip through the queue: proves producer → Redis → worker → result for /healthz/ready. */
   ping: define({
@@ -82,6 +94,21 @@ export const JOBS = {
   'refresh-volumes': slotJob('refresh-volumes', 'leaderboard'),
   /** Price snapshots of the markets that moved in the 15-minute slot ending at `slot`. */
   'snapshot-prices': slotJob('snapshot-prices', 'leaderboard'),
+  /** Runs one persisted market import (shared/domains/imports/run-import.ts); the API waits on it. */
+  'import-markets': define({
+    queue: 'market-imports',
+    schema: z.object({ importId: z.uuid() }),
+    options: retrying(3, 500),
+    jobId: (d) => `import-markets-${d.importId}`,
+  }),
+  /** Refreshes external prices of open imported markets and re-anchors their sim books. */
+  'sync-external-prices': intervalJob('sync-external-prices', 'venue-sync'),
+  /** Closes imported markets the venue closed and settles the ones it resolved. */
+  'check-resolutions': intervalJob('check-resolutions', 'venue-sync'),
+  /** Imports the venues' rolling fast markets (5 m / 15 m crypto windows) ahead of their windows. */
+  'import-fast-markets': slotJob('import-fast-markets', 'venue-sync'),
+  /** Stops trading on sim catalogue markets past their resolution time and tops the catalogue up. */
+  'expire-sim-markets': slotJob('expire-sim-markets', 'venue-sync'),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -9,6 +9,10 @@ export const QUEUE_NAMES = [
   'trades',
   /** Paying out resolved markets. */
   'settlement',
+  /** Market imports from external venues: the API waits on these (request-reply). */
+  'market-imports',
+  /** Keeping imported markets in step with their venues: prices, re-anchoring, closes, resolutions. */
+  'venue-sync',
   /** Periodic read-model upkeep: leaderboard re-marks, rolling 24 h volumes. */
   'leaderboard',
 ] as const;

@@ -84,6 +84,14 @@ export function proceedsForShares(s: LmsrState, side: Outcome, shares: number): 
 }
 
 /**
+ * Shares of `side` to buy (positive) or sell (negative) that move its unclamped price to `target`:
+ * buying Δ adds Δ/b to the side's log-odds, so Δ = b·(logit(target) − logit(p)).
+ */
+export function sharesToMove(s: LmsrState, side: Outcome, target: number): number {
+  return s.b * (Math.log(target) - Math.log1p(-target) - logOdds(s, side));
+}
+
+/**
  * The largest sim buy, in $SIM (client-contract §4.5). Books are sized for it: one trade at the cap
  * moves a 50% market to at most 60%, so no single agent can push a price to an extreme at once.
  */

@@ -4,17 +4,14 @@
  * and a dry run calls the same functions on the current state: a dry-run quote is what a live trade
  * at that state fills at.
  */
-import type { AgentRecord } from '../agents/agent.model.js';
-import { bookState } from '../markets/market-log.js';
-import type { MarketEventDraft } from '../markets/market-log.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { fromMicro, MICRO } from '../money.js';
-import type { PositionRecord } from '../positions/position.model.js';
-import { accept, refuse, type Decision, type Refusal } from '../refusal.js';
-import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from '../venues/sim/lmsr.js';
-
-/** Shares trade in steps of 1e-5 (the API's 5 decimals), i.e. 10 micro-shares. */
-export const SHARE_STEP_MICRO = 10;
+import type { AgentRecord } from '../../agents/agent.model.js';
+import type { MarketEventDraft } from '../../markets/market-log.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import { fromMicro, MICRO } from '../../money.js';
+import type { PositionRecord } from '../../positions/position.model.js';
+import { accept, refuse, type Decision, type Refusal } from '../../refusal.js';
+import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from './lmsr.js';
+import { bookState, SHARE_STEP_MICRO } from './sim-book.js';
 
 const money = (micro: number) => fromMicro(micro).toFixed(2);
 const shares = (micro: number) => fromMicro(micro).toFixed(5);
@@ -61,6 +58,13 @@ export const REFUSALS = {
       market.status === 'resolved'
         ? 'Winning sim shares are paid out automatically at resolution; see GET /api/sdk/positions.'
         : 'Pick an active market from GET /api/sdk/markets.',
+    category: 'market',
+  }),
+  pastResolutionTime: (market: MarketRecord): Refusal => ({
+    error: `Market is closed for trading since ${market.resolvesAt!.toISOString()}: it reached its resolution time and awaits resolution.`,
+    errorCode: 'market_closed',
+    retryable: false,
+    hint: 'Sim catalogue markets stop trading at resolves_at; pick an active market from GET /api/sdk/markets.',
     category: 'market',
   }),
   limitNotMet: (side: Outcome, action: 'buy' | 'sell', avg: number, limit: number): Refusal => ({
@@ -117,14 +121,27 @@ export type FillQuote = MarketEventDraft;
 export const sidePrice = (yesPrice: number, side: Outcome) =>
   side === 'yes' ? yesPrice : Math.round((1 - yesPrice) * 1e12) / 1e12;
 
+/**
+ * Why the book takes no trade now, if it does not: not active, or a sim catalogue market past its
+ * resolution time (imported markets close when their venue closes them, not by the clock).
+ */
+function closedFor(market: MarketRecord, now: Date): Refusal | null {
+  if (market.status !== 'active') return REFUSALS.marketNotActive(market);
+  if (market.importSource === 'sim' && market.resolvesAt && market.resolvesAt <= now)
+    return REFUSALS.pastResolutionTime(market);
+  return null;
+}
+
 /** A buy of `amountMicro` on the book: shares rounded down to the share step, so the house keeps the dust. */
 export function decideBuyFill(
   market: MarketRecord,
   side: Outcome,
   amountMicro: number,
   limit: number | null,
+  now: Date,
 ): Decision<FillQuote> {
-  if (market.status !== 'active') return refuse(REFUSALS.marketNotActive(market));
+  const closed = closedFor(market, now);
+  if (closed) return refuse(closed);
   const state = bookState(market);
   const exact = sharesForSpend(state, side, amountMicro / MICRO);
   const sharesMicro = Math.floor((exact * MICRO) / SHARE_STEP_MICRO) * SHARE_STEP_MICRO;
@@ -150,8 +167,10 @@ export function decideSellFill(
   side: Outcome,
   sharesMicro: number,
   limit: number | null,
+  now: Date,
 ): Decision<FillQuote> {
-  if (market.status !== 'active') return refuse(REFUSALS.marketNotActive(market));
+  const closed = closedFor(market, now);
+  if (closed) return refuse(closed);
   const state = bookState(market);
   const amountMicro = Math.floor(proceedsForShares(state, side, sharesMicro / MICRO) * MICRO);
   if (amountMicro <= 0) return refuse(REFUSALS.tooSmall());

@@ -1,0 +1,36 @@
+import type { Env } from '../infra/config/env.js';
+import { createVenueMetrics } from '../infra/http/venue-metrics.js';
+import type { Logger } from '../infra/logger.js';
+import type { Metrics } from '../infra/metrics.js';
+import type { Models } from '../domains/models.js';
+import { PolymarketAdapter } from '../domains/venues/polymarket/polymarket-adapter.js';
+import { SimAdapter } from '../domains/venues/sim/sim-adapter.js';
+import { VenueRegistry } from '../domains/venues/venue-registry.js';
+
+/**
+ * The venue adapters of this process: sim over our own books, Polymarket at the configured hosts
+ * (the real public ones by default, the emulator with VENUES=emulated). Kalshi joins with its issue.
+ */
+export function createVenues(
+  env: Env,
+  models: Models,
+  metrics: Metrics,
+  log: Logger,
+  clock: () => Date,
+): VenueRegistry {
+  const venueMetrics = createVenueMetrics(metrics.registry);
+  return new VenueRegistry([
+    new SimAdapter(models, clock),
+    new PolymarketAdapter({
+      gammaUrl: env.POLYMARKET_GAMMA_URL,
+      clobUrl: env.POLYMARKET_CLOB_URL,
+      dataUrl: env.POLYMARKET_DATA_URL,
+      timeoutMs: env.VENUE_TIMEOUT_MS,
+      retries: env.VENUE_RETRIES,
+      breakerFailures: env.VENUE_BREAKER_FAILURES,
+      breakerCooldownMs: env.VENUE_BREAKER_COOLDOWN_MS,
+      metrics: venueMetrics,
+      log: log.child({ component: 'venue', venue: 'polymarket' }),
+    }),
+  ]);
+}

@@ -1,0 +1,60 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * One import request, persisted before its job is queued so the worker reloads it by id and the
+ * API can answer from it after the deadline. The answer is written once, by the worker.
+ */
+const marketImportSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    agentId: { type: String, required: true },
+    venue: { type: String, enum: ['polymarket'], required: true },
+    /** The URL as the agent sent it (never fetched: only the parsed slugs are used). */
+    url: { type: String, required: true },
+    kind: { type: String, enum: ['event', 'market'], required: true },
+    eventSlug: { type: String, default: null },
+    marketSlug: { type: String, default: null },
+    /** Condition ids the agent asked for (multi-outcome events); empty = the first 10 outcomes. */
+    marketIds: { type: [String], default: [] },
+    status: { type: String, enum: ['pending', 'done', 'failed'], required: true, default: 'pending' },
+    result: { type: Schema.Types.Mixed, default: null },
+    error: { type: Schema.Types.Mixed, default: null },
+    createdAt: { type: Date, required: true },
+    finishedAt: { type: Date, default: null },
+  },
+  { collection: 'market_imports', versionKey: false },
+);
+// Requests are an audit trail of a week; the markets they created stay.
+marketImportSchema.index({ createdAt: 1 }, { expireAfterSeconds: 7 * 24 * 3600 });
+marketImportSchema.index({ agentId: 1, createdAt: -1 });
+
+export interface ImportFailure {
+  status: number;
+  code: string;
+  message: string;
+  fix: string;
+}
+
+export interface MarketImportRecord {
+  _id: string;
+  agentId: string;
+  venue: 'polymarket';
+  url: string;
+  kind: 'event' | 'market';
+  eventSlug: string | null;
+  marketSlug: string | null;
+  marketIds: string[];
+  status: 'pending' | 'done' | 'failed';
+  result: Record<string, unknown> | null;
+  error: ImportFailure | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+export type MarketImportModel = Model<MarketImportRecord>;
+
+export function marketImportModel(conn: Connection): MarketImportModel {
+  return (
+    (conn.models.MarketImport as MarketImportModel | undefined) ??
+    conn.model<MarketImportRecord>('MarketImport', marketImportSchema)
+  );
+}

@@ -1,0 +1,258 @@
+import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { VenueEvent, VenueMarket } from '../venues/venue-adapter.js';
+import { importedMarketId, insertImportedMarket } from './imported-market.js';
+import type { ImportFailure, MarketImportRecord } from './market-import.model.js';
+
+/** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
+export const MAX_OUTCOMES_PER_IMPORT = 10;
+
+export interface ImportedRow {
+  market_id: string;
+  question: string;
+  outcome_name: string | null;
+  current_probability: number;
+  polymarket_id: string;
+  status: 'imported' | 'already_exists' | 'resolved';
+}
+
+export type ImportResult = {
+  success: true;
+  status: 'imported' | 'already_exists' | 'resolved';
+  market_id: string;
+  question: string;
+  current_probability: number;
+  external_price_yes: number | null;
+  resolves_at: string | null;
+  polymarket_id: string;
+  import_source: 'polymarket';
+  event_id: string | null;
+  event_name: string | null;
+  markets: ImportedRow[];
+  markets_imported: number;
+  markets_skipped: number;
+  skipped: { polymarket_id: string; question: string; reason: string }[];
+  warning?: string;
+};
+
+class ImportRefused extends Error {
+  constructor(readonly failure: ImportFailure) {
+    super(failure.message);
+  }
+}
+
+const refuse = (status: number, code: string, message: string, fix: string) =>
+  new ImportRefused({ status, code, message, fix });
+
+/** The venue markets the request names: an event's (up to 10, or the ones asked for) or one market. */
+async function findTargets(
+  deps: Deps,
+  req: MarketImportRecord,
+): Promise<{ event: VenueEvent | null; markets: VenueMarket[] }> {
+  const venue = deps.venues.get(req.venue);
+  if (req.kind === 'market') {
+    const market = await venue.marketBySlug(req.marketSlug!);
+    if (market) return { event: null, markets: [market] };
+  } else {
+    const event = await venue.eventBySlug(req.eventSlug!);
+    if (event) return { event, markets: event.markets };
+    // A single-market event's page URL is also its market's slug (polymarket.md §1).
+    const market = await venue.marketBySlug(req.eventSlug!);
+    if (market) return { event: null, markets: [market] };
+  }
+  throw refuse(
+    404,
+    'market_not_found',
+    `No Polymarket ${req.kind} with slug "${req.kind === 'market' ? req.marketSlug : req.eventSlug}"`,
+    'Copy the URL from the market page on polymarket.com (https://polymarket.com/event/<slug>), or list importable markets with GET /api/sdk/markets/importable.',
+  );
+}
+
+/** The markets to import from the targets, and the ones left out with why. */
+function choose(req: MarketImportRecord, targets: VenueMarket[]) {
+  const skipped: ImportResult['skipped'] = [];
+  const warnings: string[] = [];
+  let chosen = targets;
+  if (req.marketIds.length) {
+    const wanted = new Set(req.marketIds.map((id) => id.toLowerCase()));
+    chosen = targets.filter((m) => wanted.has(m.externalId.toLowerCase()));
+    const missing = [...wanted].filter((id) => !chosen.some((m) => m.externalId.toLowerCase() === id));
+    if (missing.length) warnings.push(`market_ids not in this event, ignored: ${missing.join(', ')}.`);
+  }
+  const importable: VenueMarket[] = [];
+  for (const m of chosen) {
+    const reason =
+      m.unsupported ??
+      (m.resolution
+        ? 'resolved on Polymarket'
+        : m.closed || !m.acceptingOrders
+          ? 'closed for trading on Polymarket'
+          : null);
+    if (reason) skipped.push({ polymarket_id: m.externalId, question: m.question, reason });
+    else importable.push(m);
+  }
+  if (!req.marketIds.length && importable.length > MAX_OUTCOMES_PER_IMPORT) {
+    for (const m of importable.slice(MAX_OUTCOMES_PER_IMPORT))
+      skipped.push({
+        polymarket_id: m.externalId,
+        question: m.question,
+        reason: 'over the 10-outcome default',
+      });
+    warnings.push(
+      `This event has ${importable.length} open outcomes; the first ${MAX_OUTCOMES_PER_IMPORT} were imported. Send market_ids (condition ids) to choose others.`,
+    );
+    importable.length = MAX_OUTCOMES_PER_IMPORT;
+  }
+  return { importable, skipped, warnings };
+}
+
+async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<ImportResult> {
+  const { event, markets } = await findTargets(deps, req);
+  const { importable, skipped, warnings } = choose(req, markets);
+  // Resolved markets already here are answered as they are; resolved ones not here cannot be traded.
+  const existing = await deps.models.Market.find(
+    { _id: { $in: markets.map((m) => importedMarketId(req.venue, m.externalId)) } },
+    STORED_MARKET_FIELDS,
+  ).lean();
+  const byId = new Map(existing.map((m) => [m._id, m]));
+  const now = deps.clock();
+  const rows: ImportedRow[] = [];
+  let created = 0;
+  for (const m of importable) {
+    const id = importedMarketId(req.venue, m.externalId);
+    const fresh = byId.has(id) ? false : await insertImportedMarket(deps.models, req.venue, m, now);
+    if (fresh) created++;
+    const stored = byId.get(id) ?? (await deps.models.Market.findById(id).lean());
+    if (!stored) continue;
+    byId.set(id, stored as never);
+    rows.push({ ...existingRow(stored), ...(fresh ? { status: 'imported' as const } : {}) });
+  }
+  // Asked-for markets that are closed but already here answer with their record (e.g. resolved).
+  for (const s of skipped) {
+    const here = byId.get(importedMarketId(req.venue, s.polymarket_id));
+    if (here && !rows.some((r) => r.market_id === here._id)) rows.push(existingRow(here));
+  }
+  if (!rows.length) {
+    const why = skipped[0]?.reason ?? 'no market matched';
+    throw refuse(
+      422,
+      'market_not_importable',
+      `Nothing to import: ${why}`,
+      'Only open Polymarket markets can be imported. Find open ones with GET /api/sdk/markets/importable.',
+    );
+  }
+  return importAnswer(rows, byId, {
+    created,
+    skipped,
+    warnings,
+    eventId: event?.id ?? null,
+    eventName: event?.title ?? null,
+  });
+}
+
+type StoredMarket = Pick<
+  MarketRecord,
+  | '_id'
+  | 'question'
+  | 'outcomeName'
+  | 'currentPrice'
+  | 'status'
+  | 'externalPriceYes'
+  | 'resolvesAt'
+  | 'eventId'
+  | 'eventName'
+>;
+export const STORED_MARKET_FIELDS = {
+  question: 1,
+  outcomeName: 1,
+  currentPrice: 1,
+  status: 1,
+  polymarketId: 1,
+  externalPriceYes: 1,
+  resolvesAt: 1,
+  eventId: 1,
+  eventName: 1,
+} as const;
+
+/** The import answer (client-contract §5.6): the first market's keys at the top, every market in `markets`. */
+export function importAnswer(
+  rows: ImportedRow[],
+  byId: Map<string, StoredMarket>,
+  o: {
+    created: number;
+    skipped: ImportResult['skipped'];
+    warnings: string[];
+    eventId: string | null;
+    eventName: string | null;
+  },
+): ImportResult {
+  const first = byId.get(rows[0]!.market_id)!;
+  return {
+    success: true,
+    status:
+      o.created > 0 ? 'imported' : rows.every((r) => r.status === 'resolved') ? 'resolved' : 'already_exists',
+    market_id: rows[0]!.market_id,
+    question: first.question,
+    current_probability: first.currentPrice,
+    external_price_yes: first.externalPriceYes ?? null,
+    resolves_at: first.resolvesAt ? new Date(first.resolvesAt).toISOString() : null,
+    polymarket_id: rows[0]!.polymarket_id,
+    import_source: 'polymarket',
+    event_id: o.eventId ?? first.eventId ?? null,
+    event_name: o.eventName ?? first.eventName ?? null,
+    markets: rows,
+    markets_imported: o.created,
+    markets_skipped: o.skipped.length,
+    skipped: o.skipped,
+    ...(o.warnings.length ? { warning: o.warnings.join(' ') } : {}),
+  };
+}
+
+/** A row of the answer for a market already here. */
+export const existingRow = (m: StoredMarket & { polymarketId: string | null }): ImportedRow => ({
+  market_id: m._id,
+  question: m.question,
+  outcome_name: m.outcomeName,
+  current_probability: m.currentPrice,
+  polymarket_id: m.polymarketId ?? '',
+  status: m.status === 'resolved' ? 'resolved' : 'already_exists',
+});
+
+/** A venue that cannot be reached is the operator's problem, not the agent's: 503, retry later. */
+const venueDown = (err: VenueHttpError): ImportFailure => ({
+  status: 503,
+  code: 'venue_unavailable',
+  message: `Polymarket is unreachable from this service right now (${err.kind})`,
+  fix: 'Retry in a minute; re-importing is free. If it persists, the operator can check GET /api/admin/venues.',
+});
+
+/**
+ * The `import-markets` job: runs the persisted request once and records its answer on it. A retry
+ * after a crash finds the answer, or re-runs an import that is idempotent by construction.
+ */
+export async function runImport(deps: Deps, importId: string): Promise<{ ok: boolean }> {
+  const req = await deps.models.MarketImport.findById(importId).lean();
+  if (!req) return { ok: false };
+  if (req.status !== 'pending') return { ok: req.status === 'done' };
+  let update: Partial<MarketImportRecord>;
+  try {
+    update = { status: 'done', result: (await importMarkets(deps, req)) as never };
+  } catch (err) {
+    if (err instanceof ImportRefused) update = { status: 'failed', error: err.failure };
+    else if (err instanceof VenueHttpError) update = { status: 'failed', error: venueDown(err) };
+    // Deliberate refusals (e.g. no adapter for the venue) are answers too.
+    else if (err instanceof AppError)
+      update = {
+        status: 'failed',
+        error: { status: err.status, code: err.code, message: err.message, fix: err.fix },
+      };
+    else throw err;
+  }
+  await deps.models.MarketImport.updateOne(
+    { _id: importId, status: 'pending' },
+    { $set: { ...update, finishedAt: deps.clock() } },
+  );
+  return { ok: update.status === 'done' };
+}

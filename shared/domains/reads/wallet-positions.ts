@@ -1,0 +1,62 @@
+import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import { cachedRead } from '../../infra/read-cache.js';
+import { importedMarketId } from '../imports/imported-market.js';
+
+/** Spec §4.2: a wallet's positions are cached this long, for everyone asking. */
+const CACHE_SECONDS = 30;
+
+/**
+ * `GET /api/sdk/wallet/{wallet_address}/positions`: any Polymarket wallet's holdings (the address is
+ * checked by the endpoint schema), from the
+ * venue's Data API, with this service's market_id where the market is imported.
+ */
+export async function walletPositions(deps: Deps, wallet: string) {
+  const address = wallet.toLowerCase();
+  return cachedRead(
+    deps.redis,
+    deps.env.QUEUE_PREFIX,
+    'wallet-positions',
+    address,
+    CACHE_SECONDS,
+    async () => {
+      let rows;
+      try {
+        rows = await deps.venues.get('polymarket').walletPositions(address);
+      } catch (err) {
+        if (!(err instanceof VenueHttpError)) throw err;
+        throw new AppError(
+          503,
+          'venue_unavailable',
+          `Polymarket positions are unavailable right now (${err.kind})`,
+          'Retry in a minute. If it persists, the operator can check GET /api/admin/venues.',
+          { retryable: true },
+        );
+      }
+      const ids = rows.map((r) => importedMarketId('polymarket', r.conditionId));
+      const here = new Set(
+        (await deps.models.Market.find({ _id: { $in: ids } }, { _id: 1 }).lean()).map((m) => m._id),
+      );
+      const positions = rows.map((r, i) => ({
+        market_title: r.title ?? '',
+        condition_id: r.conditionId,
+        token_id: r.tokenId,
+        side: (r.outcome ?? '').toLowerCase(),
+        outcome: r.outcome,
+        market_slug: r.slug ?? '',
+        shares: r.size,
+        current_price: r.curPrice ?? 0,
+        current_value: r.currentValue ?? 0,
+        redeemable: r.redeemable,
+        market_id: here.has(ids[i]!) ? ids[i]! : null,
+      }));
+      return {
+        wallet_address: address,
+        position_count: positions.length,
+        positions,
+        total_value: Math.round(positions.reduce((s, p) => s + p.current_value, 0) * 1e6) / 1e6,
+      };
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import type { Deps } from '../../composition/deps.js';
+import { resolveMarket } from '../markets/resolve-market.js';
+import { fromMicro } from '../money.js';
+
+/** How settlement went: paid before the wait ended, or still queued (it runs on its own). */
+export type SettlementState =
+  | { state: 'completed'; positions: number; payout: number; job_id: string }
+  | { state: 'queued'; job_id: string };
+
+/**
+ * Resolves a market (once: resolve-market.ts) and has it settled by the `settle-market` job, which
+ * pays each position once however often it runs. With `waitMs` the caller waits that long for the
+ * payout (the operator's resolve call); without, it only enqueues (the resolution job).
+ */
+export async function resolveAndSettle(
+  deps: Pick<Deps, 'models' | 'queues' | 'clock'>,
+  marketId: string,
+  outcome: boolean,
+  opts: { waitMs?: number } = {},
+): Promise<Awaited<ReturnType<typeof resolveMarket>> & { settlement: SettlementState }> {
+  const resolved = await resolveMarket(deps.models, marketId, outcome, deps.clock);
+  if (!opts.waitMs) {
+    const job = await deps.queues.enqueue('settle-market', { marketId });
+    return { ...resolved, settlement: { state: 'queued', job_id: job.id as string } };
+  }
+  const settled = await deps.queues.enqueueAndWait<{ positions: number; payoutMicro: number }>(
+    'settle-market',
+    { marketId },
+    opts.waitMs,
+  );
+  const settlement: SettlementState =
+    settled.state === 'completed'
+      ? {
+          state: 'completed',
+          positions: settled.result.positions,
+          payout: fromMicro(settled.result.payoutMicro),
+          job_id: settled.jobId,
+        }
+      : { state: 'queued', job_id: settled.jobId };
+  return { ...resolved, settlement };
+}

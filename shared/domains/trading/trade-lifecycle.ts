@@ -1,0 +1,123 @@
+import type { Deps } from '../../composition/deps.js';
+import { afterWrite } from '../../infra/faults.js';
+import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
+import type { Models } from '../models.js';
+import type { Refusal } from '../refusal.js';
+import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import type { TradeResult } from './trade.schemas.js';
+
+/**
+ * Every status change of a trade record, in one place. The API creates a trade `pending`; a worker
+ * claims it (`executing`) and finishes it `filled` or `rejected`; a trade no worker took is stopped
+ * (`failed`); the reconcile job resumes a lost `executing` one. Each write carries its guard in the
+ * filter (the status it leaves, the resume count it read), so a replayed or concurrent step
+ * changes nothing: crash and stress tests rely on exactly these guards.
+ */
+type TradeModels = Pick<Models, 'Trade'>;
+
+export type TradeFill = NonNullable<TradeRecord['fill']>;
+export type TradeOutcome = { refusal: Refusal } | { fill: TradeFill };
+
+/** `pending` → `executing`: the claimed trade, or null when it was not pending (taken, finished or stopped). */
+export async function claimTrade(
+  models: TradeModels,
+  tradeId: string,
+  now: Date,
+): Promise<TradeRecord | null> {
+  const trade = await models.Trade.findOneAndUpdate(
+    { _id: tradeId, status: 'pending' },
+    { $set: { status: 'executing', executedAt: now } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (trade) afterWrite();
+  return trade;
+}
+
+/**
+ * `executing` → `filled` | `rejected`, once, with the answer the client gets. A concurrent or
+ * earlier finish wins: its stored answer is returned instead.
+ */
+export async function finishTrade(
+  models: TradeModels,
+  tradeId: string,
+  result: TradeResult,
+  outcome: TradeOutcome,
+  now: Date,
+): Promise<TradeResult> {
+  const set: Record<string, unknown> = {
+    status: 'refusal' in outcome ? 'rejected' : 'filled',
+    result,
+    finishedAt: now,
+  };
+  if ('refusal' in outcome) {
+    const { refusal } = outcome;
+    Object.assign(set, {
+      errorCode: refusal.errorCode,
+      failureCategory: refusal.category,
+      failureReason: refusal.error,
+    });
+  } else set.fill = outcome.fill;
+  const updated = await models.Trade.updateOne({ _id: tradeId, status: 'executing' }, { $set: set });
+  afterWrite(updated.matchedCount > 0);
+  if (updated.modifiedCount === 0) {
+    const stored = await models.Trade.findById(tradeId, { result: 1, status: 1 }).lean();
+    if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
+  }
+  return result;
+}
+
+/**
+ * `pending` → `failed` with nothing executed, for a trade whose caller was told it failed or that no
+ * worker ever took. False when a worker claimed it first: then it runs to its end.
+ */
+export async function stopPendingTrade(
+  models: TradeModels,
+  tradeId: string,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const stopped = await models.Trade.updateOne(
+    { _id: tradeId, status: 'pending' },
+    { $set: { status: 'failed', failureCategory: 'internal', failureReason: reason, finishedAt: now } },
+  );
+  return stopped.modifiedCount > 0;
+}
+
+/**
+ * Counts one more automatic resume of an `executing` trade, guarded by the count read: a trade that
+ * finished meanwhile, or another reconcile run, leaves it alone. The new count, or null.
+ */
+export async function countResume(
+  models: TradeModels,
+  trade: Pick<TradeRecord, '_id' | 'resumeCount'>,
+): Promise<number | null> {
+  const resumes = (trade.resumeCount ?? 0) + 1;
+  const counted = await models.Trade.updateOne(
+    { _id: trade._id, status: 'executing', resumeCount: trade.resumeCount ?? null },
+    { $set: { resumeCount: resumes } },
+  );
+  return counted.modifiedCount > 0 ? resumes : null;
+}
+
+/**
+ * A buy that ended without filling (`rejected` by the worker, or `failed` before it ran) gives back
+ * its admission, once however often this runs, and records that it did: the reconcile job repeats
+ * the ones a crash or a Redis outage left unsettled.
+ */
+export async function settleAdmission(deps: Deps, tradeId: string): Promise<void> {
+  const trade = await deps.models.Trade.findById(tradeId, {
+    admission: 1,
+    admissionSettled: 1,
+    status: 1,
+    failureCategory: 1,
+    finishedAt: 1,
+    agentId: 1,
+    venue: 1,
+    marketId: 1,
+    side: 1,
+  }).lean();
+  const release = trade && admissionToGiveBack(trade, deps.clock);
+  if (!release) return;
+  await releaseTrade(deps, release.admission, release.target, release.failedAt);
+  await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { admissionSettled: true } });
+}

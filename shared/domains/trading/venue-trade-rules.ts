@@ -1,0 +1,56 @@
+import type { Deps } from '../../composition/deps.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { toMicro } from '../money.js';
+import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
+import type { ExternalVenueId, VenueId } from '../venues/venue-id.js';
+import { refuseRealVenueTrade } from './real-venue-trade.js';
+import { submitSimTrade } from './sim-trade.js';
+import type { Holdings, TradeShape } from './trade-result.js';
+import type { TradeRequest, TradeResult } from './trade.schemas.js';
+
+/** A validated trade request on its way to a venue. */
+export interface VenueTrade {
+  deps: Deps;
+  agent: AgentRecord;
+  req: TradeRequest;
+  /** With the venue normalised and every warning so far. */
+  shape: TradeShape;
+  /** The agent's balance as the request found it; shares are read where the venue needs them. */
+  holdings: Holdings;
+}
+
+/**
+ * What differs between venues when a trade is submitted. `submitTrade` looks the venue up here and
+ * branches on nothing else, so a venue's trading rules live in its one entry.
+ */
+export interface VenueTradeRules {
+  /**
+   * The largest buy on this venue in micro-$SIM: a rule of the venue, not an account limit, so dry
+   * runs are held to it too. Null when the venue has none.
+   */
+  maxBuyMicro: number | null;
+  /** Warnings a request gets on this venue (e.g. an order type the venue ignores). */
+  warnings: (req: TradeRequest) => string[];
+  /** Takes the trade from here: quotes a dry run, or records, runs and answers a live trade. */
+  submit: (trade: VenueTrade) => Promise<TradeResult>;
+}
+
+/** Real venues: the claim and the account safeguards are checked, then trading is refused until it lands. */
+const realVenue = (venue: ExternalVenueId): VenueTradeRules => ({
+  maxBuyMicro: null,
+  warnings: () => [],
+  submit: (trade) => refuseRealVenueTrade(trade, venue),
+});
+
+export const VENUE_TRADE_RULES: Record<VenueId, VenueTradeRules> = {
+  sim: {
+    maxBuyMicro: toMicro(SIM_MAX_TRADE),
+    warnings: (req) =>
+      req.order_type === 'GTC' || req.order_type === 'GTD'
+        ? [`order_type ${req.order_type} has no resting effect on sim: the book fills at once or refuses.`]
+        : [],
+    submit: submitSimTrade,
+  },
+  polymarket: realVenue('polymarket'),
+  kalshi: realVenue('kalshi'),
+};

@@ -1,0 +1,30 @@
+import type { Deps } from '../../composition/deps.js';
+import { topUpCatalogue } from '../markets/catalogue.js';
+import { closeMarket } from './close-market.js';
+
+/** Below this many open catalogue markets a new generation is added. */
+export const CATALOGUE_MIN_OPEN = 100;
+
+/**
+ * The `expire-sim-markets` job: sim catalogue markets past `resolves_at` stop trading (closed, they
+ * wait for the operator's resolution: nothing outside decides them), and the catalogue is topped up
+ * so a long-running instance never runs out of open markets.
+ */
+export async function expireSimMarkets(deps: Deps): Promise<{ closed: number; added: number }> {
+  const now = deps.clock();
+  const due = await deps.models.Market.find(
+    { importSource: 'sim', status: 'active', resolvesAt: { $lte: now } },
+    { _id: 1 },
+  )
+    .limit(1000)
+    .lean();
+  let closed = 0;
+  for (const m of due) if (await closeMarket(deps.models, m._id, deps.clock)) closed++;
+  const open = await deps.models.Market.countDocuments({
+    importSource: 'sim',
+    status: 'active',
+    resolvesAt: { $gt: now },
+  });
+  const added = open < CATALOGUE_MIN_OPEN ? (await topUpCatalogue(deps.models.Market, now)).inserted : 0;
+  return { closed, added };
+}

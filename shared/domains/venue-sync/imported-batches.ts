@@ -1,0 +1,58 @@
+import type { Models } from '../models.js';
+import type { MarketRecord, MarketStatus } from '../markets/market.model.js';
+import type { VenueMarketKey } from '../venues/venue-adapter.js';
+import type { ExternalVenueId } from '../venues/venue-id.js';
+
+/** Markets per venue request: the venues' batch endpoints cap around here (polymarket.md §2.1). */
+export const SYNC_BATCH = 100;
+
+export const SYNC_FIELDS = {
+  status: 1,
+  polymarketId: 1,
+  polymarketTokenId: 1,
+  polymarketNoTokenId: 1,
+  kalshiTicker: 1,
+  book: 1,
+  currentPrice: 1,
+  createdAt: 1,
+} as const;
+export type SyncedMarket = Pick<
+  MarketRecord,
+  | '_id'
+  | 'status'
+  | 'polymarketId'
+  | 'polymarketTokenId'
+  | 'polymarketNoTokenId'
+  | 'kalshiTicker'
+  | 'book'
+  | 'currentPrice'
+  | 'createdAt'
+>;
+
+/** How the venue addresses an imported market. */
+export function venueKey(m: SyncedMarket): VenueMarketKey {
+  return m.polymarketId
+    ? { externalId: m.polymarketId, yesTokenId: m.polymarketTokenId, noTokenId: m.polymarketNoTokenId }
+    : { externalId: m.kalshiTicker ?? m._id };
+}
+
+/** The imported markets of a venue in the given states, in `_id` order, a batch at a time. */
+export async function* importedBatches(
+  models: Models,
+  venue: ExternalVenueId,
+  statuses: MarketStatus[],
+): AsyncGenerator<SyncedMarket[]> {
+  let after = '';
+  for (;;) {
+    const batch = (await models.Market.find(
+      { importSource: venue, status: { $in: statuses }, _id: { $gt: after } },
+      SYNC_FIELDS,
+    )
+      .sort({ _id: 1 })
+      .limit(SYNC_BATCH)
+      .lean()) as SyncedMarket[];
+    if (!batch.length) return;
+    yield batch;
+    after = batch.at(-1)!._id;
+  }
+}

@@ -1,0 +1,124 @@
+import type { Deps } from '../../composition/deps.js';
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import { appendMarketEvent, bookState } from '../markets/market-log.js';
+import { accept, refuse } from '../refusal.js';
+import { reanchor } from '../venues/sim/reanchor.js';
+import type { VenueQuote } from '../venues/venue-adapter.js';
+import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { importedBatches, venueKey, type SyncedMarket } from './imported-batches.js';
+
+/** Below this the book is left alone: no log event for a move nobody could trade on. */
+const MIN_REANCHOR_MOVE = 1e-4;
+/** A long gap (a stopped service) re-anchors at most this far back, not all at once. */
+const MAX_ELAPSED_MS = 30 * 60_000;
+
+export interface PriceSyncReport {
+  venue: string;
+  markets: number;
+  quoted: number;
+  reanchored: number;
+  error: string | null;
+}
+
+/** Moves the book's anchor toward the venue price as one logged event; a retry of the tick logs nothing new. */
+async function reanchorBook(
+  deps: Deps,
+  m: SyncedMarket,
+  quote: VenueQuote,
+  tickId: string,
+): Promise<boolean> {
+  const now = deps.clock();
+  const result = await appendMarketEvent(
+    deps.models,
+    m._id,
+    `anchor-${m._id}-${tickId}`,
+    (market) => {
+      if (market.status !== 'active')
+        return refuse({
+          error: 'Market is not open',
+          errorCode: 'market_closed',
+          retryable: false,
+          category: 'market',
+        });
+      const anchoredAt = market.book.anchoredAt ?? market.createdAt ?? now;
+      const elapsed = Math.min(MAX_ELAPSED_MS, now.getTime() - new Date(anchoredAt).getTime());
+      const move = reanchor(
+        bookState(market),
+        quote.yesPrice,
+        elapsed,
+        deps.env.REANCHOR_HALF_LIFE_SECONDS * 1000,
+      );
+      if (Math.abs(move.priceAfter - move.priceBefore) < MIN_REANCHOR_MOVE)
+        return refuse({ error: 'No move', errorCode: 'no_move', retryable: false, category: 'market' });
+      return accept({
+        kind: 'anchor',
+        side: null,
+        action: null,
+        sharesMicro: 0,
+        amountMicro: 0,
+        priceBefore: move.priceBefore,
+        priceAfter: move.priceAfter,
+        outcome: null,
+        q0Yes: market.book.q0Yes + move.deltaQ0Yes,
+      });
+    },
+    deps.clock,
+  );
+  return Boolean(result.event);
+}
+
+/**
+ * The `sync-external-prices` job: for every open imported market, the venue's top of book is stored
+ * (`external_price`, spread, best bid/ask) and the sim book drifts toward it. A venue that fails
+ * keeps its last good prices: the error is logged and counted by the client, the job goes on with
+ * the next venue, and the next tick tries again (the circuit breaker keeps it from hammering).
+ */
+export async function syncExternalPrices(deps: Deps, tickId: string): Promise<PriceSyncReport[]> {
+  const reports: PriceSyncReport[] = [];
+  for (const venueId of EXTERNAL_VENUE_IDS) {
+    if (!deps.venues.has(venueId)) continue;
+    const venue = deps.venues.get(venueId);
+    const report: PriceSyncReport = { venue: venueId, markets: 0, quoted: 0, reanchored: 0, error: null };
+    reports.push(report);
+    try {
+      for await (const batch of importedBatches(deps.models, venueId, ['active'])) {
+        report.markets += batch.length;
+        const quotes = await venue.quotes(batch.map(venueKey));
+        const now = deps.clock();
+        const writes = [];
+        for (const m of batch) {
+          const q = quotes.get(venueKey(m).externalId);
+          if (!q) continue;
+          report.quoted++;
+          writes.push({
+            updateOne: {
+              filter: { _id: m._id },
+              update: {
+                $set: {
+                  externalPriceYes: q.yesPrice,
+                  externalBestBid: q.bestBid,
+                  externalBestAsk: q.bestAsk,
+                  externalSpread: q.spread,
+                  externalQuotedAt: now,
+                },
+              },
+            },
+          });
+        }
+        if (writes.length) await deps.models.Market.bulkWrite(writes, { ordered: false });
+        for (const m of batch) {
+          const q = quotes.get(venueKey(m).externalId);
+          if (q && (await reanchorBook(deps, m, q, tickId))) report.reanchored++;
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof VenueHttpError)) throw err;
+      report.error = err.message;
+      deps.log.warn(
+        { venue: venueId, kind: err.kind, err: err.message },
+        'price sync failed; last good prices kept',
+      );
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,62 @@
+import type { OutcomeBook } from './venue-adapter.js';
+
+/** What taking liquidity from a book costs: the average and the worst price reached. */
+export interface ExecutableQuote {
+  /** Best price on the side taken (best ask for a buy, best bid for a sell). */
+  bestPrice: number;
+  avgPrice: number;
+  /** The last level touched: the limit price that fills the whole size. */
+  worstPrice: number;
+  shares: number;
+  /** USD paid (buy) or received (sell). */
+  amount: number;
+  /** False when the book ran out before the size was filled. */
+  filled: boolean;
+  source: 'orderbook' | 'lmsr';
+}
+
+/**
+ * Walks one outcome's book: a buy of `amount` USD takes the asks from the lowest, a sell of `shares`
+ * takes the bids from the highest. With no size, the top level alone is quoted. Null on an empty side.
+ */
+export function walkBook(
+  book: OutcomeBook,
+  action: 'buy' | 'sell',
+  size: { amount?: number; shares?: number },
+): ExecutableQuote | null {
+  const levels = action === 'buy' ? book.asks : book.bids;
+  if (!levels.length) return null;
+  const best = levels[0]!.price;
+  const want = action === 'buy' ? (size.amount ?? 0) : (size.shares ?? 0);
+  if (want <= 0)
+    return {
+      bestPrice: best,
+      avgPrice: best,
+      worstPrice: best,
+      shares: 0,
+      amount: 0,
+      filled: true,
+      source: 'orderbook',
+    };
+  let shares = 0;
+  let amount = 0;
+  let worst = best;
+  for (const level of levels) {
+    const left = action === 'buy' ? want - amount : want - shares;
+    if (left <= 1e-12) break;
+    worst = level.price;
+    const take = action === 'buy' ? Math.min(level.size, left / level.price) : Math.min(level.size, left);
+    shares += take;
+    amount += take * level.price;
+  }
+  const filled = action === 'buy' ? amount >= want - 1e-9 : shares >= want - 1e-9;
+  return {
+    bestPrice: best,
+    avgPrice: shares > 0 ? amount / shares : best,
+    worstPrice: worst,
+    shares,
+    amount,
+    filled,
+    source: 'orderbook',
+  };
+}

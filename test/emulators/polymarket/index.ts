@@ -1,0 +1,104 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { faultInjector, requestLog, syncClock } from './control.js';
+import { adminRouter } from './routes/admin.js';
+import { clobRouter } from './routes/clob.js';
+import { dataRouter } from './routes/data.js';
+import { gammaRouter } from './routes/gamma.js';
+import { PolymarketState, type StateOptions } from './state.js';
+
+// Polymarket emulator: a loopback HTTP test double of the public Gamma, CLOB (market data) and
+// Data APIs. The real services are separate hosts whose paths collide (`/markets/{id}` exists on
+// both Gamma and the CLOB), so one server serves each under its own prefix:
+//   <base>/gamma  <base>/clob  <base>/data  and the test control plane <base>/__admin.
+// Point the adapters at `gammaUrl`, `clobUrl`, `dataUrl` and they run unchanged.
+// No production module may import this.
+
+export { FIXTURES, TAGS } from './catalogue.js';
+export { FAST_ASSETS, FAST_WINDOWS, currentWindowStart, fastMarketSlug, fastWinner } from './fast-markets.js';
+export { PolymarketState } from './state.js';
+export type { EventRecord, MarketRecord, Resolution } from './model.js';
+
+export interface PolymarketEmulator {
+  url: string;
+  gammaUrl: string;
+  clobUrl: string;
+  dataUrl: string;
+  adminUrl: string;
+  close(): Promise<void>;
+  state: PolymarketState;
+}
+
+export interface PolymarketEmulatorOptions extends StateOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export function createPolymarketApp(state: PolymarketState) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const faults = faultInjector(state);
+
+  // The control plane is neither logged nor subject to faults.
+  app.use('/__admin', adminRouter(state));
+  app.use('/__admin', (_req, res) => void res.status(404).json({ error: 'unknown admin endpoint' }));
+
+  app.use(requestLog(state));
+  app.use(faults.middleware);
+  app.use(syncClock(state));
+  app.use('/gamma', gammaRouter(state));
+  app.use('/clob', express.json({ limit: '5mb' }), clobRouter(state));
+  app.use('/data', dataRouter(state));
+
+  // Unknown paths: the Go services behind these hosts answer with the stock Go 404
+  // ("404 page not found", text/plain) — our best knowledge, the exact body is undocumented.
+  app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found'));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.parse.failed') {
+      res
+        .status(400)
+        .json({ error: req.path.startsWith('/__admin') ? 'invalid JSON body' : 'Invalid payload' });
+      return;
+    }
+    console.error('[polymarket emulator]', err);
+    res.status(500).json({ error: 'emulator error' });
+  });
+  return { app, releaseHanging: faults.release };
+}
+
+export async function startPolymarketEmulator(
+  opts: PolymarketEmulatorOptions = {},
+): Promise<PolymarketEmulator> {
+  const host = opts.host ?? '127.0.0.1';
+  const state = new PolymarketState(opts);
+  const { app, releaseHanging } = createPolymarketApp(state);
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    gammaUrl: `${url}/gamma`,
+    clobUrl: `${url}/clob`,
+    dataUrl: `${url}/data`,
+    adminUrl: `${url}/__admin`,
+    state,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        releaseHanging();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,238 @@
+import express, { Router, type Request, type Response } from 'express';
+import { FAULT_MODES } from '../control.js';
+import type { FaultMode, MarketRecord, Resolution } from '../model.js';
+import type { PolymarketState } from '../state.js';
+import { gammaMarket } from '../wire.js';
+import { positionView } from './data.js';
+
+// Test control plane under `/__admin` (JSON in, JSON out, errors `{"error": ...}`). Not part of
+// any real Polymarket API. Markets are addressed by condition id; a market slug works as well.
+
+class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function handle(fn: (req: Request) => unknown) {
+  return (req: Request, res: Response) => {
+    try {
+      res.json(fn(req));
+    } catch (err) {
+      if (!(err instanceof AdminError)) throw err;
+      res.status(err.status).json({ error: err.message });
+    }
+  };
+}
+
+const body = (req: Request): Record<string, unknown> =>
+  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
+    ? (req.body as Record<string, unknown>)
+    : {};
+
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+export function adminRouter(state: PolymarketState): Router {
+  const r = Router();
+  r.use(express.json());
+
+  const market = (req: Request): MarketRecord => {
+    const key = String(req.params.conditionId);
+    const m = state.marketByConditionId(key) ?? state.marketBySlug(key);
+    if (!m) throw new AdminError(404, `unknown market ${key}`);
+    return m;
+  };
+
+  r.post(
+    '/markets/:conditionId/price',
+    handle((req) => {
+      const m = market(req);
+      const yes = body(req).yes;
+      if (!finite(yes) || yes <= 0 || yes >= 1) throw new AdminError(400, '"yes" must be a number in (0, 1)');
+      if (m.closed) throw new AdminError(409, 'market is closed');
+      state.setPrice(m, yes);
+      return gammaMarket(state, m);
+    }),
+  );
+
+  r.post(
+    '/markets/:conditionId/resolve',
+    handle((req) => {
+      const m = market(req);
+      const outcome = String(body(req).outcome ?? '').toLowerCase();
+      if (!['yes', 'no', '50-50'].includes(outcome))
+        throw new AdminError(400, '"outcome" must be "yes", "no" or "50-50"');
+      if (m.resolution) throw new AdminError(409, 'market is already resolved');
+      state.resolve(m, outcome as Resolution);
+      return gammaMarket(state, m);
+    }),
+  );
+
+  r.post(
+    '/markets/:conditionId/close',
+    handle((req) => {
+      const m = market(req);
+      state.close(m);
+      return gammaMarket(state, m);
+    }),
+  );
+
+  r.post(
+    '/events',
+    handle((req) => {
+      const b = body(req);
+      if (typeof b.title !== 'string' || b.title.trim() === '')
+        throw new AdminError(400, '"title" is required');
+      const outcomes = b.outcomes;
+      if (
+        outcomes !== undefined &&
+        (!Array.isArray(outcomes) ||
+          outcomes.length < 2 ||
+          !outcomes.every((o) => typeof o === 'string' && o))
+      ) {
+        throw new AdminError(400, '"outcomes" must be an array of at least 2 non-empty strings');
+      }
+      const prices = b.prices;
+      if (
+        prices !== undefined &&
+        (!Array.isArray(prices) || !prices.every((p) => finite(p) && p > 0 && p < 1))
+      ) {
+        throw new AdminError(400, '"prices" must be numbers in (0, 1)');
+      }
+      const { event, markets } = state.createEvent({
+        title: b.title,
+        outcomes: outcomes as string[] | undefined,
+        slug: typeof b.slug === 'string' ? b.slug : undefined,
+        negRisk: typeof b.neg_risk === 'boolean' ? b.neg_risk : undefined,
+        prices: prices as number[] | undefined,
+        tick: finite(b.tick_size) ? b.tick_size : undefined,
+        endInDays: finite(b.end_in_days) ? b.end_in_days : undefined,
+      });
+      return {
+        event_id: event.id,
+        event_slug: event.slug,
+        neg_risk: event.negRisk,
+        neg_risk_market_id: event.negRiskMarketId,
+        markets: markets.map((m) => ({
+          id: m.id,
+          slug: m.slug,
+          question: m.question,
+          condition_id: m.conditionId,
+          outcomes: m.outcomes,
+          token_ids: m.tokenIds,
+          group_item_title: m.groupItemTitle,
+          price: m.price,
+        })),
+      };
+    }),
+  );
+
+  r.post(
+    '/positions',
+    handle((req) => {
+      const b = body(req);
+      const user = b.user;
+      const token = b.token_id;
+      if (typeof user !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(user))
+        throw new AdminError(400, '"user" must be an address');
+      if (typeof token !== 'string' || !state.marketByToken(token))
+        throw new AdminError(404, 'unknown token_id');
+      const size = b.size;
+      const avgPrice = b.avgPrice ?? b.avg_price ?? 0;
+      if (!finite(size) || size < 0) throw new AdminError(400, '"size" must be a number ≥ 0');
+      if (!finite(avgPrice) || avgPrice < 0 || avgPrice > 1)
+        throw new AdminError(400, '"avgPrice" must be in [0, 1]');
+      state.seedPosition(user, token, size, avgPrice);
+      return size === 0
+        ? { removed: true }
+        : positionView(state, user.toLowerCase(), token, { size, avgPrice });
+    }),
+  );
+
+  r.get('/faults', (_req, res) => void res.json(state.faults));
+  r.post(
+    '/faults',
+    handle((req) => {
+      const b = body(req);
+      const mode = String(b.mode) as FaultMode;
+      if (!FAULT_MODES.includes(mode))
+        throw new AdminError(400, `"mode" must be one of ${FAULT_MODES.join(', ')}`);
+      const count = b.count;
+      if (count !== undefined && count !== null && (!Number.isInteger(count) || (count as number) < 1)) {
+        throw new AdminError(400, '"count" must be a positive integer');
+      }
+      if (
+        b.path_prefix !== undefined &&
+        (typeof b.path_prefix !== 'string' || !b.path_prefix.startsWith('/'))
+      ) {
+        throw new AdminError(400, '"path_prefix" must start with "/" (e.g. "/clob" or "/gamma/markets")');
+      }
+      state.faults.push({
+        mode,
+        remaining: typeof count === 'number' ? count : null,
+        pathPrefix: b.path_prefix as string | undefined,
+        hangMs: finite(b.hang_ms) ? b.hang_ms : 60_000,
+      });
+      return state.faults;
+    }),
+  );
+  r.delete('/faults', (_req, res) => {
+    state.faults = [];
+    res.json([]);
+  });
+
+  const clock = () => ({ now_ms: state.now(), offset_ms: state.clockOffsetMs });
+  r.get('/clock', (_req, res) => void res.json(clock()));
+  r.post(
+    '/clock',
+    handle((req) => {
+      const advance = body(req).advance_ms;
+      if (!finite(advance)) throw new AdminError(400, '"advance_ms" must be a number');
+      state.clockOffsetMs += advance;
+      state.sync();
+      return clock();
+    }),
+  );
+
+  r.get('/requests', (_req, res) => void res.json(state.requests));
+  r.delete('/requests', (_req, res) => {
+    state.requests = [];
+    res.json([]);
+  });
+
+  r.post('/reset', (_req, res) => {
+    state.reset();
+    res.json({ ok: true, ...clock() });
+  });
+
+  // What is in the catalogue right now (slugs, ids, tokens): a convenience for test writers.
+  r.get('/catalogue', (_req, res) => {
+    state.sync();
+    res.json(
+      [...state.events.values()].map((e) => ({
+        event_id: e.id,
+        event_slug: e.slug,
+        title: e.title,
+        neg_risk: e.negRisk,
+        markets: state.marketsOf(e).map((m) => ({
+          id: m.id,
+          slug: m.slug,
+          condition_id: m.conditionId,
+          token_ids: m.tokenIds,
+          outcomes: m.outcomes,
+          group_item_title: m.groupItemTitle,
+          price: m.price,
+          tick: m.tick,
+          closed: m.closed,
+          accepting_orders: m.acceptingOrders,
+          resolution: m.resolution ?? null,
+        })),
+      })),
+    );
+  });
+
+  return r;
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import type { VenueAdapter, VenueMarketKey } from '../../shared/domains/venues/venue-adapter.js';
+
+/**
+ * The contract every VenueAdapter must keep, whatever venue is behind it. Each venue's test file
+ * calls `describeVenueAdapterConformance` with a setup that provides a market the venue knows, a
+ * key it does not, and hooks that move the known market's price and resolve it on the venue (or
+ * its emulator). The cases run in order: the resolution comes last, since it ends trading.
+ */
+
+export interface VenueConformanceFixture {
+  adapter: VenueAdapter;
+  /** An open, tradeable market with a two-sided book. */
+  knownKey: VenueMarketKey;
+  /** Well-formed for the venue, but no market of it. */
+  unknownKey: VenueMarketKey;
+  /** Makes the venue's YES price of `key` move to about `yes`. */
+  movePrice(key: VenueMarketKey, yes: number): Promise<void>;
+  /** Resolves `key` on the venue: `true` YES wins, `false` NO wins. */
+  resolve(key: VenueMarketKey, outcome: boolean): Promise<void>;
+  teardown(): Promise<void>;
+}
+
+/** How far a quote may sit from a price the venue was moved to (a tick or two of book spread). */
+const PRICE_TOLERANCE = 0.02;
+
+const inOpenUnitInterval = (x: number | null | undefined): boolean =>
+  typeof x === 'number' && Number.isFinite(x) && x > 0 && x < 1;
+
+export function describeVenueAdapterConformance(
+  name: string,
+  setup: () => Promise<VenueConformanceFixture>,
+): void {
+  describe(`venue adapter conformance: ${name}`, function () {
+    let f: VenueConformanceFixture;
+
+    before(async function () {
+      this.timeout(60_000);
+      f = await setup();
+    });
+
+    after(async function () {
+      await f?.teardown();
+    });
+
+    it('when a known market is asked for, then it has a question and a YES price in (0, 1)', async () => {
+      const m = await f.adapter.market(f.knownKey);
+      assert.ok(m, 'known market not found');
+      assert.equal(m.venue, f.adapter.id);
+      assert.equal(m.externalId.toLowerCase(), f.knownKey.externalId.toLowerCase());
+      assert.ok(m.question.trim().length > 0, 'empty question');
+      assert.ok(inOpenUnitInterval(m.yesPrice), `yesPrice ${m.yesPrice} not in (0, 1)`);
+      assert.equal(m.outcomes.length, 2);
+      assert.equal(m.closed, false);
+      assert.equal(m.resolution, null);
+    });
+
+    it('when an unknown market is asked for, then the answer is null', async () => {
+      assert.equal(await f.adapter.market(f.unknownKey), null);
+    });
+
+    it('when quotes are asked for, then the known market has a YES price in (0, 1) and the unknown none', async () => {
+      const quotes = await f.adapter.quotes([f.knownKey, f.unknownKey]);
+      const q = quotes.get(f.knownKey.externalId);
+      assert.ok(q, 'no quote for the known market');
+      assert.ok(inOpenUnitInterval(q.yesPrice), `yesPrice ${q.yesPrice} not in (0, 1)`);
+      if (q.bestBid !== null && q.bestAsk !== null) assert.ok(q.bestBid <= q.bestAsk, 'crossed quote');
+      assert.equal(quotes.has(f.unknownKey.externalId), false);
+    });
+
+    it('when the venue price moves, then quotes follow it', async () => {
+      for (const target of [0.3, 0.7]) {
+        await f.movePrice(f.knownKey, target);
+        const q = (await f.adapter.quotes([f.knownKey])).get(f.knownKey.externalId);
+        assert.ok(q, 'no quote after the move');
+        assert.ok(
+          Math.abs(q.yesPrice - target) <= PRICE_TOLERANCE,
+          `quote ${q.yesPrice} did not follow the move to ${target}`,
+        );
+      }
+    });
+
+    it('when the YES book is read, then both sides are best first and the best bid is not above the best ask', async () => {
+      const book = await f.adapter.book(f.knownKey, 'yes');
+      assert.ok(book, 'no book for the known market');
+      assert.ok(book.bids.length > 0 && book.asks.length > 0, 'one-sided book');
+      for (let i = 1; i < book.bids.length; i++) assert.ok(book.bids[i - 1]!.price >= book.bids[i]!.price);
+      for (let i = 1; i < book.asks.length; i++) assert.ok(book.asks[i - 1]!.price <= book.asks[i]!.price);
+      assert.ok(book.bids[0]!.price <= book.asks[0]!.price, 'crossed book');
+      assert.ok(book.tickSize > 0 && book.minOrderSize >= 0);
+    });
+
+    it('when health is asked for, then it is a list of host views', () => {
+      const health = f.adapter.health();
+      assert.ok(Array.isArray(health));
+      for (const h of health) {
+        assert.equal(h.venue, f.adapter.id);
+        assert.ok(['closed', 'open', 'half_open'].includes(h.circuit));
+      }
+    });
+
+    it('when statuses are asked for, then the known market is open and the unknown absent', async () => {
+      const statuses = await f.adapter.statuses([f.knownKey, f.unknownKey]);
+      const s = statuses.get(f.knownKey.externalId);
+      assert.ok(s, 'no status for the known market');
+      assert.deepEqual([s.closed, s.resolution], [false, null]);
+      assert.equal(statuses.has(f.unknownKey.externalId), false);
+    });
+
+    it('when the market resolves NO on the venue, then its status is resolved with outcome false', async () => {
+      await f.resolve(f.knownKey, false);
+      const s = (await f.adapter.statuses([f.knownKey])).get(f.knownKey.externalId);
+      assert.ok(s, 'no status after resolution');
+      assert.ok(s.resolution, 'not resolved');
+      assert.equal(s.resolution.outcome, false);
+      assert.equal(s.resolution.payoutYes, 0);
+      assert.deepEqual([s.closed, s.acceptingOrders], [true, false]);
+    });
+  });
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { testContext } from './context.js';
+
+/** Calls the Polymarket emulator's control plane (`/__admin`) of this run. */
+export async function polymarketAdmin<T = unknown>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const res = await fetch(`${testContext().polymarket.adminUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`emulator ${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+export interface EmulatedEvent {
+  event_id: string;
+  event_slug: string;
+  neg_risk: boolean;
+  markets: {
+    id: string;
+    slug: string;
+    condition_id: string;
+    token_ids: string[];
+    group_item_title: string | null;
+    price: number;
+  }[];
+}
+
+/**
+ * A fresh event on the emulator that no other test has imported: 2 or fewer outcomes make one binary
+ * market, 3 or more a neg-risk event with one market per outcome.
+ */
+export async function newPolymarketEvent(
+  outcomes: string[] = ['Yes', 'No'],
+  prices?: number[],
+): Promise<EmulatedEvent> {
+  const tag = randomBytes(4).toString('hex');
+  return polymarketAdmin<EmulatedEvent>('POST', '/events', {
+    title: `Test event ${tag}?`,
+    slug: `test-event-${tag}`,
+    outcomes,
+    ...(prices ? { prices } : {}),
+  });
+}
+
+export const polymarketEventUrl = (slug: string) => `https://polymarket.com/event/${slug}`;
