@@ -7,12 +7,9 @@ export const ImportRequestSchema = z.object({
     .min(1)
     .max(2048)
     .meta({ description: 'A polymarket.com event or market URL (never fetched: only its slug is used).' }),
-  shared: z
-    .boolean()
-    .default(true)
-    .meta({
-      description: 'Deprecated: imported markets are always public; `false` is accepted with a warning.',
-    }),
+  shared: z.boolean().default(true).meta({
+    description: 'Deprecated: imported markets are always public; `false` is accepted with a warning.',
+  }),
   market_ids: z
     .array(
       z
