@@ -1,5 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../shared/infra/errors.js';
+import { VenueHttpError } from '../../shared/infra/http/venue-http-error.js';
+import { venueUnavailable } from '../../shared/domains/venues/venue-unavailable.js';
 import { RequestValidationError } from './validation.js';
 
 /** The contract's error body: `detail` and `error` carry the same text (Python reads `error`, MCP `detail`). */
@@ -26,6 +28,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
+  if (err instanceof VenueHttpError) err = venueUnavailable(err);
   if (err instanceof RequestValidationError) {
     const where = err.items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     res.status(422).json({

@@ -1,6 +1,7 @@
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueEvent, VenueMarket } from '../venues/venue-adapter.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
@@ -220,14 +221,6 @@ export const existingRow = (m: StoredMarket & { polymarketId: string | null }): 
   status: m.status === 'resolved' ? 'resolved' : 'already_exists',
 });
 
-/** A venue that cannot be reached is the operator's problem, not the agent's: 503, retry later. */
-const venueDown = (err: VenueHttpError): ImportFailure => ({
-  status: 503,
-  code: 'venue_unavailable',
-  message: `Polymarket is unreachable from this service right now (${err.kind})`,
-  fix: 'Retry in a minute; re-importing is free. If it persists, the operator can check GET /api/admin/venues.',
-});
-
 /**
  * The `import-markets` job: runs the persisted request once and records its answer on it. A retry
  * after a crash finds the answer, or re-runs an import that is idempotent by construction.
@@ -241,7 +234,13 @@ export async function runImport(deps: Deps, importId: string): Promise<{ ok: boo
     update = { status: 'done', result: (await importMarkets(deps, req)) as never };
   } catch (err) {
     if (err instanceof ImportRefused) update = { status: 'failed', error: err.failure };
-    else if (err instanceof VenueHttpError) update = { status: 'failed', error: venueDown(err) };
+    else if (err instanceof VenueHttpError) {
+      const e = venueUnavailable(err);
+      update = {
+        status: 'failed',
+        error: { status: e.status, code: e.code, message: e.message, fix: e.fix },
+      };
+    }
     // Deliberate refusals (e.g. no adapter for the venue) are answers too.
     else if (err instanceof AppError)
       update = {

@@ -144,6 +144,8 @@ export async function submitImport(
     }
     const request = await deps.models.MarketImport.findById(importId).lean();
     if (request?.status === 'failed' && request.error) {
+      // A failed import created nothing: it costs no quota.
+      charged = false;
       const e = request.error;
       throw new AppError(e.status, e.code, e.message, e.fix, { retryable: e.status >= 500 });
     }

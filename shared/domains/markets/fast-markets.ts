@@ -68,7 +68,10 @@ export async function listFastMarkets(
         opens_at: opensAt.toISOString(),
         is_live_now: live,
         market_status: live ? 'live' : 'upcoming',
-        spread_cents: 0,
+        spread_cents:
+          m.externalSpread === null || m.externalSpread === undefined
+            ? 0
+            : Math.round(m.externalSpread * 10_000) / 100,
         liquidity_tier: m.book.b >= 5000 ? 'tight' : 'moderate',
       };
     })

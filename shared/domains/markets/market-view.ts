@@ -19,6 +19,14 @@ export function marketView(m: MarketRecord, baseUrl: string, now: Date) {
     current_price: p,
     url: `${baseUrl}/api/sdk/markets/${m._id}`,
     external_price_yes: external,
+    // The venue's top of book at the last price sync (imported markets; null on sim).
+    best_bid: m.externalBestBid ?? null,
+    best_ask: m.externalBestAsk ?? null,
+    spread: m.externalSpread ?? null,
+    quote_ts: m.externalQuotedAt ? m.externalQuotedAt.getTime() / 1000 : null,
+    quote_age_seconds: m.externalQuotedAt
+      ? Math.max(0, (now.getTime() - m.externalQuotedAt.getTime()) / 1000)
+      : null,
     divergence: external === null ? 0 : Math.round((p - external) * 1e6) / 1e6,
     opportunity_score: external === null ? 0 : Math.round(Math.abs(p - external) * 100 * 1e4) / 1e4,
     volume_24h: fromMicro(m.volume24hMicro),

@@ -1,6 +1,4 @@
 import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { cachedRead } from '../../infra/read-cache.js';
 import { importedMarketId } from '../imports/imported-market.js';
 
@@ -21,19 +19,8 @@ export async function walletPositions(deps: Deps, wallet: string) {
     address,
     CACHE_SECONDS,
     async () => {
-      let rows;
-      try {
-        rows = await deps.venues.get('polymarket').walletPositions(address);
-      } catch (err) {
-        if (!(err instanceof VenueHttpError)) throw err;
-        throw new AppError(
-          503,
-          'venue_unavailable',
-          `Polymarket positions are unavailable right now (${err.kind})`,
-          'Retry in a minute. If it persists, the operator can check GET /api/admin/venues.',
-          { retryable: true },
-        );
-      }
+      // A venue failure escapes as VenueHttpError: the API answers it as 503 venue_unavailable.
+      const rows = await deps.venues.get('polymarket').walletPositions(address);
       const ids = rows.map((r) => importedMarketId('polymarket', r.conditionId));
       const here = new Set(
         (await deps.models.Market.find({ _id: { $in: ids } }, { _id: 1 }).lean()).map((m) => m._id),
