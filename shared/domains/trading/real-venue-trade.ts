@@ -4,7 +4,7 @@ import type { ExternalVenueId } from '../venues/venue-id.js';
 import { tradeContext } from './context.js';
 import { NO_MARKET, refusedResult } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
-import type { VenueTrade } from './venue-trade-rules.js';
+import type { VenueTrade } from './venue-trade.js';
 
 /**
  * A trade on a real venue: unclaimed agents are refused (403 with claim_url); the account safeguards

@@ -20,7 +20,7 @@ import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { filledResult, NO_MARKET, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
-import type { VenueTrade } from './venue-trade-rules.js';
+import type { VenueTrade } from './venue-trade.js';
 
 async function marketNotFound(models: Models, id: string): Promise<Refusal> {
   let hint = 'Markets are addressed by the service market_id (a UUID) from GET /api/sdk/markets.';

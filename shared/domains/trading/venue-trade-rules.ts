@@ -1,23 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
-import type { AgentRecord } from '../agents/agent.model.js';
 import { toMicro } from '../money.js';
 import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
 import type { ExternalVenueId, VenueId } from '../venues/venue-id.js';
 import { refuseRealVenueTrade } from './real-venue-trade.js';
 import { submitSimTrade } from './sim-trade.js';
-import type { Holdings, TradeShape } from './trade-result.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
-
-/** A validated trade request on its way to a venue. */
-export interface VenueTrade {
-  deps: Deps;
-  agent: AgentRecord;
-  req: TradeRequest;
-  /** With the venue normalised and every warning so far. */
-  shape: TradeShape;
-  /** The agent's balance as the request found it; shares are read where the venue needs them. */
-  holdings: Holdings;
-}
+import type { VenueTrade } from './venue-trade.js';
 
 /**
  * What differs between venues when a trade is submitted. `submitTrade` looks the venue up here and

@@ -1,19 +1,4 @@
-import type { OutcomeBook } from './venue-adapter.js';
-
-/** What taking liquidity from a book costs: the average and the worst price reached. */
-export interface ExecutableQuote {
-  /** Best price on the side taken (best ask for a buy, best bid for a sell). */
-  bestPrice: number;
-  avgPrice: number;
-  /** The last level touched: the limit price that fills the whole size. */
-  worstPrice: number;
-  shares: number;
-  /** USD paid (buy) or received (sell). */
-  amount: number;
-  /** False when the book ran out before the size was filled. */
-  filled: boolean;
-  source: 'orderbook' | 'lmsr';
-}
+import type { ExecutableQuote, OutcomeBook } from './venue-adapter.js';
 
 /**
  * Walks one outcome's book: a buy of `amount` USD takes the asks from the lowest, a sell of `shares`

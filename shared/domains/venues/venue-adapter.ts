@@ -1,7 +1,4 @@
-import type { ExecutableQuote } from './book-walk.js';
 import type { VenueId } from './venue-id.js';
-
-export type { ExecutableQuote };
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -125,6 +122,21 @@ export interface ImportableQuery {
   minVolume: number;
   q?: string;
   category?: string;
+}
+
+/** What taking liquidity from a book costs: the average and the worst price reached. */
+export interface ExecutableQuote {
+  /** Best price on the side taken (best ask for a buy, best bid for a sell). */
+  bestPrice: number;
+  avgPrice: number;
+  /** The last level touched: the limit price that fills the whole size. */
+  worstPrice: number;
+  shares: number;
+  /** USD paid (buy) or received (sell). */
+  amount: number;
+  /** False when the book ran out before the size was filled. */
+  filled: boolean;
+  source: 'orderbook' | 'lmsr';
 }
 
 export interface ExecutableQuoteRequest {
