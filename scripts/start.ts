@@ -10,6 +10,17 @@ import { resolveOperatorToken } from '../shared/infra/operator-token.js';
 import { runProcess } from '../shared/composition/run-process.js';
 import { workersRole } from '../workers/main.js';
 
+/** The part of test/emulators/polymarket this script uses. */
+interface EmulatorModule {
+  startPolymarketEmulator(opts: { port: number }): Promise<{
+    url: string;
+    adminUrl: string;
+    gammaUrl: string;
+    clobUrl: string;
+    dataUrl: string;
+  }>;
+}
+
 const emulated = await (async () => {
   let venues: string;
   try {
@@ -18,7 +29,9 @@ const emulated = await (async () => {
     return null; // runProcess reports the configuration problem
   }
   if (venues !== 'emulated') return null;
-  const { startPolymarketEmulator } = await import('../test/emulators/polymarket/index.js');
+  // A path in a variable: the production build (and its image, which has no test/) never compiles it.
+  const emulatorModule = '../test/emulators/polymarket/index.js';
+  const { startPolymarketEmulator } = (await import(emulatorModule)) as EmulatorModule;
   const polymarket = await startPolymarketEmulator({ port: 0 });
   process.env.POLYMARKET_GAMMA_URL = polymarket.gammaUrl;
   process.env.POLYMARKET_CLOB_URL = polymarket.clobUrl;

@@ -115,7 +115,7 @@ describe('Venue reads: executable prices, wallet positions, fast markets #integr
 
   it('when fast markets are listed, then each row has the fields the Python client parses (client-contract §5.1, §5.5)', async () => {
     await importFastMarkets(testContext().deps);
-    const res = await get(agent, '/api/sdk/fast-markets?asset=BTC&window=15m&limit=10');
+    const res = await get(agent, '/api/sdk/fast-markets?asset=BTC&window=15m&venue=polymarket&limit=10');
     assert.equal(res.status, 200);
     assert.ok(res.body.markets.length >= 1);
     for (const m of res.body.markets) {
