@@ -44,11 +44,13 @@ describe('Imported markets follow their venue #integration', () => {
   it('when the venue price moves, then external_price follows and the sim book drifts toward it over the half-life', async () => {
     const { conditionId, marketId } = await importOne(agent, 0.5);
     await polymarketAdmin('POST', `/markets/${conditionId}/price`, { yes: 0.7 });
-    // Pretend the last anchoring was one half-life ago: the gap in log-odds halves.
+    // Two sync intervals since the last anchoring (the most that counts): the log-odds gap shrinks
+    // by 0.5^(2·interval / half-life).
     const { deps } = testContext();
+    const elapsed = 2 * deps.env.EXTERNAL_PRICE_SECONDS;
     await deps.models.Market.updateOne(
       { _id: marketId },
-      { $set: { 'book.anchoredAt': new Date(Date.now() - deps.env.REANCHOR_HALF_LIFE_SECONDS * 1000) } },
+      { $set: { 'book.anchoredAt': new Date(Date.now() - elapsed * 1000) } },
     );
     const [report] = await syncPrices();
     assert.equal(report!.error, null);
@@ -56,8 +58,11 @@ describe('Imported markets follow their venue #integration', () => {
     assert.ok(Math.abs(m.externalPriceYes! - 0.7) < 0.006, `external ${m.externalPriceYes}`);
     assert.ok(m.externalSpread !== null && m.externalSpread >= 0);
     const logit = (p: number) => Math.log(p / (1 - p));
-    const expected = 1 / (1 + Math.exp(-(logit(m.externalPriceYes!) / 2)));
-    assert.ok(Math.abs(m.currentPrice - expected) < 0.005, `book ${m.currentPrice} expected ≈${expected}`);
+    const keep = Math.pow(0.5, elapsed / deps.env.REANCHOR_HALF_LIFE_SECONDS);
+    const expectedLogit = logit(m.externalPriceYes!) * (1 - keep);
+    const expected = 1 / (1 + Math.exp(-expectedLogit));
+    assert.ok(Math.abs(m.currentPrice - expected) < 0.002, `book ${m.currentPrice} expected ≈${expected}`);
+    assert.ok(m.currentPrice > 0.5 && m.currentPrice < m.externalPriceYes!, 'moved part of the way');
 
     const view = await api()
       .get(`/api/sdk/markets/${marketId}`)

@@ -9,8 +9,6 @@ import { importedBatches, venueKey, type SyncedMarket } from './imported-batches
 
 /** Below this the book is left alone: no log event for a move nobody could trade on. */
 const MIN_REANCHOR_MOVE = 1e-4;
-/** A long gap (a stopped service) re-anchors at most this far back, not all at once. */
-const MAX_ELAPSED_MS = 30 * 60_000;
 
 export interface PriceSyncReport {
   venue: string;
@@ -41,7 +39,11 @@ async function reanchorBook(
           category: 'market',
         });
       const anchoredAt = market.book.anchoredAt ?? market.createdAt ?? now;
-      const elapsed = Math.min(MAX_ELAPSED_MS, now.getTime() - new Date(anchoredAt).getTime());
+      // At most two sync intervals count: after a calm spell (no anchoring needed, so `anchoredAt`
+      // is old) a fresh trade's impact still fades over the half-life, not at the next tick; and a
+      // stopped service catches up gradually.
+      const maxElapsed = 2 * deps.env.EXTERNAL_PRICE_SECONDS * 1000;
+      const elapsed = Math.min(maxElapsed, now.getTime() - new Date(anchoredAt).getTime());
       const move = reanchor(
         bookState(market),
         quote.yesPrice,
