@@ -41,34 +41,44 @@ describe('Imported markets follow their venue #integration', () => {
     await polymarketAdmin('DELETE', '/faults');
   });
 
-  it('when the venue price moves, then external_price follows and the sim book drifts toward it over the half-life', async () => {
+  it('when the venue price moves, then external_price and the sim book follow it at the next sync', async () => {
     const { conditionId, marketId } = await importOne(agent, 0.5);
     await polymarketAdmin('POST', `/markets/${conditionId}/price`, { yes: 0.7 });
-    // Two sync intervals since the last anchoring (the most that counts): the log-odds gap shrinks
-    // by 0.5^(2·interval / half-life).
-    const { deps } = testContext();
-    const elapsed = 2 * deps.env.EXTERNAL_PRICE_SECONDS;
-    await deps.models.Market.updateOne(
-      { _id: marketId },
-      { $set: { 'book.anchoredAt': new Date(Date.now() - elapsed * 1000) } },
-    );
     const [report] = await syncPrices();
     assert.equal(report!.error, null);
     const m = await market(marketId);
     assert.ok(Math.abs(m.externalPriceYes! - 0.7) < 0.006, `external ${m.externalPriceYes}`);
     assert.ok(m.externalSpread !== null && m.externalSpread >= 0);
-    const logit = (p: number) => Math.log(p / (1 - p));
-    const keep = Math.pow(0.5, elapsed / deps.env.REANCHOR_HALF_LIFE_SECONDS);
-    const expectedLogit = logit(m.externalPriceYes!) * (1 - keep);
-    const expected = 1 / (1 + Math.exp(-expectedLogit));
-    assert.ok(Math.abs(m.currentPrice - expected) < 0.002, `book ${m.currentPrice} expected ≈${expected}`);
-    assert.ok(m.currentPrice > 0.5 && m.currentPrice < m.externalPriceYes!, 'moved part of the way');
+    assert.ok(Math.abs(m.currentPrice - m.externalPriceYes!) < 1e-6, `book ${m.currentPrice}`);
+    assert.equal(m.book.anchorPrice, m.externalPriceYes);
 
     const view = await api()
       .get(`/api/sdk/markets/${marketId}`)
       .set('Authorization', `Bearer ${agent.api_key}`);
     assert.equal(view.body.market.external_price_yes, m.externalPriceYes);
     assert.ok(Math.abs(view.body.market.divergence - (m.currentPrice - m.externalPriceYes!)) < 1e-6);
+  });
+
+  it("when an agent moved the book, then its impact fades over the half-life while the venue's price stays", async () => {
+    const { deps } = testContext();
+    const { marketId } = await importOne(agent, 0.5);
+    const buy = await trade(agent, { market_id: marketId, side: 'yes', amount: 400 });
+    assert.equal(buy.body.success, true, JSON.stringify(buy.body));
+    const moved = (await market(marketId)).currentPrice;
+    // Two sync intervals since the last anchoring (the most that counts).
+    const elapsed = 2 * deps.env.EXTERNAL_PRICE_SECONDS;
+    await deps.models.Market.updateOne(
+      { _id: marketId },
+      { $set: { 'book.anchoredAt': new Date(Date.now() - elapsed * 1000) } },
+    );
+    await syncPrices();
+    const m = await market(marketId);
+    const logit = (p: number) => Math.log(p / (1 - p));
+    const keep = Math.pow(0.5, elapsed / deps.env.REANCHOR_HALF_LIFE_SECONDS);
+    const expected =
+      1 / (1 + Math.exp(-(logit(m.externalPriceYes!) + (logit(moved) - logit(m.book.anchorPrice!)) * keep)));
+    assert.ok(m.currentPrice < moved && m.currentPrice > m.externalPriceYes!, `${moved} → ${m.currentPrice}`);
+    assert.ok(Math.abs(m.currentPrice - expected) < 0.002, `book ${m.currentPrice} expected ≈${expected}`);
   });
 
   it('when the book was re-anchored, then a dry run quotes exactly what the live trade fills', async () => {

@@ -82,7 +82,16 @@ export function newImportedMarket(venue: ExternalVenueId, m: VenueMarket, now: D
     isOrderbookOpen: open,
     analyticsOnly: false,
     seedKey: null,
-    book: { b, q0Yes: s.qYes, q0No: s.qNo, yesMicro: 0, noMicro: 0, version: 0, anchoredAt: now },
+    book: {
+      b,
+      q0Yes: s.qYes,
+      q0No: s.qNo,
+      yesMicro: 0,
+      noMicro: 0,
+      version: 0,
+      anchoredAt: now,
+      anchorPrice: price,
+    },
     createdAt: now,
   };
 }

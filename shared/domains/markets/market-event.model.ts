@@ -24,6 +24,8 @@ const marketEventSchema = new Schema(
     outcome: { type: Boolean, default: null },
     /** `anchor` events: the book's new YES anchor (shares), moved toward the venue price. */
     q0Yes: { type: Number, default: undefined },
+    /** `anchor` events: the venue YES price the book was anchored to. */
+    anchorPrice: { type: Number, default: undefined },
     at: { type: Date, required: true },
   },
   { collection: 'market_events', versionKey: false },
@@ -45,6 +47,7 @@ export interface MarketEventRecord {
   priceAfter: number | null;
   outcome: boolean | null;
   q0Yes?: number;
+  anchorPrice?: number;
   at: Date;
 }
 export type MarketEventModel = Model<MarketEventRecord>;

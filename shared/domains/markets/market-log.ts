@@ -39,12 +39,13 @@ function eventUpdate(next: MarketEventRecord) {
         },
       };
     case 'anchor':
-      // The anchor moves toward the venue price; the fills (yesMicro/noMicro) are untouched.
+      // The anchor follows the venue price; the fills (yesMicro/noMicro) are untouched.
       return {
         $set: {
           ...version,
           'book.q0Yes': next.q0Yes,
           'book.anchoredAt': next.at,
+          'book.anchorPrice': next.anchorPrice,
           currentPrice: next.priceAfter,
         },
       };

@@ -21,6 +21,8 @@ const bookSchema = new Schema(
     version: { type: Number, required: true, default: 0 },
     /** When the anchor was last moved toward the venue price (imported markets; see reanchor.ts). */
     anchoredAt: { type: Date, default: null },
+    /** The venue YES price the book was last anchored to: the book minus it is the agents' impact. */
+    anchorPrice: { type: Number, default: null },
   },
   { _id: false },
 );
@@ -140,6 +142,7 @@ export interface MarketRecord {
     noMicro: number;
     version: number;
     anchoredAt?: Date | null;
+    anchorPrice?: number | null;
   };
   createdAt?: Date;
   updatedAt?: Date;

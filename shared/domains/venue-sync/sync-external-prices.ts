@@ -7,9 +7,6 @@ import type { VenueQuote } from '../venues/venue-adapter.js';
 import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
 import { importedBatches, venueKey, type SyncedMarket } from './imported-batches.js';
 
-/** Below this the book is left alone: no log event for a move nobody could trade on. */
-const MIN_REANCHOR_MOVE = 1e-4;
-
 export interface PriceSyncReport {
   venue: string;
   markets: number;
@@ -18,7 +15,12 @@ export interface PriceSyncReport {
   error: string | null;
 }
 
-/** Moves the book's anchor toward the venue price as one logged event; a retry of the tick logs nothing new. */
+/**
+ * Re-anchors the book to the venue price as one logged event; a retry of the tick logs nothing new.
+ * When the book is already there (less than half a tick away) nothing is logged, but the anchoring
+ * time and price are still recorded, outside the log (fills and quotes never read them), so the
+ * half-life counts from now.
+ */
 async function reanchorBook(
   deps: Deps,
   m: SyncedMarket,
@@ -26,6 +28,7 @@ async function reanchorBook(
   tickId: string,
 ): Promise<boolean> {
   const now = deps.clock();
+  let unchanged: { version: number } | null = null;
   const result = await appendMarketEvent(
     deps.models,
     m._id,
@@ -39,19 +42,20 @@ async function reanchorBook(
           category: 'market',
         });
       const anchoredAt = market.book.anchoredAt ?? market.createdAt ?? now;
-      // At most two sync intervals count: after a calm spell (no anchoring needed, so `anchoredAt`
-      // is old) a fresh trade's impact still fades over the half-life, not at the next tick; and a
-      // stopped service catches up gradually.
+      // At most two sync intervals count: a stopped service catches up gradually.
       const maxElapsed = 2 * deps.env.EXTERNAL_PRICE_SECONDS * 1000;
       const elapsed = Math.min(maxElapsed, now.getTime() - new Date(anchoredAt).getTime());
       const move = reanchor(
         bookState(market),
         quote.yesPrice,
+        market.book.anchorPrice ?? null,
         elapsed,
         deps.env.REANCHOR_HALF_LIFE_SECONDS * 1000,
       );
-      if (Math.abs(move.priceAfter - move.priceBefore) < MIN_REANCHOR_MOVE)
+      if (Math.abs(move.priceAfter - move.priceBefore) < market.tickSize / 2) {
+        unchanged = { version: market.book.version };
         return refuse({ error: 'No move', errorCode: 'no_move', retryable: false, category: 'market' });
+      }
       return accept({
         kind: 'anchor',
         side: null,
@@ -62,10 +66,16 @@ async function reanchorBook(
         priceAfter: move.priceAfter,
         outcome: null,
         q0Yes: market.book.q0Yes + move.deltaQ0Yes,
+        anchorPrice: quote.yesPrice,
       });
     },
     deps.clock,
   );
+  if (unchanged)
+    await deps.models.Market.updateOne(
+      { _id: m._id, 'book.version': (unchanged as { version: number }).version },
+      { $set: { 'book.anchoredAt': now, 'book.anchorPrice': quote.yesPrice } },
+    );
   return Boolean(result.event);
 }
 
