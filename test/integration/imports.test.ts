@@ -103,6 +103,49 @@ describe('Market imports from Polymarket #integration', () => {
     assert.equal(again.headers['x-imports-remaining'], first.headers['x-imports-remaining']);
   });
 
+  it('when one outcome was imported by its own URL, then importing the event brings the others, for one import', async () => {
+    const event = await newPolymarketEvent(['One', 'Two', 'Three']);
+    const single = await importMarket(agent, {
+      polymarket_url: `https://polymarket.com/event/${event.event_slug}/${event.markets[1]!.slug}`,
+    });
+    assert.equal(single.status, 200, JSON.stringify(single.body));
+    assert.equal(single.body.markets_imported, 1);
+    assert.equal(single.body.markets[0].outcome_name, 'Two');
+    const byMarketUrl = await importMarket(agent, {
+      polymarket_url: `https://polymarket.com/market/${event.markets[1]!.slug}`,
+    });
+    assert.equal(byMarketUrl.body.status, 'already_exists');
+    assert.equal(byMarketUrl.body.market_id, single.body.market_id);
+    const whole = await importMarket(agent, { polymarket_url: polymarketEventUrl(event.event_slug) });
+    assert.equal(whole.status, 200, JSON.stringify(whole.body));
+    assert.equal(whole.body.markets_imported, 2);
+    assert.deepEqual(
+      whole.body.markets.map((m: { outcome_name: string; status: string }) => [m.outcome_name, m.status]),
+      [
+        ['One', 'imported'],
+        ['Two', 'already_exists'],
+        ['Three', 'imported'],
+      ],
+    );
+    assert.equal(whole.headers['x-imports-remaining'], '8', 'two imports that created markets');
+  });
+
+  it('when an import fails (unknown slug), then it costs no quota', async () => {
+    const event = await newPolymarketEvent();
+    const first = await importMarket(agent, { polymarket_url: polymarketEventUrl(event.event_slug) });
+    const failed = await importMarket(agent, {
+      polymarket_url: 'https://polymarket.com/event/not-there-at-all',
+    });
+    assert.equal(failed.status, 404);
+    const again = await importMarket(agent, { polymarket_url: polymarketEventUrl(event.event_slug) });
+    assert.equal(again.headers['x-imports-remaining'], first.headers['x-imports-remaining']);
+    const { deps } = testContext();
+    const used = await deps.redis.get(
+      `${deps.env.QUEUE_PREFIX}:imports:${agent.agent_id}:${utcDay(new Date())}`,
+    );
+    assert.equal(used, '1');
+  });
+
   it('when the daily quota is used up, then a new import is a 429 with x402_url, while re-imports stay free', async () => {
     const done = await newPolymarketEvent();
     await importMarket(agent, { polymarket_url: polymarketEventUrl(done.event_slug) });

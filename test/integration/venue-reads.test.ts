@@ -30,6 +30,13 @@ describe('Venue reads: executable prices, wallet positions, fast markets #integr
     assert.ok(res.body.avg_price > 0.5 && res.body.avg_price < res.body.worst_price + 1e-9);
   });
 
+  it('when a venue the market is not on is asked for, then 422 naming the venues it is on', async () => {
+    const m = await makeMarket({ p0: 0.5 });
+    const res = await get(agent, `/api/sdk/markets/${m._id}/executable-price?side=yes&venue=polymarket`);
+    assert.equal(res.status, 422);
+    assert.match(res.body.fix, /venue=sim/);
+  });
+
   it('when an imported market is asked for an executable price, then the venue book is walked for the size, with the buffer on the tick grid', async () => {
     const event = await newPolymarketEvent(['Yes', 'No'], [0.4]);
     const imported = await api()

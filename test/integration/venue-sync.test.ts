@@ -5,7 +5,9 @@ import { expireSimMarkets } from '../../shared/domains/venue-sync/expire-sim-mar
 import { importFastMarkets } from '../../shared/domains/venue-sync/import-fast-markets.js';
 import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
 import { price } from '../../shared/domains/venues/sim/lmsr.js';
+import { resolveMarket } from '../../shared/domains/markets/resolve-market.js';
 import { testContext } from '../support/context.js';
+import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
@@ -92,6 +94,9 @@ describe('Imported markets follow their venue #integration', () => {
     assert.equal(dry.body.new_price, live.body.new_price);
     const m = await market(marketId);
     assert.ok(Math.abs(price(bookState(m), 'yes') - m.currentPrice) < 1e-9);
+    await syncPrices();
+    await assertBookMatchesFills(marketId);
+    await assertAgentConserved(agent.agent_id);
   });
 
   it('when the venue fails (500s, timeouts, malformed bodies), then errors are counted, last good prices kept, the circuit opens and later closes', async () => {
@@ -167,6 +172,28 @@ describe('Imported markets follow their venue #integration', () => {
     assert.equal(entries, 1);
     const late = await trade(agent, { market_id: marketId, side: 'yes', amount: 10 });
     assert.equal(late.body.success, false);
+  });
+
+  it('when a worker died between resolving a market and enqueueing its settlement, then the next check pays it', async () => {
+    const { deps } = testContext();
+    const { conditionId, marketId } = await importOne(agent, 0.5);
+    const buy = await trade(agent, { market_id: marketId, side: 'no', amount: 50 });
+    assert.equal(buy.body.success, true, JSON.stringify(buy.body));
+    await polymarketAdmin('POST', `/markets/${conditionId}/resolve`, { outcome: 'no' });
+    // The crash: resolved on the log, no settlement job.
+    await resolveMarket(deps.models, marketId, false, deps.clock);
+    assert.equal((await market(marketId)).settledAt, null);
+    await checkResolutions(deps);
+    let settled: Date | null | undefined = null;
+    for (let i = 0; i < 100 && !settled; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      settled = (await market(marketId)).settledAt;
+    }
+    assert.ok(settled, 'settled');
+    await assertAgentConserved(agent.agent_id);
+    const position = await deps.models.Position.findOne({ agentId: agent.agent_id, marketId }).lean();
+    assert.equal(position!.status, 'settled');
+    assert.equal(position!.payoutMicro, buy.body.shares_bought * 1e6);
   });
 
   it('when the venue stops trading a market, then trading stops here with a refusal', async () => {

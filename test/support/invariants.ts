@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { bookState } from '../../shared/domains/markets/market-log.js';
 import { STARTING_BALANCE_MICRO } from '../../shared/domains/money.js';
+import { price } from '../../shared/domains/venues/sim/lmsr.js';
 import { testContext } from './context.js';
 
 /**
@@ -53,4 +55,12 @@ export async function assertBookMatchesFills(marketId: string): Promise<void> {
     'sequence has no gaps',
   );
   assert.equal(events.filter((e) => e.kind === 'fill').length, trades.length, 'one fill per filled trade');
+  // The anchor only moves by logged anchor events; the price shown is the book's own.
+  const lastAnchor = events.filter((e) => e.kind === 'anchor').at(-1);
+  if (lastAnchor) assert.equal(market.book.q0Yes, lastAnchor.q0Yes, 'anchor = last anchor event');
+  if (market.status !== 'resolved')
+    assert.ok(
+      Math.abs(market.currentPrice - price(bookState(market), 'yes')) < 1e-9,
+      'price = LMSR price of the book',
+    );
 }

@@ -36,7 +36,12 @@ export function importedTags(m: VenueMarket): string[] {
  * A new market record for a venue market: its sim book is an LMSR anchored at the venue's price,
  * so the first sim trade fills where the venue trades, and the re-anchoring job keeps it there.
  */
-export function newImportedMarket(venue: ExternalVenueId, m: VenueMarket, now: Date): MarketRecord {
+export function newImportedMarket(
+  venue: ExternalVenueId,
+  m: VenueMarket,
+  now: Date,
+  importedBy: string | null = null,
+): MarketRecord {
   const price = clampPrice(m.yesPrice ?? 0.5);
   // Deeper books where the venue has more flow; never shallower than the sim cap allows.
   const b = m.volume24h > 100_000 ? 10_000 : m.volume24h > 10_000 ? 5_000 : DEFAULT_LIQUIDITY;
@@ -74,6 +79,8 @@ export function newImportedMarket(venue: ExternalVenueId, m: VenueMarket, now: D
     polymarketNoTokenId: venue === 'polymarket' ? (m.noTokenId ?? null) : null,
     polymarketNegRisk: venue === 'polymarket' ? m.negRisk : null,
     kalshiTicker: venue === 'kalshi' ? m.externalId.toUpperCase() : null,
+    venueSlug: m.slug,
+    importedBy,
     tickSize: m.tickSize,
     feeRateBps: m.feeRateBps,
     isSdkOnly: false,
@@ -105,8 +112,9 @@ export async function insertImportedMarket(
   venue: ExternalVenueId,
   m: VenueMarket,
   now: Date,
+  importedBy: string | null = null,
 ): Promise<boolean> {
-  const record = newImportedMarket(venue, m, now);
+  const record = newImportedMarket(venue, m, now, importedBy);
   try {
     const r = await models.Market.updateOne({ _id: record._id }, { $setOnInsert: record }, { upsert: true });
     return r.upsertedCount > 0;

@@ -18,6 +18,8 @@ const marketImportSchema = new Schema(
     marketIds: { type: [String], default: [] },
     status: { type: String, enum: ['pending', 'done', 'failed'], required: true, default: 'pending' },
     result: { type: Schema.Types.Mixed, default: null },
+    /** The daily-quota use this request took: kept when it created markets, else given back once. */
+    quota: { type: String, enum: ['charged', 'refunded'], required: true, default: 'charged' },
     error: { type: Schema.Types.Mixed, default: null },
     createdAt: { type: Date, required: true },
     finishedAt: { type: Date, default: null },
@@ -46,6 +48,7 @@ export interface MarketImportRecord {
   marketIds: string[];
   status: 'pending' | 'done' | 'failed';
   result: Record<string, unknown> | null;
+  quota: 'charged' | 'refunded';
   error: ImportFailure | null;
   createdAt: Date;
   finishedAt: Date | null;

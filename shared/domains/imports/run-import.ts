@@ -5,6 +5,7 @@ import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueEvent, VenueMarket } from '../venues/venue-adapter.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
+import { refundImport } from './import-quota.js';
 import type { ImportFailure, MarketImportRecord } from './market-import.model.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
@@ -120,15 +121,18 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
   const byId = new Map(existing.map((m) => [m._id, m]));
   const now = deps.clock();
   const rows: ImportedRow[] = [];
+  // "Created by this request" is read off the market (importedBy), so a retried job after a crash
+  // counts the same markets as the run that inserted them.
   let created = 0;
   for (const m of importable) {
     const id = importedMarketId(req.venue, m.externalId);
-    const fresh = byId.has(id) ? false : await insertImportedMarket(deps.models, req.venue, m, now);
-    if (fresh) created++;
-    const stored = byId.get(id) ?? (await deps.models.Market.findById(id).lean());
+    if (!byId.has(id)) await insertImportedMarket(deps.models, req.venue, m, now, req._id);
+    const stored = byId.get(id) ?? (await deps.models.Market.findById(id, STORED_MARKET_FIELDS).lean());
     if (!stored) continue;
-    byId.set(id, stored as never);
-    rows.push({ ...existingRow(stored), ...(fresh ? { status: 'imported' as const } : {}) });
+    byId.set(id, stored);
+    const mine = stored.importedBy === req._id;
+    if (mine) created++;
+    rows.push({ ...existingRow(stored), ...(mine ? { status: 'imported' as const } : {}) });
   }
   // Asked-for markets that are closed but already here answer with their record (e.g. resolved).
   for (const s of skipped) {
@@ -175,6 +179,7 @@ export const STORED_MARKET_FIELDS = {
   resolvesAt: 1,
   eventId: 1,
   eventName: 1,
+  importedBy: 1,
 } as const;
 
 /** The import answer (client-contract §5.6): the first market's keys at the top, every market in `markets`. */
@@ -228,7 +233,8 @@ export const existingRow = (m: StoredMarket & { polymarketId: string | null }): 
 export async function runImport(deps: Deps, importId: string): Promise<{ ok: boolean }> {
   const req = await deps.models.MarketImport.findById(importId).lean();
   if (!req) return { ok: false };
-  if (req.status !== 'pending') return { ok: req.status === 'done' };
+  // Answered already (a retry after a crash): only the quota may be left to settle.
+  if (req.status !== 'pending') return settleQuota(deps, importId);
   let update: Partial<MarketImportRecord>;
   try {
     update = { status: 'done', result: (await importMarkets(deps, req)) as never };
@@ -253,5 +259,14 @@ export async function runImport(deps: Deps, importId: string): Promise<{ ok: boo
     { _id: importId, status: 'pending' },
     { $set: { ...update, finishedAt: deps.clock() } },
   );
-  return { ok: update.status === 'done' };
+  return settleQuota(deps, importId);
+}
+
+/** Keeps the request's quota use only if it created markets; idempotent, so a retried job may run it again. */
+async function settleQuota(deps: Deps, importId: string): Promise<{ ok: boolean }> {
+  const req = await deps.models.MarketImport.findById(importId, { status: 1, result: 1 }).lean();
+  const created = (req?.result as ImportResult | null)?.markets_imported ?? 0;
+  if (req?.status === 'failed' || (req?.status === 'done' && created === 0))
+    await refundImport(deps, importId);
+  return { ok: req?.status === 'done' };
 }

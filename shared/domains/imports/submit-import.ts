@@ -3,7 +3,7 @@ import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { DailyQuota, secondsToUtcMidnight } from '../limits/daily-quota.js';
+import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
 import {
   parsePolymarketUrl,
@@ -11,6 +11,7 @@ import {
   type PolymarketUrlTarget,
 } from '../venues/polymarket/polymarket-urls.js';
 import type { ImportRequest } from './import.schemas.js';
+import { importQuota, refundImport } from './import-quota.js';
 import { existingRow, importAnswer, STORED_MARKET_FIELDS, type ImportResult } from './run-import.js';
 
 /** What the import endpoint sends back: the body and the quota headers (spec §4.2). */
@@ -32,15 +33,7 @@ async function alreadyImported(deps: Deps, target: PolymarketUrlTarget, marketId
   const filter =
     target.kind === 'event'
       ? { importSource: 'polymarket' as const, eventRef: target.eventSlug }
-      : {
-          importSource: 'polymarket' as const,
-          url: {
-            $in: [
-              polymarketMarketUrl(target.eventSlug, target.marketSlug),
-              polymarketMarketUrl(null, target.marketSlug),
-            ],
-          },
-        };
+      : { importSource: 'polymarket' as const, venueSlug: target.marketSlug };
   const found = await deps.models.Market.find(filter, STORED_MARKET_FIELDS)
     .sort({ createdAt: 1, _id: 1 })
     .lean();
@@ -97,27 +90,33 @@ export async function submitImport(
       ];
   const owner = await agentOwner(deps.models, agent);
   const limit = deps.env.TIER_IMPORTS_PER_DAY[owner.tier];
-  const quota = new DailyQuota(deps.redis, deps.env.QUEUE_PREFIX, 'imports');
+  const quota = importQuota(deps);
   const now = deps.clock();
 
   const existing = await alreadyImported(deps, target, body.market_ids);
-  if (existing) {
+  const answerExisting = async (extra: string[] = []): Promise<ImportAnswer> => {
     const used = await quota.used(agent._id, now);
-    const answer = importAnswer(existing.map(existingRow), new Map(existing.map((m) => [m._id, m])), {
+    const answer = importAnswer(existing!.map(existingRow), new Map(existing!.map((m) => [m._id, m])), {
       created: 0,
       skipped: [],
-      warnings,
+      warnings: [...warnings, ...extra],
       eventId: null,
       eventName: null,
     });
     return { body: answer, headers: quotaHeaders(limit, limit - used) };
-  }
+  };
+  // A market, or the named outcomes of an event, already here: nothing to fetch. A whole event is
+  // asked of the venue again (it may have more outcomes than were imported), which is still free
+  // when it creates nothing.
+  if (existing && (target.kind === 'market' || body.market_ids?.length)) return answerExisting();
 
   const taken = await quota.take(agent._id, limit, now);
-  if (!taken.ok) throw x402Refusal(deps, limit, owner.tier);
-  let charged = true;
+  if (!taken.ok) {
+    if (existing) return answerExisting();
+    throw x402Refusal(deps, limit, owner.tier);
+  }
+  const importId = randomUUID();
   try {
-    const importId = randomUUID();
     await deps.models.MarketImport.create({
       _id: importId,
       agentId: agent._id,
@@ -128,38 +127,45 @@ export async function submitImport(
       marketSlug: target.kind === 'market' ? target.marketSlug : null,
       marketIds: (body.market_ids ?? []).map((id) => id.toLowerCase()),
       status: 'pending',
+      quota: 'charged',
       createdAt: now,
     });
-    const outcome = await deps.queues.enqueueAndWait('import-markets', { importId }, deps.env.IMPORT_WAIT_MS);
-    if (outcome.state === 'pending') {
-      // The worker carries on: a retry of the same call is answered from the database, for free.
-      charged = false;
-      throw new AppError(
-        503,
-        'import_in_progress',
-        'The import is still running',
-        'Send the same request again in a few seconds: once the markets exist it is answered at once and costs no quota.',
-        { retryable: true, headers: { 'Retry-After': '5' } },
-      );
-    }
-    const request = await deps.models.MarketImport.findById(importId).lean();
-    if (request?.status === 'failed' && request.error) {
-      // A failed import created nothing: it costs no quota.
-      charged = false;
-      const e = request.error;
-      throw new AppError(e.status, e.code, e.message, e.fix, { retryable: e.status >= 500 });
-    }
-    if (request?.status !== 'done' || !request.result)
-      throw new Error(`import ${importId} ended without an answer`);
-    const result = request.result as unknown as ImportResult;
-    charged = result.markets_imported > 0;
-    const remaining = charged ? taken.remaining : taken.remaining + 1;
-    const warning = [...warnings, result.warning].filter(Boolean).join(' ');
-    return {
-      body: { ...result, ...(warning ? { warning } : {}) },
-      headers: quotaHeaders(limit, remaining),
-    };
-  } finally {
-    if (!charged) await quota.giveBack(agent._id, now).catch(() => undefined);
+  } catch (err) {
+    await quota.giveBack(agent._id, now).catch(() => undefined);
+    throw err;
   }
+  let outcome;
+  try {
+    outcome = await deps.queues.enqueueAndWait('import-markets', { importId }, deps.env.IMPORT_WAIT_MS);
+  } catch (err) {
+    // Never queued: nothing will run, so nothing is charged.
+    await refundImport(deps, importId).catch(() => undefined);
+    throw err;
+  }
+  if (outcome.state === 'pending')
+    // The worker carries on and settles the quota itself; a retry of the same call is free once the
+    // markets exist.
+    throw new AppError(
+      503,
+      'import_in_progress',
+      'The import is still running',
+      'Send the same request again in a few seconds: once the markets exist it is answered at once and costs no quota.',
+      { retryable: true, headers: { 'Retry-After': '5' } },
+    );
+  const request = await deps.models.MarketImport.findById(importId).lean();
+  if (request?.status === 'failed' && request.error) {
+    const e = request.error;
+    if (existing && e.code === 'venue_unavailable')
+      return answerExisting([`${e.message}: these are the markets of this event already here.`]);
+    throw new AppError(e.status, e.code, e.message, e.fix, { retryable: e.status >= 500 });
+  }
+  if (request?.status !== 'done' || !request.result)
+    throw new Error(`import ${importId} ended without an answer`);
+  const result = request.result as unknown as ImportResult;
+  const warning = [...warnings, result.warning].filter(Boolean).join(' ');
+  const used = await quota.used(agent._id, now);
+  return {
+    body: { ...result, ...(warning ? { warning } : {}) },
+    headers: quotaHeaders(limit, limit - used),
+  };
 }

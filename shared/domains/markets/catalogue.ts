@@ -348,7 +348,8 @@ export async function seedCatalogue(
   now: Date,
 ): Promise<{ inserted: number; total: number }> {
   const catalogue = generateCatalogue(now);
-  const present = await Market.countDocuments({ seedKey: { $ne: null } });
+  // Only the first generation counts here: top-up generations have keys `<key>@<day>`.
+  const present = await Market.countDocuments({ seedKey: { $regex: /^[^@]+$/ } });
   if (present >= catalogue.length) return { inserted: 0, total: catalogue.length };
   const result = await Market.bulkWrite(
     catalogue.map((m) => ({
@@ -366,7 +367,11 @@ export async function seedCatalogue(
  */
 export async function topUpCatalogue(Market: MarketModel, now: Date): Promise<{ inserted: number }> {
   const day = now.toISOString().slice(0, 10);
-  const fresh = generateCatalogue(now)
+  const catalogue = generateCatalogue(now);
+  // One generation a day: once its first market is there, today's top-up is done.
+  const first = catalogue.find((m) => m.status === 'active')!;
+  if (await Market.exists({ _id: seedUuid(`${first.seedKey}@${day}`) })) return { inserted: 0 };
+  const fresh = catalogue
     .filter((m) => m.status === 'active')
     .map((m) => {
       const seedKey = `${m.seedKey}@${day}`;

@@ -1,5 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
-import { notFound } from '../../infra/errors.js';
+import { invalidField, notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueKey } from '../venue-sync/imported-batches.js';
 import type { VenueId } from '../venues/venue-id.js';
@@ -13,7 +13,12 @@ export interface ExecutablePriceQuery {
   venue?: VenueId;
 }
 
-const round = (p: number, tick: number) => Math.round(p / tick) * tick;
+/** Onto the tick grid without making the order worse than the level it must reach: buys up, sells down. */
+const toTick = (p: number, tick: number, action: 'buy' | 'sell') => {
+  const steps = p / tick;
+  // A hair of tolerance: 0.57/0.01 is 56.99999… in floating point.
+  return (action === 'buy' ? Math.ceil(steps - 1e-9) : Math.floor(steps + 1e-9)) * tick;
+};
 
 /**
  * `GET /api/sdk/markets/{id}/executable-price` (client-contract §5.3): the price an order of this
@@ -26,6 +31,15 @@ export async function executablePrice(deps: Deps, marketId: string, q: Executabl
   const market = await deps.models.Market.findById(marketId).lean();
   if (!market) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
   const venue = q.venue ?? market.importSource;
+  // A market trades on sim and on the venue it was imported from, nowhere else.
+  if (venue !== 'sim' && venue !== market.importSource)
+    throw invalidField(
+      'venue',
+      `this market is not on ${venue}`,
+      venue,
+      `Send venue=sim${market.importSource === 'sim' ? '' : ` or venue=${market.importSource}`}, or leave it out.`,
+      'query',
+    );
   const key = venue === 'sim' ? { externalId: market._id } : venueKey(market);
   const base = { market_id: market._id, venue, side: q.side, action: q.action, tick_size: market.tickSize };
   let quote;
@@ -51,7 +65,7 @@ export async function executablePrice(deps: Deps, marketId: string, q: Executabl
     };
   const tick = market.tickSize;
   const buffered = q.apply_buffer ? quote.worstPrice + (q.action === 'buy' ? tick : -tick) : quote.worstPrice;
-  const price = Math.min(1 - tick, Math.max(tick, round(buffered, tick)));
+  const price = Math.min(1 - tick, Math.max(tick, toTick(buffered, tick, q.action)));
   return {
     ...base,
     success: true,

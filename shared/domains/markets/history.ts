@@ -13,13 +13,20 @@ export function openingPrice(book: { b: number; q0Yes: number; q0No: number }): 
 /** The YES price at instant `at`: the price after the last event at or before it. */
 export async function priceAt(
   models: Models,
-  market: { _id: string; book: { b: number; q0Yes: number; q0No: number } },
+  market: { _id: string; book: { b: number; q0Yes: number; q0No: number; version?: number } },
   at: Date,
 ): Promise<number> {
   const last = await models.MarketEvent.findOne({ marketId: market._id, at: { $lte: at } }, { priceAfter: 1 })
     .sort({ seq: -1 })
     .lean();
-  return px(last?.priceAfter ?? openingPrice(market.book));
+  if (last) return px(last.priceAfter ?? openingPrice(market.book));
+  if (market.book.version === 0) return px(openingPrice(market.book));
+  // Before its first event the book was at that event's starting price; the anchor of an imported
+  // market has moved since, so the book's anchor alone no longer tells the opening price.
+  const first = await models.MarketEvent.findOne({ marketId: market._id }, { priceBefore: 1 })
+    .sort({ seq: 1 })
+    .lean();
+  return px(first?.priceBefore ?? openingPrice(market.book));
 }
 
 /**

@@ -43,6 +43,8 @@ const marketSchema = new Schema(
     eventRef: { type: String, default: null },
     resolvesAt: { type: Date, default: null },
     resolvedAt: { type: Date, default: null },
+    /** Set once every position of the resolved market has been paid. */
+    settledAt: { type: Date, default: null },
     outcome: { type: Boolean, default: null },
     resolutionCriteria: { type: String, default: null },
     /** YES price after the last applied event (clamped), denormalised for lists and sorting. */
@@ -64,6 +66,10 @@ const marketSchema = new Schema(
     polymarketNoTokenId: { type: String, default: null },
     polymarketNegRisk: { type: Boolean, default: null },
     kalshiTicker: { type: String, default: null },
+    /** The venue's own slug of the market (imported markets): what a market URL names. */
+    venueSlug: { type: String, default: null },
+    /** The import request that created this market (null for the catalogue and automatic imports). */
+    importedBy: { type: String, default: null },
     tickSize: { type: Number, required: true, default: 0.01 },
     feeRateBps: { type: Number, required: true, default: 0 },
     isSdkOnly: { type: Boolean, required: true, default: false },
@@ -85,12 +91,15 @@ marketSchema.index({ status: 1, resolvesAt: 1 });
 marketSchema.index({ status: 1, createdAt: -1 });
 marketSchema.index({ status: 1, lastTradeAt: -1 });
 marketSchema.index({ status: 1, resolvedAt: -1 });
+marketSchema.index({ importSource: 1, status: 1, settledAt: 1 });
 marketSchema.index({ tags: 1 });
 marketSchema.index({ seedKey: 1 });
 marketSchema.index({ polymarketId: 1 });
 // Venue sync walks the open imported markets of one venue in _id order.
 marketSchema.index({ importSource: 1, status: 1, _id: 1 });
 marketSchema.index({ kalshiTicker: 1 });
+marketSchema.index({ venueSlug: 1 });
+marketSchema.index({ importedBy: 1 });
 marketSchema.index({ url: 1 });
 
 export interface MarketRecord {
@@ -108,6 +117,7 @@ export interface MarketRecord {
   eventRef: string | null;
   resolvesAt: Date | null;
   resolvedAt: Date | null;
+  settledAt?: Date | null;
   outcome: boolean | null;
   resolutionCriteria: string | null;
   currentPrice: number;
@@ -126,6 +136,8 @@ export interface MarketRecord {
   polymarketNoTokenId: string | null;
   polymarketNegRisk: boolean | null;
   kalshiTicker: string | null;
+  venueSlug?: string | null;
+  importedBy?: string | null;
   tickSize: number;
   feeRateBps: number;
   isSdkOnly: boolean;

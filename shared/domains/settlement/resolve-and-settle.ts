@@ -39,3 +39,12 @@ export async function resolveAndSettle(
       : { state: 'queued', job_id: settled.jobId };
   return { ...resolved, settlement };
 }
+
+/**
+ * Enqueues the market's settlement unless a run is already queued or kept; one that failed for good
+ * (all its retries spent) is retried. Safe to call as often as wanted.
+ */
+export async function ensureSettlement(deps: Pick<Deps, 'queues'>, marketId: string): Promise<void> {
+  const job = await deps.queues.enqueue('settle-market', { marketId });
+  if (await job.isFailed()) await job.retry('failed');
+}

@@ -89,5 +89,7 @@ export async function settleMarket(
     );
     payoutMicro += result.entry?.position?.payoutMicro ?? 0;
   }
+  // Every position is paid: the market needs no more settlement runs (see ensureSettlement).
+  await models.Market.updateOne({ _id: marketId, settledAt: null }, { $set: { settledAt: now() } });
   return { positions: positions.length, payoutMicro };
 }

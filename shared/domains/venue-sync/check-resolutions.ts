@@ -1,6 +1,6 @@
 import type { Deps } from '../../composition/deps.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
-import { resolveAndSettle } from '../settlement/resolve-and-settle.js';
+import { ensureSettlement, resolveAndSettle } from '../settlement/resolve-and-settle.js';
 import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
 import { closeMarket } from './close-market.js';
 import { importedBatches, venueKey } from './imported-batches.js';
@@ -42,12 +42,20 @@ export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> 
           const st = statuses.get(venueKey(m).externalId);
           if (!st) continue;
           if (st.resolution && st.resolution.outcome !== null) {
-            await resolveAndSettle(deps, m._id, st.resolution.outcome);
-            report.resolved++;
+            // One market's conflict (e.g. an operator resolved it the other way) stops only that market.
+            const done = await resolveAndSettle(deps, m._id, st.resolution.outcome).then(
+              () => true,
+              (err: unknown) => {
+                deps.log.error({ err, marketId: m._id }, 'venue resolution could not be applied');
+                return false;
+              },
+            );
+            if (done) report.resolved++;
             continue;
           }
           if (st.resolution) report.voided++;
-          if ((st.closed || !st.acceptingOrders || st.resolution) && m.status === 'active') {
+          // Closed for good (not a pause of order intake, which a venue lifts again).
+          if ((st.closed || st.resolution) && m.status === 'active') {
             if (await closeMarket(deps.models, m._id, deps.clock)) report.closed++;
           }
         }
@@ -60,28 +68,23 @@ export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> 
         'resolution check failed; will retry',
       );
     }
-    await resettleRecent(deps, venueId);
+    await resettleUnsettled(deps, venueId);
   }
   return reports;
 }
 
-/** How far back resolved markets get their settlement job enqueued again. */
-const RESETTLE_WINDOW_MS = 2 * 3600_000;
-
 /**
  * A worker that died between resolving a market and enqueueing its settlement would leave it
- * resolved and unpaid, and resolved markets are not checked again. So recently resolved markets
- * have their settlement enqueued on every check: the job id makes it a no-op while the last run is
- * retained, and settlement pays each position once however often it runs.
+ * resolved and unpaid, and resolved markets are not checked again. So resolved markets not yet
+ * settled (`settledAt` unset) get their settlement enqueued on every check, and a settlement that
+ * failed for good is retried: settlement pays each position once however often it runs.
  */
-async function resettleRecent(deps: Deps, venueId: ExternalVenueId): Promise<void> {
-  const recent = await deps.models.Market.find(
-    {
-      importSource: venueId,
-      status: 'resolved',
-      resolvedAt: { $gte: new Date(deps.clock().getTime() - RESETTLE_WINDOW_MS) },
-    },
+async function resettleUnsettled(deps: Deps, venueId: ExternalVenueId): Promise<void> {
+  const unsettled = await deps.models.Market.find(
+    { importSource: venueId, status: 'resolved', settledAt: null },
     { _id: 1 },
-  ).lean();
-  for (const m of recent) await deps.queues.enqueue('settle-market', { marketId: m._id });
+  )
+    .limit(500)
+    .lean();
+  for (const m of unsettled) await ensureSettlement(deps, m._id);
 }
