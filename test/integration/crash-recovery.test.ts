@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { resolveMarket } from '../../shared/domains/markets/resolve-market.js';
 import { freePort } from '../../shared/infra/embedded/child-process.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { testContext } from '../support/context.js';
@@ -16,6 +17,7 @@ async function runWorkerProcess(
   prefix: string,
   killAfterWrites: number | null,
   until: () => Promise<boolean>,
+  queue: 'trades' | 'settlement' = 'trades',
 ): Promise<'killed' | 'done'> {
   const ctx = testContext();
   const env: Record<string, string> = {
@@ -26,7 +28,7 @@ async function runWorkerProcess(
     MONGODB_URI: ctx.mongoUri,
     MONGODB_DB: ctx.env.MONGODB_DB,
     QUEUE_PREFIX: prefix,
-    WORKER_QUEUES: 'trades',
+    WORKER_QUEUES: queue,
     WORKER_LOCK_DURATION_MS: '1000',
     WORKER_MAX_STALLED_COUNT: '100',
     PORT: String(await freePort()),
@@ -165,5 +167,45 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
     assert.equal(agentDoc.balanceMicro, 10_000_000_000 - 40_000_000 + t.fill!.amountMicro);
     await assertAgentConserved(agent.agent_id);
     await assertBookMatchesFills(market._id);
+  });
+
+  it('when a settlement is interrupted after every write, then each position is paid exactly once', async () => {
+    const ctx = testContext();
+    const { models } = ctx.deps;
+    const market = await makeMarket({ p0: 0.5 });
+    const [yes, no] = await Promise.all([registerAgent(), registerAgent()]);
+    const buys = [
+      await trade(yes, { market_id: market._id, side: 'yes', amount: 40 }),
+      await trade(no, { market_id: market._id, side: 'no', amount: 30 }),
+    ];
+    for (const b of buys) assert.equal(b.body.success, true, JSON.stringify(b.body));
+    await resolveMarket(models, market._id, true, ctx.deps.clock);
+
+    const prefix = `${ctx.env.QUEUE_PREFIX}-crash-${randomUUID().slice(0, 8)}`;
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    await queues.enqueue('settle-market', { marketId: market._id });
+    const finished = async () => {
+      const m = await models.Market.findById(market._id, { settledAt: 1 }).lean();
+      const job = await queues.queues.settlement.getJob(`settle-market-${market._id}`);
+      return Boolean(m?.settledAt) && (await job?.getState()) === 'completed';
+    };
+    let crashes = 0;
+    try {
+      for (let i = 0; i < 40 && (await runWorkerProcess(prefix, 1, finished, 'settlement')) === 'killed'; i++)
+        crashes++;
+      if (!(await finished())) await runWorkerProcess(prefix, null, finished, 'settlement');
+    } finally {
+      await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+      await queues.close();
+    }
+    assert.ok(crashes >= 2, `settlement writes interrupted: ${crashes}`);
+    for (const agent of [yes, no]) {
+      assert.equal(await models.LedgerEntry.countDocuments({ agentId: agent.agent_id, kind: 'settle' }), 1);
+      await assertAgentConserved(agent.agent_id);
+    }
+    const winner = (await models.Position.findOne({ agentId: yes.agent_id, marketId: market._id }).lean())!;
+    assert.equal(winner.payoutMicro, Math.round(buys[0]!.body.shares_bought * 1e6));
+    const loser = (await models.Position.findOne({ agentId: no.agent_id, marketId: market._id }).lean())!;
+    assert.equal(loser.payoutMicro, 0);
   });
 });

@@ -5,11 +5,7 @@ import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
-import {
-  parsePolymarketUrl,
-  polymarketMarketUrl,
-  type PolymarketUrlTarget,
-} from '../venues/polymarket/polymarket-urls.js';
+import { parsePolymarketUrl, type PolymarketUrlTarget } from '../venues/polymarket/polymarket-urls.js';
 import type { ImportRequest } from './import.schemas.js';
 import { importQuota, refundImport } from './import-quota.js';
 import { existingRow, importAnswer, STORED_MARKET_FIELDS, type ImportResult } from './run-import.js';

@@ -1,5 +1,5 @@
 import { AppError } from '../../infra/errors.js';
-import { appendLedgerEntry } from '../ledger/ledger.js';
+import { appendLedgerEntry, rollForwardAgent } from '../ledger/ledger.js';
 import type { Models } from '../models.js';
 import { accept } from '../refusal.js';
 
@@ -89,6 +89,10 @@ export async function settleMarket(
     );
     payoutMicro += result.entry?.position?.payoutMicro ?? 0;
   }
+  // A run killed between a payout's position and agent writes left that agent one entry behind, and
+  // its position, already settled, is not visited again: bring every holder's projection up to date.
+  const holders = await models.Position.distinct('agentId', { marketId, venue: 'sim' });
+  for (const agentId of holders) await rollForwardAgent(models, agentId as string);
   // Every position is paid: the market needs no more settlement runs (see ensureSettlement).
   await models.Market.updateOne({ _id: marketId, settledAt: null }, { $set: { settledAt: now() } });
   return { positions: positions.length, payoutMicro };
