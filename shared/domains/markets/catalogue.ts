@@ -348,8 +348,8 @@ export async function seedCatalogue(
   now: Date,
 ): Promise<{ inserted: number; total: number }> {
   const catalogue = generateCatalogue(now);
-  // Only the first generation counts here: top-up generations have keys `<key>@<day>`.
-  const present = await Market.countDocuments({ seedKey: { $regex: /^[^@]+$/ } });
+  // Only the first generation counts here (top-up generations have keys `<key>@<day>`).
+  const present = await Market.countDocuments({ seedKey: { $in: catalogue.map((m) => m.seedKey) } });
   if (present >= catalogue.length) return { inserted: 0, total: catalogue.length };
   const result = await Market.bulkWrite(
     catalogue.map((m) => ({
