@@ -2,6 +2,7 @@ import type { AgentModel, AgentRecord } from '../agents/agent.model.js';
 import type { PositionModel, PositionRecord } from '../positions/position.model.js';
 import { afterWrite } from '../../infra/faults.js';
 import { isDuplicateKey, type Decision, type Refusal } from '../refusal.js';
+import { appendToStream, rollForwardStream, type SequencedLog } from '../sequenced-log/sequenced-log.js';
 import type { AgentDelta, LedgerEntryModel, LedgerEntryRecord, PositionDelta } from './ledger-entry.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -119,29 +120,20 @@ async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positi
   afterWrite(result.matchedCount > 0);
 }
 
-/**
- * Reads the agent and, in the same round trip to the ledger, the entries it has not applied yet (and
- * entry `entryId`, if given). Applies the unapplied ones in order, positions before the agent, so a
- * position is never behind its agent. Returns the agent as read and whether it was behind.
- */
-async function readAgent(models: LedgerModels, agentId: string, entryId?: string) {
-  const agent = await models.Agent.findById(agentId).lean();
-  if (!agent) throw new Error(`agent ${agentId} not found`);
-  const conditions: Record<string, unknown>[] = [{ agentId, seq: { $gt: agent.ledgerSeq } }];
-  if (entryId) conditions.push({ _id: entryId });
-  const entries = await models.LedgerEntry.find({ $or: conditions }).sort({ seq: 1 }).lean();
-  const unapplied = entries.filter((e) => e.agentId === agentId && e.seq > agent.ledgerSeq);
-  for (const e of unapplied) await applyEntry(models, e);
-  return {
-    agent,
-    behind: unapplied.length > 0,
-    mine: entryId ? entries.find((e) => e._id === entryId) : undefined,
-  };
-}
+/** The agent's ledger as a sequenced log: head = the agent document, `ledgerSeq` its sequence. */
+const agentLedger = (models: LedgerModels): SequencedLog<AgentRecord, LedgerEntryRecord> => ({
+  name: 'agent',
+  log: models.LedgerEntry,
+  streamField: 'agentId',
+  readHead: (id) => models.Agent.findById(id).lean() as Promise<AgentRecord | null>,
+  seqOf: (a) => a.ledgerSeq,
+  // Positions before the agent, so a position is never behind its agent.
+  apply: (e) => applyEntry(models, e),
+});
 
 /** Brings the agent and its positions up to date with the ledger (after a crash between an append and its apply). */
 export async function rollForwardAgent(models: LedgerModels, agentId: string): Promise<void> {
-  while ((await readAgent(models, agentId)).behind);
+  await rollForwardStream(agentLedger(models), agentId);
 }
 
 export type LedgerResult =
@@ -166,68 +158,76 @@ export async function appendLedgerEntry(
   decide: (snapshot: LedgerSnapshot) => Decision<EntryDraft>,
   now: () => Date,
 ): Promise<LedgerResult> {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const { agent, behind, mine } = await readAgent(models, agentId, entryId);
-    if (mine && !behind) return { entry: mine };
-    if (behind || mine) continue;
-    const position = target ? await models.Position.findById(target.positionId).lean() : null;
-    // A position ahead of its agent means another worker is half-way through an apply: read again.
-    if (position && position.appliedSeq > agent.ledgerSeq) continue;
-    const decision = decide({ agent, position });
-    if (!decision.ok) return { refusal: decision.refusal };
-    const draft = decision.value;
-    const delta: AgentDelta = {
-      ...Object.fromEntries(AGENT_FIELDS.map((f) => [f, 0])),
-      ...draft.agent,
-    } as AgentDelta;
-    const balanceAfterMicro = agent.balanceMicro + delta.balanceMicro;
-    const reservedAfter = agent.reservedMicro + delta.reservedMicro;
-    if (balanceAfterMicro < 0 || reservedAfter < 0)
-      throw new Error(`ledger entry ${entryId} would make agent ${agentId} negative`);
-    // Cash at zero makes an agent broke (spec §3); a sale or payout that brings cash back restores it.
-    const becomesBroke =
-      balanceAfterMicro === 0 &&
-      reservedAfter === 0 &&
-      agent.status !== 'suspended' &&
-      agent.status !== 'broke';
-    const recovers = agent.status === 'broke' && balanceAfterMicro > 0;
-    const statusAfter =
-      draft.statusAfter ??
-      (becomesBroke ? 'broke' : recovers ? (agent.claimedBy ? 'claimed' : 'unclaimed') : null);
-    const entry: LedgerEntryRecord = {
-      _id: entryId,
-      agentId,
-      seq: agent.ledgerSeq + 1,
-      kind: draft.kind,
-      tradeId: draft.tradeId ?? null,
-      agent: delta,
-      balanceAfterMicro,
-      simTradesAfter: agent.simTradesCount + delta.simTradesCount,
-      statusAfter,
-      position:
-        target && draft.position
-          ? ({
-              ...Object.fromEntries(POSITION_FIELDS.map((f) => [f, 0])),
-              realizedPnlMicro: 0,
-              statusAfter: null,
-              source: null,
-              ...draft.position,
-              ...target,
-            } as PositionDelta)
-          : null,
-      at: now(),
-    };
-    try {
-      // The native insert: the entry is fully built and typed, so mongoose's document machinery only costs CPU.
-      await models.LedgerEntry.collection.insertOne(entry as never);
-      afterWrite();
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 1 + attempt)));
-      continue;
-    }
-    await applyEntry(models, entry, position !== null);
-    return { entry, before: { agent, position } };
-  }
-  throw new Error(`could not append to the ledger of agent ${agentId}: too much contention`);
+  let positionRead: PositionRecord | null = null;
+  const result = await appendToStream<AgentRecord, LedgerEntryRecord, LedgerSnapshot>(
+    agentLedger(models),
+    agentId,
+    entryId,
+    async (agent) => {
+      const position = target ? await models.Position.findById(target.positionId).lean() : null;
+      // A position ahead of its agent means another worker is half-way through an apply: read again.
+      if (position && position.appliedSeq > agent.ledgerSeq) return { retry: true };
+      positionRead = position;
+      const decision = decide({ agent, position });
+      if (!decision.ok) return { ok: false, refusal: decision.refusal };
+      return {
+        ok: true,
+        event: entryFor(entryId, agent, decision.value, target, now()),
+        extra: { agent, position },
+      };
+    },
+    (entry) => applyEntry(models, entry, positionRead !== null),
+  );
+  if (!result.event) return { refusal: result.refusal! };
+  return { entry: result.event, ...(result.extra ? { before: result.extra } : {}) };
+}
+
+/** The entry `draft` makes on `agent`: deltas completed, balance checked, status decided. */
+function entryFor(
+  entryId: string,
+  agent: AgentRecord,
+  draft: EntryDraft,
+  target: { marketId: string; venue: VenueId; positionId: string } | null,
+  at: Date,
+): Omit<LedgerEntryRecord, '_id' | 'seq'> {
+  const agentId = agent._id;
+  const delta: AgentDelta = {
+    ...Object.fromEntries(AGENT_FIELDS.map((f) => [f, 0])),
+    ...draft.agent,
+  } as AgentDelta;
+  const balanceAfterMicro = agent.balanceMicro + delta.balanceMicro;
+  const reservedAfter = agent.reservedMicro + delta.reservedMicro;
+  if (balanceAfterMicro < 0 || reservedAfter < 0)
+    throw new Error(`ledger entry ${entryId} would make agent ${agentId} negative`);
+  // Cash at zero makes an agent broke (spec §3); a sale or payout that brings cash back restores it.
+  const becomesBroke =
+    balanceAfterMicro === 0 &&
+    reservedAfter === 0 &&
+    agent.status !== 'suspended' &&
+    agent.status !== 'broke';
+  const recovers = agent.status === 'broke' && balanceAfterMicro > 0;
+  const statusAfter =
+    draft.statusAfter ??
+    (becomesBroke ? 'broke' : recovers ? (agent.claimedBy ? 'claimed' : 'unclaimed') : null);
+  return {
+    agentId,
+    kind: draft.kind,
+    tradeId: draft.tradeId ?? null,
+    agent: delta,
+    balanceAfterMicro,
+    simTradesAfter: agent.simTradesCount + delta.simTradesCount,
+    statusAfter,
+    position:
+      target && draft.position
+        ? ({
+            ...Object.fromEntries(POSITION_FIELDS.map((f) => [f, 0])),
+            realizedPnlMicro: 0,
+            statusAfter: null,
+            source: null,
+            ...draft.position,
+            ...target,
+          } as PositionDelta)
+        : null,
+    at,
+  };
 }

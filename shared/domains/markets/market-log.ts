@@ -1,6 +1,6 @@
 import { afterWrite } from '../../infra/faults.js';
+import { appendToStream, rollForwardStream, type SequencedLog } from '../sequenced-log/sequenced-log.js';
 import type { Decision, Refusal } from '../refusal.js';
-import { isDuplicateKey } from '../refusal.js';
 import type { MarketEventModel, MarketEventRecord } from './market-event.model.js';
 import type { MarketModel, MarketRecord } from './market.model.js';
 
@@ -61,29 +61,19 @@ async function applyMarketEvent(models: MarketLogModels, next: MarketEventRecord
   afterWrite(result.matchedCount > 0);
 }
 
-/**
- * Reads the market and, in the same round trip to the log, the events it has not applied yet (and
- * event `eventId`, if given). Applies the unapplied ones in order; returns the market as read and
- * whether it was behind (then read again before deciding anything).
- */
-async function readMarket(models: MarketLogModels, marketId: string, eventId?: string) {
-  const market = await models.Market.findById(marketId).lean();
-  if (!market) throw new Error(`market ${marketId} not found`);
-  const conditions: Record<string, unknown>[] = [{ marketId, seq: { $gt: market.book.version } }];
-  if (eventId) conditions.push({ _id: eventId });
-  const events = await models.MarketEvent.find({ $or: conditions }).sort({ seq: 1 }).lean();
-  const unapplied = events.filter((e) => e.marketId === marketId && e.seq > market.book.version);
-  for (const e of unapplied) await applyMarketEvent(models, e);
-  return {
-    market,
-    behind: unapplied.length > 0,
-    mine: eventId ? events.find((e) => e._id === eventId) : undefined,
-  };
-}
+/** The market's book as a sequenced log: head = the market document, `book.version` its sequence. */
+const marketLog = (models: MarketLogModels): SequencedLog<MarketRecord, MarketEventRecord> => ({
+  name: 'market',
+  log: models.MarketEvent,
+  streamField: 'marketId',
+  readHead: (id) => models.Market.findById(id).lean() as Promise<MarketRecord | null>,
+  seqOf: (m) => m.book.version,
+  apply: (e) => applyMarketEvent(models, e),
+});
 
 /** Brings the market document up to date with its log (after a crash between an append and its apply). */
 export async function rollForwardMarket(models: MarketLogModels, marketId: string): Promise<void> {
-  while ((await readMarket(models, marketId)).behind);
+  await rollForwardStream(marketLog(models), marketId);
 }
 
 /**
@@ -98,31 +88,11 @@ export async function appendMarketEvent(
   decide: (market: MarketRecord) => Decision<MarketEventDraft>,
   now: () => Date,
 ): Promise<{ event: MarketEventRecord; refusal?: undefined } | { event?: undefined; refusal: Refusal }> {
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const { market, behind, mine } = await readMarket(models, marketId, eventId);
-    if (mine && !behind) return { event: mine };
-    if (behind || mine) continue;
+  const result = await appendToStream(marketLog(models), marketId, eventId, (market) => {
     const decision = decide(market);
-    if (!decision.ok) return { refusal: decision.refusal };
-    const event: MarketEventRecord = {
-      ...decision.value,
-      _id: eventId,
-      marketId,
-      seq: market.book.version + 1,
-      at: now(),
-    };
-    try {
-      await models.MarketEvent.collection.insertOne(event as never);
-      afterWrite();
-    } catch (err) {
-      // Another writer took this sequence number (or logged this very event): start over from the
-      // newer state. Jitter spreads contending writers apart.
-      if (!isDuplicateKey(err)) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 1 + attempt)));
-      continue;
-    }
-    await applyMarketEvent(models, event);
-    return { event };
-  }
-  throw new Error(`could not append to the log of market ${marketId}: too much contention`);
+    return decision.ok
+      ? { ok: true, event: { ...decision.value, marketId, at: now() }, extra: undefined }
+      : { ok: false, refusal: decision.refusal };
+  });
+  return result.event ? { event: result.event } : { refusal: result.refusal! };
 }
