@@ -10,12 +10,8 @@ import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { goLiveBlock } from './go-live.js';
-import {
-  decideBuyFill,
-  decideBuyReserve,
-  decideSellFill,
-  decideSellReserve,
-} from '../venues/sim/sim-decisions.js';
+import type { decideBuyFill } from '../venues/sim/sim-decisions.js';
+import { buyPlan, removedCost, sellPlan, type SimTradeSpec } from '../venues/sim/sim-trade-plan.js';
 import { claimTrade, finishTrade, type TradeOutcome } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
@@ -151,32 +147,31 @@ async function fillOrRelease(
   return { result: await run.refused(fill.refusal) };
 }
 
+const planOf = (t: TradeRecord): SimTradeSpec => ({
+  id: t._id,
+  side: t.side,
+  amountMicro: t.amountMicro,
+  sharesMicro: t.sharesMicro,
+  limit: t.limitPrice,
+  source: t.source,
+});
+
 async function executeBuy(run: TradeRun): Promise<TradeResult> {
   const { ctx, t, market, target, refused } = run;
   const { models, now } = ctx;
-  const S = t.amountMicro;
+  const plan = buyPlan(planOf(t));
 
   const reserve = await appendLedgerEntry(
     models,
     t.agentId,
     `${t._id}-reserve`,
     null,
-    ({ agent }) => {
-      const d = decideBuyReserve(agent, S);
-      return d.ok
-        ? accept({ kind: 'reserve', tradeId: t._id, agent: { balanceMicro: -S, reservedMicro: S } })
-        : d;
-    },
+    ({ agent }) => plan.reserve(agent),
     now,
   );
   if (reserve.refusal) return refused(reserve.refusal);
 
-  const fill = await fillOrRelease(
-    run,
-    (m) => decideBuyFill(m, t.side, S, t.limitPrice, ctx.now()),
-    { kind: 'release', tradeId: t._id, agent: { balanceMicro: S, reservedMicro: -S } },
-    null,
-  );
+  const fill = await fillOrRelease(run, (m) => plan.fill(m, ctx.now()), plan.release(), null);
   if ('result' in fill) return fill.result;
   const ev = fill.event;
   const settled = await appendLedgerEntry(
@@ -184,18 +179,7 @@ async function executeBuy(run: TradeRun): Promise<TradeResult> {
     t.agentId,
     `${t._id}-fill`,
     target,
-    () =>
-      accept({
-        kind: 'buy',
-        tradeId: t._id,
-        agent: { reservedMicro: -S, tradesCount: 1, simTradesCount: 1 },
-        position: {
-          [t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro']: ev.sharesMicro,
-          [t.side === 'yes' ? 'costYesMicro' : 'costNoMicro']: S,
-          statusAfter: 'open' as const,
-          source: t.source,
-        },
-      }),
+    () => accept(plan.settle(ev)),
     now,
   );
   // A buy's own debit is its reservation: report the balance right after it.
@@ -205,66 +189,28 @@ async function executeBuy(run: TradeRun): Promise<TradeResult> {
 async function executeSell(run: TradeRun): Promise<TradeResult> {
   const { ctx, t, market, target, refused } = run;
   const { models, now } = ctx;
-  const n = t.sharesMicro;
-  const sharesKey = t.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
-  const costKey = t.side === 'yes' ? 'costYesMicro' : 'costNoMicro';
-  const reservedKey = t.side === 'yes' ? 'reservedYesMicro' : 'reservedNoMicro';
+  const plan = sellPlan(planOf(t), market.status === 'resolved');
 
   const reserve = await appendLedgerEntry(
     models,
     t.agentId,
     `${t._id}-reserve`,
     target,
-    ({ agent, position }) => {
-      const d = decideSellReserve(agent, position, t.side, n, market.status === 'resolved');
-      if (!d.ok) return d;
-      return accept({
-        kind: 'reserve-shares',
-        tradeId: t._id,
-        position: { [sharesKey]: -n, [costKey]: -d.value.costMicro, [reservedKey]: n },
-      });
-    },
+    ({ agent, position }) => plan.reserve(agent, position),
     now,
   );
   if (reserve.refusal) return refused(reserve.refusal);
-  const removedCost = -(reserve.entry.position?.[costKey] ?? 0);
+  const costOff = removedCost(reserve.entry as EntryDraft, t.side);
 
-  const fill = await fillOrRelease(
-    run,
-    (m) => decideSellFill(m, t.side, n, t.limitPrice, ctx.now()),
-    {
-      kind: 'release-shares',
-      tradeId: t._id,
-      position: { [sharesKey]: n, [costKey]: removedCost, [reservedKey]: -n },
-    },
-    target,
-  );
+  const fill = await fillOrRelease(run, (m) => plan.fill(m, ctx.now()), plan.release(costOff), target);
   if ('result' in fill) return fill.result;
   const ev = fill.event;
-  const pnl = ev.amountMicro - removedCost;
   const settled = await appendLedgerEntry(
     models,
     t.agentId,
     `${t._id}-fill`,
     target,
-    ({ position }) => {
-      const emptyAfter =
-        position !== null &&
-        position.sharesYesMicro === 0 &&
-        position.sharesNoMicro === 0 &&
-        position.reservedYesMicro + position.reservedNoMicro - n === 0;
-      return accept({
-        kind: 'sell',
-        tradeId: t._id,
-        agent: { balanceMicro: ev.amountMicro, realizedPnlMicro: pnl, tradesCount: 1, simTradesCount: 1 },
-        position: {
-          [reservedKey]: -n,
-          realizedPnlMicro: pnl,
-          statusAfter: emptyAfter ? ('closed' as const) : null,
-          source: t.source,
-        },
-      });
-    },
+    ({ position }) => accept(plan.settle(ev, costOff, position)),
     now,
   );
   return filled(ctx, t, market, ev, settled, settled.entry!.balanceAfterMicro);

@@ -9,12 +9,7 @@ import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
 import type { Refusal } from '../refusal.js';
 import { CONDITION_ID, EXTERNAL_ID_LABEL, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
-import {
-  decideBuyFill,
-  decideBuyReserve,
-  decideSellFill,
-  decideSellReserve,
-} from '../venues/sim/sim-decisions.js';
+import { buyPlan, holdingsAfter, removedCost, sellPlan } from '../venues/sim/sim-trade-plan.js';
 import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
 import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
@@ -65,39 +60,32 @@ async function dryRun(
     sharesYesMicro: position?.sharesYesMicro ?? 0,
     sharesNoMicro: position?.sharesNoMicro ?? 0,
   };
-  const sideKey = shape.side === 'yes' ? 'sharesYesMicro' : 'sharesNoMicro';
+  // The live trade's own steps (sim-trade-plan.ts) on the current state; holdings are their deltas summed.
+  const spec = {
+    id: shape.id,
+    side: shape.side,
+    amountMicro: shape.amountMicro,
+    sharesMicro: shape.sharesMicro,
+    limit,
+    source: null,
+  };
   if (shape.action === 'buy') {
-    const reserve = decideBuyReserve(a, shape.amountMicro);
+    const plan = buyPlan(spec);
+    const reserve = plan.reserve(a);
     if (!reserve.ok) return refusedResult(shape, m, reserve.refusal, holdings, true);
-    const fill = decideBuyFill(m, shape.side, shape.amountMicro, limit, now);
+    const fill = plan.fill(m, now);
     if (!fill.ok) return refusedResult(shape, m, fill.refusal, holdings, true);
-    return filledResult(
-      shape,
-      m,
-      fill.value,
-      {
-        ...holdings,
-        balanceMicro: holdings.balanceMicro - shape.amountMicro,
-        [sideKey]: holdings[sideKey] + fill.value.sharesMicro,
-      },
-      { dryRun: true },
-    );
+    const after = holdingsAfter(holdings, [reserve.value, plan.settle(fill.value)]);
+    return filledResult(shape, m, fill.value, after, { dryRun: true });
   }
-  const reserve = decideSellReserve(a, position, shape.side, shape.sharesMicro, m.status === 'resolved');
+  const plan = sellPlan(spec, m.status === 'resolved');
+  const reserve = plan.reserve(a, position);
   if (!reserve.ok) return refusedResult(shape, m, reserve.refusal, holdings, true);
-  const fill = decideSellFill(m, shape.side, shape.sharesMicro, limit, now);
+  const fill = plan.fill(m, now);
   if (!fill.ok) return refusedResult(shape, m, fill.refusal, holdings, true);
-  return filledResult(
-    shape,
-    m,
-    fill.value,
-    {
-      ...holdings,
-      balanceMicro: holdings.balanceMicro + fill.value.amountMicro,
-      [sideKey]: holdings[sideKey] - shape.sharesMicro,
-    },
-    { dryRun: true },
-  );
+  const settle = plan.settle(fill.value, removedCost(reserve.value, shape.side), null);
+  const after = holdingsAfter(holdings, [reserve.value, settle]);
+  return filledResult(shape, m, fill.value, after, { dryRun: true });
 }
 
 /**

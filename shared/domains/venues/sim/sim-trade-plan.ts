@@ -1,0 +1,137 @@
+import type { AgentRecord } from '../../agents/agent.model.js';
+import type { EntryDraft } from '../../ledger/ledger.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import type { PositionRecord } from '../../positions/position.model.js';
+import { accept, type Decision } from '../../refusal.js';
+import type { Outcome } from './lmsr.js';
+import {
+  decideBuyFill,
+  decideBuyReserve,
+  decideSellFill,
+  decideSellReserve,
+  type FillQuote,
+} from './sim-decisions.js';
+
+/**
+ * A sim trade as pure steps: what to reserve, how the book fills, what to release if it does not,
+ * and what settles the fill, each as the ledger entry or market event it becomes. The live trade
+ * (execute-trade.ts) logs these steps one by one; the dry run (sim-trade.ts) computes the same steps
+ * on the current state and adds up their deltas, so "a dry run quotes what the live trade fills"
+ * holds by construction.
+ */
+export interface SimTradeSpec {
+  /** The trade id; null for a dry run, which logs nothing. */
+  id: string | null;
+  side: Outcome;
+  amountMicro: number;
+  sharesMicro: number;
+  limit: number | null;
+  source: string | null;
+}
+
+const key = (side: Outcome) =>
+  side === 'yes'
+    ? ({ shares: 'sharesYesMicro', cost: 'costYesMicro', reserved: 'reservedYesMicro' } as const)
+    : ({ shares: 'sharesNoMicro', cost: 'costNoMicro', reserved: 'reservedNoMicro' } as const);
+
+/** Buy `amountMicro` of one side: cash reserved, the book filled, the shares and cost booked. */
+export const buyPlan = (t: SimTradeSpec) => ({
+  reserve: (agent: AgentRecord): Decision<EntryDraft> => {
+    const d = decideBuyReserve(agent, t.amountMicro);
+    return d.ok
+      ? accept({
+          kind: 'reserve',
+          tradeId: t.id,
+          agent: { balanceMicro: -t.amountMicro, reservedMicro: t.amountMicro },
+        })
+      : d;
+  },
+  fill: (market: MarketRecord, now: Date): Decision<FillQuote> =>
+    decideBuyFill(market, t.side, t.amountMicro, t.limit, now),
+  release: (): EntryDraft => ({
+    kind: 'release',
+    tradeId: t.id,
+    agent: { balanceMicro: t.amountMicro, reservedMicro: -t.amountMicro },
+  }),
+  settle: (fill: Pick<FillQuote, 'sharesMicro'>): EntryDraft => ({
+    kind: 'buy',
+    tradeId: t.id,
+    agent: { reservedMicro: -t.amountMicro, tradesCount: 1, simTradesCount: 1 },
+    position: {
+      [key(t.side).shares]: fill.sharesMicro,
+      [key(t.side).cost]: t.amountMicro,
+      statusAfter: 'open' as const,
+      source: t.source,
+    },
+  }),
+});
+
+/** Sell `sharesMicro` of one side: shares (and their cost basis) reserved, the book filled, cash and P&L booked. */
+export const sellPlan = (t: SimTradeSpec, marketResolved: boolean) => {
+  const k = key(t.side);
+  const n = t.sharesMicro;
+  return {
+    reserve: (agent: AgentRecord, position: PositionRecord | null): Decision<EntryDraft> => {
+      const d = decideSellReserve(agent, position, t.side, n, marketResolved);
+      if (!d.ok) return d;
+      return accept({
+        kind: 'reserve-shares',
+        tradeId: t.id,
+        position: { [k.shares]: -n, [k.cost]: -d.value.costMicro, [k.reserved]: n },
+      });
+    },
+    fill: (market: MarketRecord, now: Date): Decision<FillQuote> =>
+      decideSellFill(market, t.side, n, t.limit, now),
+    /** `removedCostMicro`: the cost basis the reservation took off. */
+    release: (removedCostMicro: number): EntryDraft => ({
+      kind: 'release-shares',
+      tradeId: t.id,
+      position: { [k.shares]: n, [k.cost]: removedCostMicro, [k.reserved]: -n },
+    }),
+    /** `position`: as of the entry before this one (after the reservation). */
+    settle: (
+      fill: Pick<FillQuote, 'amountMicro'>,
+      removedCostMicro: number,
+      position: PositionRecord | null,
+    ): EntryDraft => {
+      const emptyAfter =
+        position !== null &&
+        position.sharesYesMicro === 0 &&
+        position.sharesNoMicro === 0 &&
+        position.reservedYesMicro + position.reservedNoMicro - n === 0;
+      return {
+        kind: 'sell',
+        tradeId: t.id,
+        agent: {
+          balanceMicro: fill.amountMicro,
+          realizedPnlMicro: fill.amountMicro - removedCostMicro,
+          tradesCount: 1,
+          simTradesCount: 1,
+        },
+        position: {
+          [k.reserved]: -n,
+          realizedPnlMicro: fill.amountMicro - removedCostMicro,
+          statusAfter: emptyAfter ? ('closed' as const) : null,
+          source: t.source,
+        },
+      };
+    },
+  };
+};
+
+/** The cost basis a sell's reservation took off (its entry's delta, negated). */
+export const removedCost = (reserve: EntryDraft, side: Outcome) => -(reserve.position?.[key(side).cost] ?? 0);
+
+/** Cash and shares after a series of entries: the sum of their deltas (what the ledger applies). */
+export function holdingsAfter(
+  holdings: { balanceMicro: number; sharesYesMicro: number; sharesNoMicro: number },
+  entries: EntryDraft[],
+) {
+  const sum = (pick: (e: EntryDraft) => number | undefined) =>
+    entries.reduce((s, e) => s + (pick(e) ?? 0), 0);
+  return {
+    balanceMicro: holdings.balanceMicro + sum((e) => e.agent?.balanceMicro),
+    sharesYesMicro: holdings.sharesYesMicro + sum((e) => e.position?.sharesYesMicro),
+    sharesNoMicro: holdings.sharesNoMicro + sum((e) => e.position?.sharesNoMicro),
+  };
+}
