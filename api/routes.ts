@@ -26,6 +26,7 @@ import { requireOperator } from './http/operator-auth.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
 
+import { JsonText } from './http/json-text.js';
 import { parseRequestPart } from './http/validation.js';
 
 /** Exhaustive: an endpoint without a handler fails to compile. */
@@ -70,7 +71,8 @@ export function registerEndpoints(
   deps: Deps,
   opts: { operatorToken: string; rateLimits: Record<RateLimitName, RequestHandler> },
 ): void {
-  const agentAuth = requireAgent(deps);
+  const cachedAgentAuth = requireAgent(deps);
+  const freshAgentAuth = requireAgent(deps, { fresh: true });
   const operatorAuth = requireOperator(opts.operatorToken);
   const userAuth = requireUser(deps, createJwtVerifier(deps.env));
 
@@ -79,6 +81,7 @@ export function registerEndpoints(
     const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
     const chain: RequestHandler[] = [];
     if (spec.params && 'market_id' in spec.params.shape) chain.push(skipPathWords);
+    const agentAuth = spec.freshAgent ? freshAgentAuth : cachedAgentAuth;
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
@@ -108,6 +111,10 @@ export function registerEndpoints(
         return;
       }
       const warning = unknownParamWarning(spec, query);
+      if (output instanceof JsonText) {
+        res.type('application/json').send(output.body(warning));
+        return;
+      }
       if (warning && output && typeof output === 'object' && !Array.isArray(output)) {
         const own = (output as { warning?: string }).warning;
         res.json({ ...output, warning: own ? `${warning} ${own}` : warning });

@@ -29,6 +29,7 @@ export const agentEndpoints = {
     method: 'get',
     path: '/api/sdk/agents/me',
     auth: 'agent',
+    freshAgent: true,
     tag: 'Agents',
     summary: 'The calling agent: status, balance, claim state, and P&L with include=pnl',
     query: AgentMeQuerySchema,

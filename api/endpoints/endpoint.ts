@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Request, Response } from 'express';
-import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
+import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import type { Deps } from '../../shared/composition/deps.js';
+import type { JsonText } from '../http/json-text.js';
 
 /**
  * Who may call: anyone, an agent (API key), anyone with an optional agent key (`agent-optional`: a
@@ -23,6 +24,11 @@ export interface EndpointSpec {
   /** OpenAPI path template, e.g. `/api/sdk/agents/claim/{claim_code}`. */
   path: string;
   auth: AuthMode;
+  /**
+   * The answer shows the agent's balance, P&L, counters or broke status (ledger projections that
+   * change with every trade): the agent is read from the database, not from the process's cache.
+   */
+  freshAgent?: true;
   tag: string;
   summary: string;
   description?: string;
@@ -46,9 +52,9 @@ export interface HandlerInput<E extends EndpointSpec> {
   query: Parsed<E['query']>;
   body: Parsed<E['body']>;
   agent: E['auth'] extends 'agent'
-    ? AgentDoc
+    ? AgentRecord
     : E['auth'] extends 'agent-or-user' | 'agent-optional'
-      ? AgentDoc | undefined
+      ? AgentRecord | undefined
       : undefined;
   user: E['auth'] extends 'user'
     ? UserRecord
@@ -60,9 +66,11 @@ export interface HandlerInput<E extends EndpointSpec> {
   res: Response;
 }
 
+type Answer<E extends EndpointSpec> = z.input<E['response']>;
+
 export type Handler<E extends EndpointSpec> = (
   input: HandlerInput<E>,
-) => Promise<E['produces'] extends string ? string : z.input<E['response']>>;
+) => Promise<E['produces'] extends string ? string : Answer<E> | JsonText<Answer<E> & object>>;
 
 export type HandlersFor<T extends Record<string, EndpointSpec>> = { [K in keyof T]: Handler<T[K]> };
 

@@ -64,6 +64,7 @@ export const readEndpoints = {
     method: 'get',
     path: '/api/sdk/context/{market_id}',
     auth: 'agent',
+    freshAgent: true,
     tag: 'Reads',
     summary: 'Everything to check before trading one market: prices, position, discipline, slippage, edge',
     description: '300 requests per minute per agent.',
@@ -109,6 +110,7 @@ export const readEndpoints = {
     method: 'get',
     path: '/api/sdk/briefing',
     auth: 'agent',
+    freshAgent: true,
     tag: 'Reads',
     summary:
       'One-call briefing: balances and P&L per venue, positions needing attention, actions, opportunities, performance, risk',

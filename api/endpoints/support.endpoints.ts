@@ -9,6 +9,7 @@ export const supportEndpoints = {
     method: 'post',
     path: '/api/sdk/troubleshoot',
     auth: 'agent-optional',
+    freshAgent: true,
     tag: 'Support',
     summary: 'Explain an error and what to do about it',
     description:

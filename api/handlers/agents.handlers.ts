@@ -16,18 +16,18 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));
-    const record = agent.toObject();
-    const { owner, settings } = await loadGuard(deps, record);
-    return agentMeView(record, {
+    const { owner, settings } = await loadGuard(deps, agent);
+    return agentMeView(agent, {
       includePnl: include.has('pnl'),
       claimUrl: claimUrlOf(deps.env)(agent.claimCode),
       tier: owner.tier,
       importsPerDay: deps.env.TIER_IMPORTS_PER_DAY[owner.tier],
-      realTradingEnabled: realTradingEnabled(owner, settings) && record.status !== 'suspended',
+      realTradingEnabled: realTradingEnabled(owner, settings) && agent.status !== 'suspended',
     });
   },
 
-  updateMySettings: async ({ deps, agent, body }) => updateAgentSettings(deps.models.Agent, agent._id, body),
+  updateMySettings: async ({ deps, agent, body }) =>
+    updateAgentSettings(deps.models.Agent, deps.invalidation, agent._id, body),
 
   getClaimInfo: async ({ deps, params }) => claimInfo(deps.models, params.claim_code),
 

@@ -22,8 +22,7 @@ interface Caller {
 }
 
 /** An agent key acts on the agent's owner; a user token on that user (auth guarantees one of the two). */
-const ownerOf = ({ deps, agent, user }: Caller) =>
-  agent ? agentOwner(deps.models, agent) : userOwner(user!);
+const ownerOf = ({ deps, agent, user }: Caller) => (agent ? agentOwner(deps, agent) : userOwner(user!));
 
 const actorOf = ({ deps, agent }: Caller): SettingsActor =>
   agent

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { listImportable } from '../../shared/domains/imports/list-importable.js';
 import { submitImport } from '../../shared/domains/imports/submit-import.js';
 import { executablePrice } from '../../shared/domains/markets/executable-price.js';
@@ -9,40 +10,90 @@ import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
+import { JsonText, withFields } from '../http/json-text.js';
 import type { marketEndpoints } from '../endpoints/markets.endpoints.js';
 
+interface MarketList {
+  markets: { resolves_at: string | null; seconds_to_resolution: number | null }[];
+  warning?: string;
+}
+
+/** Seconds from `now` to `resolvesAt` (epoch ms), as JSON: null when there is none. */
+const secondsTo = (resolvesAt: number, now: number) =>
+  Number.isFinite(resolvesAt) ? String((resolvesAt - now) / 1000) : 'null';
+
+/** A shared list serialised once, with a hole in each row where `seconds_to_resolution` goes. */
+interface ListTemplate {
+  parts: string[];
+  resolvesAt: number[];
+  warning?: string;
+}
+
+/** One template per cached list object: it lives exactly as long as this process keeps the list. */
+const templates = new WeakMap<MarketList, ListTemplate>();
+
+function templateOf(list: MarketList): ListTemplate {
+  const known = templates.get(list);
+  if (known) return known;
+  const hole = randomUUID();
+  const { warning, ...body } = list;
+  const rows = list.markets.map((m) => ({ ...m, seconds_to_resolution: hole }));
+  const template = {
+    parts: JSON.stringify({ ...body, markets: rows }).split(JSON.stringify(hole)),
+    resolvesAt: list.markets.map((m) => (m.resolves_at ? Date.parse(m.resolves_at) : NaN)),
+    warning,
+  };
+  templates.set(list, template);
+  return template;
+}
+
+function render({ parts, resolvesAt }: ListTemplate, now: number): string {
+  let text = parts[0]!;
+  for (let i = 0; i < resolvesAt.length; i++) text += secondsTo(resolvesAt[i]!, now) + parts[i + 1]!;
+  return text;
+}
+
 /**
- * Lists are shared across agents for READ_CACHE_SECONDS; `seconds_to_resolution` is recomputed on
- * every answer, since the spec defines it at response time.
+ * Lists are shared across agents for READ_CACHE_SECONDS, and served from a template serialised
+ * once per process and cache entry: only `seconds_to_resolution` is written per answer, since the
+ * spec defines it at response time. `extra` fields are the caller's own (e.g. `agent_id`).
  */
-async function sharedList<
-  T extends { markets: { resolves_at: string | null; seconds_to_resolution: number | null }[] },
->(deps: Deps, name: string, params: unknown, compute: () => Promise<T>): Promise<T> {
-  const list =
-    deps.env.READ_CACHE_SECONDS > 0
-      ? await cachedRead(
-          deps.redis,
-          deps.env.QUEUE_PREFIX,
-          name,
-          params,
-          deps.env.READ_CACHE_SECONDS,
-          compute,
-        )
-      : await compute();
-  const now = deps.clock().getTime();
-  for (const m of list.markets)
-    m.seconds_to_resolution = m.resolves_at ? (Date.parse(m.resolves_at) - now) / 1000 : null;
-  return list;
+async function sharedList<T extends MarketList, E extends Record<string, unknown>>(
+  deps: Deps,
+  name: string,
+  params: unknown,
+  compute: () => Promise<T>,
+  extra: E,
+): Promise<(T & E) | JsonText<T & E>> {
+  if (deps.env.READ_CACHE_SECONDS <= 0) {
+    const list = await compute();
+    const now = deps.clock().getTime();
+    for (const m of list.markets)
+      m.seconds_to_resolution = m.resolves_at ? (Date.parse(m.resolves_at) - now) / 1000 : null;
+    return { ...list, ...extra };
+  }
+  const list = await cachedRead(
+    deps.redis,
+    deps.env.QUEUE_PREFIX,
+    name,
+    params,
+    deps.env.READ_CACHE_SECONDS,
+    compute,
+  );
+  const template = templateOf(list);
+  return new JsonText(withFields(render(template, deps.clock().getTime()), extra), template.warning);
 }
 
 export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   checkMarket: async ({ deps, query }) => checkMarket(deps.models, query),
-  listMarkets: async ({ deps, agent, query }) => ({
-    ...(await sharedList(deps, 'markets', query, () =>
-      listMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
-    )),
-    agent_id: agent._id,
-  }),
+  listMarkets: async ({ deps, agent, query }) =>
+    sharedList(
+      deps,
+      'markets',
+      query,
+      () => listMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+      { agent_id: agent._id },
+    ),
   importableMarkets: async ({ deps, agent, query }) => ({
     ...(await listImportable(deps, query)),
     agent_id: agent._id,
@@ -60,8 +111,12 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   marketHistory: async ({ deps, params, query }) =>
     priceHistory(deps.models, params.market_id, query.hours, query.interval, deps.clock()),
   publicMarkets: async ({ deps, query }) =>
-    sharedList(deps, 'public-markets', query, () =>
-      listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+    sharedList(
+      deps,
+      'public-markets',
+      query,
+      () => listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
+      {},
     ),
   fastMarkets: async ({ deps, agent, query }) => ({
     ...(await listFastMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock())),

@@ -12,7 +12,7 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
   walletPositions: async ({ deps, params }) => walletPositions(deps, params.wallet_address),
   context: async ({ deps, agent, params, query }) => {
     const baseUrl = publicBaseUrl(deps.env);
-    return marketContext(deps.models, agent.toObject(), params.market_id, {
+    return marketContext(deps.models, agent, params.market_id, {
       venue: query.venue,
       myProbability: query.my_probability,
       baseUrl,
@@ -39,6 +39,6 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
           )
         : compute();
     };
-    return briefing(deps.models, agent.toObject(), { since, now, baseUrl, newMarkets });
+    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets });
   },
 };

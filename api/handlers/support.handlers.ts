@@ -3,5 +3,5 @@ import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { supportEndpoints } from '../endpoints/support.endpoints.js';
 
 export const supportHandlers: HandlersFor<typeof supportEndpoints> = {
-  troubleshoot: async ({ deps, agent, body }) => troubleshoot(deps, agent?.toObject(), body),
+  troubleshoot: async ({ deps, agent, body }) => troubleshoot(deps, agent, body),
 };

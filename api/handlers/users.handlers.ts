@@ -11,12 +11,21 @@ import type { userEndpoints } from '../endpoints/users.endpoints.js';
 
 export const userHandlers: HandlersFor<typeof userEndpoints> = {
   claimAgent: async ({ deps, user, body }) =>
-    claimAgent(deps.models, user, body.claim_code, deps.env.TIER_AGENT_LIMITS, deps.clock()),
+    claimAgent(
+      deps.models,
+      deps.invalidation,
+      user,
+      body.claim_code,
+      deps.env.TIER_AGENT_LIMITS,
+      deps.clock(),
+    ),
   listUserAgents: async ({ deps, user }) => listUserAgents(deps.models, user, deps.env.TIER_AGENT_LIMITS),
-  releaseAgent: async ({ deps, user, params }) => releaseAgent(deps.models, user, params.agent_id),
+  releaseAgent: async ({ deps, user, params }) =>
+    releaseAgent(deps.models, deps.invalidation, user, params.agent_id),
   reactivateAgent: async ({ deps, user, params }) =>
-    reactivateAgent(deps.models, user, params.agent_id, deps.env.TIER_AGENT_LIMITS),
-  setUserTier: async ({ deps, params, body }) => setUserTier(deps.models, params.user_id, body.tier),
+    reactivateAgent(deps.models, deps.invalidation, user, params.agent_id, deps.env.TIER_AGENT_LIMITS),
+  setUserTier: async ({ deps, params, body }) =>
+    setUserTier(deps.models, deps.invalidation, params.user_id, body.tier),
   updateUserAgentSettings: async ({ deps, user, params, body }) =>
-    updateOwnedAgentSettings(deps.models, user, params.agent_id, body),
+    updateOwnedAgentSettings(deps.models, deps.invalidation, user, params.agent_id, body),
 };

@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
 import { authenticateAgent } from '../../shared/domains/agents/authenticate-agent.js';
-import type { AgentDoc } from '../../shared/domains/agents/agent.model.js';
+import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { AppError } from '../../shared/infra/errors.js';
 import type { Deps } from '../../shared/composition/deps.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    agent?: AgentDoc;
+    agent?: AgentRecord;
   }
 }
 
@@ -25,11 +25,14 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-/** Resolves `Authorization: Bearer sk_live_…` to the agent, or answers the contract's 401. */
-export function requireAgent(deps: Deps): RequestHandler {
+/**
+ * Resolves `Authorization: Bearer sk_live_…` to the agent, or answers the contract's 401. From the
+ * process's agent cache; `fresh` for endpoints that show the agent's balance or counters.
+ */
+export function requireAgent(deps: Deps, opts: { fresh?: boolean } = {}): RequestHandler {
   return async (req, _res, next) => {
     const key = bearerToken(req.headers.authorization);
-    const agent = key ? await authenticateAgent(deps.models.Agent, key) : null;
+    const agent = key ? await authenticateAgent(deps, key, opts) : null;
     if (!agent) throw unauthorized();
     req.agent = agent;
     next();

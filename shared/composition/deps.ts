@@ -10,6 +10,45 @@ import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import type { VenueRegistry } from '../domains/venues/venue-registry.js';
 import { createVenues } from './venues.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
+import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
+import { LocalCache } from '../infra/local-cache.js';
+import type { AgentRecord } from '../domains/agents/agent.model.js';
+import type { TradingSettings } from '../domains/limits/trading-settings.model.js';
+import type { Tier } from '../domains/users/user.model.js';
+
+/**
+ * In-process caches of what the API reads on every request, so that a request costs no database
+ * round trip for them. Every change drops them on every process through `invalidation`; LOCAL_CACHE_SECONDS
+ * (DEGRADED_MAX_AGE_MS while the channel is down) bounds what a lost message could leave behind.
+ */
+export interface LocalCaches {
+  /** Agents by API key hash (frozen lean records). Balances and counters in them are not current. */
+  agentsByKeyHash: LocalCache<AgentRecord>;
+  /** Trading settings by settings key (`user:<id>` / `agent:<id>`). */
+  settings: LocalCache<TradingSettings>;
+  /** Users' tiers by user id. */
+  tiers: LocalCache<Tier>;
+}
+
+/** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
+const LOCAL_CACHE_ENTRIES = 20_000;
+
+function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
+  const ttlMs = env.LOCAL_CACHE_SECONDS * 1000;
+  const maxAgeMs = () => (invalidation.healthy ? ttlMs : Math.min(ttlMs, DEGRADED_MAX_AGE_MS));
+  const caches: LocalCaches = {
+    agentsByKeyHash: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+  };
+  invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
+  invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));
+  invalidation.onInvalidate('user', (id) => caches.tiers.delete(id));
+  invalidation.onReset(() => {
+    for (const cache of Object.values(caches)) cache.clear();
+  });
+  return caches;
+}
 
 /** Everything a role needs, built once per process (the composition root) and passed down explicitly. */
 export interface Deps {
@@ -24,6 +63,9 @@ export interface Deps {
   metrics: Metrics;
   /** One adapter per reachable venue (sim, polymarket): the only way to a venue's market data. */
   venues: VenueRegistry;
+  /** Tells every process's caches that something changed (Redis pub/sub); see LocalCaches. */
+  invalidation: Invalidation;
+  caches: LocalCaches;
   clock: () => Date;
 }
 
@@ -34,6 +76,12 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
+  const invalidation = await startInvalidation({
+    redisUrl: infra.redisUrl,
+    prefix: env.QUEUE_PREFIX,
+    publisher: redis,
+    log,
+  });
   const metrics = createMetrics(queues);
   const clock = () => new Date();
   return {
@@ -46,12 +94,15 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock),
+    invalidation,
+    caches: createLocalCaches(env, invalidation),
     clock,
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.queues.close();
+  deps.invalidation.close();
   deps.redis.disconnect();
   await deps.mongo.close();
 }

@@ -2,6 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 import { testContext } from '../support/context.js';
+import { makeMarket } from '../support/factories.js';
+import { api, registerAgent } from '../support/http.js';
+
+type Row = { market_id: string; seconds_to_resolution: number | null };
+const withoutSeconds = (body: { markets: Row[] }) => ({
+  ...body,
+  markets: body.markets.map((m) => ({ ...m, seconds_to_resolution: 'x' })),
+});
 
 describe('shared read cache #integration', () => {
   it('when many readers ask for the same key, then it is computed once and shared until it expires', async () => {
@@ -38,5 +46,43 @@ describe('shared read cache #integration', () => {
     assert.deepEqual(await cachedRead(broken, env.QUEUE_PREFIX, 'x', {}, 5, async () => ({ ok: true })), {
       ok: true,
     });
+  });
+
+  it('when a market list is served from the shared cache, then it is the computed answer with seconds_to_resolution of the moment, every warning and the caller’s agent_id', async () => {
+    const { env } = testContext();
+    const tag = `t-${randomUUID().slice(0, 8)}`;
+    const soon = Date.now() + 3600_000;
+    await Promise.all([
+      makeMarket({ tags: [tag], resolvesAt: new Date(soon), volume24hMicro: 2e6 }),
+      makeMarket({ tags: [tag], resolvesAt: null, volume24hMicro: 1e6 }),
+    ]);
+    const [a, b] = await Promise.all([registerAgent(), registerAgent()]);
+    const path = `/api/sdk/markets?tags=${tag}&sort=bogus&colour=red`;
+    const list = (key: string) => api().get(path).set('Authorization', `Bearer ${key}`).expect(200);
+    const computed = (await list(a.api_key)).body;
+    assert.match(computed.warning, /'colour'.*'bogus'/s, 'the unknown parameter first, then the list’s own');
+    const saved = env.READ_CACHE_SECONDS;
+    env.READ_CACHE_SECONDS = 30;
+    try {
+      const first = await list(a.api_key);
+      await new Promise((r) => setTimeout(r, 1100));
+      const again = await list(b.api_key);
+      assert.match(again.headers['content-type'] ?? '', /application\/json/);
+      for (const res of [first, again])
+        assert.deepEqual(withoutSeconds({ ...res.body, agent_id: a.agent_id }), withoutSeconds(computed));
+      assert.equal(again.body.agent_id, b.agent_id);
+      const s1 = first.body.markets[0].seconds_to_resolution as number;
+      const s2 = again.body.markets[0].seconds_to_resolution as number;
+      assert.ok(s1 - s2 >= 1 && s1 - s2 < 3, `counted down from ${s1} to ${s2}`);
+      assert.ok(Math.abs(s2 - (soon - Date.now()) / 1000) < 2);
+      assert.equal(again.body.markets[1].seconds_to_resolution, null);
+
+      const open = (await api().get(`/api/markets?tags=${tag}`).expect(200)).body;
+      assert.equal(open.markets.length, 2);
+      assert.equal(open.warning, undefined);
+      assert.equal(typeof open.markets[0].seconds_to_resolution, 'number');
+    } finally {
+      env.READ_CACHE_SECONDS = saved;
+    }
   });
 });

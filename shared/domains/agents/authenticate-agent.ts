@@ -1,8 +1,27 @@
-import type { AgentDoc, AgentModel } from './agent.model.js';
+import type { Deps } from '../../composition/deps.js';
+import type { AgentRecord } from './agent.model.js';
 import { hashApiKey, looksLikeApiKey } from './api-key.js';
 
-/** The agent a bearer key belongs to, or null. Suspended and broke agents still authenticate (they may read). */
-export async function authenticateAgent(Agent: AgentModel, key: string): Promise<AgentDoc | null> {
+/**
+ * The agent a bearer key belongs to, or null. Suspended and broke agents still authenticate (they may
+ * read). Served from this process's cache (status, claim and settings changes drop it on every process
+ * at once, see LocalCaches); `fresh` reads the database, for answers that show the agent's balance and
+ * counters: those are ledger projections that change with every trade and are never invalidated here.
+ */
+export async function authenticateAgent(
+  deps: Pick<Deps, 'models' | 'caches'>,
+  key: string,
+  opts: { fresh?: boolean } = {},
+): Promise<AgentRecord | null> {
   if (!looksLikeApiKey(key)) return null;
-  return Agent.findOne({ apiKeyHash: hashApiKey(key) });
+  const hash = hashApiKey(key);
+  return deps.caches.agentsByKeyHash.getOrLoad(
+    hash,
+    async () => {
+      const agent = await deps.models.Agent.findOne({ apiKeyHash: hash }).lean();
+      // Shared by concurrent requests: nobody may change it.
+      return agent ? Object.freeze(agent) : null;
+    },
+    opts,
+  );
 }

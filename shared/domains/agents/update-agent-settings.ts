@@ -1,14 +1,21 @@
 import { notFound } from '../../infra/errors.js';
+import type { Invalidation } from '../../infra/invalidation.js';
 import type { AgentModel } from './agent.model.js';
 import type { AgentSettingsUpdate } from './agent.schemas.js';
 
-export async function updateAgentSettings(Agent: AgentModel, agentId: string, input: AgentSettingsUpdate) {
+export async function updateAgentSettings(
+  Agent: AgentModel,
+  invalidation: Invalidation,
+  agentId: string,
+  input: AgentSettingsUpdate,
+) {
   const set: Record<string, unknown> = {};
   if (input.name !== undefined && input.name !== null) set.name = input.name;
   if (input.auto_redeem_enabled !== undefined && input.auto_redeem_enabled !== null)
     set.autoRedeemEnabled = input.auto_redeem_enabled;
   const agent = await Agent.findOneAndUpdate({ _id: agentId }, { $set: set }, { returnDocument: 'after' });
   if (!agent) throw notFound('Agent', 'Register a new agent with POST /api/sdk/agents/register.');
+  await invalidation.publish('agent', agentId);
   return {
     success: true as const,
     agent_id: agent._id,

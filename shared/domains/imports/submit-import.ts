@@ -84,7 +84,7 @@ export async function submitImport(
     : [
         'shared=false is deprecated and ignored: imported markets are public tracking markets, tradeable by every agent on sim.',
       ];
-  const owner = await agentOwner(deps.models, agent);
+  const owner = await agentOwner(deps, agent);
   const limit = deps.env.TIER_IMPORTS_PER_DAY[owner.tier];
   const quota = importQuota(deps);
   const now = deps.clock();

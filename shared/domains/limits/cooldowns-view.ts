@@ -3,7 +3,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight, secondsUntil } from './counters.js';
 import { agentOwner } from './settings-owner.js';
-import { maxTradesPerDay, readSettings } from './trading-settings.js';
+import { currentSettings, maxTradesPerDay } from './trading-settings.js';
 import { isPaused } from './trading-settings.model.js';
 
 /**
@@ -13,9 +13,9 @@ import { isPaused } from './trading-settings.model.js';
  */
 export async function cooldownsView(deps: Deps, agent: AgentRecord) {
   const now = deps.clock();
-  const owner = await agentOwner(deps.models, agent);
+  const owner = await agentOwner(deps, agent);
   const [settings, cooldowns, usage] = await Promise.all([
-    readSettings(deps.models, owner),
+    currentSettings(deps, owner),
     activeCooldowns(deps.redis, deps.env.QUEUE_PREFIX, agent._id, now),
     dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now),
   ]);

@@ -1,5 +1,5 @@
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Models } from '../models.js';
+import type { Deps } from '../../composition/deps.js';
 import type { Tier, UserRecord } from '../users/user.model.js';
 
 /**
@@ -21,8 +21,16 @@ export const userOwner = (user: UserRecord): SettingsOwner => ({
   tier: user.tier,
 });
 
-export async function agentOwner(models: Models, agent: AgentRecord): Promise<SettingsOwner> {
-  if (!agent.claimedBy) return { key: `agent:${agent._id}`, kind: 'agent', id: agent._id, tier: 'free' };
-  const user = await models.User.findById(agent.claimedBy, { tier: 1 }).lean();
-  return { key: `user:${agent.claimedBy}`, kind: 'user', id: agent.claimedBy, tier: user?.tier ?? 'free' };
+/** The owner of `agent` (as claimed in the record given), with the user's tier from the process's cache. */
+export async function agentOwner(
+  deps: Pick<Deps, 'models' | 'caches'>,
+  agent: Pick<AgentRecord, '_id' | 'claimedBy'>,
+): Promise<SettingsOwner> {
+  const userId = agent.claimedBy;
+  if (!userId) return { key: `agent:${agent._id}`, kind: 'agent', id: agent._id, tier: 'free' };
+  const tier = await deps.caches.tiers.getOrLoad(
+    userId,
+    async () => (await deps.models.User.findById(userId, { tier: 1 }).lean())?.tier ?? 'free',
+  );
+  return { key: `user:${userId}`, kind: 'user', id: userId, tier };
 }

@@ -12,7 +12,7 @@ import {
   type CooldownTarget,
 } from './counters.js';
 import { agentOwner, type SettingsOwner } from './settings-owner.js';
-import { maxTradesPerDay, readSettings, realTradingEnabled } from './trading-settings.js';
+import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -56,9 +56,10 @@ function blockedUntil(code: string, message: string, fix: string, until: Date, n
   });
 }
 
+/** The owner and settings a trade is guarded by, from the process's caches (no database round trip when warm). */
 export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGuard> {
-  const owner = await agentOwner(deps.models, agent);
-  return { owner, settings: await readSettings(deps.models, owner) };
+  const owner = await agentOwner(deps, agent);
+  return { owner, settings: await currentSettings(deps, owner) };
 }
 
 /** The kill switch's refusal, when a trade is accepted and again when a worker first takes it. */

@@ -21,6 +21,16 @@ export async function readSettings(
   return settings;
 }
 
+/**
+ * The owner's settings from this process's cache: every change (updateSettings) drops them on every
+ * process at once. Decisions that must see the stored state (an update's own rules, the worker's
+ * second look at the kill switch) use readSettings.
+ */
+export const currentSettings = (deps: Pick<Deps, 'models' | 'caches'>, owner: Pick<SettingsOwner, 'key'>) =>
+  deps.caches.settings.getOrLoad(owner.key, async () =>
+    Object.freeze(await readSettings(deps.models, owner)),
+  );
+
 /** Real trading needs a human: an unclaimed agent reads it back false whatever it stored. */
 export const realTradingEnabled = (owner: SettingsOwner, settings: TradingSettings) =>
   owner.kind === 'user' && settings.sdkRealTradingEnabled;
@@ -31,7 +41,7 @@ export const maxTradesPerDay = (deps: Deps, owner: SettingsOwner, settings: Trad
 
 /** The answer of every settings route: the owner's safeguards, today's usage, and the wallet fields clients read. */
 export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: TradingSettings) {
-  const s = settings ?? (await readSettings(deps.models, owner));
+  const s = settings ?? (await currentSettings(deps, owner));
   const now = deps.clock();
   const usage = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now);
   return {
@@ -202,6 +212,7 @@ export async function updateSettings(
 ) {
   const set = changesFor(deps, owner, input, actor, await readSettings(deps.models, owner));
   await deps.models.TradingSettings.updateOne({ _id: owner.key }, { $set: set }, { upsert: true });
+  await deps.invalidation.publish('settings', owner.key);
   const view = await settingsView(deps, owner);
   const ignored = (['user_email', 'dynamic_user_id'] as const).filter((k) => input[k] !== undefined);
   return ignored.length

@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../../infra/errors.js';
+import type { Invalidation } from '../../infra/invalidation.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { AgentSettingsUpdate } from '../agents/agent.schemas.js';
 import { updateAgentSettings } from '../agents/update-agent-settings.js';
@@ -70,6 +71,7 @@ export function userAgentView(a: AgentRecord) {
 /** `POST /api/sdk/agents/claim`: links the agent to the user and enables real trading; the code works once. */
 export async function claimAgent(
   models: Models,
+  invalidation: Invalidation,
   user: UserRecord,
   claimCode: string,
   limits: TierLimits,
@@ -99,6 +101,8 @@ export async function claimAgent(
     throw alreadyClaimed();
   }
   await models.Agent.updateOne({ _id: agent._id, status: 'unclaimed' }, { $set: { status: 'claimed' } });
+  // Its owner, settings and tier change with the claim: every process must see it at once.
+  await invalidation.publish('agent', agent._id);
   const fresh = (await models.Agent.findById(agent._id).lean())!;
   return { success: true as const, ...userAgentView(fresh), claimed: true as const, claimed_by: user._id };
 }
@@ -117,27 +121,41 @@ export async function listUserAgents(models: Models, user: UserRecord, limits: T
 /** Agent settings changed by the owner: ownership first (another user's agent is a 404). */
 export async function updateOwnedAgentSettings(
   models: Models,
+  invalidation: Invalidation,
   user: UserRecord,
   agentId: string,
   input: AgentSettingsUpdate,
 ) {
   await ownedAgent(models, user, agentId);
-  return updateAgentSettings(models.Agent, agentId, input);
+  return updateAgentSettings(models.Agent, invalidation, agentId, input);
 }
 
 /** `release`: suspends the agent (trading refused, history kept) and frees its slot. Idempotent. */
-export async function releaseAgent(models: Models, user: UserRecord, agentId: string) {
+export async function releaseAgent(
+  models: Models,
+  invalidation: Invalidation,
+  user: UserRecord,
+  agentId: string,
+) {
   await ownedAgent(models, user, agentId);
   const released = await models.Agent.updateOne(
     { _id: agentId, claimedBy: user._id, status: { $ne: 'suspended' } },
     { $set: { status: 'suspended' } },
   );
+  // Also when already suspended: a retry heals a message lost after the write.
+  await invalidation.publish('agent', agentId);
   if (released.modifiedCount > 0) await giveBackSlot(models, user._id);
   return { success: true as const, ...userAgentView((await models.Agent.findById(agentId).lean())!) };
 }
 
 /** `reactivate`: takes a slot (409 tier_limit_reached at the limit) and lets the agent trade again. Idempotent. */
-export async function reactivateAgent(models: Models, user: UserRecord, agentId: string, limits: TierLimits) {
+export async function reactivateAgent(
+  models: Models,
+  invalidation: Invalidation,
+  user: UserRecord,
+  agentId: string,
+  limits: TierLimits,
+) {
   const agent = await ownedAgent(models, user, agentId);
   if (agent.status !== 'suspended') return { success: true as const, ...userAgentView(agent) };
   await takeSlot(models, user, limits);
@@ -147,14 +165,16 @@ export async function reactivateAgent(models: Models, user: UserRecord, agentId:
     { $set: { status } },
   );
   if (reactivated.modifiedCount === 0) await giveBackSlot(models, user._id); // reactivated concurrently
+  await invalidation.publish('agent', agentId);
   return { success: true as const, ...userAgentView((await models.Agent.findById(agentId).lean())!) };
 }
 
-export async function setUserTier(models: Models, userId: string, tier: Tier) {
+export async function setUserTier(models: Models, invalidation: Invalidation, userId: string, tier: Tier) {
   const user = await models.User.findOneAndUpdate(
     { _id: userId },
     { $set: { tier }, $setOnInsert: { email: null, activeAgents: 0 } },
     { upsert: true, returnDocument: 'after' },
   ).lean();
+  await invalidation.publish('user', userId);
   return { user_id: userId, tier: user!.tier, active_agents: user!.activeAgents };
 }

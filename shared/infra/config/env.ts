@@ -168,6 +168,15 @@ export const EnvSchema = z.object({
     .describe(
       'How long market lists and leaderboard pages are shared from the Redis read cache (0 disables it).',
     ),
+  LOCAL_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .default(5)
+    .describe(
+      'Longest life of an agent key, trading settings or tier cached in a process; changes drop them at once over Redis pub/sub, this only bounds a lost message (0 disables the cache).',
+    ),
   SEED_CATALOGUE: z
     .enum(['true', 'false'])
     .default('true')

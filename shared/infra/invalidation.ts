@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from './logger.js';
+import { connectRedis } from './redis.js';
+
+/**
+ * What changed, by id: `agent` (its status, claim or settings: every cached copy of the agent),
+ * `settings` (an owner's trading settings, by settings key `user:<id>` / `agent:<id>`), `user` (a
+ * user's tier).
+ */
+export type InvalidationKind = 'agent' | 'settings' | 'user';
+
+/** How long a cached entry may live while the channel is down (nothing would tell us of a change). */
+export const DEGRADED_MAX_AGE_MS = 1000;
+
+/**
+ * Cache invalidation across processes: one Redis pub/sub channel per deployment
+ * (`<QUEUE_PREFIX>:invalidate`), one subscriber connection per process. A writer calls `publish`
+ * after its database write: this process drops the entry at once, every other process when the
+ * message arrives (milliseconds). When the subscriber is down, messages are lost: `healthy` turns
+ * false (caches then keep entries at most DEGRADED_MAX_AGE_MS) and every cache is cleared when it
+ * is back.
+ */
+export interface Invalidation {
+  publish(kind: InvalidationKind, id: string): Promise<void>;
+  onInvalidate(kind: InvalidationKind, drop: (id: string) => void): void;
+  /** Everything may be stale (the subscriber missed messages): drop it all. */
+  onReset(dropAll: () => void): void;
+  readonly healthy: boolean;
+  close(): void;
+}
+
+export async function startInvalidation(opts: {
+  redisUrl: string;
+  prefix: string;
+  /** The process's request-path connection (a subscriber connection cannot publish). */
+  publisher: Redis;
+  log: Logger;
+  connectionName?: string;
+}): Promise<Invalidation> {
+  const { publisher, log } = opts;
+  const channel = `${opts.prefix}:invalidate`;
+  const handlers = new Map<InvalidationKind, ((id: string) => void)[]>();
+  const resets: (() => void)[] = [];
+  let healthy = false;
+  let closed = false;
+
+  const drop = (kind: InvalidationKind, id: string) => {
+    for (const fn of handlers.get(kind) ?? []) fn(id);
+  };
+  const resetAll = () => {
+    for (const fn of resets) fn();
+  };
+
+  const subscriber = await connectRedis(opts.redisUrl, 'retrying', opts.connectionName ?? 'invalidation');
+  subscriber.on('error', (err: Error) => log.debug({ err: err.message }, 'invalidation subscriber error'));
+  subscriber.on('message', (_channel: string, message: string) => {
+    const at = message.indexOf(':');
+    drop(message.slice(0, at) as InvalidationKind, message.slice(at + 1));
+  });
+  subscriber.on('close', () => {
+    if (!healthy || closed) return;
+    healthy = false;
+    log.warn(
+      `cache invalidation channel down: cached agents and settings now live at most ${DEGRADED_MAX_AGE_MS} ms`,
+    );
+  });
+  const subscribe = async () => {
+    await subscriber.subscribe(channel);
+    // Messages sent while we were not listening are lost: start from nothing.
+    resetAll();
+    if (!healthy && !closed) log.info('cache invalidation channel up');
+    healthy = true;
+  };
+  // ioredis re-subscribes by itself after a reconnect, but only this tells us when it is done.
+  subscriber.on('ready', () => {
+    if (!healthy)
+      subscribe().catch((err: unknown) => log.warn({ err }, 'cache invalidation subscribe failed'));
+  });
+  await subscribe();
+
+  return {
+    get healthy() {
+      return healthy;
+    },
+    async publish(kind, id) {
+      drop(kind, id);
+      await publisher
+        .publish(channel, `${kind}:${id}`)
+        .catch((err: unknown) =>
+          log.warn(
+            { err, kind, id },
+            'cache invalidation not published: other processes see the change when their entry expires',
+          ),
+        );
+    },
+    onInvalidate(kind, fn) {
+      handlers.set(kind, [...(handlers.get(kind) ?? []), fn]);
+    },
+    onReset(fn) {
+      resets.push(fn);
+    },
+    close() {
+      closed = true;
+      healthy = false;
+      subscriber.disconnect();
+    },
+  };
+}

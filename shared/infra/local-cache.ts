@@ -1,0 +1,96 @@
+/**
+ * A bounded in-process cache: least recently used entries go first past `maxEntries`, and an entry
+ * is never served once older than `maxAgeMs()` (asked on every read, so the bound can tighten at
+ * once, e.g. while the invalidation channel is down). Values are shared between requests: store
+ * frozen or otherwise immutable values.
+ *
+ * Invalidation wins over loads in flight: a load that started before a `delete`/`deleteWhere`/
+ * `clear` answers its own callers but is not stored, so a change is never overwritten by the state
+ * read just before it.
+ */
+export class LocalCache<V> {
+  private readonly entries = new Map<string, { value: V; storedAt: number; expiresAt: number }>();
+  private readonly loading = new Map<string, Promise<V | null>>();
+  /** Bumped by every invalidation; a load stores its value only if none happened meanwhile. */
+  private generation = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxAgeMs: () => number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    const now = performance.now();
+    if (now >= entry.expiresAt || now - entry.storedAt >= this.maxAgeMs()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Most recently used last: Map keeps insertion order, so eviction takes the first key.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Stores `value`; `expiresAt` (a `performance.now()` time) ends it sooner than the cache's max age. */
+  set(key: string, value: V, expiresAt = Infinity): void {
+    if (this.maxAgeMs() <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, { value, storedAt: performance.now(), expiresAt });
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /**
+   * The cached value, or `load()`'s (stored unless null, or unless invalidated while loading).
+   * Concurrent misses of one key share one load. `fresh` skips the cached value but still stores
+   * the one it loads.
+   */
+  async getOrLoad<R extends V | null>(
+    key: string,
+    load: () => Promise<R>,
+    opts: { fresh?: boolean } = {},
+  ): Promise<R> {
+    if (!opts.fresh) {
+      const hit = this.get(key);
+      if (hit !== undefined) return hit as R;
+      const pending = this.loading.get(key);
+      if (pending) return pending as Promise<R>;
+    }
+    const generation = this.generation;
+    const work = load().then((value) => {
+      if (value !== null && generation === this.generation) this.set(key, value);
+      return value;
+    });
+    if (opts.fresh) return work;
+    this.loading.set(key, work);
+    try {
+      return await work;
+    } finally {
+      if (this.loading.get(key) === work) this.loading.delete(key);
+    }
+  }
+
+  delete(key: string): void {
+    this.generation++;
+    this.entries.delete(key);
+    this.loading.delete(key);
+  }
+
+  /** Drops every entry whose value matches (e.g. every key of one agent). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    this.generation++;
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+    this.loading.clear();
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.loading.clear();
+  }
+}

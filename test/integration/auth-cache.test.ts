@@ -1,0 +1,223 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import request from 'supertest';
+import { buildApp } from '../../api/app.js';
+import { hashApiKey } from '../../shared/domains/agents/api-key.js';
+import { closeDeps, createDeps, type Deps } from '../../shared/composition/deps.js';
+import { startInvalidation } from '../../shared/infra/invalidation.js';
+import { createLogger } from '../../shared/infra/logger.js';
+import { testContext } from '../support/context.js';
+import { makeMarket } from '../support/factories.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { asUser, claim, tokenFor } from '../support/users.js';
+
+/** The bound the README states: a change is seen by every API process within this. */
+const BOUND_MS = 1000;
+
+const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Changes the first request after them did not see yet (none, when pub/sub is this fast). */
+const probesNeeded: Record<string, number> = {};
+
+/** Asks `probe` until it holds; how long that took after the change, or a failure past `bound`. */
+async function within(bound: number, what: string, probe: () => Promise<boolean>): Promise<number> {
+  const start = performance.now();
+  for (let tries = 1; ; tries++) {
+    if (await probe()) {
+      if (tries > 1) probesNeeded[what] = tries;
+      return performance.now() - start;
+    }
+    if (performance.now() - start > bound) assert.fail(`${what}: not seen within ${bound} ms`);
+    await sleep(5);
+  }
+}
+
+async function claimedAgent() {
+  const sub = `u-${randomUUID()}`;
+  const user = tokenFor(sub);
+  const agent = await registerAgent({ name: 'cached' });
+  assert.equal((await claim(user, agent.claim_code)).status, 200);
+  return { sub, user, agent };
+}
+
+describe('process caches across API processes #integration', () => {
+  /** A second API process: its own Deps (connections, caches, subscriber) on the same Redis and MongoDB. */
+  let other: { deps: Deps; app: Express };
+  const measured: Record<string, number> = {};
+
+  before(async () => {
+    const ctx = testContext();
+    const deps = await createDeps(
+      ctx.env,
+      { redisUrl: ctx.redisUrl, mongoUri: ctx.mongoUri },
+      createLogger('silent', 'test'),
+    );
+    other = { deps, app: buildApp(deps, { operatorToken: ctx.operatorToken }) };
+  });
+
+  after(async () => {
+    await closeDeps(other.deps);
+    const worst = Math.max(...Object.values(measured));
+    console.log(
+      `      seen by the other process after (ms): ${Object.entries(measured)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(
+          ', ',
+        )}; worst ${worst.toFixed(1)} (bound ${BOUND_MS}); probes needed beyond the first: ${JSON.stringify(probesNeeded)}`,
+    );
+  });
+
+  const cachedThere = (agent: RegisteredAgent) =>
+    other.deps.caches.agentsByKeyHash.get(hashApiKey(agent.api_key));
+  const settingsThere = (agent: RegisteredAgent) =>
+    request(other.app).get('/api/sdk/settings').set(asAgent(agent)).expect(200);
+
+  it('when an owner releases an agent, then within 1 s its key changes nothing on another API process, and after a reactivation it does again', async () => {
+    const { user, agent } = await claimedAgent();
+    const market = await makeMarket();
+    const tighten = () =>
+      request(other.app).patch('/api/sdk/settings').set(asAgent(agent)).send({ max_trades_per_day: 40 });
+    await tighten().expect(200);
+    assert.equal(cachedThere(agent)?.status, 'claimed', 'the other process holds the agent');
+
+    await api().post(`/api/sdk/agents/${agent.agent_id}/release`).set(asUser(user)).expect(200);
+    measured.release = await within(BOUND_MS, 'release', async () => {
+      const res = await tighten();
+      return res.status === 403 && res.body.error_code === 'agent_suspended';
+    });
+    const refused = await request(other.app)
+      .post('/api/sdk/trade')
+      .set(asAgent(agent))
+      .send({ market_id: market._id, side: 'yes', amount: 1 })
+      .expect(200);
+    assert.equal(refused.body.success, false);
+    assert.equal(refused.body.error_code, 'agent_suspended');
+    const me = await request(other.app).get('/api/sdk/agents/me').set(asAgent(agent)).expect(200);
+    assert.equal(me.body.status, 'suspended');
+
+    await api().post(`/api/sdk/agents/${agent.agent_id}/reactivate`).set(asUser(user)).expect(200);
+    measured.reactivate = await within(BOUND_MS, 'reactivate', async () => (await tighten()).status === 200);
+  });
+
+  it('when an owner pauses trading, then within 1 s another API process refuses the agent’s trades before queueing them', async () => {
+    const { deps } = testContext();
+    const { sub, user, agent } = await claimedAgent();
+    const market = await makeMarket();
+    const buy = () =>
+      request(other.app)
+        .post('/api/sdk/trade')
+        .set(asAgent(agent))
+        .send({ market_id: market._id, side: 'yes', amount: 1 })
+        .expect(200);
+    const recorded = () => deps.models.Trade.countDocuments({ agentId: agent.agent_id });
+    assert.equal((await buy()).body.success, true, 'warms the agent, its owner and the settings there');
+    assert.equal(other.deps.caches.settings.get(`user:${sub}`)?.pausedByUser, false, 'held there');
+
+    await api().patch('/api/sdk/user/settings').set(asUser(user)).send({ trading_paused: true }).expect(200);
+    measured.pause = await within(BOUND_MS, 'pause', async () => {
+      const before = await recorded();
+      const res = await buy();
+      // Refused by the API from its settings, not later by the worker: nothing was recorded.
+      return res.body.error_code === 'trading_paused' && (await recorded()) === before;
+    });
+
+    await api().patch('/api/sdk/user/settings').set(asUser(user)).send({ trading_paused: false }).expect(200);
+    measured.resume = await within(BOUND_MS, 'resume', async () => (await buy()).body.success === true);
+  });
+
+  it('when an owner changes a setting or is moved to another tier, then another API process answers with it within 1 s', async () => {
+    const { sub, user, agent } = await claimedAgent();
+    const seen = await settingsThere(agent);
+    assert.equal(seen.body.max_trades_per_day, 50);
+    assert.equal(seen.body.tier, 'free');
+
+    await api().patch('/api/sdk/user/settings').set(asUser(user)).send({ max_trades_per_day: 7 }).expect(200);
+    measured.setting = await within(
+      BOUND_MS,
+      'setting',
+      async () => (await settingsThere(agent)).body.max_trades_per_day === 7,
+    );
+
+    await api()
+      .put(`/api/admin/users/${sub}/tier`)
+      .set('Authorization', `Bearer ${testContext().operatorToken}`)
+      .send({ tier: 'pro' })
+      .expect(200);
+    measured.tier = await within(
+      BOUND_MS,
+      'tier',
+      async () => (await settingsThere(agent)).body.tier === 'pro',
+    );
+  });
+
+  it('when a human claims an agent, then within 1 s another API process applies the owner’s settings to it', async () => {
+    const agent = await registerAgent({ name: 'to-claim' });
+    assert.equal((await settingsThere(agent)).body.settings_owner, 'agent');
+    const user = tokenFor(`u-${randomUUID()}`);
+    assert.equal((await claim(user, agent.claim_code)).status, 200);
+    measured.claim = await within(
+      BOUND_MS,
+      'claim',
+      async () => (await settingsThere(agent)).body.settings_owner === 'user',
+    );
+  });
+
+  it('when an agent changes behind the service’s back (no message), then a process serves its cached copy at most LOCAL_CACHE_SECONDS', async function () {
+    const { deps, env } = testContext();
+    this.timeout(env.LOCAL_CACHE_SECONDS * 1000 + 10_000);
+    const { agent } = await claimedAgent();
+    const tighten = () =>
+      request(other.app).patch('/api/sdk/settings').set(asAgent(agent)).send({ max_trades_per_day: 40 });
+    await tighten().expect(200);
+    await deps.models.Agent.updateOne({ _id: agent.agent_id }, { $set: { status: 'suspended' } });
+    assert.equal((await tighten()).status, 200, 'the cached copy is served meanwhile');
+    await within(
+      env.LOCAL_CACHE_SECONDS * 1000 + 100,
+      'expiry',
+      async () => (await tighten()).status === 403,
+    );
+  });
+
+  it('when the invalidation connection drops, then every cache is emptied once it is back and messages flow again', async () => {
+    const { deps, env, redisUrl } = testContext();
+    const name = `invalidation-test-${randomUUID().slice(0, 8)}`;
+    const log = createLogger('silent', 'test');
+    const inv = await startInvalidation({
+      redisUrl,
+      prefix: env.QUEUE_PREFIX,
+      publisher: deps.redis,
+      log,
+      connectionName: name,
+    });
+    try {
+      let resets = 0;
+      const dropped: string[] = [];
+      inv.onReset(() => resets++);
+      inv.onInvalidate('agent', (id) => dropped.push(id));
+      assert.equal(inv.healthy, true);
+
+      const clients = (await deps.redis.client('LIST')) as string;
+      const id = /id=(\d+) .*name=(\S+)/.exec(
+        clients.split('\n').find((l) => l.includes(`name=${name} `))!,
+      )![1]!;
+      await deps.redis.client('KILL', 'ID', id);
+      await within(5000, 'reconnect', async () => resets > 0 && inv.healthy);
+
+      await deps.invalidation.publish('agent', 'after-reconnect');
+      await within(BOUND_MS, 'message after reconnect', async () => dropped.includes('after-reconnect'));
+
+      // Redis out of reach for the publisher: the writer's own caches still drop it, and nothing throws.
+      const broken = deps.redis.duplicate();
+      broken.disconnect();
+      const offline = await startInvalidation({ redisUrl, prefix: env.QUEUE_PREFIX, publisher: broken, log });
+      const local: string[] = [];
+      offline.onInvalidate('user', (u) => local.push(u));
+      await offline.publish('user', 'u-offline');
+      assert.deepEqual(local, ['u-offline']);
+      offline.close();
+    } finally {
+      inv.close();
+    }
+  });
+});
