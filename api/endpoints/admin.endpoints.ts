@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { endpoint } from './endpoint.js';
 import { MarketIdParamsSchema } from './markets.endpoints.js';
 
+const AuditValueSchema = z.union([z.number(), z.string(), z.boolean(), z.null()]);
+
 export const adminEndpoints = {
   resolveMarket: endpoint({
     method: 'post',
@@ -55,5 +57,38 @@ export const adminEndpoints = {
         mode: z.enum(['live', 'emulated']),
       })
       .meta({ id: 'VenueHealth' }),
+  }),
+  audit: endpoint({
+    method: 'get',
+    path: '/api/admin/audit',
+    auth: 'operator',
+    tag: 'Operator',
+    summary:
+      "The ledger audit: every agent's balance and positions and every market's book recomputed from the durable record",
+    description:
+      'Agents from their ledger entries (counters, conservation of money, positions), markets from their event log ' +
+      '(fills, anchor, version, status) and cross-checked with the filled trades. A document that has not applied ' +
+      'its last entries yet is counted as `behind` and compared with its log up to what it applied. Values are ' +
+      'micro-units (1e-6) as stored; `expected` is recomputed, `actual` is stored.',
+    query: z.object({ max_differences: z.coerce.number().int().min(1).max(10_000).default(100) }),
+    response: z
+      .object({
+        ok: z.boolean(),
+        checked: z.object({ agents: z.number(), positions: z.number(), markets: z.number() }),
+        behind: z.object({ agents: z.number(), markets: z.number() }),
+        differences: z.array(
+          z.object({
+            kind: z.enum(['agent', 'position', 'market']),
+            id: z.string(),
+            field: z.string(),
+            expected: AuditValueSchema,
+            actual: AuditValueSchema,
+          }),
+        ),
+        difference_count: z.number(),
+        truncated: z.boolean(),
+        took_ms: z.number(),
+      })
+      .meta({ id: 'LedgerAudit' }),
   }),
 };

@@ -1,3 +1,4 @@
+import { auditLedger } from '../../shared/domains/audit/audit.js';
 import { resolveAndSettle } from '../../shared/domains/settlement/resolve-and-settle.js';
 import type { adminEndpoints } from '../endpoints/admin.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
@@ -15,4 +16,10 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
     })),
     mode: deps.env.VENUES,
   }),
+  audit: async ({ deps, query }) => {
+    const { differenceCount, tookMs, ...report } = await auditLedger(deps.models, {
+      maxDifferences: query.max_differences,
+    });
+    return { ...report, difference_count: differenceCount, took_ms: tookMs };
+  },
 };

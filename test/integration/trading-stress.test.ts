@@ -74,6 +74,13 @@ describe('money under concurrency #integration', function () {
       .lean();
     assert.ok(payouts.every((p) => p.status === 'settled'));
     assert.ok(payouts.some((p) => p.payoutMicro > 0));
+    // The operator's ledger audit, over everything in the database, recomputes the same from the logs.
+    const audit = await api().get('/api/admin/audit').set(operator());
+    assert.equal(audit.status, 200);
+    assert.deepEqual(audit.body.differences, []);
+    assert.equal(audit.body.ok, true);
+    assert.ok(audit.body.checked.agents >= agents.length);
+    assert.ok(audit.body.checked.markets >= markets.length);
   });
 
   it('when one agent fires concurrent buys worth more than its balance, then exactly the affordable ones fill and the balance never goes negative', async () => {
