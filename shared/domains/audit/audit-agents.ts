@@ -1,39 +1,23 @@
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { AgentDelta, LedgerEntryRecord, PositionDelta } from '../ledger/ledger-entry.model.js';
+import {
+  AGENT_DELTA_FIELDS,
+  NO_AGENT_CHANGE,
+  NO_POSITION_CHANGE,
+  POSITION_AMOUNT_FIELDS,
+  type AgentDelta,
+  type LedgerEntryRecord,
+  type PositionAmount,
+} from '../ledger/ledger-entry.model.js';
 import { STARTING_BALANCE_MICRO } from '../money.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { entryOf, Findings, groupBy, idRange } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
 
-/** The numeric fields of an entry's position delta: the amounts a position document holds. */
-type PositionField = {
-  [K in keyof PositionDelta]: PositionDelta[K] extends number ? K : never;
-}[keyof PositionDelta];
+type PositionField = PositionAmount;
 type AgentField = keyof AgentDelta;
 type Sums<F extends string> = Record<F, number>;
-
-/** Zero of every counter an entry changes (typed complete: a field added to a delta is audited too). */
-const NO_AGENT_CHANGE: Sums<AgentField> = {
-  balanceMicro: 0,
-  reservedMicro: 0,
-  realizedPnlMicro: 0,
-  tradesCount: 0,
-  simTradesCount: 0,
-  winCount: 0,
-  lossCount: 0,
-};
-const NO_POSITION_CHANGE: Sums<PositionField> = {
-  sharesYesMicro: 0,
-  sharesNoMicro: 0,
-  costYesMicro: 0,
-  costNoMicro: 0,
-  reservedYesMicro: 0,
-  reservedNoMicro: 0,
-  realizedPnlMicro: 0,
-  payoutMicro: 0,
-};
-const AGENT_SUMS = Object.keys(NO_AGENT_CHANGE) as AgentField[];
-const POSITION_SUMS = Object.keys(NO_POSITION_CHANGE) as PositionField[];
+const AGENT_SUMS = AGENT_DELTA_FIELDS;
+const POSITION_SUMS = POSITION_AMOUNT_FIELDS;
 
 /**
  * One `$group` row: the entries of one agent that touch one position (or none), of one kind, taking

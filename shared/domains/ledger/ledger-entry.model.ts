@@ -85,6 +85,37 @@ export interface PositionDelta {
   source: string | null;
 }
 
+/** The amounts a position delta moves (its numeric fields). */
+export type PositionAmount = {
+  [K in keyof PositionDelta]: PositionDelta[K] extends number ? K : never;
+}[keyof PositionDelta];
+
+/**
+ * Zero of every counter an entry changes, typed complete: a field added to a delta fails to compile
+ * here, so the ledger's apply and the audit both pick it up.
+ */
+export const NO_AGENT_CHANGE: Record<keyof AgentDelta, number> = {
+  balanceMicro: 0,
+  reservedMicro: 0,
+  realizedPnlMicro: 0,
+  tradesCount: 0,
+  simTradesCount: 0,
+  winCount: 0,
+  lossCount: 0,
+};
+export const NO_POSITION_CHANGE: Record<PositionAmount, number> = {
+  sharesYesMicro: 0,
+  sharesNoMicro: 0,
+  costYesMicro: 0,
+  costNoMicro: 0,
+  reservedYesMicro: 0,
+  reservedNoMicro: 0,
+  realizedPnlMicro: 0,
+  payoutMicro: 0,
+};
+export const AGENT_DELTA_FIELDS = Object.keys(NO_AGENT_CHANGE) as (keyof AgentDelta)[];
+export const POSITION_AMOUNT_FIELDS = Object.keys(NO_POSITION_CHANGE) as PositionAmount[];
+
 export interface LedgerEntryRecord {
   _id: string;
   agentId: string;

@@ -3,7 +3,14 @@ import type { PositionModel, PositionRecord } from '../positions/position.model.
 import { afterWrite } from '../../infra/faults.js';
 import { isDuplicateKey, type Decision, type Refusal } from '../refusal.js';
 import { appendToStream, rollForwardStream, type SequencedLog } from '../sequenced-log/sequenced-log.js';
-import type { AgentDelta, LedgerEntryModel, LedgerEntryRecord, PositionDelta } from './ledger-entry.model.js';
+import {
+  AGENT_DELTA_FIELDS,
+  POSITION_AMOUNT_FIELDS,
+  type AgentDelta,
+  type LedgerEntryModel,
+  type LedgerEntryRecord,
+  type PositionDelta,
+} from './ledger-entry.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 export interface LedgerModels {
@@ -27,25 +34,8 @@ export interface EntryDraft {
   statusAfter?: string | null;
 }
 
-const AGENT_FIELDS: (keyof AgentDelta)[] = [
-  'balanceMicro',
-  'reservedMicro',
-  'realizedPnlMicro',
-  'tradesCount',
-  'simTradesCount',
-  'winCount',
-  'lossCount',
-];
-const POSITION_FIELDS = [
-  'sharesYesMicro',
-  'sharesNoMicro',
-  'costYesMicro',
-  'costNoMicro',
-  'reservedYesMicro',
-  'reservedNoMicro',
-  'realizedPnlMicro',
-  'payoutMicro',
-] as const;
+const AGENT_FIELDS = AGENT_DELTA_FIELDS;
+const POSITION_FIELDS = POSITION_AMOUNT_FIELDS;
 
 const nonZero = (obj: Record<string, number>) =>
   Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== 0));
