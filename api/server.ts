@@ -26,6 +26,8 @@ export const apiRole: Role = {
       const seeded = await seedCatalogue(deps.models.Market, deps.clock());
       if (seeded.inserted) deps.log.info(seeded, 'seeded the sim market catalogue');
     }
+    // The queues the API waits on (trades, imports): their listeners are ready before traffic.
+    await deps.queues.warmUp(['trades', 'market-imports']);
     const { token } = resolveOperatorToken(deps.env);
     const app = buildApp(deps, { operatorToken: token });
     const server = await new Promise<Server>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,15 +18,22 @@ export interface Stack {
 
 /**
  * `npm start`'s program in a throw-away data directory: the all-in-one service on the embedded
- * default. With `memoryDatabase`, Redis and mongo-java-server's memory backend are started here and
- * handed to the service by URL (the H2 file backend cannot ingest a 100,000-market catalogue in
- * reasonable time; production runs MongoDB 7).
+ * default, in production mode (what ships: `NODE_ENV=production` with an operator token and a JWT
+ * secret of the bench's own; `BENCH_NODE_ENV` overrides the mode). With `memoryDatabase`, Redis and
+ * mongo-java-server's memory backend are started here and handed to the service by URL (the H2 file
+ * backend cannot ingest a 100,000-market catalogue in reasonable time; production runs MongoDB 7).
  */
 export async function startStack(
-  extraEnv: Record<string, string> = {},
+  benchEnv: Record<string, string> = {},
   opts: { memoryDatabase?: boolean } = {},
 ): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ats-bench-'));
+  const extraEnv: Record<string, string> = {
+    NODE_ENV: process.env.BENCH_NODE_ENV || 'production',
+    OPERATOR_TOKEN: randomBytes(24).toString('hex'),
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ...benchEnv,
+  };
   const log = createLogger('silent', 'bench');
   const servers = opts.memoryDatabase
     ? [
@@ -40,7 +48,7 @@ export async function startStack(
   const out = service.output();
   const redisUrl = servers[0]?.url ?? /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];
   const mongoUri = servers[1]?.url ?? /(?:mongo-java-server|mongod) at (mongodb:\/\/\S+)/.exec(out)?.[1];
-  const operatorToken = /shown only now\): (\S+)/.exec(out)?.[1];
+  const operatorToken = /shown only now\): (\S+)/.exec(out)?.[1] ?? extraEnv.OPERATOR_TOKEN;
   if (!redisUrl || !mongoUri || !operatorToken) throw new Error(`could not read the start banner:\n${out}`);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -51,7 +59,7 @@ export async function startStack(
       proc.kill('SIGTERM');
       await service.exited;
       for (const server of servers) await server.child.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }

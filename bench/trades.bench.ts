@@ -1,137 +1,93 @@
 // `npm run bench:trades`: sim trade throughput and latency against the all-in-one service on this
-// machine, next to its floor in the same run: a bare HTTP endpoint and a no-op job round trip
-// through BullMQ. Prints a markdown table for docs/benchmarks.md.
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
-import { QueueClient } from '../shared/infra/queue/queue-client.js';
+// machine (embedded default: its own redis-server and mongo-java-server on an H2 file), next to its
+// floors in the same run: a bare HTTP endpoint and a no-op job round trip through BullMQ. Closed-loop
+// rows at each connection count, then the latency curve: trades and the no-op floor paced at each
+// offered load. Part of `npm run bench` (bench/run-all.ts); prints its tables when run alone.
+import { tradeConfig } from './config.js';
+import { isMain } from '../shared/infra/process/is-main.js';
+import {
+  BARE_HTTP,
+  bareHttpRequest,
+  BENCH_MAX_TRADES_PER_DAY,
+  drainQueues,
+  httpLoad,
+  listMarketIds,
+  noOpRoundTrips,
+  registerAgents,
+  tradeRequest,
+  TRADING_BENCH_ENV,
+  type Row,
+} from './measure.js';
+import { tradeTables } from './report.js';
 import { startStack } from './stack.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 15);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const AGENTS = Number(process.env.BENCH_AGENTS ?? 100);
-
-interface Row {
-  what: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+export interface TradeResults {
+  seconds: number;
+  agents: number;
+  markets: number;
+  bareHttp: Row;
+  /** Closed loop at each connection count: the no-op floor and sim trades. */
+  closed: { connections: number; noOp: Row; trade: Row }[];
+  /** Paced at each offered load (req/s), `pacedConnections` at most in flight. */
+  curve: { rate: number; noOp: Row; trade: Row }[];
 }
 
-async function cannon(what: string, opts: autocannon.Options): Promise<Row> {
-  const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
-  return {
-    what,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors + r.non2xx,
-  };
-}
+export async function runTradeBench(cfg = tradeConfig, log = console.log): Promise<TradeResults> {
+  // The bench measures the trade path: each agent buys the same two market sides over and over,
+  // which the free tier's cooldowns and daily limit would refuse (the admission script still runs).
+  const stack = await startStack(TRADING_BENCH_ENV);
+  try {
+    const { baseUrl, redisUrl } = stack;
+    const keys = await registerAgents(baseUrl, cfg.agents, 'bench', BENCH_MAX_TRADES_PER_DAY);
+    const markets = await listMarketIds(baseUrl, keys[0]!, cfg.markets);
+    const trades = tradeRequest(keys, markets);
+    const tradeName = (suffix: string) =>
+      `sim trade, ${cfg.agents} agents × ${markets.length} markets${suffix}`;
+    log(`[trades] ${cfg.agents} agents, ${markets.length} markets; warming up ${cfg.warmUpSeconds} s`);
+    await httpLoad('warm-up', { seconds: cfg.warmUpSeconds, connections: 16 }, baseUrl, trades);
+    await drainQueues(redisUrl);
 
-/** The floor of request-reply: enqueue a no-op job and wait for a worker's answer, CONNECTIONS at a time. */
-async function noOpRoundTrips(redisUrl: string): Promise<Row> {
-  const redis = new Redis(redisUrl, { enableOfflineQueue: true });
-  const queues = new QueueClient(redis, 'bull', redisUrl);
-  const latencies: number[] = [];
-  const end = Date.now() + DURATION * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) {
-        const t0 = performance.now();
-        await queues.enqueueAndWait('ping', { nonce: randomBytes(12).toString('base64url') }, 10_000);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  await queues.close();
-  redis.disconnect();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
-  return {
-    what: 'no-op job round trip (BullMQ enqueue → worker → result)',
-    rps: latencies.length / DURATION,
-    p50: at(0.5),
-    p99: at(0.99),
-    errors: 0,
-  };
-}
-
-// The bench measures the trade path: each agent buys the same two market sides over and over,
-// which the free tier's cooldowns would refuse (they are measured as part of every admission anyway).
-const stack = await startStack({
-  REGISTER_RATE_LIMIT_PER_MINUTE: '1000000',
-  SIM_COOLDOWN_SECONDS: '0',
-  FAILED_TRADE_COOLDOWN_SECONDS: '0',
-});
-try {
-  const { baseUrl } = stack;
-  const keys: string[] = [];
-  for (let i = 0; i < AGENTS; i++) {
-    const r = await fetch(`${baseUrl}/api/sdk/agents/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-${i}` }),
-    });
-    const key = ((await r.json()) as { api_key: string }).api_key;
-    keys.push(key);
-    // A long run buys more than the default 50 a day per agent.
-    await fetch(`${baseUrl}/api/sdk/user/settings`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ max_trades_per_day: 1000 }),
-    });
-  }
-  const list = await fetch(`${baseUrl}/api/sdk/markets?limit=200`, {
-    headers: { authorization: `Bearer ${keys[0]}` },
-  });
-  const markets = ((await list.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
-  let n = 0;
-  const tradeRequest = () => {
-    n++;
+    const bareHttp = await httpLoad(
+      BARE_HTTP,
+      { seconds: cfg.seconds, connections: cfg.connections[0]! },
+      baseUrl,
+      bareHttpRequest,
+    );
+    log(`[trades] bare HTTP: ${Math.round(bareHttp.rps)} req/s`);
+    const closed: TradeResults['closed'] = [];
+    for (const connections of cfg.connections) {
+      const load = { seconds: cfg.seconds, connections };
+      const noOp = await noOpRoundTrips(redisUrl, load);
+      const trade = await httpLoad(tradeName(''), load, baseUrl, trades);
+      await drainQueues(redisUrl);
+      closed.push({ connections, noOp, trade });
+      log(
+        `[trades] ${connections} connections: no-op ${Math.round(noOp.rps)}/s, trades ${Math.round(trade.rps)}/s`,
+      );
+    }
+    const curve: TradeResults['curve'] = [];
+    for (const rate of cfg.rates) {
+      const load = { seconds: cfg.seconds, connections: cfg.pacedConnections, rate };
+      const noOp = await noOpRoundTrips(redisUrl, load);
+      const trade = await httpLoad(tradeName(` paced at ${rate}/s`), load, baseUrl, trades);
+      await drainQueues(redisUrl);
+      curve.push({ rate, noOp, trade });
+      log(`[trades] paced at ${rate}/s: no-op p99 ${noOp.p99} ms, trades p99 ${trade.p99} ms`);
+    }
     return {
-      method: 'POST' as const,
-      path: '/api/sdk/trade',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[n % keys.length]}` },
-      body: JSON.stringify({
-        market_id: markets[(n * 7) % markets.length],
-        side: n % 2 ? 'yes' : 'no',
-        amount: 1,
-      }),
+      seconds: cfg.seconds,
+      agents: cfg.agents,
+      markets: markets.length,
+      bareHttp,
+      closed,
+      curve,
     };
-  };
-  const rows: Row[] = [];
-  rows.push(await cannon('bare HTTP endpoint (GET /healthz/live)', { url: `${baseUrl}/healthz/live` }));
-  rows.push(await noOpRoundTrips(stack.redisUrl));
-  rows.push(
-    await cannon(`sim trade, ${AGENTS} agents × ${markets.length} markets (POST /api/sdk/trade)`, {
-      url: baseUrl,
-      requests: [{ setupRequest: tradeRequest }],
-    }),
-  );
-  const trades = rows[2]!;
-  const paced = await cannon('sim trade paced at 200/s', {
-    url: baseUrl,
-    overallRate: 200,
-    connections: 64,
-    requests: [{ setupRequest: tradeRequest }],
-  });
-  rows.push(paced);
+  } finally {
+    await stack.stop();
+  }
+}
 
-  const fmt = (x: number) => (Math.round(x * 10) / 10).toString();
-  console.log(
-    `\n### Trades (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${DURATION} s per row, ${CONNECTIONS} connections)\n`,
-  );
-  console.log('| what | req/s | p50 ms | p99 ms | errors |');
-  console.log('|---|---|---|---|---|');
-  for (const r of rows)
-    console.log(`| ${r.what} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`);
-  console.log(
-    `\nTrade throughput / no-op round trip: ${fmt((trades.rps / rows[1]!.rps) * 100)} %; trade / bare HTTP: ${fmt((trades.rps / rows[0]!.rps) * 100)} %.`,
-  );
-} finally {
-  await stack.stop();
+if (isMain(import.meta.url)) {
+  const results = await runTradeBench();
+  console.log(`\n${tradeTables(results)}`);
 }

@@ -23,8 +23,9 @@ export async function readSettings(
 
 /**
  * The owner's settings from this process's cache: every change (updateSettings) drops them on every
- * process at once. Decisions that must see the stored state (an update's own rules, the worker's
- * second look at the kill switch) use readSettings.
+ * process at once (the worker's second look at the kill switch uses it too: a pause reaches every
+ * process within milliseconds). Decisions that must see the stored state (an update's own rules)
+ * use readSettings.
  */
 export const currentSettings = (deps: Pick<Deps, 'models' | 'caches'>, owner: Pick<SettingsOwner, 'key'>) =>
   deps.caches.settings.getOrLoad(owner.key, async () =>

@@ -1,5 +1,7 @@
 import { publicBaseUrl } from '../../infra/config/env.js';
 import type { Deps } from '../../composition/deps.js';
+import { currentSettings } from '../limits/trading-settings.js';
+import { isPaused } from '../limits/trading-settings.model.js';
 import type { TradeExecutionContext } from './execute-trade.js';
 
 export const claimUrlFor = (baseUrl: string) => (code: string) =>
@@ -7,5 +9,12 @@ export const claimUrlFor = (baseUrl: string) => (code: string) =>
 
 export function tradeContext(deps: Deps): TradeExecutionContext {
   const baseUrl = publicBaseUrl(deps.env);
-  return { models: deps.models, now: deps.clock, baseUrl, claimUrlFor: claimUrlFor(baseUrl) };
+  return {
+    models: deps.models,
+    now: deps.clock,
+    baseUrl,
+    claimUrlFor: claimUrlFor(baseUrl),
+    // The settings cache is invalidated through pub/sub on every pause, in this process too.
+    ownerPaused: async (ownerKey) => isPaused(await currentSettings(deps, { key: ownerKey })),
+  };
 }

@@ -3,8 +3,6 @@ import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
 import { TRADING_PAUSED } from '../limits/trade-guard.js';
-import { readSettings } from '../limits/trading-settings.js';
-import { isPaused } from '../limits/trading-settings.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
@@ -22,6 +20,8 @@ export interface TradeExecutionContext {
   now: () => Date;
   baseUrl: string;
   claimUrlFor: (code: string) => string;
+  /** Whether the owner's kill switch is on now (the worker's second look, see executeTrade). */
+  ownerPaused: (ownerKey: string) => Promise<boolean>;
 }
 
 const shapeOf = (t: TradeRecord): TradeShape => ({
@@ -114,8 +114,7 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
   };
   // The kill switch again, now that a worker takes the trade: one queued before the pause does not
   // run after it. A resumed trade (already executing) began before and runs to its end.
-  if (firstRun && t.ownerKey && isPaused(await readSettings(ctx.models, { key: t.ownerKey })))
-    return run.refused(TRADING_PAUSED);
+  if (firstRun && t.ownerKey && (await ctx.ownerPaused(t.ownerKey))) return run.refused(TRADING_PAUSED);
   return t.action === 'buy' ? executeBuy(run) : executeSell(run);
 }
 

@@ -84,6 +84,14 @@ export class QueueClient {
     }
   }
 
+  /**
+   * Opens the request-reply listeners of these queues now, so the first synchronous call after a
+   * start (or a long idle) does not pay for a new blocking connection on its request path.
+   */
+  async warmUp(queues: QueueName[]): Promise<void> {
+    await Promise.all(queues.map((q) => this.eventsFor(q)));
+  }
+
   private eventsFor(queue: QueueName): Promise<QueueEvents> {
     let events = this.events.get(queue);
     if (!events) {

@@ -1,0 +1,56 @@
+// The knobs of every bench part, read once from the environment. `BENCH_QUICK=1` shrinks every part
+// to a smoke run of a few seconds per row (CI); the full run is what docs/benchmarks.md reports.
+
+export const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
+
+function num(name: string, full: number, quick: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return QUICK ? quick : full;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+}
+
+function list(name: string, full: number[], quick: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return QUICK ? quick : full;
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v <= 0))
+    throw new Error(`${name} must be a comma-separated list of positive numbers`);
+  return values;
+}
+
+/** `BENCH_SECONDS` sets every row's duration; otherwise trades 15 s, reads 10 s (quick: 3 s). */
+const seconds = process.env.BENCH_SECONDS;
+
+export const tradeConfig = {
+  seconds: seconds ? Number(seconds) : QUICK ? 3 : 15,
+  /** Discarded load before the first measured trade row, so the rows compare warm paths. */
+  warmUpSeconds: QUICK ? 1 : 3,
+  agents: num('BENCH_TRADE_AGENTS', 100, 100),
+  markets: num('BENCH_TRADE_MARKETS', 200, 200),
+  /** Closed-loop rows: that many requests in flight, as fast as the service answers. */
+  connections: list('BENCH_TRADE_CONNECTIONS', [16, 64], [16, 64]),
+  /** Offered loads of the latency curve (trades and the no-op floor), each at `pacedConnections`. */
+  rates: list('BENCH_RATES', [50, 100, 200, 400, 800, 1600], [100, 200, 400]),
+  pacedConnections: 64,
+};
+
+export const readConfig = {
+  seconds: seconds ? Number(seconds) : QUICK ? 3 : 10,
+  markets: num('BENCH_READ_MARKETS', 100_000, 10_000),
+  agents: num('BENCH_READ_AGENTS', 10_000, 10_000),
+  connections: num('BENCH_READ_CONNECTIONS', 100, 100),
+  /** The paced read rows (p99 goal). */
+  rate: 200,
+};
+
+export const scalingConfig = {
+  seconds: seconds ? Number(seconds) : QUICK ? 3 : 15,
+  marketSteps: list('BENCH_SCALING_MARKETS', [1_000, 10_000, 100_000], [1_000, 10_000]),
+  agentSteps: list('BENCH_SCALING_AGENTS', [1_000, 10_000], [1_000, 10_000]),
+};
+
+export const coldStartConfig = {
+  idleSeconds: num('BENCH_IDLE_SECONDS', 600, 5),
+};

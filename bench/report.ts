@@ -1,0 +1,326 @@
+// The markdown of `npm run bench`: one table per part, the goals of issue 11 against the same run,
+// and the generated section of docs/benchmarks.md (between the bench markers; the prose and the
+// history above it are kept).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ColdStartResults } from './cold-start.js';
+import type { CommandCount } from './command-count.js';
+import type { Row } from './measure.js';
+import type { ReadResults } from './reads.bench.js';
+import type { ScalingResults } from './scaling.js';
+import type { TradeResults } from './trades.bench.js';
+
+export const SECTION_START = '<!-- bench:start -->';
+export const SECTION_END = '<!-- bench:end -->';
+
+export interface BenchResults {
+  trades?: TradeResults;
+  reads?: ReadResults;
+  scaling?: ScalingResults;
+  coldStart?: ColdStartResults;
+  commands?: CommandCount;
+  /** Parts that threw, by name. */
+  failures: { part: string; error: string }[];
+}
+
+/** 1 decimal at most, thousands separated. */
+export const fmt = (x: number | null | undefined): string =>
+  x === null || x === undefined || Number.isNaN(x)
+    ? '–'
+    : (Math.round(x * 10) / 10).toLocaleString('en-US', { maximumFractionDigits: 1 });
+const pct = (x: number) => `${fmt(x * 100)} %`;
+const table = (head: string[], rows: (string | number)[][]) =>
+  [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+const rowCells = (r: Row) => [
+  r.what,
+  r.connections,
+  fmt(r.offered),
+  fmt(r.rps),
+  fmt(r.p50),
+  fmt(r.p99),
+  r.errors,
+];
+const ROW_HEAD = ['what', 'connections', 'offered req/s', 'req/s', 'p50 ms', 'p99 ms', 'errors'];
+
+export function tradeTables(t: TradeResults): string {
+  const closed = t.closed.flatMap((c) => [c.noOp, c.trade]);
+  const ratios = t.closed
+    .map((c) => `${c.connections} connections ${pct(c.trade.rps / c.noOp.rps)}`)
+    .join(', ');
+  const first = t.closed[0];
+  return [
+    `### Trades (${t.agents} agents × ${t.markets} markets, ${t.seconds} s per row)`,
+    '',
+    table(ROW_HEAD, [rowCells(t.bareHttp), ...closed.map(rowCells)]),
+    '',
+    `Sim trade throughput / no-op round trip: ${ratios}` +
+      (first
+        ? `; trade / bare HTTP (${first.connections} connections): ${pct(first.trade.rps / t.bareHttp.rps)}.`
+        : '.'),
+    '',
+    `#### Latency vs offered load (paced, at most ${t.curve[0]?.trade.connections ?? '–'} in flight)`,
+    '',
+    table(
+      [
+        'offered req/s',
+        'no-op req/s',
+        'no-op p50 ms',
+        'no-op p99 ms',
+        'trade req/s',
+        'trade p50 ms',
+        'trade p99 ms',
+        'trade errors',
+      ],
+      t.curve.map((c) => [
+        c.rate,
+        fmt(c.noOp.rps),
+        fmt(c.noOp.p50),
+        fmt(c.noOp.p99),
+        fmt(c.trade.rps),
+        fmt(c.trade.p50),
+        fmt(c.trade.p99),
+        c.trade.errors + c.noOp.errors,
+      ]),
+    ),
+  ].join('\n');
+}
+
+export function readTables(r: ReadResults): string {
+  return [
+    `### Reads (${fmt(r.markets)} markets, ${fmt(r.agents)} agents, ${r.connections} connections, ${r.seconds} s per row; seeding took ${fmt(r.seededSeconds)} s)`,
+    '',
+    table(
+      ['read', 'req/s', '% of bare HTTP', 'p50 ms', 'p99 ms', 'errors'],
+      [r.bareHttp, ...r.closed].map((x) => [
+        x.what,
+        fmt(x.rps),
+        pct(x.rps / r.bareHttp.rps),
+        fmt(x.p50),
+        fmt(x.p99),
+        x.errors,
+      ]),
+    ),
+    '',
+    `#### Paced at ${r.rate} req/s (at most ${r.connections} in flight)`,
+    '',
+    table(
+      ['read', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
+      r.paced.map((x) => [x.what, fmt(x.rps), fmt(x.p50), fmt(x.p99), x.errors]),
+    ),
+  ].join('\n');
+}
+
+export function scalingTables(s: ScalingResults): string {
+  const base = s.markets[0]?.trade.p50;
+  const firstAgents = s.agents[0];
+  return [
+    `### Scaling (${s.seconds} s per row)`,
+    '',
+    `Trades at ${s.connections} connections (100 agents, 200 markets of the newest slice, memory database), by the number of markets seeded on top of the catalogue:`,
+    '',
+    table(
+      ['markets', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'p50 / first row'],
+      s.markets.map((m) => [
+        fmt(m.markets),
+        fmt(m.trade.rps),
+        fmt(m.trade.p50),
+        fmt(m.trade.p99),
+        m.trade.errors,
+        base ? fmt(m.trade.p50 / base) : '–',
+      ]),
+    ),
+    '',
+    `Reads paced at ${s.readRate} req/s on the largest catalogue, p50 / p99 ms by the number of seeded agents:`,
+    '',
+    table(
+      ['read', ...s.agents.map((a) => `${fmt(a.agents)} agents`), 'errors'],
+      (firstAgents?.reads ?? []).map((r, i) => [
+        r.what,
+        ...s.agents.map((a) => `${fmt(a.reads[i]?.p50)} / ${fmt(a.reads[i]?.p99)}`),
+        s.agents.reduce((n, a) => n + (a.reads[i]?.errors ?? 0), 0),
+      ]),
+    ),
+  ].join('\n');
+}
+
+export function coldStartTable(c: ColdStartResults): string {
+  return [
+    '### Cold start (embedded default, one agent, one trade at a time)',
+    '',
+    table(
+      ['trade', 'ms'],
+      [
+        ['first after the start banner (agent registered, markets listed)', fmt(c.firstAfterStartMs)],
+        [`first after ${c.idleSeconds} s idle`, fmt(c.firstAfterIdleMs)],
+        ['warm (median of the next 10)', fmt(c.warmMs)],
+      ],
+    ),
+  ].join('\n');
+}
+
+export function commandCountTable(c: CommandCount): string {
+  return [
+    '### Database commands per sim buy (driver command monitoring)',
+    '',
+    table(
+      ['buy', 'API', 'worker', 'total'],
+      [
+        ['one buy, alone', c.api, c.worker, c.api + c.worker],
+        [
+          `per buy, ${c.batch} buys by different agents at once`,
+          fmt(c.apiPerBuyInBatch),
+          fmt(c.workerPerBuyInBatch),
+          fmt(c.apiPerBuyInBatch + c.workerPerBuyInBatch),
+        ],
+      ],
+    ),
+    '',
+    `API: ${c.apiCommands.join(', ') || 'none'}.`,
+    '',
+    `Worker: ${c.workerCommands.join(', ') || 'none'}.`,
+    '',
+    `Background while idle (not counted above): ${c.backgroundPerSecond} commands/s.`,
+  ].join('\n');
+}
+
+interface Goal {
+  goal: string;
+  measured: string;
+  met: boolean | null;
+}
+
+/** The goals of issue 11, each against this run (null: not measured). */
+export function goals(b: BenchResults): Goal[] {
+  const out: Goal[] = [];
+  const check = (
+    goal: string,
+    value: number | undefined,
+    ok: (v: number) => boolean,
+    show: (v: number) => string = fmt,
+  ) =>
+    out.push({
+      goal,
+      measured: value === undefined || Number.isNaN(value) ? 'not measured' : show(value),
+      met: value === undefined || Number.isNaN(value) ? null : ok(value),
+    });
+  const t = b.trades;
+  for (const c of t?.closed ?? [])
+    check(
+      `sim trades ≥ 25 % of the no-op round trip, ${c.connections} connections`,
+      c.trade.rps / c.noOp.rps,
+      (v) => v >= 0.25,
+      pct,
+    );
+  if (!t) check('sim trades ≥ 25 % of the no-op round trip', undefined, () => false);
+  const paced200 = t?.curve.find((c) => c.rate === 200)?.trade;
+  check(
+    'sim trade p99 < 100 ms paced at 200/s',
+    paced200?.p99,
+    (v) => v < 100,
+    (v) => `${fmt(v)} ms`,
+  );
+  const c = b.commands;
+  check(
+    'database commands per sim buy, API ≤ 1',
+    c ? Math.min(c.api, c.apiPerBuyInBatch) : undefined,
+    (v) => v <= 1,
+  );
+  check(
+    'database commands per sim buy, worker ≤ 6',
+    c ? Math.min(c.worker, c.workerPerBuyInBatch) : undefined,
+    (v) => v <= 6,
+  );
+  const r = b.reads;
+  for (const [key, label] of [
+    ['list', 'market list'],
+    ['market', 'single market'],
+    ['leaderboard', 'leaderboard'],
+  ] as const) {
+    const row = r?.closed.find((x) => x.key === key);
+    check(
+      `${label} ≥ 50 % of bare HTTP at ${r?.connections ?? 100} connections`,
+      row && r ? row.rps / r.bareHttp.rps : undefined,
+      (v) => v >= 0.5,
+      pct,
+    );
+  }
+  for (const [key, label] of [
+    ['list', 'market list'],
+    ['market', 'single market'],
+    ['context', 'context'],
+    ['briefing', 'briefing'],
+  ] as const) {
+    const row = r?.paced.find((x) => x.key === key);
+    check(
+      `${label} p99 < 25 ms paced at ${r?.rate ?? 200}/s`,
+      row?.p99,
+      (v) => v < 25,
+      (v) => `${fmt(v)} ms`,
+    );
+  }
+  const s = b.scaling;
+  const [small, large] = [s?.markets[0], s?.markets.at(-1)];
+  check(
+    `trade p50 at ${fmt(large?.markets ?? 100_000)} markets within 20 % of ${fmt(small?.markets ?? 1000)}`,
+    small && large && large !== small ? large.trade.p50 / small.trade.p50 : undefined,
+    (v) => v <= 1.2,
+    (v) => `× ${fmt(v)} (${fmt(small?.trade.p50)} → ${fmt(large?.trade.p50)} ms)`,
+  );
+  const [few, many] = [s?.agents[0], s?.agents.at(-1)];
+  for (const [i, read] of (few?.reads ?? [undefined]).entries()) {
+    const after = many?.reads[i];
+    check(
+      `${read?.what ?? 'read'} p50 at ${fmt(many?.agents ?? 10_000)} agents within 20 % (or 2 ms) of ${fmt(few?.agents ?? 1000)}`,
+      read && after && many !== few ? after.p50 - read.p50 : undefined,
+      (v) => v <= Math.max(2, 0.2 * read!.p50),
+      () => `${fmt(read?.p50)} → ${fmt(after?.p50)} ms`,
+    );
+  }
+  const cs = b.coldStart;
+  check(
+    `first trade after ${cs?.idleSeconds ?? 600} s idle < 100 ms`,
+    cs?.firstAfterIdleMs,
+    (v) => v < 100,
+    (v) => `${fmt(v)} ms`,
+  );
+  return out;
+}
+
+export function goalsTable(b: BenchResults): string {
+  return table(
+    ['goal (issue 11)', 'measured', 'met'],
+    goals(b).map((g) => [g.goal, g.measured, g.met === null ? '–' : g.met ? 'yes' : '**no**']),
+  );
+}
+
+/** Every table of the run, as printed and as written into docs/benchmarks.md. */
+export function fullReport(b: BenchResults, header: string, chartPath?: string): string {
+  return [
+    header,
+    ...(chartPath ? ['', `![npm run bench: latency vs offered load, throughput ratios](${chartPath})`] : []),
+    '',
+    goalsTable(b),
+    ...b.failures.map((f) => `\n**${f.part} failed**: ${f.error}`),
+    ...(b.commands ? ['', commandCountTable(b.commands)] : []),
+    ...(b.trades ? ['', tradeTables(b.trades)] : []),
+    ...(b.reads ? ['', readTables(b.reads)] : []),
+    ...(b.scaling ? ['', scalingTables(b.scaling)] : []),
+    ...(b.coldStart ? ['', coldStartTable(b.coldStart)] : []),
+  ].join('\n');
+}
+
+/** Replaces the generated section of `docPath` (appended at the end the first time). */
+export function writeSection(docPath: string, body: string): void {
+  const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
+  const section = `${SECTION_START}\n${body.trim()}\n${SECTION_END}`;
+  const start = doc.indexOf(SECTION_START);
+  const end = doc.indexOf(SECTION_END);
+  const next =
+    start >= 0 && end > start
+      ? doc.slice(0, start) + section + doc.slice(end + SECTION_END.length)
+      : `${doc.trimEnd()}\n\n${section}\n`;
+  writeFileSync(docPath, next);
+}

@@ -1,0 +1,106 @@
+// The scaling rows of `npm run bench`: does a trade or a read get slower as the service grows?
+// One stack on the memory database (the H2 file cannot ingest 100,000 markets in reasonable time):
+//   - markets: the catalogue grows to 1,000, 10,000 and 100,000 seeded markets (straight into the
+//     database, as the read bench does); at each size the same 100 agents trade 200 markets of the
+//     newest slice at 16 connections (closed loop, as the trade bench's first row);
+//   - agents: on the largest catalogue, 1,000 then 10,000 seeded agents; at each size the readers
+//     read a single market, context, the leaderboard and the default list, paced at 200 req/s (so
+//     the p50 is the service time, not a queue).
+import { readConfig, scalingConfig, tradeConfig } from './config.js';
+import { createModels } from '../shared/domains/models.js';
+import { remarkLeaderboard } from '../shared/domains/reads/leaderboard.js';
+import { connectMongo } from '../shared/infra/mongo.js';
+import { isMain } from '../shared/infra/process/is-main.js';
+import {
+  BENCH_MAX_TRADES_PER_DAY,
+  drainQueues,
+  getRequest,
+  httpLoad,
+  registerAgents,
+  tradeRequest,
+  TRADING_BENCH_ENV,
+  type Row,
+} from './measure.js';
+import { prepareReaders, readCases } from './reads.bench.js';
+import { scalingTables } from './report.js';
+import { seedAgents, seedMarkets } from './seed.js';
+import { startStack } from './stack.js';
+
+const SCALING_READS = ['market', 'context', 'leaderboard', 'list'];
+
+export interface ScalingResults {
+  seconds: number;
+  connections: number;
+  readRate: number;
+  /** Trade rows by number of seeded markets (the service's own catalogue comes on top). */
+  markets: { markets: number; trade: Row }[];
+  /** Read rows (key → row) by number of seeded agents. */
+  agents: { agents: number; reads: (Row & { key: string })[] }[];
+}
+
+export async function runScaling(cfg = scalingConfig, log = console.log): Promise<ScalingResults> {
+  const connections = tradeConfig.connections[0]!;
+  const stack = await startStack(TRADING_BENCH_ENV, { memoryDatabase: true });
+  const conn = await connectMongo(stack.mongoUri, 'agent_trading');
+  try {
+    const models = createModels(conn);
+    const { baseUrl } = stack;
+    const traders = await registerAgents(
+      baseUrl,
+      tradeConfig.agents,
+      'bench-trader',
+      BENCH_MAX_TRADES_PER_DAY,
+    );
+    const markets: ScalingResults['markets'] = [];
+    let seeded = 0;
+    for (const size of cfg.marketSteps) {
+      const fresh = await seedMarkets(models, seeded, size);
+      seeded = size;
+      // The newest slice's markets: no trade history yet, as at every other size.
+      const traded = fresh.slice(-tradeConfig.markets);
+      const trades = tradeRequest(traders, traded);
+      await httpLoad('warm-up', { seconds: 1, connections }, baseUrl, trades);
+      await drainQueues(stack.redisUrl);
+      const trade = await httpLoad(
+        `sim trade, ${size} markets`,
+        { seconds: cfg.seconds, connections },
+        baseUrl,
+        trades,
+      );
+      await drainQueues(stack.redisUrl);
+      markets.push({ markets: size, trade });
+      log(`[scaling] ${size} markets: trade p50 ${trade.p50} ms, ${Math.round(trade.rps)}/s`);
+    }
+
+    const agents: ScalingResults['agents'] = [];
+    let population = 0;
+    let readers: Awaited<ReturnType<typeof prepareReaders>> | undefined;
+    for (const size of cfg.agentSteps) {
+      await seedAgents(models, population, size);
+      population = size;
+      // Ranks the new agents (preparing the readers re-marks the leaderboard too).
+      if (readers) await remarkLeaderboard(models, new Date());
+      else readers = await prepareReaders(stack, models);
+      const { keys, marketId } = readers;
+      const reads: ScalingResults['agents'][number]['reads'] = [];
+      for (const [key, what, path] of readCases(marketId).filter(([k]) => SCALING_READS.includes(k))) {
+        const load = { seconds: cfg.seconds, connections: readConfig.connections, rate: readConfig.rate };
+        reads.push({
+          key,
+          ...(await httpLoad(what, load, baseUrl, getRequest(path, keys))),
+        });
+      }
+      agents.push({ agents: size, reads });
+      log(`[scaling] ${size} agents: ${reads.map((r) => `${r.key} p50 ${r.p50} ms`).join(', ')}`);
+    }
+    return { seconds: cfg.seconds, connections, readRate: readConfig.rate, markets, agents };
+  } finally {
+    await conn.close();
+    await stack.stop();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const results = await runScaling();
+  console.log(`\n${scalingTables(results)}`);
+}
