@@ -4,6 +4,19 @@ import { endpoint } from './endpoint.js';
 const CheckSchema = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
 
 export const systemEndpoints = {
+  x402Import: endpoint({
+    method: 'post',
+    path: '/x402/api/sdk/markets/import',
+    auth: 'none',
+    tag: 'System',
+    summary:
+      'Where the daily import 429 points (`x402_url`): pay-per-import is not offered by this deployment',
+    description:
+      'Answers 402 Payment Required with what to do instead: wait for the daily quota to reset, re-import markets already here (free), or move to a higher tier.',
+    response: z
+      .object({ detail: z.string(), error: z.string(), fix: z.string(), resets_at: z.string() })
+      .meta({ id: 'PaymentRequired' }),
+  }),
   sdkHealth: endpoint({
     method: 'get',
     path: '/api/sdk/health',

@@ -1,3 +1,4 @@
+import { secondsToUtcMidnight } from '../../shared/domains/limits/daily-quota.js';
 import { versionCheck } from '../../shared/domains/system/version-check.js';
 import { randomBytes } from 'node:crypto';
 import { lastHeartbeat } from '../../shared/domains/system/heartbeat.js';
@@ -21,6 +22,18 @@ async function timed(check: () => Promise<unknown>) {
 }
 
 export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
+  x402Import: async ({ deps, res }) => {
+    const now = deps.clock();
+    const resetsAt = new Date(now.getTime() + secondsToUtcMidnight(now) * 1000).toISOString();
+    const message = 'Pay-per-import (x402) is not offered by this deployment';
+    res.status(402);
+    return {
+      detail: message,
+      error: message,
+      fix: `New imports resume when the daily quota resets at ${resetsAt}; re-importing markets already here is free, and a higher tier raises the quota.`,
+      resets_at: resetsAt,
+    };
+  },
   versionCheck: async ({ deps, query }) => versionCheck(deps.env, query.sdk_version),
   sdkHealth: async ({ deps }) => ({
     status: 'ok',

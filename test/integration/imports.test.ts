@@ -157,6 +157,9 @@ describe('Market imports from Polymarket #integration', () => {
     assert.match(res.body.error, /Daily import limit reached/);
     assert.match(res.body.x402_url, /^https?:\/\/.+\/api\/sdk\/markets\/import$/);
     assert.equal(res.body.x402_price, '$0.005');
+    const pay = await api().post(new URL(res.body.x402_url).pathname).send({});
+    assert.equal(pay.status, 402);
+    assert.match(pay.body.fix, /resets at/);
     assert.ok(res.body.fix);
     assert.equal(res.headers['x-imports-remaining'], '0');
     assert.ok(Number(res.headers['retry-after']) > 0);

@@ -81,7 +81,8 @@ export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> 
  */
 async function resettleUnsettled(deps: Deps, venueId: ExternalVenueId): Promise<void> {
   const unsettled = await deps.models.Market.find(
-    { importSource: venueId, status: 'resolved', settledAt: null },
+    // Only markets settlement can pay (a resolution without an outcome would fail every time).
+    { importSource: venueId, status: 'resolved', outcome: { $ne: null }, settledAt: null },
     { _id: 1 },
   )
     .limit(500)

@@ -3,8 +3,18 @@ import type { MarketRecord, MarketStatus } from '../markets/market.model.js';
 import type { VenueMarketKey } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 
-/** Markets per venue request: the venues' batch endpoints cap around here (polymarket.md §2.1). */
-export const SYNC_BATCH = 100;
+/**
+ * Markets per page read here. The adapters split their venue requests into the venues' own batch
+ * sizes (about 100, polymarket.md §2.1); a larger page means fewer scans on a database that cannot
+ * serve `_id > after` ranges from an index (the development server).
+ */
+export const SYNC_BATCH = 500;
+
+/** The field that holds each venue's own id: a market without one cannot be asked about. */
+const VENUE_KEY_FIELD: Record<ExternalVenueId, 'polymarketId' | 'kalshiTicker'> = {
+  polymarket: 'polymarketId',
+  kalshi: 'kalshiTicker',
+};
 
 export const SYNC_FIELDS = {
   status: 1,
@@ -45,7 +55,12 @@ export async function* importedBatches(
   let after = '';
   for (;;) {
     const batch = (await models.Market.find(
-      { importSource: venue, status: { $in: statuses }, _id: { $gt: after } },
+      {
+        importSource: venue,
+        status: { $in: statuses },
+        [VENUE_KEY_FIELD[venue]]: { $ne: null },
+        _id: { $gt: after },
+      },
       SYNC_FIELDS,
     )
       .sort({ _id: 1 })

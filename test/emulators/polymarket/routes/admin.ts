@@ -1,32 +1,13 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request } from 'express';
 import { FAULT_MODES } from '../control.js';
 import type { FaultMode, MarketRecord, Resolution } from '../model.js';
 import type { PolymarketState } from '../state.js';
 import { gammaMarket } from '../wire.js';
 import { positionView } from './data.js';
+import { HttpError, jsonRoute } from './json-route.js';
 
 // Test control plane under `/__admin` (JSON in, JSON out, errors `{"error": ...}`). Not part of
 // any real Polymarket API. Markets are addressed by condition id; a market slug works as well.
-
-class AdminError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function handle(fn: (req: Request) => unknown) {
-  return (req: Request, res: Response) => {
-    try {
-      res.json(fn(req));
-    } catch (err) {
-      if (!(err instanceof AdminError)) throw err;
-      res.status(err.status).json({ error: err.message });
-    }
-  };
-}
 
 const body = (req: Request): Record<string, unknown> =>
   typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
@@ -42,17 +23,17 @@ export function adminRouter(state: PolymarketState): Router {
   const market = (req: Request): MarketRecord => {
     const key = String(req.params.conditionId);
     const m = state.marketByConditionId(key) ?? state.marketBySlug(key);
-    if (!m) throw new AdminError(404, `unknown market ${key}`);
+    if (!m) throw new HttpError(404, `unknown market ${key}`);
     return m;
   };
 
   r.post(
     '/markets/:conditionId/price',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = market(req);
       const yes = body(req).yes;
-      if (!finite(yes) || yes <= 0 || yes >= 1) throw new AdminError(400, '"yes" must be a number in (0, 1)');
-      if (m.closed) throw new AdminError(409, 'market is closed');
+      if (!finite(yes) || yes <= 0 || yes >= 1) throw new HttpError(400, '"yes" must be a number in (0, 1)');
+      if (m.closed) throw new HttpError(409, 'market is closed');
       state.setPrice(m, yes);
       return gammaMarket(state, m);
     }),
@@ -60,12 +41,12 @@ export function adminRouter(state: PolymarketState): Router {
 
   r.post(
     '/markets/:conditionId/resolve',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = market(req);
       const outcome = String(body(req).outcome ?? '').toLowerCase();
       if (!['yes', 'no', '50-50'].includes(outcome))
-        throw new AdminError(400, '"outcome" must be "yes", "no" or "50-50"');
-      if (m.resolution) throw new AdminError(409, 'market is already resolved');
+        throw new HttpError(400, '"outcome" must be "yes", "no" or "50-50"');
+      if (m.resolution) throw new HttpError(409, 'market is already resolved');
       state.resolve(m, outcome as Resolution);
       return gammaMarket(state, m);
     }),
@@ -73,7 +54,7 @@ export function adminRouter(state: PolymarketState): Router {
 
   r.post(
     '/markets/:conditionId/close',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = market(req);
       state.close(m);
       return gammaMarket(state, m);
@@ -82,10 +63,10 @@ export function adminRouter(state: PolymarketState): Router {
 
   r.post(
     '/events',
-    handle((req) => {
+    jsonRoute((req) => {
       const b = body(req);
       if (typeof b.title !== 'string' || b.title.trim() === '')
-        throw new AdminError(400, '"title" is required');
+        throw new HttpError(400, '"title" is required');
       const outcomes = b.outcomes;
       if (
         outcomes !== undefined &&
@@ -93,14 +74,14 @@ export function adminRouter(state: PolymarketState): Router {
           outcomes.length < 2 ||
           !outcomes.every((o) => typeof o === 'string' && o))
       ) {
-        throw new AdminError(400, '"outcomes" must be an array of at least 2 non-empty strings');
+        throw new HttpError(400, '"outcomes" must be an array of at least 2 non-empty strings');
       }
       const prices = b.prices;
       if (
         prices !== undefined &&
         (!Array.isArray(prices) || !prices.every((p) => finite(p) && p > 0 && p < 1))
       ) {
-        throw new AdminError(400, '"prices" must be numbers in (0, 1)');
+        throw new HttpError(400, '"prices" must be numbers in (0, 1)');
       }
       const { event, markets } = state.createEvent({
         title: b.title,
@@ -132,19 +113,19 @@ export function adminRouter(state: PolymarketState): Router {
 
   r.post(
     '/positions',
-    handle((req) => {
+    jsonRoute((req) => {
       const b = body(req);
       const user = b.user;
       const token = b.token_id;
       if (typeof user !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(user))
-        throw new AdminError(400, '"user" must be an address');
+        throw new HttpError(400, '"user" must be an address');
       if (typeof token !== 'string' || !state.marketByToken(token))
-        throw new AdminError(404, 'unknown token_id');
+        throw new HttpError(404, 'unknown token_id');
       const size = b.size;
       const avgPrice = b.avgPrice ?? b.avg_price ?? 0;
-      if (!finite(size) || size < 0) throw new AdminError(400, '"size" must be a number ≥ 0');
+      if (!finite(size) || size < 0) throw new HttpError(400, '"size" must be a number ≥ 0');
       if (!finite(avgPrice) || avgPrice < 0 || avgPrice > 1)
-        throw new AdminError(400, '"avgPrice" must be in [0, 1]');
+        throw new HttpError(400, '"avgPrice" must be in [0, 1]');
       state.seedPosition(user, token, size, avgPrice);
       return size === 0
         ? { removed: true }
@@ -155,20 +136,20 @@ export function adminRouter(state: PolymarketState): Router {
   r.get('/faults', (_req, res) => void res.json(state.faults));
   r.post(
     '/faults',
-    handle((req) => {
+    jsonRoute((req) => {
       const b = body(req);
       const mode = String(b.mode) as FaultMode;
       if (!FAULT_MODES.includes(mode))
-        throw new AdminError(400, `"mode" must be one of ${FAULT_MODES.join(', ')}`);
+        throw new HttpError(400, `"mode" must be one of ${FAULT_MODES.join(', ')}`);
       const count = b.count;
       if (count !== undefined && count !== null && (!Number.isInteger(count) || (count as number) < 1)) {
-        throw new AdminError(400, '"count" must be a positive integer');
+        throw new HttpError(400, '"count" must be a positive integer');
       }
       if (
         b.path_prefix !== undefined &&
         (typeof b.path_prefix !== 'string' || !b.path_prefix.startsWith('/'))
       ) {
-        throw new AdminError(400, '"path_prefix" must start with "/" (e.g. "/clob" or "/gamma/markets")');
+        throw new HttpError(400, '"path_prefix" must start with "/" (e.g. "/clob" or "/gamma/markets")');
       }
       state.faults.push({
         mode,
@@ -188,9 +169,9 @@ export function adminRouter(state: PolymarketState): Router {
   r.get('/clock', (_req, res) => void res.json(clock()));
   r.post(
     '/clock',
-    handle((req) => {
+    jsonRoute((req) => {
       const advance = body(req).advance_ms;
-      if (!finite(advance)) throw new AdminError(400, '"advance_ms" must be a number');
+      if (!finite(advance)) throw new HttpError(400, '"advance_ms" must be a number');
       state.clockOffsetMs += advance;
       state.sync();
       return clock();

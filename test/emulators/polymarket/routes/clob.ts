@@ -1,10 +1,11 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { bestAsk, bestBid, bookOf, bookWire, lastTradeOf, midpoint, spread } from '../book.js';
 import { historyBounds, historyPoints } from '../history.js';
 import { fmt, type MarketRecord } from '../model.js';
 import type { PolymarketState } from '../state.js';
 import { clobMarket, clobMarketInfo } from '../wire.js';
 import { one, uint } from './params.js';
+import { HttpError, jsonRoute } from './json-route.js';
 
 // CLOB public market data (https://clob.polymarket.com), reference §3. Errors are
 // `{"error": "<message>"}`. Texts from the reference: `Invalid token id` (400),
@@ -28,27 +29,7 @@ const INTERVAL_MS: Record<string, number | 'all'> = {
   all: 'all',
 };
 
-class ClobError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function handle(fn: (req: Request) => unknown) {
-  return (req: Request, res: Response) => {
-    try {
-      res.json(fn(req));
-    } catch (err) {
-      if (!(err instanceof ClobError)) throw err;
-      res.status(err.status).json({ error: err.message });
-    }
-  };
-}
-
-const badToken = () => new ClobError(400, 'Invalid token id');
+const badToken = () => new HttpError(400, 'Invalid token id');
 const validToken = (t: unknown): t is string => typeof t === 'string' && /^\d{1,80}$/.test(t);
 
 export function clobRouter(state: PolymarketState): Router {
@@ -62,34 +43,34 @@ export function clobRouter(state: PolymarketState): Router {
   /** A token whose market still has a live order book. */
   const liveToken = (t: string): { market: MarketRecord; index: number } => {
     const hit = state.marketByToken(t);
-    if (!hit || hit.market.closed || !hit.market.enableOrderBook) throw new ClobError(404, NO_BOOK);
+    if (!hit || hit.market.closed || !hit.market.enableOrderBook) throw new HttpError(404, NO_BOOK);
     return hit;
   };
   /** A known token, order book or not (metadata endpoints answer for closed markets too). */
   const knownToken = (t: string): { market: MarketRecord; index: number } => {
     const hit = state.marketByToken(t);
-    if (!hit) throw new ClobError(404, 'market not found');
+    if (!hit) throw new HttpError(404, 'market not found');
     return hit;
   };
   /** Batch bodies: an array of objects with a valid `token_id`. */
   const batch = (req: Request): Array<{ token_id: string; side?: unknown }> => {
     const body: unknown = req.body;
-    if (!Array.isArray(body)) throw new ClobError(400, 'Invalid payload');
-    if (body.length > MAX_BATCH) throw new ClobError(400, 'Payload exceeds the limit');
+    if (!Array.isArray(body)) throw new HttpError(400, 'Invalid payload');
+    if (body.length > MAX_BATCH) throw new HttpError(400, 'Payload exceeds the limit');
     for (const item of body) {
       if (
         typeof item !== 'object' ||
         item === null ||
         !validToken((item as { token_id?: unknown }).token_id)
       ) {
-        throw new ClobError(400, 'Invalid payload');
+        throw new HttpError(400, 'Invalid payload');
       }
     }
     return body as Array<{ token_id: string; side?: unknown }>;
   };
   const sideOf = (v: unknown): 'BUY' | 'SELL' => {
     const s = typeof v === 'string' ? v.toUpperCase() : '';
-    if (s !== 'BUY' && s !== 'SELL') throw new ClobError(400, 'Invalid side');
+    if (s !== 'BUY' && s !== 'SELL') throw new HttpError(400, 'Invalid side');
     return s;
   };
   /** BUY → best bid, SELL → best ask (verified live by third parties, reference §3). */
@@ -110,14 +91,14 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/book',
-    handle((req) => {
+    jsonRoute((req) => {
       const { market, index } = liveToken(token(req));
       return bookWire(market, index);
     }),
   );
   r.post(
     '/books',
-    handle((req) =>
+    jsonRoute((req) =>
       batch(req)
         .map((i) => live(i.token_id))
         .filter((h) => h !== undefined)
@@ -127,14 +108,14 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/price',
-    handle((req) => {
+    jsonRoute((req) => {
       const t = token(req);
       return { price: quote(t, sideOf(one(req, 'side'))) };
     }),
   );
   r.post(
     '/prices',
-    handle((req) => {
+    jsonRoute((req) => {
       const out: Record<string, Record<string, string>> = {};
       for (const item of batch(req)) {
         const side = sideOf(item.side);
@@ -147,14 +128,14 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/midpoint',
-    handle((req) => {
+    jsonRoute((req) => {
       const { market, index } = liveToken(token(req));
       return { mid: fmt(midpoint(bookOf(market, index)) ?? 0) };
     }),
   );
   r.post(
     '/midpoints',
-    handle((req) => {
+    jsonRoute((req) => {
       const out: Record<string, string> = {};
       for (const item of batch(req)) {
         const h = live(item.token_id);
@@ -166,14 +147,14 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/spread',
-    handle((req) => {
+    jsonRoute((req) => {
       const { market, index } = liveToken(token(req));
       return { spread: fmt(spread(bookOf(market, index)) ?? 0) };
     }),
   );
   r.post(
     '/spreads',
-    handle((req) => {
+    jsonRoute((req) => {
       const out: Record<string, string> = {};
       for (const item of batch(req)) {
         const h = live(item.token_id);
@@ -185,7 +166,7 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/last-trade-price',
-    handle((req) => {
+    jsonRoute((req) => {
       const { market, index } = knownToken(token(req));
       const lt = lastTradeOf(market, index);
       return { price: fmt(lt.price), side: lt.side };
@@ -193,7 +174,7 @@ export function clobRouter(state: PolymarketState): Router {
   );
   r.post(
     '/last-trades-prices',
-    handle((req) =>
+    jsonRoute((req) =>
       batch(req).flatMap((item) => {
         const h = state.marketByToken(item.token_id);
         if (!h) return [];
@@ -205,34 +186,34 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/tick-size',
-    handle((req) => ({ minimum_tick_size: knownToken(token(req)).market.tick })),
+    jsonRoute((req) => ({ minimum_tick_size: knownToken(token(req)).market.tick })),
   );
   r.get(
     '/neg-risk',
-    handle((req) => ({ neg_risk: knownToken(token(req)).market.negRisk })),
+    jsonRoute((req) => ({ neg_risk: knownToken(token(req)).market.negRisk })),
   );
   r.get(
     '/fee-rate',
-    handle((req) => ({ base_fee: knownToken(token(req)).market.takerBaseFee })),
+    jsonRoute((req) => ({ base_fee: knownToken(token(req)).market.takerBaseFee })),
   );
 
   r.get(
     '/prices-history',
-    handle((req) => {
+    jsonRoute((req) => {
       const t = one(req, 'market');
-      if (!t) throw new ClobError(400, 'market is required');
+      if (!t) throw new HttpError(400, 'market is required');
       const interval = one(req, 'interval');
       const startTs = uint(one(req, 'startTs'));
       const endTs = uint(one(req, 'endTs'));
       const fidelity = uint(one(req, 'fidelity')) ?? 1; // bucket minutes
       if (startTs === null || endTs === null || fidelity === null || fidelity < 1) {
-        throw new ClobError(400, 'invalid filters');
+        throw new HttpError(400, 'invalid filters');
       }
       if (interval === undefined && (startTs === undefined || endTs === undefined)) {
-        throw new ClobError(400, 'interval or startTs and endTs are required');
+        throw new HttpError(400, 'interval or startTs and endTs are required');
       }
       const span = interval === undefined ? undefined : INTERVAL_MS[interval];
-      if (interval !== undefined && span === undefined) throw new ClobError(400, 'invalid interval');
+      if (interval !== undefined && span === undefined) throw new HttpError(400, 'invalid interval');
       const hit = validToken(t) ? state.marketByToken(t) : undefined;
       if (!hit) return { history: [] };
       const now = state.now();
@@ -253,11 +234,11 @@ export function clobRouter(state: PolymarketState): Router {
   // `LTE=` = end (reference §3, §5.3).
   r.get(
     '/markets',
-    handle((req) => {
+    jsonRoute((req) => {
       const cursor = one(req, 'next_cursor') ?? 'MA==';
       if (cursor === 'LTE=') return { limit: PAGE, count: 0, next_cursor: 'LTE=', data: [] };
       const offset = Number(Buffer.from(cursor, 'base64').toString('utf8'));
-      if (!Number.isInteger(offset) || offset < 0) throw new ClobError(400, 'invalid next_cursor');
+      if (!Number.isInteger(offset) || offset < 0) throw new HttpError(400, 'invalid next_cursor');
       const all = [...state.markets.values()].sort((a, b) => Number(a.id) - Number(b.id));
       const data = all.slice(offset, offset + PAGE).map((m) => clobMarket(state, m));
       const next =
@@ -268,23 +249,23 @@ export function clobRouter(state: PolymarketState): Router {
 
   r.get(
     '/markets/:conditionId',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = state.marketByConditionId(String(req.params.conditionId));
-      if (!m) throw new ClobError(404, 'market not found');
+      if (!m) throw new HttpError(404, 'market not found');
       return clobMarket(state, m);
     }),
   );
   r.get(
     '/clob-markets/:conditionId',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = state.marketByConditionId(String(req.params.conditionId));
-      if (!m) throw new ClobError(404, 'market not found');
+      if (!m) throw new HttpError(404, 'market not found');
       return clobMarketInfo(m);
     }),
   );
   r.get(
     '/markets-by-token/:tokenId',
-    handle((req) => {
+    jsonRoute((req) => {
       const t = String(req.params.tokenId);
       if (!validToken(t)) throw badToken();
       const { market } = knownToken(t);

@@ -1,8 +1,9 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { clean, isoDay, type Holding } from '../model.js';
 import type { PolymarketState } from '../state.js';
 import { tokenPrice } from '../wire.js';
 import { bool, one, uint } from './params.js';
+import { HttpError, jsonRoute } from './json-route.js';
 
 // Data API (https://data-api.polymarket.com), reference §7: positions derived from the holdings
 // seeded through the admin API and the current market prices. camelCase, numbers are numbers.
@@ -24,23 +25,10 @@ const SORT_KEYS = [
   'AVGPRICE',
 ];
 
-class DataError extends Error {}
-
-function handle(fn: (req: Request) => unknown) {
-  return (req: Request, res: Response) => {
-    try {
-      res.json(fn(req));
-    } catch (err) {
-      if (!(err instanceof DataError)) throw err;
-      res.status(400).json({ error: err.message });
-    }
-  };
-}
-
 function userParam(req: Request): string {
   const user = one(req, 'user');
-  if (!user) throw new DataError("required query param 'user' not provided");
-  if (!ADDRESS.test(user)) throw new DataError('invalid user address');
+  if (!user) throw new HttpError(400, "required query param 'user' not provided");
+  if (!ADDRESS.test(user)) throw new HttpError(400, 'invalid user address');
   return user.toLowerCase();
 }
 
@@ -99,25 +87,25 @@ export function dataRouter(state: PolymarketState): Router {
 
   r.get(
     '/positions',
-    handle((req) => {
+    jsonRoute((req) => {
       const user = userParam(req);
       const markets = csv(one(req, 'market'));
       const eventIds = csv(one(req, 'eventId'));
       if (markets.length > 0 && eventIds.length > 0)
-        throw new DataError('market and eventId are mutually exclusive');
+        throw new HttpError(400, 'market and eventId are mutually exclusive');
       const thresholdRaw = one(req, 'sizeThreshold');
       const threshold = thresholdRaw === undefined ? 1 : Number(thresholdRaw);
-      if (!Number.isFinite(threshold) || threshold < 0) throw new DataError('invalid sizeThreshold');
+      if (!Number.isFinite(threshold) || threshold < 0) throw new HttpError(400, 'invalid sizeThreshold');
       const redeemable = bool(one(req, 'redeemable'));
       const mergeable = bool(one(req, 'mergeable'));
-      if (redeemable === null || mergeable === null) throw new DataError('invalid boolean filter');
+      if (redeemable === null || mergeable === null) throw new HttpError(400, 'invalid boolean filter');
       const limit = uint(one(req, 'limit'));
       const offset = uint(one(req, 'offset'));
-      if (limit === null || offset === null) throw new DataError('invalid pagination');
+      if (limit === null || offset === null) throw new HttpError(400, 'invalid pagination');
       const sortBy = (one(req, 'sortBy') ?? 'TOKENS').toUpperCase();
       const direction = (one(req, 'sortDirection') ?? 'DESC').toUpperCase();
-      if (!SORT_KEYS.includes(sortBy)) throw new DataError('invalid sortBy');
-      if (direction !== 'ASC' && direction !== 'DESC') throw new DataError('invalid sortDirection');
+      if (!SORT_KEYS.includes(sortBy)) throw new HttpError(400, 'invalid sortBy');
+      if (direction !== 'ASC' && direction !== 'DESC') throw new HttpError(400, 'invalid sortDirection');
       const title = one(req, 'title')?.toLowerCase();
 
       const rows = positionsOf(user).filter(
@@ -154,7 +142,7 @@ export function dataRouter(state: PolymarketState): Router {
 
   r.get(
     '/value',
-    handle((req) => {
+    jsonRoute((req) => {
       const user = userParam(req);
       const markets = csv(one(req, 'market'));
       const value = positionsOf(user)

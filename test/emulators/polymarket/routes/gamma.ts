@@ -1,8 +1,9 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import type { EventRecord, MarketRecord } from '../model.js';
 import type { PolymarketState } from '../state.js';
 import { eventClosed, eventTotals, gammaEvent, gammaMarket } from '../wire.js';
 import { bool, list, one, uint } from './params.js';
+import { HttpError, jsonRoute } from './json-route.js';
 
 // Gamma API (https://gamma-api.polymarket.com), reference §2.
 //
@@ -17,28 +18,11 @@ import { bool, list, one, uint } from './params.js';
 
 const MAX_LIMIT = 500;
 
-class GammaError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-const invalid = (what: string) => new GammaError(422, 'validation error', `${what} is invalid`);
-const notFound = (what: 'id' | 'slug') => new GammaError(404, 'not found error', `${what} not found`);
-
-function handle(fn: (req: Request) => unknown) {
-  return (req: Request, res: Response) => {
-    try {
-      res.json(fn(req));
-    } catch (err) {
-      if (!(err instanceof GammaError)) throw err;
-      res.status(err.status).json({ type: err.type, error: err.message });
-    }
-  };
-}
+/** Gamma's error bodies carry a `type` beside the `error` text. */
+const gammaError = (status: number, type: string, error: string) =>
+  new HttpError(status, error, { type, error });
+const invalid = (what: string) => gammaError(422, 'validation error', `${what} is invalid`);
+const notFound = (what: 'id' | 'slug') => gammaError(404, 'not found error', `${what} not found`);
 
 function flag(req: Request, key: string): boolean | undefined {
   const v = bool(one(req, key));
@@ -72,7 +56,7 @@ function page<T>(
     const fields = order.split(',').map((f) => f.trim());
     const getters = fields.map((f) => keys[f]);
     if (getters.some((g) => g === undefined)) {
-      throw new GammaError(422, 'validation error', 'order fields are not valid');
+      throw gammaError(422, 'validation error', 'order fields are not valid');
     }
     sorted.sort((a, b) => {
       for (const g of getters as Array<(x: T) => number>) {
@@ -119,7 +103,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/markets',
-    handle((req) => {
+    jsonRoute((req) => {
       const ids = list(req, 'id');
       const slugs = list(req, 'slug');
       const conditions = list(req, 'condition_ids').map((c) => c.toLowerCase());
@@ -153,7 +137,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/markets/slug/:slug',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = state.marketBySlug(String(req.params.slug));
       if (!m) throw notFound('slug');
       return gammaMarket(state, m);
@@ -162,7 +146,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/markets/:id/tags',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = state.markets.get(idParam(req));
       if (!m) throw notFound('id');
       return state.eventOf(m).tags;
@@ -171,7 +155,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/markets/:id',
-    handle((req) => {
+    jsonRoute((req) => {
       const m = state.markets.get(idParam(req));
       if (!m) throw notFound('id');
       return gammaMarket(state, m);
@@ -180,7 +164,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/events',
-    handle((req) => {
+    jsonRoute((req) => {
       const ids = list(req, 'id');
       const slugs = list(req, 'slug');
       const closed = flag(req, 'closed') ?? false;
@@ -210,7 +194,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/events/slug/:slug',
-    handle((req) => {
+    jsonRoute((req) => {
       const e = state.eventBySlug(String(req.params.slug));
       if (!e) throw notFound('slug');
       return gammaEvent(state, e);
@@ -219,7 +203,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/events/:id/tags',
-    handle((req) => {
+    jsonRoute((req) => {
       const e = state.events.get(idParam(req));
       if (!e) throw notFound('id');
       return e.tags;
@@ -228,7 +212,7 @@ export function gammaRouter(state: PolymarketState): Router {
 
   r.get(
     '/events/:id',
-    handle((req) => {
+    jsonRoute((req) => {
       const e = state.events.get(idParam(req));
       if (!e) throw notFound('id');
       return gammaEvent(state, e);
