@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { prng } from '../../util/prng.js';
 import { MICRO } from '../money.js';
 import { DEFAULT_LIQUIDITY, stateAt } from '../venues/sim/lmsr.js';
 import type { MarketModel, MarketRecord } from './market.model.js';
@@ -9,18 +10,6 @@ import type { MarketModel, MarketRecord } from './market.model.js';
  * Deterministic: the same code gives the same questions, ids, prices and volumes every time (times
  * are offsets from the moment of seeding).
  */
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A stable UUID (v5 layout) for a seed key. */
 export function seedUuid(key: string): string {

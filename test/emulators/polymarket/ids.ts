@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { prng } from '../../../shared/util/prng.js';
 
 // Deterministic identifiers. Everything is derived from stable text (usually a slug) so that the
 // same catalogue always has the same ids: tests may hard-code nothing, but two runs, or a
@@ -30,14 +31,7 @@ export function numericId(text: string, min: number, span: number): string {
 
 /** Small seeded PRNG (mulberry32) for books, sizes and random walks: same seed, same numbers. */
 export function seededRandom(seedText: string): () => number {
-  let a = Number.parseInt(sha256Hex(seedText).slice(0, 8), 16) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return prng(Number.parseInt(sha256Hex(seedText).slice(0, 8), 16));
 }
 
 export function slugify(text: string): string {
