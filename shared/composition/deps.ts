@@ -15,6 +15,7 @@ import { LocalCache } from '../infra/local-cache.js';
 import type { AgentRecord } from '../domains/agents/agent.model.js';
 import type { TradingSettings } from '../domains/limits/trading-settings.model.js';
 import type { Tier } from '../domains/users/user.model.js';
+import type { MarketRecord } from '../domains/markets/market.model.js';
 
 /**
  * In-process caches of what the API reads on every request, so that a request costs no database
@@ -28,6 +29,12 @@ export interface LocalCaches {
   settings: LocalCache<TradingSettings>;
   /** Users' tiers by user id. */
   tiers: LocalCache<Tier>;
+  /**
+   * Markets by id, for the trade path's checks before queueing (existence and tradeability, fixed
+   * when a market is created). Their prices are not current: the worker decides every fill on the
+   * book itself, and an answer that shows a price reads the market again.
+   */
+  markets: LocalCache<MarketRecord>;
 }
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
@@ -40,6 +47,7 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
     agentsByKeyHash: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
     settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
     tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
   };
   invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
   invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));

@@ -59,7 +59,7 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
           connectionName: `worker-${queue}`,
         },
         prefix: deps.env.QUEUE_PREFIX,
-        concurrency: deps.env.WORKER_CONCURRENCY,
+        concurrency: queue === 'trades' ? deps.env.TRADE_WORKER_CONCURRENCY : deps.env.WORKER_CONCURRENCY,
         // A worker that dies mid-job loses its lock; another worker picks the job up after this long.
         // Money jobs are idempotent, so a job may stall (and be resumed) several times before it fails.
         lockDuration: deps.env.WORKER_LOCK_DURATION_MS,

@@ -18,6 +18,7 @@ async function runWorkerProcess(
   killAfterWrites: number | null,
   until: () => Promise<boolean>,
   queue: 'trades' | 'settlement' = 'trades',
+  extraEnv: Record<string, string> = {},
 ): Promise<'killed' | 'done'> {
   const ctx = testContext();
   const env: Record<string, string> = {
@@ -36,6 +37,7 @@ async function runWorkerProcess(
     LOG_LEVEL: 'silent',
     DATA_DIR: ctx.env.DATA_DIR,
   };
+  Object.assign(env, extraEnv);
   if (killAfterWrites !== null) env.FAULT_KILL_AFTER_WRITES = String(killAfterWrites);
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
     cwd: root,
@@ -168,6 +170,99 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
     await assertAgentConserved(agent.agent_id);
     await assertBookMatchesFills(market._id);
   });
+
+  // A group commit (trade-batch.ts) writes: claim, reserve entries, fill events, settle entries,
+  // positions, agents, markets, trades. Killed after each of them, the trades still happen once.
+  for (let killAfter = 1; killAfter <= 8; killAfter++) {
+    it(`when a batch of trades is killed after its write ${killAfter} of 8, then each trade is applied exactly once`, async () => {
+      const ctx = testContext();
+      const { models } = ctx.deps;
+      const [a, b, c] = await Promise.all([registerAgent(), registerAgent(), registerAgent()]);
+      const [m1, m2] = await Promise.all([makeMarket({ p0: 0.4 }), makeMarket({ p0: 0.7 })]);
+      const held = await trade(c, { market_id: m2._id, side: 'yes', amount: 30 });
+      assert.equal(held.body.success, true, JSON.stringify(held.body));
+      const heldMicro = Math.round(held.body.shares_bought * 1e6);
+      // Chains on agent a and on market m1; a sell; a buy the book refuses after its reservation.
+      const orders = [
+        { agentId: a.agent_id, marketId: m1._id, action: 'buy', side: 'yes', amountMicro: 20_000_000 },
+        { agentId: b.agent_id, marketId: m1._id, action: 'buy', side: 'no', amountMicro: 15_000_000 },
+        { agentId: a.agent_id, marketId: m2._id, action: 'buy', side: 'no', amountMicro: 10_000_000 },
+        {
+          agentId: c.agent_id,
+          marketId: m2._id,
+          action: 'sell',
+          side: 'yes',
+          sharesMicro: Math.floor(heldMicro / 2),
+        },
+        {
+          agentId: b.agent_id,
+          marketId: m2._id,
+          action: 'buy',
+          side: 'yes',
+          amountMicro: 5_000_000,
+          limitPrice: 0.01,
+        },
+      ] as const;
+      const prefix = `${ctx.env.QUEUE_PREFIX}-batch-${randomUUID().slice(0, 8)}`;
+      const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+      const ids: string[] = [];
+      for (const o of orders) {
+        const id = randomUUID();
+        ids.push(id);
+        await models.Trade.create({
+          amountMicro: 0,
+          sharesMicro: 0,
+          ...o,
+          _id: id,
+          venue: 'sim',
+          status: 'pending',
+        });
+        await queues.enqueue('execute-trade', { tradeId: id });
+      }
+      const finished = async () => {
+        const ts = await models.Trade.find({ _id: { $in: ids } }, { status: 1 }).lean();
+        const states = await Promise.all(
+          ids.map(async (id) => (await queues.queues.trades.getJob(`execute-trade-${id}`))?.getState()),
+        );
+        return (
+          ts.every((t) => t.status === 'filled' || t.status === 'rejected') &&
+          states.every((st) => st === 'completed')
+        );
+      };
+      // The worker holds the batch open long enough to take all five trades together.
+      const gather = { TRADE_BATCH_WAIT_MS: '500' };
+      try {
+        assert.equal(await runWorkerProcess(prefix, killAfter, finished, 'trades', gather), 'killed');
+        await runWorkerProcess(prefix, null, finished, 'trades', gather);
+      } finally {
+        await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+        await queues.close();
+      }
+      const trades = await models.Trade.find({ _id: { $in: ids } }).lean();
+      const claims = new Set(trades.map((t) => t.claimId));
+      assert.equal(claims.size, 1, 'the five trades were claimed together, as one batch');
+      assert.ok([...claims][0], 'by a group commit');
+      const byId = new Map(trades.map((t) => [t._id, t]));
+      assert.deepEqual(
+        ids.map((id) => byId.get(id)!.status),
+        ['filled', 'filled', 'filled', 'filled', 'rejected'],
+      );
+      assert.equal(byId.get(ids[3]!)!.fill!.sharesMicro, Math.floor(heldMicro / 2));
+      for (const id of ids) {
+        const entries = await models.LedgerEntry.find({ tradeId: id }).lean();
+        assert.deepEqual(
+          entries.map((e) => e._id).sort(),
+          id === ids[4] ? [`${id}-release`, `${id}-reserve`] : [`${id}-fill`, `${id}-reserve`],
+        );
+        assert.equal(await models.MarketEvent.countDocuments({ _id: id }), id === ids[4] ? 0 : 1);
+      }
+      for (const agent of [a, b, c]) await assertAgentConserved(agent.agent_id);
+      for (const market of [m1, m2]) await assertBookMatchesFills(market._id);
+      const agentA = (await models.Agent.findById(a.agent_id).lean())!;
+      assert.equal(agentA.balanceMicro, 10_000_000_000 - 30_000_000);
+      assert.equal(agentA.tradesCount, 2);
+    });
+  }
 
   it('when a settlement is interrupted after every write, then each position is paid exactly once', async () => {
     const ctx = testContext();

@@ -26,7 +26,11 @@ export async function startServiceProcess(
     if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR)$/.test(k))
       inherited[k] = v;
   }
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  // `npm run bench` with BENCH_CPU_PROF_DIR set profiles the service (a V8 .cpuprofile per run).
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR]
+    : [];
+  const proc = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     env: {
       ...inherited,

@@ -5,14 +5,29 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { TradeBatcher } from '../../shared/domains/trading/trade-batcher.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 
+/** One group commit per process: the trades its workers hold go to the database together. */
+const batchers = new WeakMap<Deps, TradeBatcher>();
+const batcherOf = (deps: Deps) => {
+  let batcher = batchers.get(deps);
+  if (!batcher) {
+    batcher = new TradeBatcher(tradeContext(deps), {
+      maxBatch: deps.env.TRADE_WORKER_CONCURRENCY,
+      waitMs: deps.env.TRADE_BATCH_WAIT_MS,
+    });
+    batchers.set(deps, batcher);
+  }
+  return batcher;
+};
+
 export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {
-  const result = await executeTrade(tradeContext(deps), data.tradeId);
+  const result = await batcherOf(deps).execute(data.tradeId);
   // Only buys take an admission; a trade the API already marked failed has no result at all.
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   return result;

@@ -12,6 +12,7 @@ import {
   type PositionDelta,
 } from './ledger-entry.model.js';
 import type { VenueId } from '../venues/venue-id.js';
+import type { UpdateDoc } from '../../util/apply-update.js';
 
 export interface LedgerModels {
   Agent: AgentModel;
@@ -41,7 +42,7 @@ const nonZero = (obj: Record<string, number>) =>
   Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== 0));
 
 /** The position document an entry creates when it is the first to touch that position. */
-function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
+export function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
   const p = entry.position!;
   return {
     _id: p.positionId,
@@ -65,6 +66,20 @@ function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
   };
 }
 
+/** The update that applies `entry` to the existing position it names (guarded by the caller). */
+export function positionUpdate(entry: LedgerEntryRecord): UpdateDoc {
+  const p = entry.position!;
+  const inc = nonZero(Object.fromEntries(POSITION_FIELDS.map((f) => [f, p[f] ?? 0])));
+  const set: Record<string, unknown> = { appliedSeq: entry.seq };
+  if (p.statusAfter) set.status = p.statusAfter;
+  if (p.statusAfter === 'settled') set.settledAt = entry.at;
+  if (p.sharesYesMicro || p.sharesNoMicro) set.lastTradeAt = entry.at;
+  const update: UpdateDoc = { $set: set };
+  if (Object.keys(inc).length) update.$inc = inc;
+  if (p.source) update.$addToSet = { sources: p.source };
+  return update;
+}
+
 /**
  * Applies one entry to the position it names; a no-op when already applied (`appliedSeq` guard).
  * `exists` is what the caller already knows (skips a round trip); undefined means "find out".
@@ -72,17 +87,9 @@ function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
 async function applyToPosition(models: LedgerModels, entry: LedgerEntryRecord, exists?: boolean) {
   const p = entry.position!;
   if (exists !== false) {
-    const inc = nonZero(Object.fromEntries(POSITION_FIELDS.map((f) => [f, p[f] ?? 0])));
-    const set: Record<string, unknown> = { appliedSeq: entry.seq };
-    if (p.statusAfter) set.status = p.statusAfter;
-    if (p.statusAfter === 'settled') set.settledAt = entry.at;
-    if (p.sharesYesMicro || p.sharesNoMicro) set.lastTradeAt = entry.at;
-    const update: Record<string, unknown> = { $set: set };
-    if (Object.keys(inc).length) update.$inc = inc;
-    if (p.source) update.$addToSet = { sources: p.source };
     const result = await models.Position.updateOne(
       { _id: p.positionId, appliedSeq: { $lt: entry.seq } },
-      update,
+      positionUpdate(entry),
     );
     afterWrite(result.matchedCount > 0);
     if (result.matchedCount > 0 || exists === true) return;
@@ -97,16 +104,21 @@ async function applyToPosition(models: LedgerModels, entry: LedgerEntryRecord, e
   }
 }
 
-/** Applies one entry: the position first, then the agent (guarded by its sequence number). */
-async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positionExists?: boolean) {
-  if (entry.position) await applyToPosition(models, entry, positionExists);
+/** The update that applies `entry` to its agent (guarded by the caller with `ledgerSeq: seq - 1`). */
+export function agentUpdate(entry: LedgerEntryRecord): UpdateDoc {
   const set: Record<string, unknown> = { ledgerSeq: entry.seq };
   if (entry.statusAfter) set.status = entry.statusAfter;
   if (entry.agent.tradesCount) set.lastTradeAt = entry.at;
   const inc = nonZero(Object.fromEntries(AGENT_FIELDS.map((f) => [f, entry.agent[f] ?? 0])));
-  const update: Record<string, unknown> = { $set: set };
+  const update: UpdateDoc = { $set: set };
   if (Object.keys(inc).length) update.$inc = inc;
-  const result = await models.Agent.updateOne({ _id: entry.agentId, ledgerSeq: entry.seq - 1 }, update);
+  return update;
+}
+
+/** Applies one entry: the position first, then the agent (guarded by its sequence number). */
+async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positionExists?: boolean) {
+  if (entry.position) await applyToPosition(models, entry, positionExists);
+  const result = await models.Agent.updateOne({ _id: entry.agentId, ledgerSeq: entry.seq - 1 }, agentUpdate(entry));
   afterWrite(result.matchedCount > 0);
 }
 
@@ -173,7 +185,7 @@ export async function appendLedgerEntry(
 }
 
 /** The entry `draft` makes on `agent`: deltas completed, balance checked, status decided. */
-function entryFor(
+export function entryFor(
   entryId: string,
   agent: AgentRecord,
   draft: EntryDraft,

@@ -15,7 +15,7 @@ export interface MarketLogModels {
 export type MarketEventDraft = Omit<MarketEventRecord, '_id' | 'marketId' | 'seq' | 'at'>;
 
 /** What one logged event changes on the market document (besides the book version). */
-function eventUpdate(next: MarketEventRecord) {
+export function eventUpdate(next: MarketEventRecord) {
   const version = { 'book.version': next.seq };
   switch (next.kind) {
     case 'fill':

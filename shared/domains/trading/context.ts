@@ -11,6 +11,7 @@ export function tradeContext(deps: Deps): TradeExecutionContext {
   const baseUrl = publicBaseUrl(deps.env);
   return {
     models: deps.models,
+    log: deps.log,
     now: deps.clock,
     baseUrl,
     claimUrlFor: claimUrlFor(baseUrl),

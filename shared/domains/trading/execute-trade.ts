@@ -1,4 +1,5 @@
 import { AppError } from '../../infra/errors.js';
+import type { Logger } from '../../infra/logger.js';
 import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
@@ -12,11 +13,13 @@ import type { decideBuyFill } from '../venues/sim/sim-decisions.js';
 import { buyPlan, removedCost, sellPlan, type SimTradeSpec } from '../venues/sim/sim-trade-plan.js';
 import { claimTrade, finishTrade, type TradeOutcome } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
-import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
+import { filledResult, NO_MARKET, refusedResult, type Holdings, type TradeShape } from './trade-result.js';
+import type { AgentRecord } from '../agents/agent.model.js';
 import type { TradeResult } from './trade.schemas.js';
 
 export interface TradeExecutionContext {
   models: Models;
+  log: Logger;
   now: () => Date;
   baseUrl: string;
   claimUrlFor: (code: string) => string;
@@ -24,7 +27,7 @@ export interface TradeExecutionContext {
   ownerPaused: (ownerKey: string) => Promise<boolean>;
 }
 
-const shapeOf = (t: TradeRecord): TradeShape => ({
+export const shapeOf = (t: TradeRecord): TradeShape => ({
   id: t._id,
   marketId: t.marketId,
   venue: t.venue,
@@ -146,7 +149,7 @@ async function fillOrRelease(
   return { result: await run.refused(fill.refusal) };
 }
 
-const planOf = (t: TradeRecord): SimTradeSpec => ({
+export const planOf = (t: TradeRecord): SimTradeSpec => ({
   id: t._id,
   side: t.side,
   amountMicro: t.amountMicro,
@@ -215,6 +218,35 @@ async function executeSell(run: TradeRun): Promise<TradeResult> {
   return filled(ctx, t, market, ev, settled, settled.entry!.balanceAfterMicro);
 }
 
+/**
+ * The answer and recorded outcome of a fill: `holdings` right after it, `agent` as the settle entry
+ * saw it (for the go-live nudge), `simTradesAfter` the agent's sim-trade count after it.
+ */
+export function fillAnswer(
+  ctx: Pick<TradeExecutionContext, 'baseUrl' | 'claimUrlFor'>,
+  t: TradeRecord,
+  market: MarketRecord,
+  ev: MarketEventRecord,
+  holdings: Holdings,
+  simTradesAfter: number,
+  agent: Pick<AgentRecord, 'realTradesCount' | 'claimedBy' | 'claimCode'> | null,
+): { result: TradeResult; outcome: TradeOutcome } {
+  const claimUrl = agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null;
+  const goLive = goLiveBlock(simTradesAfter, agent?.realTradesCount ?? 0, ctx.baseUrl, claimUrl);
+  return {
+    result: filledResult(shapeOf(t), market, ev, holdings, { dryRun: false, goLive }),
+    outcome: {
+      fill: {
+        sharesMicro: ev.sharesMicro,
+        amountMicro: ev.amountMicro,
+        priceBefore: ev.priceBefore ?? 0,
+        priceAfter: ev.priceAfter ?? 0,
+        balanceAfterMicro: holdings.balanceMicro,
+      },
+    },
+  };
+}
+
 /** Records a fill; `balanceAfterMicro` is the balance right after this trade's own cash movement. */
 async function filled(
   ctx: TradeExecutionContext,
@@ -231,8 +263,6 @@ async function filled(
   const agent =
     before?.agent ??
     (await ctx.models.Agent.findById(t.agentId, { realTradesCount: 1, claimedBy: 1, claimCode: 1 }).lean());
-  const claimUrl = agent && !agent.claimedBy ? ctx.claimUrlFor(agent.claimCode) : null;
-  const goLive = goLiveBlock(entry.simTradesAfter, agent?.realTradesCount ?? 0, ctx.baseUrl, claimUrl);
   const holdings = before
     ? {
         balanceMicro: balanceAfterMicro,
@@ -240,14 +270,6 @@ async function filled(
         sharesNoMicro: (before.position?.sharesNoMicro ?? 0) + (entry.position?.sharesNoMicro ?? 0),
       }
     : await holdingsOf(ctx, t, balanceAfterMicro);
-  const result = filledResult(shapeOf(t), market, ev, holdings, { dryRun: false, goLive });
-  return finish(ctx, t, result, {
-    fill: {
-      sharesMicro: ev.sharesMicro,
-      amountMicro: ev.amountMicro,
-      priceBefore: ev.priceBefore ?? 0,
-      priceAfter: ev.priceAfter ?? 0,
-      balanceAfterMicro,
-    },
-  });
+  const { result, outcome } = fillAnswer(ctx, t, market, ev, holdings, entry.simTradesAfter, agent);
+  return finish(ctx, t, result, outcome);
 }

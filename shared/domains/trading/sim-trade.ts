@@ -102,7 +102,12 @@ export async function submitSimTrade({
 }: VenueTrade): Promise<TradeResult> {
   const { models } = deps;
   const { warnings } = shape;
-  const market = isServiceMarketId(req.market_id) ? await models.Market.findById(req.market_id).lean() : null;
+  // The cached market settles existence and tradeability; an answer that shows its price and is
+  // given here (a refusal, "submitted") reads it again, since the cached price may be seconds old.
+  const market = isServiceMarketId(req.market_id)
+    ? await deps.caches.markets.getOrLoad(req.market_id, () => models.Market.findById(req.market_id).lean())
+    : null;
+  const current = async () => (market && (await models.Market.findById(market._id).lean())) ?? market!;
   if (!market)
     return refusedResult(
       shape,
@@ -119,7 +124,7 @@ export async function submitSimTrade({
       hint: 'Pick a market with sim_tradeable: true.',
       category: 'market',
     };
-    return refusedResult(shape, market, refusal, holdings, req.dry_run);
+    return refusedResult(shape, await current(), refusal, holdings, req.dry_run);
   }
   const limit = req.price ?? null;
   if (req.dry_run) return dryRun(models, agent, market, shape, limit, deps.clock());
@@ -151,7 +156,7 @@ export async function submitSimTrade({
     const standing = checkStanding(guard, guarded);
     if (standing) {
       await idem?.abandon();
-      return refusedResult(shape, market, standing, holdings, false);
+      return refusedResult(shape, await current(), standing, holdings, false);
     }
     admission = await admitTrade(deps, guard, agent._id, guarded);
   } catch (err) {
@@ -197,7 +202,7 @@ export async function submitSimTrade({
     await idem
       ?.keepPointing()
       .catch((err: unknown) => deps.log.warn({ err, tradeId }, 'idempotency key not kept'));
-    return submittedResult({ ...shape, id: tradeId }, market, holdings);
+    return submittedResult({ ...shape, id: tradeId }, await current().catch(() => market), holdings);
   };
   let outcome;
   try {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../composition/deps.js';
 import { afterWrite } from '../../infra/faults.js';
 import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
@@ -33,17 +34,8 @@ export async function claimTrade(
   return trade;
 }
 
-/**
- * `executing` → `filled` | `rejected`, once, with the answer the client gets. A concurrent or
- * earlier finish wins: its stored answer is returned instead.
- */
-export async function finishTrade(
-  models: TradeModels,
-  tradeId: string,
-  result: TradeResult,
-  outcome: TradeOutcome,
-  now: Date,
-): Promise<TradeResult> {
+/** The fields that end a trade with `outcome` (its status, answer and fill or refusal). */
+function finishFields(result: TradeResult, outcome: TradeOutcome, now: Date): Record<string, unknown> {
   const set: Record<string, unknown> = {
     status: 'refusal' in outcome ? 'rejected' : 'filled',
     result,
@@ -57,13 +49,85 @@ export async function finishTrade(
       failureReason: refusal.error,
     });
   } else set.fill = outcome.fill;
-  const updated = await models.Trade.updateOne({ _id: tradeId, status: 'executing' }, { $set: set });
+  return set;
+}
+
+/**
+ * `executing` → `filled` | `rejected`, once, with the answer the client gets. A concurrent or
+ * earlier finish wins: its stored answer is returned instead.
+ */
+export async function finishTrade(
+  models: TradeModels,
+  tradeId: string,
+  result: TradeResult,
+  outcome: TradeOutcome,
+  now: Date,
+): Promise<TradeResult> {
+  const updated = await models.Trade.updateOne(
+    { _id: tradeId, status: 'executing' },
+    { $set: finishFields(result, outcome, now) },
+  );
   afterWrite(updated.matchedCount > 0);
   if (updated.modifiedCount === 0) {
     const stored = await models.Trade.findById(tradeId, { result: 1, status: 1 }).lean();
     if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
   }
   return result;
+}
+
+/**
+ * `pending` → `executing` for many trades in two round trips (one for a single trade; the group commit's claim): the ones
+ * this call claimed, told apart by a claim id of its own. The others were taken, finished or stopped.
+ */
+export async function claimTrades(
+  models: TradeModels,
+  tradeIds: string[],
+  now: Date,
+): Promise<TradeRecord[]> {
+  if (tradeIds.length === 1) {
+    const claimed = await claimTrade(models, tradeIds[0]!, now);
+    return claimed ? [claimed] : [];
+  }
+  const claimId = randomUUID();
+  const claimed = await models.Trade.updateMany(
+    { _id: { $in: tradeIds }, status: 'pending' },
+    { $set: { status: 'executing', executedAt: now, claimId } },
+  );
+  afterWrite(claimed.modifiedCount > 0);
+  if (claimed.modifiedCount === 0) return [];
+  return models.Trade.find({ _id: { $in: tradeIds }, status: 'executing', claimId }).lean();
+}
+
+/**
+ * Many `finishTrade`s in one round trip. The answers, by trade id: the given one, or the stored one
+ * when another finish came first.
+ */
+export async function finishTrades(
+  models: TradeModels,
+  finishes: { tradeId: string; result: TradeResult; outcome: TradeOutcome }[],
+  now: Date,
+): Promise<Map<string, TradeResult>> {
+  const answers = new Map(finishes.map((f) => [f.tradeId, f.result]));
+  if (!finishes.length) return answers;
+  const written = await models.Trade.bulkWrite(
+    finishes.map((f) => ({
+      updateOne: {
+        filter: { _id: f.tradeId, status: 'executing' },
+        update: { $set: finishFields(f.result, f.outcome, now) },
+      },
+    })),
+    { ordered: false },
+  );
+  afterWrite(written.matchedCount > 0);
+  if (written.modifiedCount < finishes.length) {
+    const stored = await models.Trade.find(
+      { _id: { $in: finishes.map((f) => f.tradeId) } },
+      { result: 1, status: 1 },
+    ).lean();
+    for (const t of stored)
+      if (FINAL_TRADE_STATUSES.includes(t.status) && t.result) answers.set(t._id, t.result as TradeResult);
+  }
+  return answers;
 }
 
 /**

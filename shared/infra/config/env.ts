@@ -145,6 +145,21 @@ export const EnvSchema = z.object({
   WORKER_MAX_STALLED_COUNT: positiveInt
     .default(10)
     .describe('How many times a job may lose its worker (crash, kill) and be resumed before it is failed.'),
+  TRADE_WORKER_CONCURRENCY: positiveInt
+    .max(1024)
+    .default(64)
+    .describe(
+      'Trades a workers process takes at once; the trades in hand are written together (group commit), so this is also the largest batch.',
+    ),
+  TRADE_BATCH_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(0)
+    .describe(
+      'Milliseconds a trade batch stays open for more trades before it is written (0: written as soon as the previous batch is).',
+    ),
   TRADE_WAIT_MS: positiveInt
     .max(29000)
     .default(25000)

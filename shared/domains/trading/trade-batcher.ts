@@ -1,0 +1,60 @@
+import type { TradeExecutionContext } from './execute-trade.js';
+import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
+import type { TradeResult } from './trade.schemas.js';
+
+interface Waiting {
+  tradeId: string;
+  resolve: (result: TradeResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Gathers the trades a worker process has in hand into group commits (trade-batch.ts): while one
+ * batch is being written, the trades that arrive wait and go together in the next. Under light
+ * load a batch is one trade and starts at once; under heavy load the round trips of a batch are
+ * shared by up to `maxBatch` trades. `waitMs` holds each batch open that much longer (0: never).
+ */
+export class TradeBatcher {
+  private waiting: Waiting[] = [];
+  private running = false;
+
+  constructor(
+    private readonly ctx: TradeExecutionContext,
+    private readonly opts: { maxBatch: number; waitMs: number },
+  ) {}
+
+  execute(tradeId: string): Promise<TradeResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ tradeId, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiting.length) {
+        if (this.opts.waitMs > 0) await new Promise((r) => setTimeout(r, this.opts.waitMs));
+        const batch = this.waiting.splice(0, this.opts.maxBatch);
+        let answers: Map<string, BatchAnswer>;
+        try {
+          answers = await executeTradeBatch(
+            this.ctx,
+            batch.map((w) => w.tradeId),
+          );
+        } catch (err) {
+          answers = new Map(batch.map((w) => [w.tradeId, { error: err }]));
+        }
+        for (const w of batch) {
+          const answer = answers.get(w.tradeId) ?? {
+            error: new Error(`trade ${w.tradeId} was not answered`),
+          };
+          if ('result' in answer) w.resolve(answer.result);
+          else w.reject(answer.error);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
