@@ -1,5 +1,6 @@
-import { Schema, type Connection, type HydratedDocument, type InferSchemaType, type Model } from 'mongoose';
+import { Schema, type Connection, type HydratedDocument, type Model } from 'mongoose';
 import { STARTING_BALANCE_MICRO } from '../money.js';
+import type { SchemaRecord } from '../schema-record.js';
 
 export const AGENT_STATUSES = ['unclaimed', 'claimed', 'broke', 'suspended'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -45,7 +46,7 @@ agentSchema.index({ claimedBy: 1, status: 1 });
 // The leaderboard page: agents that traded, best P&L first.
 agentSchema.index({ tradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
 
-export type AgentRecord = InferSchemaType<typeof agentSchema> & { _id: string };
+export type AgentRecord = SchemaRecord<typeof agentSchema>;
 export type AgentDoc = HydratedDocument<AgentRecord>;
 export type AgentModel = Model<AgentRecord>;
 

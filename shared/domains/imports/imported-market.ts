@@ -62,6 +62,7 @@ export function newImportedMarket(
     eventRef: m.eventSlug,
     resolvesAt: m.endDate,
     resolvedAt: null,
+    settledAt: null,
     outcome: null,
     resolutionCriteria: m.description,
     currentPrice: price,

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /**
  * One import request, persisted before its job is queued so the worker reloads it by id and the
@@ -37,22 +38,11 @@ export interface ImportFailure {
   fix: string;
 }
 
-export interface MarketImportRecord {
-  _id: string;
-  agentId: string;
-  venue: 'polymarket';
-  url: string;
-  kind: 'event' | 'market';
-  eventSlug: string | null;
-  marketSlug: string | null;
-  marketIds: string[];
-  status: 'pending' | 'done' | 'failed';
-  result: Record<string, unknown> | null;
-  quota: 'charged' | 'refunded';
-  error: ImportFailure | null;
-  createdAt: Date;
-  finishedAt: Date | null;
-}
+// Mixed paths, which mongoose types as `any`.
+export type MarketImportRecord = SchemaRecord<
+  typeof marketImportSchema,
+  { result: Record<string, unknown> | null; error: ImportFailure | null }
+>;
 export type MarketImportModel = Model<MarketImportRecord>;
 
 export function marketImportModel(conn: Connection): MarketImportModel {

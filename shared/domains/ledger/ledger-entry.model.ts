@@ -1,4 +1,6 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
+import type { PositionStatus } from '../positions/position.model.js';
+import type { Override, SchemaRecord } from '../schema-record.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 /**
@@ -59,31 +61,22 @@ const ledgerEntrySchema = new Schema(
 ledgerEntrySchema.index({ agentId: 1, seq: 1 }, { unique: true });
 ledgerEntrySchema.index({ tradeId: 1 });
 
-export interface AgentDelta {
-  balanceMicro: number;
-  reservedMicro: number;
-  realizedPnlMicro: number;
-  tradesCount: number;
-  simTradesCount: number;
-  winCount: number;
-  lossCount: number;
-}
+type LedgerEntryPaths = InferSchemaType<typeof ledgerEntrySchema>;
 
-export interface PositionDelta {
-  positionId: string;
-  marketId: string;
-  venue: VenueId;
-  sharesYesMicro: number;
-  sharesNoMicro: number;
-  costYesMicro: number;
-  costNoMicro: number;
-  reservedYesMicro: number;
-  reservedNoMicro: number;
-  realizedPnlMicro: number;
-  payoutMicro: number;
-  statusAfter: 'open' | 'closed' | 'settled' | null;
-  source: string | null;
-}
+/** The `agent` path: changes to the agent document's counters. */
+export type AgentDelta = NonNullable<LedgerEntryPaths['agent']>;
+
+/** The `position` subdocument: changes to one position. */
+export type PositionDelta = Override<
+  Required<NonNullable<LedgerEntryPaths['position']>>,
+  {
+    // Shorthand paths with no default, always written; the two unions have no enum in the schema.
+    positionId: string;
+    marketId: string;
+    venue: VenueId;
+    statusAfter: PositionStatus | null;
+  }
+>;
 
 /** The amounts a position delta moves (its numeric fields). */
 export type PositionAmount = {
@@ -116,19 +109,11 @@ export const NO_POSITION_CHANGE: Record<PositionAmount, number> = {
 export const AGENT_DELTA_FIELDS = Object.keys(NO_AGENT_CHANGE) as (keyof AgentDelta)[];
 export const POSITION_AMOUNT_FIELDS = Object.keys(NO_POSITION_CHANGE) as PositionAmount[];
 
-export interface LedgerEntryRecord {
-  _id: string;
-  agentId: string;
-  seq: number;
-  kind: string;
-  tradeId: string | null;
-  agent: AgentDelta;
-  balanceAfterMicro: number;
-  simTradesAfter: number;
-  statusAfter: string | null;
-  position: PositionDelta | null;
-  at: Date;
-}
+// `agent` is a nested path, present on every entry; `position` is typed as above.
+export type LedgerEntryRecord = SchemaRecord<
+  typeof ledgerEntrySchema,
+  { agent: AgentDelta; position: PositionDelta | null }
+>;
 export type LedgerEntryModel = Model<LedgerEntryRecord>;
 
 export function ledgerEntryModel(conn: Connection): LedgerEntryModel {

@@ -1,4 +1,5 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
+import type { Filled, Override, SchemaRecord } from '../schema-record.js';
 
 /**
  * The trading safeguards of one settings owner: a user (`user:<id>`, shared by all of the user's
@@ -24,19 +25,18 @@ const tradingSettingsSchema = new Schema(
   { collection: 'trading_settings', timestamps: true, versionKey: false },
 );
 
-export interface TradingSettings {
-  maxTradesPerDay: number;
-  sdkRealTradingEnabled: boolean;
-  sdkMaxTradeMicro: number;
-  sdkDailyLimitMicro: number;
-  maxPositionMicro: number;
-  pausedByUser: boolean;
-  pausedByAgent: boolean;
-  autoRiskMonitorEnabled: boolean;
-  defaultStopLossPct: number | null;
-  defaultTakeProfitPct: number | null;
-  solanaWalletAddress: string | null;
-}
+type SettingPaths = Omit<InferSchemaType<typeof tradingSettingsSchema>, '_id' | 'createdAt' | 'updatedAt'>;
+
+/** Every safeguard with its value: the owner's stored ones over DEFAULT_TRADING_SETTINGS. */
+export type TradingSettings = Override<
+  Filled<SettingPaths>,
+  // `null` is a value of these three: no stop loss, no take profit, no wallet.
+  {
+    defaultStopLossPct: number | null;
+    defaultTakeProfitPct: number | null;
+    solanaWalletAddress: string | null;
+  }
+>;
 
 /** client-contract §3.3 and §4.5: the values a new owner starts with. */
 export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
@@ -56,7 +56,8 @@ export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
 /** `trading_paused`: the kill switch is on if either hand turned it on. */
 export const isPaused = (s: TradingSettings) => s.pausedByUser || s.pausedByAgent;
 
-export type TradingSettingsRecord = Partial<TradingSettings> & { _id: string };
+// No path has a default: a document holds only the settings its owner set.
+export type TradingSettingsRecord = SchemaRecord<typeof tradingSettingsSchema, Partial<TradingSettings>>;
 export type TradingSettingsModel = Model<TradingSettingsRecord>;
 
 export function tradingSettingsModel(conn: Connection): TradingSettingsModel {

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /**
  * The market's event log: every change to a book (a fill, the resolution) is one event with the
@@ -12,6 +13,7 @@ const marketEventSchema = new Schema(
     _id: { type: String, required: true },
     marketId: { type: String, required: true },
     seq: { type: Number, required: true },
+    /** A fill, the resolution, a re-anchoring toward the venue price, or the close of trading. */
     kind: { type: String, enum: ['fill', 'resolve', 'anchor', 'close'], required: true },
     side: { type: String, enum: ['yes', 'no', null], default: null },
     action: { type: String, enum: ['buy', 'sell', null], default: null },
@@ -33,23 +35,11 @@ const marketEventSchema = new Schema(
 marketEventSchema.index({ marketId: 1, seq: 1 }, { unique: true });
 marketEventSchema.index({ marketId: 1, at: 1 });
 
-export interface MarketEventRecord {
-  _id: string;
-  marketId: string;
-  seq: number;
-  /** A fill, the resolution, a re-anchoring toward the venue price, or the close of trading. */
-  kind: 'fill' | 'resolve' | 'anchor' | 'close';
-  side: 'yes' | 'no' | null;
-  action: 'buy' | 'sell' | null;
-  sharesMicro: number;
-  amountMicro: number;
-  priceBefore: number | null;
-  priceAfter: number | null;
-  outcome: boolean | null;
-  q0Yes?: number;
-  anchorPrice?: number;
-  at: Date;
-}
+// `q0Yes` and `anchorPrice` have no default: only `anchor` events carry them (never null).
+export type MarketEventRecord = SchemaRecord<
+  typeof marketEventSchema,
+  { q0Yes?: number; anchorPrice?: number }
+>;
 export type MarketEventModel = Model<MarketEventRecord>;
 
 export function marketEventModel(conn: Connection): MarketEventModel {

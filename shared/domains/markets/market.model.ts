@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 
 export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
@@ -102,63 +103,8 @@ marketSchema.index({ venueSlug: 1 });
 marketSchema.index({ importedBy: 1 });
 marketSchema.index({ url: 1 });
 
-export interface MarketRecord {
-  _id: string;
-  question: string;
-  description: string | null;
-  status: MarketStatus;
-  importSource: MarketSource;
-  category: string | null;
-  tags: string[];
-  url: string | null;
-  eventId: string | null;
-  eventName: string | null;
-  outcomeName: string | null;
-  eventRef: string | null;
-  resolvesAt: Date | null;
-  resolvedAt: Date | null;
-  settledAt?: Date | null;
-  outcome: boolean | null;
-  resolutionCriteria: string | null;
-  currentPrice: number;
-  externalPriceYes: number | null;
-  externalBestBid: number | null;
-  externalBestAsk: number | null;
-  externalSpread: number | null;
-  externalQuotedAt: Date | null;
-  volume24hMicro: number;
-  baseVolume24hMicro: number;
-
-  volumeTotalMicro: number;
-  lastTradeAt: Date | null;
-  polymarketId: string | null;
-  polymarketTokenId: string | null;
-  polymarketNoTokenId: string | null;
-  polymarketNegRisk: boolean | null;
-  kalshiTicker: string | null;
-  venueSlug?: string | null;
-  importedBy?: string | null;
-  tickSize: number;
-  feeRateBps: number;
-  isSdkOnly: boolean;
-  isPaid: boolean;
-  simTradeable: boolean;
-  isOrderbookOpen: boolean;
-  analyticsOnly: boolean;
-  seedKey: string | null;
-  book: {
-    b: number;
-    q0Yes: number;
-    q0No: number;
-    yesMicro: number;
-    noMicro: number;
-    version: number;
-    anchoredAt?: Date | null;
-    anchorPrice?: number | null;
-  };
-  createdAt?: Date;
-  updatedAt?: Date;
-}
+// Builders (catalogue.ts, imported-market.ts) leave updatedAt to mongoose: an upsert's $setOnInsert may not carry it.
+export type MarketRecord = SchemaRecord<typeof marketSchema, { updatedAt?: Date }>;
 export type MarketModel = Model<MarketRecord>;
 
 export function marketModel(conn: Connection): MarketModel {

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /**
  * Scheduled price snapshots (one per market per 15-minute slot), kept 8 days: history longer than
@@ -17,12 +18,7 @@ const pricePointSchema = new Schema(
 pricePointSchema.index({ marketId: 1, at: 1 });
 pricePointSchema.index({ at: 1 }, { expireAfterSeconds: 8 * 24 * 3600 });
 
-export interface PricePointRecord {
-  _id: string;
-  marketId: string;
-  at: Date;
-  priceYes: number;
-}
+export type PricePointRecord = SchemaRecord<typeof pricePointSchema>;
 export type PricePointModel = Model<PricePointRecord>;
 
 export function pricePointModel(conn: Connection): PricePointModel {

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import type { SchemaRecord } from '../schema-record.js';
+import { VENUE_IDS } from '../venues/venue-id.js';
 
 export const POSITION_STATUSES = ['open', 'closed', 'settled'] as const;
 export type PositionStatus = (typeof POSITION_STATUSES)[number];
@@ -36,26 +37,8 @@ const positionSchema = new Schema(
 positionSchema.index({ agentId: 1, venue: 1, status: 1 });
 positionSchema.index({ marketId: 1, venue: 1, status: 1 });
 
-export interface PositionRecord {
-  _id: string;
-  agentId: string;
-  marketId: string;
-  venue: VenueId;
-  sharesYesMicro: number;
-  sharesNoMicro: number;
-  costYesMicro: number;
-  costNoMicro: number;
-  reservedYesMicro: number;
-  reservedNoMicro: number;
-  realizedPnlMicro: number;
-  payoutMicro: number;
-  status: PositionStatus;
-  sources: string[];
-  appliedSeq: number;
-  openedAt: Date | null;
-  lastTradeAt: Date | null;
-  settledAt: Date | null;
-}
+// ledger.ts builds a position before mongoose stamps it.
+export type PositionRecord = SchemaRecord<typeof positionSchema, { createdAt?: Date; updatedAt?: Date }>;
 export type PositionModel = Model<PositionRecord>;
 
 export const positionId = (agentId: string, marketId: string, venue: string) =>

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 export const SKILL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type SkillStatus = (typeof SKILL_STATUSES)[number];
@@ -30,24 +31,7 @@ const skillSchema = new Schema(
 skillSchema.index({ status: 1, category: 1, createdAt: -1 });
 skillSchema.index({ submittedBy: 1, createdAt: -1 });
 
-export interface SkillRecord {
-  _id: string;
-  name: string;
-  description: string;
-  registryUrl: string;
-  category: string;
-  tags: string[];
-  difficulty: string;
-  requires: string[];
-  bestWhen: string | null;
-  status: SkillStatus;
-  revision: number;
-  submittedBy: string;
-  reviewNote: string | null;
-  reviewedAt: Date | null;
-  createdAt?: Date;
-  updatedAt?: Date;
-}
+export type SkillRecord = SchemaRecord<typeof skillSchema>;
 export type SkillModel = Model<SkillRecord>;
 
 export function skillModel(conn: Connection): SkillModel {

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /** Last sign of life per component (e.g. the scheduler tick a worker processed), shown by readiness. */
 const heartbeatSchema = new Schema(
@@ -11,12 +12,7 @@ const heartbeatSchema = new Schema(
   { collection: 'heartbeats', versionKey: false },
 );
 
-export interface HeartbeatRecord {
-  _id: string;
-  slot: string;
-  scheduledAt: Date;
-  processedAt: Date;
-}
+export type HeartbeatRecord = SchemaRecord<typeof heartbeatSchema>;
 export type HeartbeatModel = Model<HeartbeatRecord>;
 
 export function heartbeatModel(conn: Connection): HeartbeatModel {

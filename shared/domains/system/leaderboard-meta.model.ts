@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /** Totals the leaderboard shows, refreshed with each re-mark so a read never counts agents. */
 const leaderboardMetaSchema = new Schema(
@@ -10,11 +11,7 @@ const leaderboardMetaSchema = new Schema(
   { collection: 'leaderboard_meta', versionKey: false },
 );
 
-export interface LeaderboardMetaRecord {
-  _id: string;
-  totalAgents: number;
-  markedAt: Date | null;
-}
+export type LeaderboardMetaRecord = SchemaRecord<typeof leaderboardMetaSchema>;
 export type LeaderboardMetaModel = Model<LeaderboardMetaRecord>;
 
 export function leaderboardMetaModel(conn: Connection): LeaderboardMetaModel {

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 /** Last start/end/error of each schedule, for operators (node-cron itself keeps no history). */
 const scheduleRunSchema = new Schema(
@@ -13,14 +14,7 @@ const scheduleRunSchema = new Schema(
   { collection: 'schedule_runs', versionKey: false },
 );
 
-export interface ScheduleRunRecord {
-  _id: string;
-  lastStartedAt: Date | null;
-  lastFinishedAt: Date | null;
-  lastError: string | null;
-  runs: number;
-  failures: number;
-}
+export type ScheduleRunRecord = SchemaRecord<typeof scheduleRunSchema>;
 export type ScheduleRunModel = Model<ScheduleRunRecord>;
 
 export function scheduleRunModel(conn: Connection): ScheduleRunModel {

@@ -1,6 +1,7 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
 import type { Admission } from '../limits/counters.js';
-import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import type { Filled, SchemaRecord } from '../schema-record.js';
+import { VENUE_IDS } from '../venues/venue-id.js';
 
 export const TRADE_STATUSES = ['pending', 'executing', 'filled', 'rejected', 'failed'] as const;
 export type TradeStatus = (typeof TRADE_STATUSES)[number];
@@ -69,44 +70,17 @@ tradeSchema.index({ status: 1, createdAt: 1 });
 // The reconcile job: trades left pending or executing, oldest first.
 tradeSchema.index({ status: 1, updatedAt: 1 });
 
-export interface TradeRecord {
-  _id: string;
-  agentId: string;
-  marketId: string;
-  venue: VenueId;
-  side: 'yes' | 'no';
-  action: 'buy' | 'sell';
-  amountMicro: number;
-  sharesMicro: number;
-  orderType: string | null;
-  limitPrice: number | null;
-  reasoning: string | null;
-  source: string | null;
-  skillSlug: string | null;
-  signalData: unknown;
-  idempotencyKey: string | null;
-  warnings: string[];
-  status: TradeStatus;
-  fill: {
-    sharesMicro: number;
-    amountMicro: number;
-    priceBefore: number;
-    priceAfter: number;
-    balanceAfterMicro: number;
-  } | null;
-  errorCode: string | null;
-  failureCategory: string | null;
-  failureReason: string | null;
-  result: unknown;
-  ownerKey?: string | null;
-  admission: Admission | null;
-  admissionSettled?: boolean;
-  resumeCount?: number;
-  executedAt: Date | null;
-  finishedAt: Date | null;
-  createdAt?: Date;
-  updatedAt?: Date;
-}
+export type TradeRecord = SchemaRecord<
+  typeof tradeSchema,
+  {
+    // Mixed paths, which mongoose types as `any`.
+    signalData: unknown;
+    result: unknown;
+    admission: Admission | null;
+    // The fill is written whole, so its shorthand `Number` paths are all set.
+    fill: Filled<NonNullable<InferSchemaType<typeof tradeSchema>['fill']>> | null;
+  }
+>;
 export type TradeModel = Model<TradeRecord>;
 
 export function tradeModel(conn: Connection): TradeModel {

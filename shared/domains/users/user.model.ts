@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { SchemaRecord } from '../schema-record.js';
 
 export const TIERS = ['free', 'pro', 'elite'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -20,14 +21,7 @@ const userSchema = new Schema(
   { collection: 'users', timestamps: true, versionKey: false },
 );
 
-export interface UserRecord {
-  _id: string;
-  email: string | null;
-  tier: Tier;
-  activeAgents: number;
-  slotsVersion?: number;
-  createdAt?: Date;
-}
+export type UserRecord = SchemaRecord<typeof userSchema>;
 export type UserModel = Model<UserRecord>;
 
 export function userModel(conn: Connection): UserModel {
