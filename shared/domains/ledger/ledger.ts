@@ -118,7 +118,10 @@ export function agentUpdate(entry: LedgerEntryRecord): UpdateDoc {
 /** Applies one entry: the position first, then the agent (guarded by its sequence number). */
 async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positionExists?: boolean) {
   if (entry.position) await applyToPosition(models, entry, positionExists);
-  const result = await models.Agent.updateOne({ _id: entry.agentId, ledgerSeq: entry.seq - 1 }, agentUpdate(entry));
+  const result = await models.Agent.updateOne(
+    { _id: entry.agentId, ledgerSeq: entry.seq - 1 },
+    agentUpdate(entry),
+  );
   afterWrite(result.matchedCount > 0);
 }
 

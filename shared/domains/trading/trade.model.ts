@@ -57,6 +57,8 @@ const tradeSchema = new Schema(
     /** Times the reconcile job resumed this trade after its job was lost or failed for good. */
     resumeCount: { type: Number, default: 0 },
     executedAt: { type: Date, default: null },
+    /** Which group commit claimed it (trade-lifecycle.ts claimTrades): tells its own claims apart. */
+    claimId: { type: String, default: null },
     finishedAt: { type: Date, default: null },
   },
   { collection: 'trades', timestamps: true, versionKey: false },
