@@ -39,7 +39,33 @@ export function createModels(conn: Connection) {
 }
 export type Models = ReturnType<typeof createModels>;
 
+/**
+ * Indexes only the development database needs. mongo-java-server answers a query from an index only
+ * when the query's fields are exactly the index's fields, so every guarded write of the money path
+ * (`{_id, ledgerSeq}`, `{_id, status}`, …) would scan its whole collection there: a trade got slower
+ * with every market and agent added. MongoDB's planner takes the `_id` index for these filters, so
+ * they are not created on it (they would only cost writes).
+ */
+const GUARD_INDEXES: { model: keyof Models; key: Record<string, 1> }[] = [
+  { model: 'Trade', key: { _id: 1, status: 1 } },
+  { model: 'Agent', key: { _id: 1, ledgerSeq: 1 } },
+  { model: 'Market', key: { _id: 1, 'book.version': 1 } },
+  { model: 'Position', key: { _id: 1, appliedSeq: 1 } },
+];
+
+/** mongo-java-server's buildInfo is a version alone; every MongoDB server names its git commit. */
+async function isMongoJavaServer(conn: Connection): Promise<boolean> {
+  const info = await conn.db!.admin().command({ buildInfo: 1 });
+  return !('gitVersion' in info);
+}
+
 /** Creates the declared indexes; run once at start so unique constraints hold before the first write. */
 export async function ensureIndexes(models: Models): Promise<void> {
   for (const model of Object.values(models)) await model.createIndexes();
+  if (!(await isMongoJavaServer(models.Trade.db))) return;
+  for (const { model, key } of GUARD_INDEXES)
+    await models[model].collection.createIndex(key, {
+      unique: true,
+      name: `guard_${Object.keys(key).join('_')}`,
+    });
 }

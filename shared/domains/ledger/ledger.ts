@@ -81,18 +81,32 @@ export function positionUpdate(entry: LedgerEntryRecord): UpdateDoc {
 }
 
 /**
- * Applies one entry to the position it names; a no-op when already applied (`appliedSeq` guard).
- * `exists` is what the caller already knows (skips a round trip); undefined means "find out".
+ * Applies one entry to the position it names; a no-op when already applied. `known` is the position
+ * as the entry was decided on (null: there was none), so the guard is its exact `appliedSeq`, a
+ * filter every database serves from an index; undefined (a roll-forward) means "find out".
  */
-async function applyToPosition(models: LedgerModels, entry: LedgerEntryRecord, exists?: boolean) {
+async function applyToPosition(
+  models: LedgerModels,
+  entry: LedgerEntryRecord,
+  known?: PositionRecord | null,
+) {
   const p = entry.position!;
-  if (exists !== false) {
+  if (known) {
+    // No match: another worker rolling this entry forward applied it first.
+    const result = await models.Position.updateOne(
+      { _id: p.positionId, appliedSeq: known.appliedSeq },
+      positionUpdate(entry),
+    );
+    afterWrite(result.matchedCount > 0);
+    return;
+  }
+  if (known === undefined) {
     const result = await models.Position.updateOne(
       { _id: p.positionId, appliedSeq: { $lt: entry.seq } },
       positionUpdate(entry),
     );
     afterWrite(result.matchedCount > 0);
-    if (result.matchedCount > 0 || exists === true) return;
+    if (result.matchedCount > 0) return;
     if (await models.Position.exists({ _id: p.positionId })) return; // already applied
   }
   try {
@@ -116,8 +130,8 @@ export function agentUpdate(entry: LedgerEntryRecord): UpdateDoc {
 }
 
 /** Applies one entry: the position first, then the agent (guarded by its sequence number). */
-async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, positionExists?: boolean) {
-  if (entry.position) await applyToPosition(models, entry, positionExists);
+async function applyEntry(models: LedgerModels, entry: LedgerEntryRecord, position?: PositionRecord | null) {
+  if (entry.position) await applyToPosition(models, entry, position);
   const result = await models.Agent.updateOne(
     { _id: entry.agentId, ledgerSeq: entry.seq - 1 },
     agentUpdate(entry),
@@ -163,7 +177,7 @@ export async function appendLedgerEntry(
   decide: (snapshot: LedgerSnapshot) => Decision<EntryDraft>,
   now: () => Date,
 ): Promise<LedgerResult> {
-  let positionRead: PositionRecord | null = null;
+  let positionRead: PositionRecord | null | undefined;
   const result = await appendToStream<AgentRecord, LedgerEntryRecord, LedgerSnapshot>(
     agentLedger(models),
     agentId,
@@ -181,7 +195,7 @@ export async function appendLedgerEntry(
         extra: { agent, position },
       };
     },
-    (entry) => applyEntry(models, entry, positionRead !== null),
+    (entry) => applyEntry(models, entry, positionRead),
   );
   if (!result.event) return { refusal: result.refusal! };
   return { entry: result.event, ...(result.extra ? { before: result.extra } : {}) };

@@ -89,13 +89,21 @@ export async function claimTrades(
     return claimed ? [claimed] : [];
   }
   const claimId = randomUUID();
-  const claimed = await models.Trade.updateMany(
-    { _id: { $in: tradeIds }, status: 'pending' },
-    { $set: { status: 'executing', executedAt: now, claimId } },
+  // One guarded update per trade (by `_id` and status, the filter every database serves from an
+  // index), sent together; the trades that now carry this claim id are this call's.
+  const claimed = await models.Trade.bulkWrite(
+    tradeIds.map((id) => ({
+      updateOne: {
+        filter: { _id: id, status: 'pending' },
+        update: { $set: { status: 'executing', executedAt: now, claimId } },
+      },
+    })),
+    { ordered: false },
   );
   afterWrite(claimed.modifiedCount > 0);
   if (claimed.modifiedCount === 0) return [];
-  return models.Trade.find({ _id: { $in: tradeIds }, status: 'executing', claimId }).lean();
+  const found = await models.Trade.find({ _id: { $in: tradeIds } }).lean();
+  return found.filter((t) => t.claimId === claimId && t.status === 'executing');
 }
 
 /**
