@@ -43,14 +43,17 @@ export type Models = ReturnType<typeof createModels>;
  * Indexes only the development database needs. mongo-java-server answers a query from an index only
  * when the query's fields are exactly the index's fields, so every guarded write of the money path
  * (`{_id, ledgerSeq}`, `{_id, status}`, …) would scan its whole collection there: a trade got slower
- * with every market and agent added. MongoDB's planner takes the `_id` index for these filters, so
- * they are not created on it (they would only cost writes).
+ * with every market and agent added. MongoDB's planner serves these filters from the `_id` index
+ * (and the last one from `{agentId, marketId, createdAt}`), so they are not created on it (they
+ * would only cost writes).
  */
-const GUARD_INDEXES: { model: keyof Models; key: Record<string, 1> }[] = [
-  { model: 'Trade', key: { _id: 1, status: 1 } },
-  { model: 'Agent', key: { _id: 1, ledgerSeq: 1 } },
-  { model: 'Market', key: { _id: 1, 'book.version': 1 } },
-  { model: 'Position', key: { _id: 1, appliedSeq: 1 } },
+const DEV_DATABASE_INDEXES: { model: keyof Models; key: Record<string, 1>; unique: boolean }[] = [
+  { model: 'Trade', key: { _id: 1, status: 1 }, unique: true },
+  { model: 'Agent', key: { _id: 1, ledgerSeq: 1 }, unique: true },
+  { model: 'Market', key: { _id: 1, 'book.version': 1 }, unique: true },
+  { model: 'Position', key: { _id: 1, appliedSeq: 1 }, unique: true },
+  // An agent's filled trades on one market (the trade context).
+  { model: 'Trade', key: { agentId: 1, marketId: 1, status: 1 }, unique: false },
 ];
 
 /** mongo-java-server's buildInfo is a version alone; every MongoDB server names its git commit. */
@@ -63,9 +66,6 @@ async function isMongoJavaServer(conn: Connection): Promise<boolean> {
 export async function ensureIndexes(models: Models): Promise<void> {
   for (const model of Object.values(models)) await model.createIndexes();
   if (!(await isMongoJavaServer(models.Trade.db))) return;
-  for (const { model, key } of GUARD_INDEXES)
-    await models[model].collection.createIndex(key, {
-      unique: true,
-      name: `guard_${Object.keys(key).join('_')}`,
-    });
+  for (const { model, key, unique } of DEV_DATABASE_INDEXES)
+    await models[model].collection.createIndex(key, { unique, name: `dev_${Object.keys(key).join('_')}` });
 }
