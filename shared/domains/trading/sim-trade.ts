@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
-import type { Admission } from '../limits/counters.js';
-import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { rollForwardMarket } from '../markets/market-log.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
@@ -10,12 +7,10 @@ import { positionId } from '../positions/position.model.js';
 import type { Refusal } from '../refusal.js';
 import { CONDITION_ID, EXTERNAL_ID_LABEL, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
 import { buyPlan, holdingsAfter, removedCost, sellPlan } from '../venues/sim/sim-trade-plan.js';
-import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
-import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
-import { FINAL_TRADE_STATUSES } from './trade.model.js';
-import { filledResult, NO_MARKET, refusedResult, submittedResult, type TradeShape } from './trade-result.js';
+import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
 import type { VenueTrade } from './venue-trade.js';
+import { recordAndRun } from './record-and-run.js';
 
 async function marketNotFound(models: Models, id: string): Promise<Refusal> {
   let hint = 'Markets are addressed by the service market_id (a UUID) from GET /api/sdk/markets.';
@@ -101,7 +96,6 @@ export async function submitSimTrade({
   holdings,
 }: VenueTrade): Promise<TradeResult> {
   const { models } = deps;
-  const { warnings } = shape;
   // The cached market settles existence and tradeability; an answer that shows its price and is
   // given here (a refusal, "submitted") reads it again, since the cached price may be seconds old.
   const market = isServiceMarketId(req.market_id)
@@ -129,116 +123,5 @@ export async function submitSimTrade({
   const limit = req.price ?? null;
   if (req.dry_run) return dryRun(models, agent, market, shape, limit, deps.clock());
 
-  const guard = await loadGuard(deps, agent);
-  const guarded = guardedTrade(shape, 'sim');
-  const tradeId = randomUUID();
-  const idem = req.idempotency_key
-    ? await claimIdempotencyKey<TradeResult>(
-        deps.redis,
-        deps.env.QUEUE_PREFIX,
-        agent._id,
-        req.idempotency_key,
-        tradeId,
-      )
-    : null;
-  if (idem?.state === 'replay') return idem.answer;
-  if (idem?.state === 'in-flight') {
-    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
-    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {
-      await rememberAnswer(deps.redis, deps.env.QUEUE_PREFIX, agent._id, req.idempotency_key!, first.result);
-      return first.result as TradeResult;
-    }
-    throw duplicateInFlight();
-  }
-  // Refused before anything was recorded: the key is released, so it may be used again.
-  let admission: Admission | null;
-  try {
-    const standing = checkStanding(guard, guarded);
-    if (standing) {
-      await idem?.abandon();
-      return refusedResult(shape, await current(), standing, holdings, false);
-    }
-    admission = await admitTrade(deps, guard, agent._id, guarded);
-  } catch (err) {
-    await idem?.abandon();
-    throw err;
-  }
-
-  try {
-    await models.Trade.create({
-      _id: tradeId,
-      agentId: agent._id,
-      marketId: market._id,
-      venue: 'sim',
-      side: req.side,
-      action: req.action,
-      amountMicro: shape.amountMicro,
-      sharesMicro: shape.sharesMicro,
-      orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
-      limitPrice: limit,
-      reasoning: req.reasoning ?? null,
-      source: req.source ?? null,
-      skillSlug: req.skill_slug ?? null,
-      signalData: req.signal_data ?? null,
-      idempotencyKey: req.idempotency_key ?? null,
-      warnings,
-      status: 'pending',
-      ownerKey: guard.owner.key,
-      admission,
-    });
-  } catch (err) {
-    // Not recorded: give the count back here (best effort: a failure errs on the safe side).
-    if (admission)
-      await releaseTrade(deps, admission, { agentId: agent._id, ...guarded }).catch((e: unknown) =>
-        deps.log.warn({ err: e, tradeId }, 'could not give back a daily-limit count'),
-      );
-    await idem?.abandon();
-    throw err;
-  }
-  // From here the trade is recorded. Unless it is stopped before any worker took it, the caller gets
-  // its id ("submitted"), never a retryable error that would have it placed twice: the worker, or
-  // the reconcile job, finishes it.
-  const submitted = async () => {
-    await idem
-      ?.keepPointing()
-      .catch((err: unknown) => deps.log.warn({ err, tradeId }, 'idempotency key not kept'));
-    return submittedResult({ ...shape, id: tradeId }, await current().catch(() => market), holdings);
-  };
-  let outcome;
-  try {
-    outcome = await deps.queues.enqueueAndWait<TradeResult>(
-      'execute-trade',
-      { tradeId },
-      deps.env.TRADE_WAIT_MS,
-    );
-  } catch (err) {
-    // The caller is told "failed": the trade must never run later behind their back. If a worker
-    // claimed it first (the job was added but the reply was lost), it runs.
-    const stopped = await stopPendingTrade(
-      models,
-      tradeId,
-      'The trade queue was unavailable; nothing was executed.',
-      deps.clock(),
-    ).catch(() => false);
-    if (!stopped) return submitted();
-    await settleAdmission(deps, tradeId).catch((e: unknown) =>
-      deps.log.warn({ err: e, tradeId }, 'daily-limit count not given back yet (the reconcile job will)'),
-    );
-    await idem?.abandon().catch(() => undefined);
-    throw err;
-  }
-  try {
-    if (outcome.state === 'completed') {
-      await idem?.complete(outcome.result);
-      return outcome.result;
-    }
-    const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
-    if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
-      await idem?.complete(stored.result as TradeResult);
-      return stored.result as TradeResult;
-    }
-  } catch (err) {
-    deps.log.warn({ err, tradeId }, 'trade outcome not readable; answering submitted');
-  }
-  return submitted();
+  return recordAndRun({ deps, agent, req, shape, holdings, market, fresh: current, fields: {} });
 }

@@ -3,9 +3,52 @@ import type { Admission } from '../limits/counters.js';
 import type { Filled, SchemaRecord } from '../schema-record.js';
 import { VENUE_IDS } from '../venues/venue-id.js';
 
-export const TRADE_STATUSES = ['pending', 'executing', 'filled', 'rejected', 'failed'] as const;
+export const TRADE_STATUSES = [
+  'pending',
+  'executing',
+  'open',
+  'filled',
+  'canceled',
+  'rejected',
+  'failed',
+] as const;
 export type TradeStatus = (typeof TRADE_STATUSES)[number];
-export const FINAL_TRADE_STATUSES: readonly TradeStatus[] = ['filled', 'rejected', 'failed'];
+/**
+ * The worker is done with the trade and its answer is recorded. `open` (a venue order resting,
+ * delayed or settling) still changes later, through the order sync, to `filled` or `canceled`.
+ */
+export const FINAL_TRADE_STATUSES: readonly TradeStatus[] = [
+  'open',
+  'filled',
+  'canceled',
+  'rejected',
+  'failed',
+];
+
+/** A real-venue order: what was (or will be) sent, and what the venue has matched of it so far. */
+const venueOrderSchema = new Schema(
+  {
+    /** The venue's order id (on Polymarket the order's EIP-712 hash); null until signed. */
+    orderId: { type: String, default: null },
+    /** The signed order as sent (public data: no key material). */
+    signed: { type: Schema.Types.Mixed, default: null },
+    orderType: { type: String, required: true },
+    /** `external`: the agent signed it; `managed`: the service signs with the owner's managed wallet. */
+    signer: { type: String, enum: ['external', 'managed'], required: true },
+    tokenId: { type: String, required: true },
+    negRisk: { type: Boolean, required: true },
+    tickSize: { type: Number, required: true },
+    /** The limit price of the traded outcome (the worst price a market order accepts). */
+    price: { type: Number, required: true },
+    /** The venue's last word: live, matched, delayed, unmatched, canceled. */
+    status: { type: String, default: null },
+    /** What is booked on the position so far (the sync books the rest as the venue matches it). */
+    matchedSharesMicro: { type: Number, default: 0 },
+    matchedAmountMicro: { type: Number, default: 0 },
+    syncedAt: { type: Date, default: null },
+  },
+  { _id: false },
+);
 
 /**
  * A trade request and its outcome. The API inserts it `pending`; the worker claims it with a guarded
@@ -60,6 +103,7 @@ const tradeSchema = new Schema(
     /** Which group commit claimed it (trade-lifecycle.ts claimTrades): tells its own claims apart. */
     claimId: { type: String, default: null },
     finishedAt: { type: Date, default: null },
+    venueOrder: { type: venueOrderSchema, default: null },
   },
   { collection: 'trades', timestamps: true, versionKey: false },
 );
@@ -71,6 +115,14 @@ tradeSchema.index({ marketId: 1, status: 1 });
 tradeSchema.index({ status: 1, createdAt: 1 });
 // The reconcile job: trades left pending or executing, oldest first.
 tradeSchema.index({ status: 1, updatedAt: 1 });
+// The order sync and the open-orders list: an owner's venue orders still open.
+tradeSchema.index({ venue: 1, status: 1 });
+
+/** Its paths have defaults or are required, so all are present; `signed` is a Mixed path. */
+export type VenueOrder = Omit<
+  Required<NonNullable<InferSchemaType<typeof tradeSchema>['venueOrder']>>,
+  'signed'
+> & { signed: unknown };
 
 export type TradeRecord = SchemaRecord<
   typeof tradeSchema,
@@ -79,6 +131,7 @@ export type TradeRecord = SchemaRecord<
     signalData: unknown;
     result: unknown;
     admission: Admission | null;
+    venueOrder: VenueOrder | null;
     // The fill is written whole, so its shorthand `Number` paths are all set.
     fill: Filled<NonNullable<InferSchemaType<typeof tradeSchema>['fill']>> | null;
   }

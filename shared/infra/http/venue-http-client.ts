@@ -73,7 +73,7 @@ export interface VenueHealth {
   consecutive_failures: number;
 }
 
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'DELETE';
 
 interface CallSpec {
   method: Method;
@@ -190,6 +190,25 @@ export class VenueHttpClient {
       body: JSON.stringify(opts.body),
       notFoundAsNull: false,
       repeatable: opts.idempotent === true,
+    })) as z.output<S>;
+  }
+
+  /** A DELETE (a cancel): repeatable, since cancelling twice cancels once. `body` is sent as JSON. */
+  async delete<S extends z.ZodType>(
+    path: string,
+    opts: RequestOptions<S> & { body?: unknown },
+  ): Promise<z.output<S>> {
+    return (await this.call({
+      method: 'DELETE',
+      path,
+      endpoint: opts.endpoint,
+      schema: opts.schema,
+      query: opts.query,
+      headers: opts.headers,
+      signal: opts.signal,
+      ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+      notFoundAsNull: false,
+      repeatable: true,
     })) as z.output<S>;
   }
 

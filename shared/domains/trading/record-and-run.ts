@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../composition/deps.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import type { Admission } from '../limits/counters.js';
+import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { VenueId } from '../venues/venue-id.js';
+import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
+import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
+import { FINAL_TRADE_STATUSES } from './trade.model.js';
+import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
+import type { TradeRequest, TradeResult } from './trade.schemas.js';
+
+export interface RecordedTrade {
+  deps: Deps;
+  agent: AgentRecord;
+  req: TradeRequest;
+  shape: TradeShape;
+  holdings: Holdings;
+  market: MarketRecord;
+  /** The market read again, for an answer given here that shows its price. */
+  fresh: () => Promise<MarketRecord>;
+  /** What the venue stores on the trade besides the request (e.g. a signed order). */
+  fields: Record<string, unknown>;
+}
+
+/**
+ * A live trade from acceptance to answer, the same on every venue: the idempotency key, the
+ * account safeguards (refused before anything is recorded), the trade recorded `pending`, handed
+ * to the `trades` queue and waited for until the deadline. Once recorded, the caller gets the
+ * outcome or "submitted" with the trade id, never a retryable error that would place it twice.
+ */
+export async function recordAndRun({
+  deps,
+  agent,
+  req,
+  shape,
+  holdings,
+  market,
+  fresh,
+  fields,
+}: RecordedTrade): Promise<TradeResult> {
+  const { models } = deps;
+  const { warnings } = shape;
+  const limit = req.price ?? null;
+  const guard = await loadGuard(deps, agent);
+  const guarded = guardedTrade(shape, shape.venue as VenueId);
+  const tradeId = randomUUID();
+  const idem = req.idempotency_key
+    ? await claimIdempotencyKey<TradeResult>(
+        deps.redis,
+        deps.env.QUEUE_PREFIX,
+        agent._id,
+        req.idempotency_key,
+        tradeId,
+      )
+    : null;
+  if (idem?.state === 'replay') return idem.answer;
+  if (idem?.state === 'in-flight') {
+    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
+    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {
+      await rememberAnswer(deps.redis, deps.env.QUEUE_PREFIX, agent._id, req.idempotency_key!, first.result);
+      return first.result as TradeResult;
+    }
+    throw duplicateInFlight();
+  }
+  // Refused before anything was recorded: the key is released, so it may be used again.
+  let admission: Admission | null;
+  try {
+    const standing = checkStanding(guard, guarded);
+    if (standing) {
+      await idem?.abandon();
+      return refusedResult(shape, await fresh(), standing, holdings, false);
+    }
+    admission = await admitTrade(deps, guard, agent._id, guarded);
+  } catch (err) {
+    await idem?.abandon();
+    throw err;
+  }
+
+  try {
+    await models.Trade.create({
+      _id: tradeId,
+      agentId: agent._id,
+      marketId: market._id,
+      venue: shape.venue as VenueId,
+      side: req.side,
+      action: req.action,
+      amountMicro: shape.amountMicro,
+      sharesMicro: shape.sharesMicro,
+      orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
+      limitPrice: limit,
+      reasoning: req.reasoning ?? null,
+      source: req.source ?? null,
+      skillSlug: req.skill_slug ?? null,
+      signalData: req.signal_data ?? null,
+      idempotencyKey: req.idempotency_key ?? null,
+      warnings,
+      status: 'pending',
+      ownerKey: guard.owner.key,
+      admission,
+      ...fields,
+    });
+  } catch (err) {
+    // Not recorded: give the count back here (best effort: a failure errs on the safe side).
+    if (admission)
+      await releaseTrade(deps, admission, { agentId: agent._id, ...guarded }).catch((e: unknown) =>
+        deps.log.warn({ err: e, tradeId }, 'could not give back a daily-limit count'),
+      );
+    await idem?.abandon();
+    throw err;
+  }
+  // From here the trade is recorded. Unless it is stopped before any worker took it, the caller gets
+  // its id ("submitted"), never a retryable error that would have it placed twice: the worker, or
+  // the reconcile job, finishes it.
+  const submitted = async () => {
+    await idem
+      ?.keepPointing()
+      .catch((err: unknown) => deps.log.warn({ err, tradeId }, 'idempotency key not kept'));
+    return submittedResult({ ...shape, id: tradeId }, await fresh().catch(() => market), holdings);
+  };
+  let outcome;
+  try {
+    outcome = await deps.queues.enqueueAndWait<TradeResult>(
+      'execute-trade',
+      { tradeId },
+      deps.env.TRADE_WAIT_MS,
+    );
+  } catch (err) {
+    // The caller is told "failed": the trade must never run later behind their back. If a worker
+    // claimed it first (the job was added but the reply was lost), it runs.
+    const stopped = await stopPendingTrade(
+      models,
+      tradeId,
+      'The trade queue was unavailable; nothing was executed.',
+      deps.clock(),
+    ).catch(() => false);
+    if (!stopped) return submitted();
+    await settleAdmission(deps, tradeId).catch((e: unknown) =>
+      deps.log.warn({ err: e, tradeId }, 'daily-limit count not given back yet (the reconcile job will)'),
+    );
+    await idem?.abandon().catch(() => undefined);
+    throw err;
+  }
+  try {
+    if (outcome.state === 'completed') {
+      await idem?.complete(outcome.result);
+      return outcome.result;
+    }
+    const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
+    if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
+      await idem?.complete(stored.result as TradeResult);
+      return stored.result as TradeResult;
+    }
+  } catch (err) {
+    deps.log.warn({ err, tradeId }, 'trade outcome not readable; answering submitted');
+  }
+  return submitted();
+}
