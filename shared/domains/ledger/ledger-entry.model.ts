@@ -24,6 +24,8 @@ const ledgerEntrySchema = new Schema(
       realizedPnlMicro: { type: Number, default: 0 },
       tradesCount: { type: Number, default: 0 },
       simTradesCount: { type: Number, default: 0 },
+      /** Trades on a real venue (the go_live nudges stop at the first). */
+      realTradesCount: { type: Number, default: 0 },
       winCount: { type: Number, default: 0 },
       lossCount: { type: Number, default: 0 },
     },
@@ -93,6 +95,7 @@ export const NO_AGENT_CHANGE: Record<keyof AgentDelta, number> = {
   realizedPnlMicro: 0,
   tradesCount: 0,
   simTradesCount: 0,
+  realTradesCount: 0,
   winCount: 0,
   lossCount: 0,
 };

@@ -10,6 +10,7 @@ export const claimUrlFor = (baseUrl: string) => (code: string) =>
 export function tradeContext(deps: Deps): TradeExecutionContext {
   const baseUrl = publicBaseUrl(deps.env);
   return {
+    deps,
     models: deps.models,
     log: deps.log,
     now: deps.clock,

@@ -1,5 +1,7 @@
 import { AppError } from '../../infra/errors.js';
 import type { Logger } from '../../infra/logger.js';
+import type { Deps } from '../../composition/deps.js';
+import { executeVenueOrder } from './execute-venue-order.js';
 import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
@@ -18,6 +20,8 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import type { TradeResult } from './trade.schemas.js';
 
 export interface TradeExecutionContext {
+  /** For real-venue orders: the venues, the owners' wallets and credentials. */
+  deps: Deps;
   models: Models;
   log: Logger;
   now: () => Date;
@@ -77,9 +81,14 @@ const finish = (ctx: TradeExecutionContext, t: TradeRecord, result: TradeResult,
  * happened is found, not repeated. Steps: reserve (cash or shares) → fill on the book → settle the
  * fill on the agent and position → record the outcome. A refusal after the reservation releases it.
  */
-export async function executeTrade(ctx: TradeExecutionContext, tradeId: string): Promise<TradeResult> {
+export async function executeTrade(
+  ctx: TradeExecutionContext,
+  tradeId: string,
+  /** The trade as the caller (a group commit) claimed it just now: a first run, not a resume. */
+  claimed?: TradeRecord,
+): Promise<TradeResult> {
   const { Trade, Market } = ctx.models;
-  let trade = await claimTrade(ctx.models, tradeId, ctx.now());
+  let trade = claimed ?? (await claimTrade(ctx.models, tradeId, ctx.now()));
   const firstRun = trade !== null;
   if (!trade) {
     trade = await Trade.findById(tradeId).lean();
@@ -118,6 +127,7 @@ export async function executeTrade(ctx: TradeExecutionContext, tradeId: string):
   // The kill switch again, now that a worker takes the trade: one queued before the pause does not
   // run after it. A resumed trade (already executing) began before and runs to its end.
   if (firstRun && t.ownerKey && (await ctx.ownerPaused(t.ownerKey))) return run.refused(TRADING_PAUSED);
+  if (t.venue !== 'sim') return executeVenueOrder(ctx, t, market);
   return t.action === 'buy' ? executeBuy(run) : executeSell(run);
 }
 

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Admission } from '../limits/counters.js';
-import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
+import {
+  admitTrade,
+  checkStanding,
+  guardedTrade,
+  loadGuard,
+  releaseTrade,
+  type TradeGuard,
+} from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
@@ -22,6 +29,8 @@ export interface RecordedTrade {
   fresh: () => Promise<MarketRecord>;
   /** What the venue stores on the trade besides the request (e.g. a signed order). */
   fields: Record<string, unknown>;
+  /** The account's safeguards, when the venue already read them. */
+  guard?: TradeGuard;
 }
 
 /**
@@ -39,11 +48,12 @@ export async function recordAndRun({
   market,
   fresh,
   fields,
+  guard: known,
 }: RecordedTrade): Promise<TradeResult> {
   const { models } = deps;
   const { warnings } = shape;
   const limit = req.price ?? null;
-  const guard = await loadGuard(deps, agent);
+  const guard = known ?? (await loadGuard(deps, agent));
   const guarded = guardedTrade(shape, shape.venue as VenueId);
   const tradeId = randomUUID();
   const idem = req.idempotency_key

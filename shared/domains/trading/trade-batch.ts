@@ -266,12 +266,14 @@ async function prepare(
   plan: BatchPlan,
   tradeIds: string[],
   at: Date,
+  claimedHere: Map<string, TradeRecord>,
 ): Promise<Work[]> {
   const { Agent, Market, Position } = ctx.models;
   const order = new Map(tradeIds.map((id, i) => [id, i]));
-  const claimed = (await claimTrades(ctx.models, tradeIds, at))
-    .filter((t) => t.venue === 'sim')
-    .sort((a, b) => order.get(a._id)! - order.get(b._id)!);
+  const all = await claimTrades(ctx.models, tradeIds, at);
+  for (const t of all) claimedHere.set(t._id, t);
+  // Real-venue orders go one by one: each waits on its venue, not on this database.
+  const claimed = all.filter((t) => t.venue === 'sim').sort((a, b) => order.get(a._id)! - order.get(b._id)!);
   if (!claimed.length) return [];
   const unique = (ids: string[]) => [...new Set(ids)];
   const pids = unique(claimed.map((t) => positionId(t.agentId, t.marketId, t.venue)));
@@ -327,11 +329,17 @@ export async function executeTradeBatch(
   tradeIds: string[],
 ): Promise<Map<string, BatchAnswer>> {
   const answers = new Map<string, BatchAnswer>();
+  // Trades this batch claimed but leaves to the one-trade path still get a first run's checks.
+  const claimedHere = new Map<string, TradeRecord>();
+  let taken = new Set<string>();
   const alone = async (ids: string[]) => {
     for (const id of ids) {
       if (answers.has(id)) continue;
       try {
-        answers.set(id, { result: await executeTrade(ctx, id) });
+        // A trade the batch began (its entries may be logged) resumes; one it left out starts.
+        answers.set(id, {
+          result: await executeTrade(ctx, id, taken.has(id) ? undefined : claimedHere.get(id)),
+        });
       } catch (error) {
         answers.set(id, { error });
       }
@@ -341,12 +349,12 @@ export async function executeTradeBatch(
   const plan = new BatchPlan(ctx, at);
   let works: Work[] = [];
   try {
-    works = await prepare(ctx, plan, tradeIds, at);
+    works = await prepare(ctx, plan, tradeIds, at, claimedHere);
   } catch (error) {
     for (const id of tradeIds) answers.set(id, { error });
     return answers;
   }
-  const taken = new Set(works.map((w) => w.t._id));
+  taken = new Set(works.map((w) => w.t._id));
   try {
     const fit = works;
     for (const w of fit) plan.reserve(w);

@@ -17,7 +17,8 @@ import type { TradeResult } from './trade.schemas.js';
 type TradeModels = Pick<Models, 'Trade'>;
 
 export type TradeFill = NonNullable<TradeRecord['fill']>;
-export type TradeOutcome = { refusal: Refusal } | { fill: TradeFill };
+/** `open`: a venue order still working (resting, delayed): the order sync finishes it later. */
+export type TradeOutcome = { refusal: Refusal } | { fill: TradeFill; open?: boolean };
 
 /** `pending` → `executing`: the claimed trade, or null when it was not pending (taken, finished or stopped). */
 export async function claimTrade(
@@ -37,7 +38,7 @@ export async function claimTrade(
 /** The fields that end a trade with `outcome` (its status, answer and fill or refusal). */
 function finishFields(result: TradeResult, outcome: TradeOutcome, now: Date): Record<string, unknown> {
   const set: Record<string, unknown> = {
-    status: 'refusal' in outcome ? 'rejected' : 'filled',
+    status: 'refusal' in outcome ? 'rejected' : outcome.open ? 'open' : 'filled',
     result,
     finishedAt: now,
   };

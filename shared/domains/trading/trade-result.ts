@@ -127,3 +127,46 @@ export function submittedResult(t: TradeShape, market: MarketRecord, holdings: H
     retryable: false,
   };
 }
+
+/** Where a real-venue order stands: what matched so far and the venue's word on the rest. */
+export interface VenueOrderOutcome {
+  sharesMicro: number;
+  amountMicro: number;
+  /** The traded outcome's price: the average fill, or the order's limit when nothing matched. */
+  price: number;
+  orderStatus: 'matched' | 'live' | 'delayed';
+  fillStatus: 'filled' | 'submitted' | 'unconfirmed';
+  orderId: string | null;
+}
+
+/**
+ * A real-venue order's answer (client-contract §4.2): `success` with what matched (`filled`), or
+ * resting/queued (`submitted`, cost 0 until it matches), or matched but settling (`unconfirmed`).
+ */
+export function venueOrderResult(
+  t: TradeShape,
+  market: MarketRecord,
+  o: VenueOrderOutcome,
+  holdings: Holdings,
+  dryRun: boolean,
+): TradeResult {
+  const shares = fromMicro(o.sharesMicro);
+  return {
+    success: true,
+    ...base(t, market, holdings, dryRun),
+    order_id: o.orderId,
+    shares_bought: t.action === 'buy' ? shares : 0,
+    shares_sold: t.action === 'sell' ? shares : 0,
+    shares_requested: t.action === 'buy' ? shares : fromMicro(t.sharesMicro),
+    order_status: o.orderStatus,
+    fill_status: o.fillStatus,
+    cost: fromMicro(o.amountMicro),
+    new_price: px(o.price),
+    price_before: px(sidePrice(market.currentPrice, t.side)),
+    error: null,
+    error_code: null,
+    hint: null,
+    error_hint: null,
+    retryable: false,
+  };
+}

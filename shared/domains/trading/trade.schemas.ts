@@ -32,6 +32,10 @@ export const TradeRequestSchema = z
     signal_data: z.record(z.string(), z.unknown()).nullish(),
     execute: z.boolean().nullish().meta({ description: 'Deprecated; ignored.' }),
     wallet_address: z.string().max(200).nullish(),
+    signed_order: z.record(z.string(), z.unknown()).nullish().meta({
+      description:
+        'Polymarket, external wallet: the V2 CLOB order signed locally (salt, maker, signer, tokenId, makerAmount, takerAmount, side, signatureType, timestamp, metadata, builder, signature).',
+    }),
     which_side_to_close: z.enum(['yes', 'no']).nullish(),
   })
   .superRefine((t, ctx) => {

@@ -1,6 +1,7 @@
 import { toMicro } from '../money.js';
 import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
 import type { ExternalVenueId, VenueId } from '../venues/venue-id.js';
+import { submitPolymarketTrade } from './polymarket-trade.js';
 import { refuseRealVenueTrade } from './real-venue-trade.js';
 import { submitSimTrade } from './sim-trade.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
@@ -22,7 +23,7 @@ export interface VenueTradeRules {
   submit: (trade: VenueTrade) => Promise<TradeResult>;
 }
 
-/** Real venues: the claim and the account safeguards are checked, then trading is refused until it lands. */
+/** A real venue without trading yet: the claim and the account safeguards are checked, then the trade is refused. */
 const realVenue = (venue: ExternalVenueId): VenueTradeRules => ({
   maxBuyMicro: null,
   warnings: () => [],
@@ -38,6 +39,10 @@ export const VENUE_TRADE_RULES: Record<VenueId, VenueTradeRules> = {
         : [],
     submit: submitSimTrade,
   },
-  polymarket: realVenue('polymarket'),
+  polymarket: {
+    maxBuyMicro: null,
+    warnings: () => [],
+    submit: submitPolymarketTrade,
+  },
   kalshi: realVenue('kalshi'),
 };

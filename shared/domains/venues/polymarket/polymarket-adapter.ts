@@ -31,6 +31,7 @@ import { fastMarketSlugs } from './fast-market-slugs.js';
 import { gammaMarketStatus, mapGammaEvent, mapGammaMarket } from './map-market.js';
 import { bookFromWire, quoteFromBook } from './order-book.js';
 import { MAX_SLUG_LENGTH } from './polymarket-urls.js';
+import { ClobTrading } from './orders/clob-trading.js';
 
 export interface PolymarketAdapterOptions {
   gammaUrl: string;
@@ -76,7 +77,7 @@ const WALLET = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * Polymarket market data through its three public APIs: Gamma (metadata, status, resolution),
- * CLOB (books, prices) and the Data API (wallet positions). Read-only: order routing comes later.
+ * CLOB (books, prices) and the Data API (wallet positions); orders go through `trading`.
  * Every call goes through a VenueHttpClient (one per host, each with its own circuit breaker), so
  * failures surface as VenueHttpError and a dead host fails fast.
  */
@@ -85,6 +86,8 @@ export class PolymarketAdapter implements VenueAdapter {
   private readonly gamma: VenueHttpClient;
   private readonly clob: VenueHttpClient;
   private readonly data: VenueHttpClient;
+  /** Orders, cancels and order reads under a user's L2 credentials, on the CLOB host's client. */
+  readonly trading: ClobTrading;
 
   constructor(opts: PolymarketAdapterOptions) {
     const common = {
@@ -100,6 +103,7 @@ export class PolymarketAdapter implements VenueAdapter {
     this.gamma = new VenueHttpClient({ ...common, baseUrl: opts.gammaUrl });
     this.clob = new VenueHttpClient({ ...common, baseUrl: opts.clobUrl });
     this.data = new VenueHttpClient({ ...common, baseUrl: opts.dataUrl });
+    this.trading = new ClobTrading(this.clob);
   }
 
   async market(key: VenueMarketKey): Promise<VenueMarket | null> {

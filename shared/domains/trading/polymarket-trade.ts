@@ -1,0 +1,231 @@
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import { fromMicro } from '../money.js';
+import type { Refusal } from '../refusal.js';
+import { loadGuard } from '../limits/trade-guard.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import { isServiceMarketId } from '../venues/external-ids.js';
+import { checkSignedOrder, SignedOrderInputSchema } from '../venues/polymarket/orders/signed-order.js';
+import { venueUnavailable } from '../venues/venue-unavailable.js';
+import { venueKey } from '../venue-sync/imported-batches.js';
+import { hasClobCredentials } from '../wallets/clob-credentials.js';
+import { walletOf } from '../wallets/managed-wallet.js';
+import { requireClaimed } from './real-venue-trade.js';
+import { recordAndRun } from './record-and-run.js';
+import { NO_MARKET, refusedResult, venueOrderResult } from './trade-result.js';
+import type { VenueOrder } from './trade.model.js';
+import type { TradeResult } from './trade.schemas.js';
+import type { VenueTrade } from './venue-trade.js';
+
+const refusal = (
+  errorCode: string,
+  error: string,
+  hint: string,
+  category: Refusal['category'] = 'venue',
+): Refusal => ({
+  error,
+  errorCode,
+  retryable: false,
+  hint,
+  category,
+});
+
+/** The token of the traded outcome, or why this market cannot be traded on Polymarket. */
+function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tokenId: string } | Refusal {
+  if (!market)
+    return refusal(
+      'market_not_found',
+      'Market not found.',
+      'Use the service market_id (a UUID) from GET /api/sdk/markets.',
+      'market',
+    );
+  const tokenId = side === 'yes' ? market.polymarketTokenId : market.polymarketNoTokenId;
+  if (market.importSource !== 'polymarket' || !market.polymarketId || !tokenId)
+    return refusal(
+      'market_not_on_venue',
+      'This market is not a Polymarket market: it trades on sim only.',
+      'Import the Polymarket market (POST /api/sdk/markets/import with its URL) and trade its market_id.',
+      'market',
+    );
+  if (market.status !== 'active')
+    return refusal(
+      'market_closed',
+      `This market is ${market.status}: the venue takes no new orders.`,
+      'Pick an active market.',
+      'market',
+    );
+  return { tokenId };
+}
+
+/**
+ * A trade on Polymarket (client-contract §4.1–4.2). A dry run prices the order on the live book
+ * and sends nothing. A live trade needs a claimed agent, real trading switched on, a linked wallet
+ * and, for an external wallet, a `signed_order` that is exactly this trade, signed by that wallet;
+ * a managed wallet's order is signed by the service in the worker. The order is recorded with the
+ * trade and relayed by the worker (execute-venue-order.ts) under the owner's CLOB credentials.
+ */
+export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
+  const { deps, agent, req, shape, holdings } = trade;
+  requireClaimed(trade);
+  const { models } = deps;
+  const market = isServiceMarketId(req.market_id)
+    ? await deps.caches.markets.getOrLoad(req.market_id, () => models.Market.findById(req.market_id).lean())
+    : null;
+  const fresh = async () => (market && (await models.Market.findById(market._id).lean())) ?? market!;
+  const token = polymarketToken(market, req.side);
+  if ('errorCode' in token) return refusedResult(shape, market ?? NO_MARKET, token, holdings, req.dry_run);
+  const m = market!;
+
+  // The book, walked for this size: a dry run's answer, and a managed market order's limit price.
+  let quote;
+  try {
+    quote = await deps.venues.get('polymarket').executableQuote(venueKey(m), {
+      outcome: req.side,
+      action: req.action,
+      amount: req.action === 'buy' ? fromMicro(shape.amountMicro) : undefined,
+      shares: req.action === 'sell' ? fromMicro(shape.sharesMicro) : undefined,
+    });
+  } catch (err) {
+    if (err instanceof VenueHttpError) throw venueUnavailable(err);
+    throw err;
+  }
+  if (req.dry_run) return quotedResult(trade, m, quote);
+
+  const guard = await loadGuard(deps, agent);
+  const wallet = await walletOf(deps, guard.owner);
+  if (!wallet)
+    return refusedResult(
+      shape,
+      m,
+      refusal(
+        'wallet_not_linked',
+        'No Polymarket wallet is linked to this account.',
+        'Link one: GET /api/sdk/wallet/link/challenge?address=<0x…>, sign its message, POST /api/sdk/wallet/link; or ask your human for a managed wallet.',
+      ),
+      holdings,
+      false,
+    );
+  const orderType = req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC');
+  const negRisk = m.polymarketNegRisk === true;
+  let venueOrder: VenueOrder;
+  if (wallet.ownership === 'external') {
+    if (!(await hasClobCredentials(deps, { owner: guard.owner })))
+      return refusedResult(
+        shape,
+        m,
+        refusal(
+          'clob_credentials_missing',
+          'No Polymarket CLOB API credentials are registered for the linked wallet.',
+          'Derive them with your wallet and register them: POST /api/sdk/wallet/credentials {api_key, api_secret, api_passphrase} (or POST /api/sdk/wallet/credentials/derive-via-proxy).',
+        ),
+        holdings,
+        false,
+      );
+    const parsed = SignedOrderInputSchema.safeParse(req.signed_order);
+    if (!parsed.success)
+      return refusedResult(
+        shape,
+        m,
+        refusal(
+          req.signed_order ? 'signed_order_invalid' : 'signed_order_required',
+          req.signed_order
+            ? `signed_order is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`
+            : 'A trade from an external wallet needs a signed_order (the CLOB order signed by your wallet).',
+          'Sign a V2 CLOB order for this market and side locally (the official client does this) and send it as signed_order.',
+        ),
+        holdings,
+        false,
+      );
+    const checked = checkSignedOrder(parsed.data, {
+      tokenId: token.tokenId,
+      side: req.action === 'buy' ? 'BUY' : 'SELL',
+      amountMicro: shape.amountMicro,
+      sharesMicro: shape.sharesMicro,
+      limitPrice: req.price ?? null,
+      negRisk,
+      wallet,
+    });
+    if (!checked.ok) return refusedResult(shape, m, checked.refusal, holdings, false);
+    venueOrder = {
+      ...emptyOrder(orderType, token.tokenId, negRisk, m.tickSize, checked.value.price),
+      signer: 'external',
+      orderId: checked.value.orderId,
+      signed: checked.value.order,
+    };
+  } else {
+    // The service signs in the worker; the limit is the caller's price or the book's level that fills the size.
+    const price = req.price ?? quote?.worstPrice ?? null;
+    if (
+      price === null ||
+      (quote && !quote.filled && req.price == null && orderType !== 'GTC' && orderType !== 'GTD')
+    )
+      return refusedResult(
+        shape,
+        m,
+        refusal(
+          'no_liquidity',
+          'The order book has no liquidity on this side for this size.',
+          'Send a limit price (price) to rest an order, or a smaller size.',
+          'price',
+        ),
+        holdings,
+        false,
+      );
+    venueOrder = { ...emptyOrder(orderType, token.tokenId, negRisk, m.tickSize, price), signer: 'managed' };
+  }
+  return recordAndRun({ deps, agent, req, shape, holdings, market: m, fresh, guard, fields: { venueOrder } });
+}
+
+const emptyOrder = (
+  orderType: string,
+  tokenId: string,
+  negRisk: boolean,
+  tickSize: number,
+  price: number,
+): Omit<VenueOrder, 'signer'> => ({
+  orderId: null,
+  signed: null,
+  orderType,
+  tokenId,
+  negRisk,
+  tickSize,
+  price,
+  status: null,
+  matchedSharesMicro: 0,
+  matchedAmountMicro: 0,
+  syncedAt: null,
+});
+
+/** A dry run on Polymarket: what the live book would fill now, nothing sent. */
+function quotedResult(
+  { shape, holdings }: VenueTrade,
+  market: MarketRecord,
+  quote: Awaited<ReturnType<ReturnType<VenueTrade['deps']['venues']['get']>['executableQuote']>>,
+): TradeResult {
+  if (!quote || quote.shares <= 0)
+    return refusedResult(
+      shape,
+      market,
+      refusal(
+        'no_liquidity',
+        'The order book has no liquidity on this side.',
+        'Try a smaller size or a limit order.',
+        'price',
+      ),
+      holdings,
+      true,
+    );
+  return venueOrderResult(
+    shape,
+    market,
+    {
+      sharesMicro: Math.round(quote.shares * 1e6),
+      amountMicro: Math.round(quote.amount * 1e6),
+      price: quote.avgPrice,
+      orderStatus: 'matched',
+      fillStatus: quote.filled ? 'filled' : 'submitted',
+      orderId: null,
+    },
+    holdings,
+    true,
+  );
+}
