@@ -60,6 +60,8 @@ export const SCHEDULES: ScheduleSpec[] = [
   // Imported markets follow their venue: prices (and the sim book's anchor), closes and resolutions.
   intervalSchedule('sync-external-prices', (env) => env.EXTERNAL_PRICE_SECONDS),
   intervalSchedule('check-resolutions', (env) => env.RESOLUTION_CHECK_SECONDS),
+  // Real-venue orders that rest or wait: matches booked, finished orders closed.
+  intervalSchedule('sync-venue-orders', (env) => env.ORDER_SYNC_SECONDS),
   // Every minute: the venues' rolling fast markets are imported ahead of their windows.
   slotSchedule('import-fast-markets', '* * * * *'),
   // Every minute: sim markets past resolves_at stop trading; the catalogue is topped up.

@@ -18,6 +18,7 @@ import {
   importFastMarketsProcessor,
   importMarketsProcessor,
   syncExternalPricesProcessor,
+  syncVenueOrdersProcessor,
 } from './processors/venue.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
@@ -33,6 +34,7 @@ export const PROCESSORS: ProcessorRegistry = {
   'snapshot-prices': snapshotPricesProcessor,
   'import-markets': importMarketsProcessor,
   'sync-external-prices': syncExternalPricesProcessor,
+  'sync-venue-orders': syncVenueOrdersProcessor,
   'check-resolutions': checkResolutionsProcessor,
   'import-fast-markets': importFastMarketsProcessor,
   'expire-sim-markets': expireSimMarketsProcessor,

@@ -4,10 +4,27 @@ import {
   PositionsQuerySchema,
   TradesQuerySchema,
 } from '../../shared/domains/trading/reads.schemas.js';
-import { TradeRequestSchema, TradeResultSchema } from '../../shared/domains/trading/trade.schemas.js';
+import {
+  PreparedTradeSchema,
+  TradeRequestSchema,
+  TradeResultSchema,
+} from '../../shared/domains/trading/trade.schemas.js';
 import { endpoint } from './endpoint.js';
 
 const Row = z.record(z.string(), z.unknown());
+
+const CancelResultSchema = z
+  .object({
+    success: z.boolean(),
+    canceled: z.array(z.string()),
+    not_canceled: z.record(z.string(), z.string()),
+    count: z.number(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'CancelOrdersResult' });
+
+const CANCEL_NOTE =
+  'Cancels on the venue (Polymarket CLOB) under the owner’s credentials, then syncs each trade: what already matched stays booked, the rest is closed.';
 
 export const tradingEndpoints = {
   trade: endpoint({
@@ -20,9 +37,10 @@ export const tradingEndpoints = {
       'Business refusals (insufficient balance, market resolved, …) are HTTP 200 with `success: false`, `error`, `error_code`, `retryable`. ' +
       'On `sim` the book fills at once; `price` is a limit on the average fill (refused, not partially filled, when not met). ' +
       'With `idempotency_key` the first completed answer is replayed for 24 h; a duplicate in flight gets a retryable 503. ' +
-      'If the worker has not finished within the deadline (25 s) the answer is `fill_status: "submitted"` with the `trade_id`.',
+      'If the worker has not finished within the deadline (25 s) the answer is `fill_status: "submitted"` with the `trade_id`. ' +
+      'The deprecated `execute: true` trades nothing: it answers the parameters of a Polymarket YES buy (`order_params`, `intent_id`) to place yourself.',
     body: TradeRequestSchema,
-    response: TradeResultSchema,
+    response: z.union([TradeResultSchema, PreparedTradeSchema]),
     errors: [403, 503],
   }),
   listTrades: endpoint({
@@ -53,6 +71,45 @@ export const tradingEndpoints = {
     response: z
       .looseObject({ positions: z.array(Row), total_pnl: z.number(), total_value: z.number() })
       .meta({ id: 'PositionList' }),
+  }),
+  openOrders: endpoint({
+    method: 'get',
+    path: '/api/sdk/orders/open',
+    auth: 'agent',
+    tag: 'Trading',
+    summary: 'The agent’s orders still working on a venue (resting GTC/GTD, delayed)',
+    response: z.object({ orders: z.array(Row), count: z.number() }).meta({ id: 'OpenOrders' }),
+  }),
+  cancelOrder: endpoint({
+    method: 'delete',
+    path: '/api/sdk/orders/{order_id}',
+    auth: 'agent',
+    tag: 'Trading',
+    summary: 'Cancel one open order',
+    description: CANCEL_NOTE,
+    params: z.object({ order_id: z.string().min(1).max(200) }),
+    response: CancelResultSchema,
+    errors: [404],
+  }),
+  cancelMarketOrders: endpoint({
+    method: 'delete',
+    path: '/api/sdk/markets/{market_id}/orders',
+    auth: 'agent',
+    tag: 'Trading',
+    summary: 'Cancel the open orders on one market (optionally one side)',
+    description: CANCEL_NOTE,
+    params: z.object({ market_id: z.string().min(1).max(200) }),
+    query: z.object({ side: z.enum(['yes', 'no']).optional() }),
+    response: CancelResultSchema,
+  }),
+  cancelAllOrders: endpoint({
+    method: 'delete',
+    path: '/api/sdk/orders',
+    auth: 'agent',
+    tag: 'Trading',
+    summary: 'Cancel every open order of the agent',
+    description: CANCEL_NOTE,
+    response: CancelResultSchema,
   }),
   portfolio: endpoint({
     method: 'get',

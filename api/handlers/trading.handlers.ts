@@ -1,5 +1,6 @@
 import { listPositions, listTrades, portfolio } from '../../shared/domains/trading/reads.js';
 import { submitTrade } from '../../shared/domains/trading/submit-trade.js';
+import { cancelOrders, listOpenOrders } from '../../shared/domains/trading/venue-orders.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { tradingEndpoints } from '../endpoints/trading.endpoints.js';
 
@@ -7,5 +8,10 @@ export const tradingHandlers: HandlersFor<typeof tradingEndpoints> = {
   trade: async ({ deps, agent, body }) => submitTrade(deps, agent, body),
   listTrades: async ({ deps, agent, query }) => listTrades(deps.models, agent, query),
   listPositions: async ({ deps, agent, query }) => listPositions(deps.models, agent, query),
+  openOrders: async ({ deps, agent }) => listOpenOrders(deps, agent),
+  cancelOrder: async ({ deps, agent, params }) => cancelOrders(deps, agent, { orderId: params.order_id }),
+  cancelMarketOrders: async ({ deps, agent, params, query }) =>
+    cancelOrders(deps, agent, { marketId: params.market_id, side: query.side }),
+  cancelAllOrders: async ({ deps, agent }) => cancelOrders(deps, agent, {}),
   portfolio: async ({ deps, agent, query }) => portfolio(deps.models, agent, query, deps.clock()),
 };

@@ -4,6 +4,7 @@ import { checkResolutions } from '../../shared/domains/venue-sync/check-resoluti
 import { expireSimMarkets } from '../../shared/domains/venue-sync/expire-sim-markets.js';
 import { importFastMarkets } from '../../shared/domains/venue-sync/import-fast-markets.js';
 import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
+import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
 
 export const importMarketsProcessor: Processor<'import-markets'> = async (data, { deps }) =>
   runImport(deps, data.importId);
@@ -19,3 +20,6 @@ export const importFastMarketsProcessor: Processor<'import-fast-markets'> = asyn
 
 export const expireSimMarketsProcessor: Processor<'expire-sim-markets'> = async (_data, { deps }) =>
   expireSimMarkets(deps);
+
+export const syncVenueOrdersProcessor: Processor<'sync-venue-orders'> = async (_data, { deps }) =>
+  syncVenueOrders(deps);

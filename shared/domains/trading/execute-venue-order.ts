@@ -132,7 +132,7 @@ function stateFromAnswer(answer: PostOrderAnswer, order: SignedV2Order): OrderSt
 }
 
 /** The order as the CLOB keeps it (a lost or duplicate post): matched size at the order's price. */
-async function stateFromLookup(
+export async function orderStateOf(
   ctx: TradeExecutionContext,
   creds: ClobCredentials,
   orderId: string,
@@ -317,7 +317,7 @@ export async function executeVenueOrder(
   }
   // The answer was lost or the order was a duplicate: the CLOB knows the order by its id. Not
   // found and not refused means it may still be in flight: the job retries, re-sending the same order.
-  state ??= await stateFromLookup(ctx, creds, orderId, vo.price);
+  state ??= await orderStateOf(ctx, creds, orderId, vo.price);
   if (!state)
     throw new AppError(
       503,

@@ -4,7 +4,8 @@ import { fromMicro } from '../money.js';
 import type { Deps } from '../../composition/deps.js';
 import { normalizeVenue } from '../venues/venue-id.js';
 import type { TradeShape } from './trade-result.js';
-import type { TradeRequest, TradeResult } from './trade.schemas.js';
+import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
+import { prepareRealTrade } from './prepare-real-trade.js';
 import { VENUE_TRADE_RULES } from './venue-trade-rules.js';
 
 /**
@@ -12,7 +13,13 @@ import { VENUE_TRADE_RULES } from './venue-trade-rules.js';
  * the trade from there: on sim, quoted (dry run) or persisted as pending, handed to the `trades`
  * queue and waited for until the deadline. Business refusals come back as `success: false` (HTTP 200).
  */
-export async function submitTrade(deps: Deps, agent: AgentRecord, req: TradeRequest): Promise<TradeResult> {
+export async function submitTrade(
+  deps: Deps,
+  agent: AgentRecord,
+  req: TradeRequest,
+): Promise<TradeResult | PreparedTrade> {
+  // The legacy `execute: true` (prepare_real_trade) only prepares an order: never a trade, on any venue.
+  if (req.execute === true) return prepareRealTrade(deps, req);
   // The schema admits only venue names, so this always finds one; the alias warning comes first.
   const normalized = normalizeVenue(req.venue)!;
   const { venue } = normalized;

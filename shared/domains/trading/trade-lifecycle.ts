@@ -140,6 +140,22 @@ export async function finishTrades(
 }
 
 /**
+ * `open` → `filled` | `canceled`: the venue is done with the order (the order sync, or a cancel).
+ * Once: a concurrent close leaves it as it found it.
+ */
+export async function closeOpenTrade(
+  models: TradeModels,
+  tradeId: string,
+  close: { status: 'filled' | 'canceled'; result: TradeResult; fill: TradeFill; now: Date },
+): Promise<boolean> {
+  const closed = await models.Trade.updateOne(
+    { _id: tradeId, status: 'open' },
+    { $set: { status: close.status, result: close.result, fill: close.fill, finishedAt: close.now } },
+  );
+  return closed.modifiedCount > 0;
+}
+
+/**
  * `pending` → `failed` with nothing executed, for a trade whose caller was told it failed or that no
  * worker ever took. False when a worker claimed it first: then it runs to its end.
  */

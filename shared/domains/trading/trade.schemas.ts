@@ -30,7 +30,12 @@ export const TradeRequestSchema = z
     source: z.string().max(200).nullish(),
     skill_slug: z.string().max(200).nullish(),
     signal_data: z.record(z.string(), z.unknown()).nullish(),
-    execute: z.boolean().nullish().meta({ description: 'Deprecated; ignored.' }),
+    execute: z
+      .boolean()
+      .nullish()
+      .meta({
+        description: 'Deprecated: true only prepares a Polymarket YES buy (order_params) and trades nothing.',
+      }),
     wallet_address: z.string().max(200).nullish(),
     signed_order: z.record(z.string(), z.unknown()).nullish().meta({
       description:
@@ -113,3 +118,25 @@ export const TradeResultSchema = z
   })
   .meta({ id: 'TradeResult' });
 export type TradeResult = z.input<typeof TradeResultSchema>;
+
+/** The legacy `execute: true` answer (client-contract §4.4): an order to place yourself; nothing traded. */
+export const PreparedTradeSchema = z
+  .object({
+    success: z.boolean(),
+    market_id: z.string(),
+    platform: z.string().nullable(),
+    intent_id: z.string().nullable(),
+    error: z.string().nullable(),
+    order_params: z
+      .object({
+        token_id: z.string(),
+        price: z.number(),
+        size: z.number(),
+        side: z.enum(['BUY', 'SELL']),
+        condition_id: z.string(),
+        neg_risk: z.boolean(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'PreparedTrade' });
+export type PreparedTrade = z.infer<typeof PreparedTradeSchema>;

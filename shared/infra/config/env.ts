@@ -39,7 +39,9 @@ export const EnvSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'])
     .default('development')
-    .describe('Runtime mode. `production` requires OPERATOR_TOKEN and refuses to generate one.'),
+    .describe(
+      'Runtime mode. `production` requires OPERATOR_TOKEN and SECRETS_MASTER_KEY and refuses to generate them.',
+    ),
   PORT: port
     .default(8080)
     .describe('HTTP port of the API (and of the health endpoint of workers/jobs roles).'),
@@ -53,7 +55,7 @@ export const EnvSchema = z.object({
     .min(1)
     .default('./data')
     .describe(
-      'Where the embedded Redis and MongoDB-wire server keep their files, and the generated operator token.',
+      'Where the embedded Redis and MongoDB-wire server keep their files, and the generated operator token, JWT secret and secrets master key.',
     ),
   REDIS_URL: z
     .string()
@@ -101,6 +103,13 @@ export const EnvSchema = z.object({
     .describe('PEM public key (RSA → RS256, EC → ES256) that verifies user tokens instead of JWT_SECRET.'),
   JWT_ISSUER: z.string().optional().describe('Required `iss` of user tokens, when set.'),
   JWT_AUDIENCE: z.string().optional().describe('Required `aud` of user tokens, when set.'),
+  SECRETS_MASTER_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters')
+    .optional()
+    .describe(
+      'Master key (64 hex characters, `openssl rand -hex 32`) sealing the secrets stored at rest (CLOB credentials, managed wallet keys) by envelope encryption. Required when NODE_ENV=production; unset otherwise: generated into DATA_DIR/secrets-master-key. Without the key that sealed them, stored secrets cannot be opened.',
+    ),
   TIER_AGENT_LIMITS: perTier('3,10,50').describe(
     'Active (not released) agents a user may have per tier: free,pro,elite.',
   ),
@@ -240,6 +249,12 @@ export const EnvSchema = z.object({
     .min(5)
     .default(30)
     .describe('How often the prices of open imported markets are refreshed from their venue.'),
+  ORDER_SYNC_SECONDS: positiveInt
+    .min(2)
+    .default(10)
+    .describe(
+      'How often real-venue orders still working (resting GTC/GTD, delayed) are looked up on their venue.',
+    ),
   REANCHOR_HALF_LIFE_SECONDS: positiveInt
     .default(300)
     .describe(
@@ -285,6 +300,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Never echoed in a ConfigError (a start-up error lands in logs). */
+const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'JWT_SECRET', 'SECRETS_MASTER_KEY']);
+
 /** Parses the environment once; throws a ConfigError that names every bad variable. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   // Empty strings mean "unset" so that `FOO=` in a compose file or .env behaves like an absent variable.
@@ -296,7 +314,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.');
       const got = cleaned[name];
-      return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
+      const shown = got === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(got)})`;
+      return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(problems);
   }
@@ -312,6 +331,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (env.NODE_ENV === 'production' && !env.OPERATOR_TOKEN) {
     throw new ConfigError([
       'OPERATOR_TOKEN: required when NODE_ENV=production (generate one with `openssl rand -hex 32`)',
+    ]);
+  }
+  if (env.NODE_ENV === 'production' && !env.SECRETS_MASTER_KEY) {
+    throw new ConfigError([
+      'SECRETS_MASTER_KEY: required when NODE_ENV=production (generate one with `openssl rand -hex 32` and keep it: stored credentials and managed wallet keys cannot be opened without it)',
     ]);
   }
   return env;

@@ -103,6 +103,8 @@ export const JOBS = {
   }),
   /** Refreshes external prices of open imported markets and re-anchors their sim books. */
   'sync-external-prices': intervalJob('sync-external-prices', 'venue-sync'),
+  /** Follows real-venue orders still working (resting, delayed) and books what they match. */
+  'sync-venue-orders': intervalJob('sync-venue-orders', 'venue-sync'),
   /** Closes imported markets the venue closed and settles the ones it resolved. */
   'check-resolutions': intervalJob('check-resolutions', 'venue-sync'),
   /** Imports the venues' rolling fast markets (5 m / 15 m crypto windows) ahead of their windows. */

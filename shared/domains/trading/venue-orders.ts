@@ -1,0 +1,187 @@
+import type { Deps } from '../../composition/deps.js';
+import { notFound } from '../../infra/errors.js';
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { fromMicro } from '../money.js';
+import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
+import { tradeContext } from './context.js';
+import type { TradeExecutionContext } from './execute-trade.js';
+import {
+  bookMatches,
+  credentialsOf,
+  orderAnswer,
+  orderStateOf,
+  type OrderState,
+} from './execute-venue-order.js';
+import { closeOpenTrade } from './trade-lifecycle.js';
+import type { TradeRecord } from './trade.model.js';
+
+/**
+ * Real-venue orders after the trade call: the sync that follows resting and delayed orders until
+ * the venue is done with them, and the agent's own list and cancels (client-contract §7.3).
+ */
+
+/** Brings one open trade up to date with its order on the venue; finishes it when the venue is done. */
+export async function syncOpenTrade(
+  ctx: TradeExecutionContext,
+  trade: TradeRecord,
+): Promise<OrderState | null> {
+  const vo = trade.venueOrder;
+  if (!vo?.orderId) return null;
+  const creds = await credentialsOf(ctx, trade);
+  if (!creds) return null;
+  const state = await orderStateOf(ctx, creds, vo.orderId, vo.price);
+  if (!state) return null;
+  const t = await bookMatches(ctx, trade, state);
+  await ctx.models.Trade.updateOne(
+    { _id: t._id },
+    {
+      $set: {
+        'venueOrder.status':
+          state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working,
+        'venueOrder.syncedAt': ctx.now(),
+      },
+    },
+  );
+  if (state.working === 'done') {
+    const market = await ctx.models.Market.findById(t.marketId).lean();
+    if (market) {
+      const result = await orderAnswer(ctx, t, market, state);
+      await closeOpenTrade(ctx.models, t._id, {
+        status: state.sharesMicro > 0 ? 'filled' : 'canceled',
+        result,
+        fill: {
+          sharesMicro: state.sharesMicro,
+          amountMicro: state.amountMicro,
+          priceBefore: market.currentPrice,
+          priceAfter: result.new_price,
+          balanceAfterMicro: Math.round(result.balance * 1e6),
+        },
+        now: ctx.now(),
+      });
+    }
+  }
+  return state;
+}
+
+/** Open trades synced per run; the oldest-synced go first, so every order gets its turn. */
+const SYNC_BATCH = 200;
+
+/**
+ * The `sync-venue-orders` job: every open real-venue trade (a resting, delayed or settling order)
+ * is looked up on its venue; new matches are booked, finished orders close their trade. A venue
+ * that cannot be reached is left for the next run.
+ */
+export async function syncVenueOrders(
+  deps: Deps,
+): Promise<{ synced: number; closed: number; failed: number }> {
+  const ctx = tradeContext(deps);
+  const open = await deps.models.Trade.find({ venue: 'polymarket', status: 'open' })
+    .sort({ 'venueOrder.syncedAt': 1 })
+    .limit(SYNC_BATCH)
+    .lean();
+  let closed = 0;
+  let failed = 0;
+  for (const t of open) {
+    try {
+      const state = await syncOpenTrade(ctx, t);
+      if (state?.working === 'done') closed++;
+    } catch (err) {
+      failed++;
+      if (!(err instanceof VenueHttpError)) deps.log.warn({ err, tradeId: t._id }, 'order sync failed');
+    }
+  }
+  return { synced: open.length, closed, failed };
+}
+
+/** `GET /api/sdk/orders/open`: the agent's orders still working on a venue. */
+export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
+  const open = await deps.models.Trade.find({ agentId: agent._id, status: 'open' })
+    .sort({ createdAt: -1 })
+    .lean();
+  const markets = await deps.models.Market.find(
+    { _id: { $in: [...new Set(open.map((t) => t.marketId))] } },
+    { question: 1, polymarketId: 1, polymarketTokenId: 1, polymarketNoTokenId: 1 },
+  ).lean();
+  const byId = new Map(markets.map((m) => [m._id, m]));
+  const orders = open.map((t) => {
+    const m = byId.get(t.marketId);
+    const vo = t.venueOrder!;
+    const shares =
+      t.action === 'sell'
+        ? fromMicro(t.sharesMicro)
+        : Math.round((t.amountMicro / 1e6 / vo.price) * 100) / 100;
+    return {
+      order_id: vo.orderId,
+      trade_id: t._id,
+      market_id: t.marketId,
+      question: m?.question ?? null,
+      side: t.side,
+      trade_type: t.action,
+      shares,
+      price: vo.price,
+      cost_usdc: fromMicro(t.action === 'buy' ? t.amountMicro : Math.round(t.sharesMicro * vo.price)),
+      shares_matched: fromMicro(vo.matchedSharesMicro),
+      status: vo.status,
+      venue: t.venue,
+      source: t.source,
+      created_at: (t.createdAt as Date).toISOString(),
+      condition_id: m?.polymarketId ?? null,
+      token_id_yes: m?.polymarketTokenId ?? null,
+      token_id_no: m?.polymarketNoTokenId ?? null,
+    };
+  });
+  return { orders, count: orders.length };
+}
+
+/**
+ * Cancels open orders of the agent (all, one market's [one side], or one by id) on their venue and
+ * syncs each trade at once, so a partly matched order keeps what matched and the rest is closed.
+ */
+export async function cancelOrders(
+  deps: Deps,
+  agent: AgentRecord,
+  which: { orderId?: string; marketId?: string; side?: 'yes' | 'no' },
+) {
+  const filter: Record<string, unknown> = { agentId: agent._id, status: 'open' };
+  if (which.marketId) filter.marketId = which.marketId;
+  if (which.side) filter.side = which.side;
+  let trades = await deps.models.Trade.find(filter).lean();
+  if (which.orderId) {
+    trades = trades.filter((t) => t.venueOrder?.orderId === which.orderId);
+    if (!trades.length)
+      throw notFound(
+        'Open order',
+        'List your open orders with GET /api/sdk/orders/open; filled or cancelled orders cannot be cancelled.',
+      );
+  }
+  const ctx = tradeContext(deps);
+  const canceled: string[] = [];
+  const notCanceled: Record<string, string> = {};
+  for (const t of trades) {
+    const orderId = t.venueOrder?.orderId;
+    if (!orderId) continue;
+    const creds = await credentialsOf(ctx, t);
+    if (!creds) {
+      notCanceled[orderId] = 'no CLOB credentials for the wallet of this account';
+      continue;
+    }
+    try {
+      const answer = await polymarketTrading(deps).cancel(creds, [orderId]);
+      if (answer.canceled.includes(orderId)) canceled.push(orderId);
+      else notCanceled[orderId] = answer.not_canceled?.[orderId] ?? 'not canceled';
+      await syncOpenTrade(ctx, t);
+    } catch (err) {
+      if (!(err instanceof VenueHttpError)) throw err;
+      notCanceled[orderId] = `venue unavailable (${err.kind}); retry`;
+    }
+  }
+  const failed = Object.keys(notCanceled).length;
+  return {
+    success: failed === 0,
+    canceled,
+    not_canceled: notCanceled,
+    count: canceled.length,
+    error: failed ? `${failed} order(s) could not be cancelled` : null,
+  };
+}
