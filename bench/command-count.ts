@@ -64,6 +64,7 @@ export async function countCommandsPerBuy(batch = 16, log = console.log): Promis
     NODE_ENV: 'production',
     OPERATOR_TOKEN: randomBytes(24).toString('hex'),
     JWT_SECRET: randomBytes(32).toString('hex'),
+    SECRETS_MASTER_KEY: randomBytes(32).toString('hex'),
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,

@@ -18,8 +18,8 @@ export interface Stack {
 
 /**
  * `npm start`'s program in a throw-away data directory: the all-in-one service on the embedded
- * default, in production mode (what ships: `NODE_ENV=production` with an operator token and a JWT
- * secret of the bench's own; `BENCH_NODE_ENV` overrides the mode). With `memoryDatabase`, Redis and
+ * default, in production mode (what ships: `NODE_ENV=production` with an operator token, a JWT
+ * secret and a secrets master key of the bench's own; `BENCH_NODE_ENV` overrides the mode). With `memoryDatabase`, Redis and
  * mongo-java-server's memory backend are started here and handed to the service by URL (the H2 file
  * backend cannot ingest a 100,000-market catalogue in reasonable time; production runs MongoDB 7).
  */
@@ -32,6 +32,7 @@ export async function startStack(
     NODE_ENV: process.env.BENCH_NODE_ENV || 'production',
     OPERATOR_TOKEN: randomBytes(24).toString('hex'),
     JWT_SECRET: randomBytes(32).toString('hex'),
+    SECRETS_MASTER_KEY: randomBytes(32).toString('hex'),
     ...benchEnv,
   };
   const log = createLogger('silent', 'bench');
