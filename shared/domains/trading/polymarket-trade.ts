@@ -1,7 +1,7 @@
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { fromMicro } from '../money.js';
 import type { Refusal } from '../refusal.js';
-import { loadGuard } from '../limits/trade-guard.js';
+import { checkStanding, guardedTrade, loadGuard } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
 import { checkSignedOrder, SignedOrderInputSchema } from '../venues/polymarket/orders/signed-order.js';
@@ -67,6 +67,10 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   const { deps, agent, req, shape, holdings } = trade;
   requireClaimed(trade);
   const { models } = deps;
+  // The account's safeguards answer before anything about the market or the wallet (they take nothing).
+  const guard = req.dry_run ? null : await loadGuard(deps, agent);
+  const standing = guard && checkStanding(guard, guardedTrade(shape, 'polymarket'));
+  if (standing) return refusedResult(shape, NO_MARKET, standing, holdings, false);
   const market = isServiceMarketId(req.market_id)
     ? await deps.caches.markets.getOrLoad(req.market_id, () => models.Market.findById(req.market_id).lean())
     : null;
@@ -90,8 +94,8 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   }
   if (req.dry_run) return quotedResult(trade, m, quote);
 
-  const guard = await loadGuard(deps, agent);
-  const wallet = await walletOf(deps, guard.owner);
+  const owner = guard!.owner;
+  const wallet = await walletOf(deps, owner);
   if (!wallet)
     return refusedResult(
       shape,
@@ -108,7 +112,7 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   const negRisk = m.polymarketNegRisk === true;
   let venueOrder: VenueOrder;
   if (wallet.ownership === 'external') {
-    if (!(await hasClobCredentials(deps, { owner: guard.owner })))
+    if (!(await hasClobCredentials(deps, { owner })))
       return refusedResult(
         shape,
         m,
@@ -172,7 +176,17 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
       );
     venueOrder = { ...emptyOrder(orderType, token.tokenId, negRisk, m.tickSize, price), signer: 'managed' };
   }
-  return recordAndRun({ deps, agent, req, shape, holdings, market: m, fresh, guard, fields: { venueOrder } });
+  return recordAndRun({
+    deps,
+    agent,
+    req,
+    shape,
+    holdings,
+    market: m,
+    fresh,
+    guard: guard!,
+    fields: { venueOrder },
+  });
 }
 
 const emptyOrder = (

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
+import { Wallet } from 'ethers';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
+import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
+import { testContext } from '../support/context.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { asUser, claim, tokenFor } from '../support/users.js';
+import { newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
+
+const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+interface Trader {
+  agent: RegisteredAgent;
+  token: string;
+  wallet: Wallet;
+  /** Polymarket's official client for this wallet, pointed at the emulator's CLOB. */
+  clob: ClobClient;
+}
+
+/** A market imported from the emulator: its service id and the two outcome tokens. */
+async function importedMarket(agent: RegisteredAgent, prices = [0.55, 0.45]) {
+  const event = await newPolymarketEvent(['Yes', 'No'], prices);
+  const res = await api()
+    .post('/api/sdk/markets/import')
+    .set(asAgent(agent))
+    .send({ polymarket_url: `https://polymarket.com/market/${event.markets[0]!.slug}` })
+    .expect(200);
+  const [yes, no] = event.markets[0]!.token_ids;
+  return {
+    marketId: res.body.market_id as string,
+    conditionId: event.markets[0]!.condition_id,
+    yes: yes!,
+    no: no!,
+  };
+}
+
+/** A claimed agent with real trading on, an external wallet linked, funded, approved and with CLOB credentials. */
+async function externalTrader(): Promise<Trader> {
+  const agent = await registerAgent();
+  const token = tokenFor(`user-${randomUUID()}`);
+  await claim(token, agent.claim_code).expect(200);
+  await api()
+    .patch('/api/sdk/settings')
+    .set(asUser(token))
+    .send({ sdk_real_trading_enabled: true })
+    .expect(200);
+  const wallet = Wallet.createRandom() as unknown as Wallet;
+  const challenge = await api()
+    .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
+    .set(asAgent(agent))
+    .expect(200);
+  const signature = await wallet.signMessage(challenge.body.message);
+  const linked = await api()
+    .post('/api/sdk/wallet/link')
+    .set(asAgent(agent))
+    .send({ address: wallet.address, signature, nonce: challenge.body.nonce, signature_type: 0 })
+    .expect(200);
+  assert.equal(linked.body.success, true, JSON.stringify(linked.body));
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
+  const signer = createWalletClient({
+    account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
+    transport: http(),
+  });
+  const host = testContext().polymarket.clobUrl;
+  const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
+  await api()
+    .post('/api/sdk/wallet/credentials')
+    .set(asAgent(agent))
+    .send({ api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase })
+    .expect(200);
+  return { agent, token, wallet, clob: new ClobClient({ host, chain: 137, signer, creds }) };
+}
+
+const trade = (agent: RegisteredAgent, body: Record<string, unknown>) =>
+  api()
+    .post('/api/sdk/trade')
+    .set(asAgent(agent))
+    .send({ venue: 'polymarket', ...body });
+
+describe('Trading on Polymarket (emulated CLOB) #integration', function () {
+  this.timeout(60_000);
+
+  it('when a claimed agent buys with an order signed by the official client, then it fills and shows as a polymarket position', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const signed = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    const res = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      order_type: OrderType.FAK,
+      signed_order: signed,
+    }).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.order_status, 'matched');
+    assert.equal(res.body.fill_status, 'filled');
+    assert.ok(res.body.shares_bought > 0);
+    assert.ok(res.body.cost > 0 && res.body.cost <= 10);
+    assert.match(res.body.order_id, /^0x[0-9a-f]{64}$/);
+    const positions = await api()
+      .get('/api/sdk/positions?venue=polymarket')
+      .set(asAgent(t.agent))
+      .expect(200);
+    const row = positions.body.positions.find((p: { market_id: string }) => p.market_id === m.marketId);
+    assert.ok(row, JSON.stringify(positions.body));
+    assert.equal(row.venue, 'polymarket');
+    const venue = await polymarketAdmin<{ balances?: Record<string, string> }>(
+      'GET',
+      `/wallets/${t.wallet.address}`,
+    );
+    assert.ok(venue, 'the emulator keeps the wallet');
+  });
+
+  it('when a GTC sell rests, then it is listed as open and a cancel closes it', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const buy = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 20, side: Side.BUY, price: 0.6 });
+    const bought = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 20,
+      signed_order: buy,
+    }).expect(200);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const size = Math.floor(bought.body.shares_bought);
+    const sell = await t.clob.createOrder({ tokenID: m.yes, price: 0.95, size, side: Side.SELL });
+    const resting = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      action: 'sell',
+      shares: size,
+      order_type: 'GTC',
+      signed_order: sell,
+    }).expect(200);
+    assert.equal(resting.body.success, true, JSON.stringify(resting.body));
+    assert.equal(resting.body.order_status, 'live');
+    assert.equal(resting.body.fill_status, 'submitted');
+    const open = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+    assert.equal(open.body.count, 1);
+    assert.equal(open.body.orders[0].order_id, resting.body.order_id);
+    assert.equal(open.body.orders[0].trade_type, 'sell');
+    const canceled = await api()
+      .delete(`/api/sdk/orders/${resting.body.order_id}`)
+      .set(asAgent(t.agent))
+      .expect(200);
+    assert.deepEqual(canceled.body.canceled, [resting.body.order_id]);
+    const after = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+    assert.equal(after.body.count, 0);
+    const stored = await testContext().deps.models.Trade.findById(resting.body.trade_id).lean();
+    assert.equal(stored!.status, 'canceled');
+  });
+
+  it('when the signed order is not the trade asked for, then it is refused with a fix and nothing is sent', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const good = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    const stranger = Wallet.createRandom();
+    const [amounts] = [limitOrderAmounts('BUY', 10, 0.6, 0.01)];
+    const strangers = await signOrder(
+      stranger,
+      {
+        salt: '1',
+        maker: stranger.address,
+        signer: stranger.address,
+        tokenId: m.yes,
+        makerAmount: '10000000',
+        takerAmount: amounts.takerAmount,
+        side: 'BUY',
+        signatureType: 0,
+        timestamp: String(Date.now()),
+        expiration: '0',
+        metadata: ZERO_BYTES32,
+        builder: ZERO_BYTES32,
+      },
+      false,
+    );
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['tampered amount', { ...good, makerAmount: '9000000' }, 'signed_order_mismatch'],
+      ['wrong token', { ...good, tokenId: m.no }, 'signed_order_mismatch'],
+      ['tampered after signing', { ...good, takerAmount: '99000000' }, 'invalid_signature'],
+      ['another wallet', { ...strangers }, 'wallet_mismatch'],
+      [
+        'a V1 order',
+        { ...good, taker: '0x0000000000000000000000000000000000000000', nonce: '0', feeRateBps: '0' },
+        'order_version_mismatch',
+      ],
+    ];
+    for (const [name, signed, code] of cases) {
+      const res = await trade(t.agent, {
+        market_id: m.marketId,
+        side: 'yes',
+        amount: 10,
+        signed_order: signed,
+      }).expect(200);
+      assert.equal(res.body.success, false, name);
+      assert.equal(res.body.error_code, code, `${name}: ${JSON.stringify(res.body)}`);
+      assert.ok(res.body.hint, `${name} has a fix`);
+    }
+    const missing = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 10 }).expect(200);
+    assert.equal(missing.body.error_code, 'signed_order_required');
+  });
+
+  it('when the owner has a managed wallet, then the agent buys without signing anything', async () => {
+    const agent = await registerAgent();
+    const token = tokenFor(`user-${randomUUID()}`);
+    await claim(token, agent.claim_code).expect(200);
+    await api()
+      .patch('/api/sdk/settings')
+      .set(asUser(token))
+      .send({ sdk_real_trading_enabled: true })
+      .expect(200);
+    const managed = await api().post('/api/sdk/wallet/managed').set(asUser(token)).send({});
+    assert.ok([200, 201].includes(managed.status), JSON.stringify(managed.body));
+    const address = managed.body.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+    await polymarketAdmin('POST', `/wallets/${address}/approve`);
+    const m = await importedMarket(agent);
+    const res = await trade(agent, { market_id: m.marketId, side: 'no', amount: 12 }).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.fill_status, 'filled');
+    assert.ok(res.body.shares_bought > 0);
+    const stored = await testContext().deps.models.Trade.findById(res.body.trade_id).lean();
+    assert.equal(stored!.venueOrder!.signer, 'managed');
+    assert.equal(
+      (stored!.venueOrder!.signed as { maker: string }).maker.toLowerCase(),
+      address.toLowerCase(),
+    );
+  });
+
+  it('when the agent is unclaimed or real trading is off, then nothing is sent', async () => {
+    const unclaimed = await registerAgent();
+    const host = await externalTrader();
+    const m = await importedMarket(host.agent);
+    const denied = await trade(unclaimed, { market_id: m.marketId, side: 'yes', amount: 5 });
+    assert.equal(denied.status, 403);
+    assert.match(denied.body.claim_url, new RegExp(unclaimed.claim_code));
+    await api()
+      .patch('/api/sdk/settings')
+      .set(asUser(host.token))
+      .send({ sdk_real_trading_enabled: false })
+      .expect(200);
+    const signed = await host.clob.createMarketOrder({
+      tokenID: m.yes,
+      amount: 5,
+      side: Side.BUY,
+      price: 0.6,
+    });
+    const off = await trade(host.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 5,
+      signed_order: signed,
+    }).expect(200);
+    assert.equal(off.body.success, false);
+    assert.equal(off.body.error_code, 'real_trading_disabled');
+  });
+
+  it('when execute: true is sent (prepare_real_trade), then order parameters come back and nothing is traded', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const before = await testContext().deps.models.Trade.countDocuments({ agentId: t.agent.agent_id });
+    const res = await api()
+      .post('/api/sdk/trade')
+      .set(asAgent(t.agent))
+      .send({ market_id: m.marketId, side: 'yes', amount: 10, execute: true })
+      .expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.platform, 'polymarket');
+    assert.ok(res.body.intent_id);
+    assert.equal(res.body.order_params.token_id, m.yes);
+    assert.equal(res.body.order_params.condition_id, m.conditionId);
+    assert.equal(res.body.order_params.side, 'BUY');
+    assert.ok(res.body.order_params.size > 0);
+    assert.equal(await testContext().deps.models.Trade.countDocuments({ agentId: t.agent.agent_id }), before);
+  });
+
+  it('when a dry run is asked on polymarket, then the live book prices it and no order is sent', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const res = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      dry_run: true,
+    }).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.dry_run, true);
+    assert.ok(res.body.shares_bought > 0);
+    const open = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+    assert.equal(open.body.count, 0);
+  });
+});
