@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../infra/errors.js';
+import { afterWrite } from '../../infra/faults.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendLedgerEntry } from '../ledger/ledger.js';
 import type { MarketRecord } from '../markets/market.model.js';
@@ -309,6 +310,8 @@ export async function executeVenueOrder(
   let state: OrderState | Refusal | null = null;
   try {
     const answer = await polymarketTrading(ctx.deps).postOrder(creds, signed, vo.orderType as ClobOrderType);
+    // The relay is a write to the world: a crash test may stop the worker right after it.
+    afterWrite();
     state = stateFromAnswer(answer, signed);
   } catch (err) {
     if (!(err instanceof VenueHttpError)) throw err;

@@ -121,7 +121,8 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
     };
   filter.status = q.include_failed
     ? { $in: ['pending', 'executing', ...FINAL_TRADE_STATUSES] }
-    : { $in: ['pending', 'executing', 'filled'] };
+    : // An open order (resting, delayed) is a trade in progress; a cancelled one shows with the failed.
+      { $in: ['pending', 'executing', 'open', 'filled'] };
   const [total, trades] = await Promise.all([
     models.Trade.countDocuments(filter),
     models.Trade.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.offset).limit(q.limit).lean(),
