@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
+import { createLogger } from '../../shared/infra/logger.js';
+
+describe('the embedded database (mongo-java-server on an H2 file) #integration', function () {
+  this.timeout(120_000);
+
+  it('when its process is killed with SIGKILL, then every write it acknowledged is there after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ats-durability-'));
+    const log = createLogger('silent', 'test');
+    try {
+      let server = await startMongoServer({ dir, persistent: true, log });
+      if (server.engine !== 'mongo-java-server') return; // a real mongod journals on its own
+      let conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      const docs = conn.db!.collection('writes');
+      // Well inside H2's own one-second commit interval: only a commit per write keeps these.
+      for (let i = 0; i < 200; i++) {
+        await docs.insertOne({ i });
+        await docs.updateOne({ i }, { $set: { acked: true } });
+      }
+      await docs.bulkWrite([{ insertOne: { document: { i: 'bulk' } } }]);
+      server.child.process.kill('SIGKILL');
+      await new Promise((r) => server.child.process.once('exit', r));
+      await conn.close().catch(() => undefined);
+
+      server = await startMongoServer({ dir, persistent: true, log });
+      conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      const after = conn.db!.collection('writes');
+      assert.equal(await after.countDocuments({ acked: true }), 200);
+      assert.equal(await after.countDocuments({ i: 'bulk' }), 1);
+      await conn.close();
+      await server.child.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
