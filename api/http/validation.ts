@@ -7,6 +7,17 @@ export type RequestPart = 'body' | 'query' | 'path';
 
 const CTX_EXCLUDED = new Set(['code', 'path', 'message', 'input', 'inst', 'continue']);
 
+/** Fields whose value a 422 never echoes back (error bodies end up in agents' logs and transcripts). */
+const SECRET_FIELDS = new Set(['api_secret', 'api_passphrase', 'secret', 'passphrase', 'private_key']);
+
+function redactSecrets(loc: string[], input: unknown): unknown {
+  if (loc.some((part) => SECRET_FIELDS.has(part))) return '[redacted]';
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
+  return Object.fromEntries(
+    Object.entries(input).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? '[redacted]' : v]),
+  );
+}
+
 function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'missing';
   if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
@@ -26,14 +37,14 @@ export function toValidationItems(issues: z.core.$ZodIssue[], part: RequestPart)
           loc: [...loc, key],
           msg: `Unknown field "${key}" is not allowed`,
           type: 'extra_forbidden',
-          input: given[key] ?? null,
+          input: redactSecrets([...loc, key], given[key] ?? null),
           ctx: {},
         });
       }
       continue;
     }
     const msg = issueType(issue) === 'missing' ? 'Field required' : issue.message;
-    items.push({ loc, msg, type: issueType(issue), input: issue.input ?? null, ctx });
+    items.push({ loc, msg, type: issueType(issue), input: redactSecrets(loc, issue.input ?? null), ctx });
   }
   return items;
 }

@@ -50,8 +50,9 @@ describe('configuration #unit', () => {
       () => loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) }),
       /JWT_SECRET or JWT_PUBLIC_KEY: one is required/,
     );
+    const secrets = { SECRETS_MASTER_KEY: 'a'.repeat(64) };
     assert.equal(
-      loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), ...jwt }).OPERATOR_TOKEN,
+      loadEnv({ NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), ...jwt, ...secrets }).OPERATOR_TOKEN,
       'x'.repeat(32),
     );
   });
