@@ -32,6 +32,15 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   const byIp = (req: Request) => req.ip ?? 'unknown';
   const perMinute = (name: RateLimitName, points: number, describe: string, key: (req: Request) => string) =>
     rateLimit(deps.redis, deps.env.QUEUE_PREFIX, { name, points, durationSeconds: 60, describe, key });
+  // The account a wallet call acts for: the human behind a claimed agent's key, or the user's token.
+  const byAccount = (req: Request) =>
+    req.user
+      ? `user:${req.user._id}`
+      : req.agent?.claimedBy
+        ? `user:${req.agent.claimedBy}`
+        : req.agent
+          ? `agent:${req.agent._id}`
+          : `ip:${byIp(req)}`;
   registerEndpoints(app, deps, {
     operatorToken: opts.operatorToken,
     rateLimits: {
@@ -49,6 +58,21 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         (req) => req.agent?._id ?? byIp(req),
       ),
       import: perMinute('import', 10, 'imports per minute per agent', (req) => req.agent?._id ?? byIp(req)),
+      // Spec §8: wallet link challenges 5 per hour, link attempts 3 per day, per account.
+      'wallet-challenge': rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
+        name: 'wallet-challenge',
+        points: 5,
+        durationSeconds: 3600,
+        describe: 'wallet link challenges per hour per account',
+        key: byAccount,
+      }),
+      'wallet-link': rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
+        name: 'wallet-link',
+        points: 3,
+        durationSeconds: 24 * 3600,
+        describe: 'wallet link attempts per day per account',
+        key: byAccount,
+      }),
       context: perMinute(
         'context',
         300,

@@ -19,6 +19,7 @@ import { userHandlers } from './handlers/users.handlers.js';
 import { supportHandlers } from './handlers/support.handlers.js';
 import { skillHandlers } from './handlers/skills.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
+import { walletHandlers } from './handlers/wallet.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -36,6 +37,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...limitsHandlers,
   ...supportHandlers,
   ...skillHandlers,
+  ...walletHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

@@ -12,8 +12,9 @@ import type { JsonText } from '../http/json-text.js';
  */
 export type AuthMode = 'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-user' | 'operator';
 
-/** Named per-IP/per-agent limits; the numbers come from config. */
-export type RateLimitName = 'register' | 'context' | 'claim' | 'import' | 'wallet-positions';
+/** Named per-IP/per-agent/per-account limits; the numbers come from config or the spec (§8). */
+export type RateLimitName =
+  'register' | 'context' | 'claim' | 'import' | 'wallet-positions' | 'wallet-challenge' | 'wallet-link';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and

@@ -9,6 +9,7 @@ import { userEndpoints } from './users.endpoints.js';
 import { limitsEndpoints } from './limits.endpoints.js';
 import { supportEndpoints } from './support.endpoints.js';
 import { skillEndpoints } from './skills.endpoints.js';
+import { walletEndpoints } from './wallet.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -17,6 +18,7 @@ export const ENDPOINTS = {
   ...limitsEndpoints,
   ...supportEndpoints,
   ...skillEndpoints,
+  ...walletEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

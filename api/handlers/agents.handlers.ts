@@ -5,6 +5,7 @@ import { updateAgentSettings } from '../../shared/domains/agents/update-agent-se
 import { loadGuard } from '../../shared/domains/limits/trade-guard.js';
 import { realTradingEnabled } from '../../shared/domains/limits/trading-settings.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
+import { walletFields } from '../../shared/domains/wallets/wallet-view.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
@@ -23,6 +24,7 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
       tier: owner.tier,
       importsPerDay: deps.env.TIER_IMPORTS_PER_DAY[owner.tier],
       realTradingEnabled: realTradingEnabled(owner, settings) && agent.status !== 'suspended',
+      wallet: await walletFields(deps, owner),
     });
   },
 

@@ -6,19 +6,24 @@ import {
   setUserTier,
   updateOwnedAgentSettings,
 } from '../../shared/domains/users/manage-agents.js';
+import { ensureWalletOnClaim } from '../../shared/domains/wallets/managed-wallet.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { userEndpoints } from '../endpoints/users.endpoints.js';
 
 export const userHandlers: HandlersFor<typeof userEndpoints> = {
-  claimAgent: async ({ deps, user, body }) =>
-    claimAgent(
+  claimAgent: async ({ deps, user, body }) => {
+    const claimed = await claimAgent(
       deps.models,
       deps.invalidation,
       user,
       body.claim_code,
       deps.env.TIER_AGENT_LIMITS,
       deps.clock(),
-    ),
+    );
+    // The human gets a managed wallet to trade with when they have no wallet yet.
+    await ensureWalletOnClaim(deps, user._id);
+    return claimed;
+  },
   listUserAgents: async ({ deps, user }) => listUserAgents(deps.models, user, deps.env.TIER_AGENT_LIMITS),
   releaseAgent: async ({ deps, user, params }) =>
     releaseAgent(deps.models, deps.invalidation, user, params.agent_id),

@@ -11,6 +11,8 @@ import { userModel } from './users/user.model.js';
 import { tradingSettingsModel } from './limits/trading-settings.model.js';
 import { skillModel } from './skills/skill.model.js';
 import { marketImportModel } from './imports/market-import.model.js';
+import { walletModel } from './wallets/wallet.model.js';
+import { clobCredentialModel } from './wallets/clob-credential.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -31,6 +33,8 @@ export function createModels(conn: Connection) {
     TradingSettings: tradingSettingsModel(conn),
     Skill: skillModel(conn),
     MarketImport: marketImportModel(conn),
+    Wallet: walletModel(conn),
+    ClobCredential: clobCredentialModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
@@ -54,6 +58,7 @@ const DEV_DATABASE_INDEXES: { model: keyof Models; key: Record<string, 1>; uniqu
   { model: 'Position', key: { _id: 1, appliedSeq: 1 }, unique: true },
   // An agent's filled trades on one market (the trade context).
   { model: 'Trade', key: { agentId: 1, marketId: 1, status: 1 }, unique: false },
+  { model: 'Wallet', key: { _id: 1, version: 1 }, unique: true },
 ];
 
 /** mongo-java-server's buildInfo is a version alone; every MongoDB server names its git commit. */

@@ -2,6 +2,7 @@ import { fromMicro } from '../money.js';
 import type { Tier } from '../users/user.model.js';
 import type { AgentRecord } from './agent.model.js';
 import type { AgentMeResponse } from './agent.schemas.js';
+import { walletFieldsOf, type WalletFields } from '../wallets/wallet-view.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const rate = (wins: number, losses: number) => (wins + losses > 0 ? wins / (wins + losses) : null);
@@ -21,6 +22,8 @@ export function agentMeView(
     importsPerDay: number;
     /** Claimed, not suspended, and the owner's sdk_real_trading_enabled on. */
     realTradingEnabled: boolean;
+    /** The owner's wallet (none before claiming). */
+    wallet?: WalletFields;
   },
 ): AgentMeResponse {
   const view: AgentMeResponse = {
@@ -51,10 +54,7 @@ export function agentMeView(
       endpoints: { '/api/sdk/context': { requests_per_minute: 300 } },
     },
     auto_redeem_enabled: agent.autoRedeemEnabled,
-    wallet_address: null,
-    deposit_wallet_address: null,
-    wallet_uses_deposit_wallet: false,
-    wallet_ownership: null,
+    ...(opts.wallet ?? walletFieldsOf(null)),
     per_agent_wallet_address: null,
     per_agent_deposit_wallet_address: null,
     per_agent_dw_active: null,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WalletFieldsSchema } from '../wallets/wallet.schemas.js';
 import { AGENT_STATUSES } from './agent.model.js';
 
 const optionalText = (max: number) => z.string().trim().max(max).nullish();
@@ -82,10 +83,7 @@ export const AgentMeResponseSchema = z
       endpoints: z.record(z.string(), z.object({ requests_per_minute: z.number() })),
     }),
     auto_redeem_enabled: z.boolean(),
-    wallet_address: z.string().nullable(),
-    deposit_wallet_address: z.string().nullable(),
-    wallet_uses_deposit_wallet: z.boolean(),
-    wallet_ownership: z.enum(['native', 'external']).nullable(),
+    ...WalletFieldsSchema.shape,
     per_agent_wallet_address: z.string().nullable(),
     per_agent_deposit_wallet_address: z.string().nullable(),
     per_agent_dw_active: z.boolean().nullable(),

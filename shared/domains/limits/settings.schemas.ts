@@ -1,5 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { z } from 'zod';
+import { WalletFieldsSchema } from '../wallets/wallet.schemas.js';
 
 /** A Solana wallet: a base58 ed25519 public key on the curve (a program-derived address is not a wallet). */
 function isSolanaWallet(value: string): boolean {
@@ -80,9 +81,7 @@ export const TradingSettingsResponseSchema = z
     default_stop_loss_pct: z.number().nullable(),
     default_take_profit_pct: z.number().nullable(),
     solana_wallet_address: z.string().nullable(),
-    wallet_address: z.string().nullable(),
-    linked_wallet_address: z.string().nullable(),
-    wallet_ownership: z.enum(['native', 'external']).nullable(),
+    ...WalletFieldsSchema.shape,
     warning: z.string().optional(),
   })
   .meta({ id: 'TradingSettings' });

@@ -1,6 +1,7 @@
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
+import { walletFields } from '../wallets/wallet-view.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
@@ -63,12 +64,8 @@ export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: 
     default_stop_loss_pct: s.defaultStopLossPct,
     default_take_profit_pct: s.defaultTakeProfitPct,
     solana_wallet_address: s.solanaWalletAddress,
-    // No wallet linking on this server yet: clients read these to decide whether to link one.
-    wallet_address: null,
-    linked_wallet_address: null,
-    wallet_ownership: null,
-    wallet_uses_deposit_wallet: false,
-    deposit_wallet_address: null,
+    // The owner's Polymarket wallet: clients read these to decide whether to link one.
+    ...(await walletFields(deps, owner)),
     has_legacy_wallet: false,
     polymarket_usdc_balance: null,
     polymarket_allowances_set: false,

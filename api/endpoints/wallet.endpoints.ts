@@ -1,0 +1,96 @@
+import {
+  ClobCredentialsCheckSchema,
+  ClobCredentialsRequestSchema,
+  ClobCredentialsResponseSchema,
+  DeriveViaProxyRequestSchema,
+  ManagedWalletResponseSchema,
+  WalletChallengeQuerySchema,
+  WalletChallengeResponseSchema,
+  WalletLinkRequestSchema,
+  WalletLinkResponseSchema,
+  WalletUnlinkResponseSchema,
+} from '../../shared/domains/wallets/wallet.schemas.js';
+import { endpoint } from './endpoint.js';
+
+const ACCOUNT_NOTE =
+  'The wallet belongs to the human: with an agent API key this acts on the agent’s owner (shared by all their agents); with a user JWT, on that user. An unclaimed agent has no wallet: its writes answer 403 `agent_not_claimed` with `claim_url`.';
+
+export const walletEndpoints = {
+  walletLinkChallenge: endpoint({
+    method: 'get',
+    path: '/api/sdk/wallet/link/challenge',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary: 'A single-use message to sign (EIP-191) to prove you control a wallet; valid 5 minutes',
+    description: `${ACCOUNT_NOTE} 5 per hour per account.`,
+    query: WalletChallengeQuerySchema,
+    response: WalletChallengeResponseSchema,
+    errors: [403, 429],
+    rateLimit: 'wallet-challenge',
+  }),
+  linkWallet: endpoint({
+    method: 'post',
+    path: '/api/sdk/wallet/link',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary: 'Link an external wallet with the signed challenge; it becomes the account’s trading wallet',
+    description: `${ACCOUNT_NOTE} The signature may come with or without 0x. Refusals (400: unknown, used or expired nonce, wrong address or signer; 409: \`confirm_replace_managed\` / \`confirm_orphan_deposit_wallet\` needed, wallet linked to another account) carry a \`fix\`. 3 attempts per day per account.`,
+    body: WalletLinkRequestSchema,
+    response: WalletLinkResponseSchema,
+    errors: [403, 409, 429],
+    rateLimit: 'wallet-link',
+  }),
+  unlinkWallet: endpoint({
+    method: 'post',
+    path: '/api/sdk/wallet/unlink',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary:
+      'Unlink the external wallet (and forget its CLOB credentials); a managed wallet takes over again',
+    description: `${ACCOUNT_NOTE} Idempotent.`,
+    response: WalletUnlinkResponseSchema,
+    errors: [403, 409],
+  }),
+  createManagedWallet: endpoint({
+    method: 'post',
+    path: '/api/sdk/wallet/managed',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary:
+      'Create the account’s managed wallet (the service holds its key, sealed at rest) unless it has one',
+    description: `${ACCOUNT_NOTE} A claim creates it too when the human has no wallet. It becomes the trading wallet unless an external wallet is linked.`,
+    response: ManagedWalletResponseSchema,
+    errors: [403, 409],
+  }),
+  checkClobCredentials: endpoint({
+    method: 'get',
+    path: '/api/sdk/wallet/credentials/check',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary: 'Whether Polymarket CLOB credentials are stored for the account’s wallet',
+    description: ACCOUNT_NOTE,
+    response: ClobCredentialsCheckSchema,
+  }),
+  storeClobCredentials: endpoint({
+    method: 'post',
+    path: '/api/sdk/wallet/credentials',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary: 'Store Polymarket CLOB L2 credentials for the linked wallet (encrypted at rest, never returned)',
+    description: ACCOUNT_NOTE,
+    body: ClobCredentialsRequestSchema,
+    response: ClobCredentialsResponseSchema,
+    errors: [403, 409],
+  }),
+  deriveClobCredentialsViaProxy: endpoint({
+    method: 'post',
+    path: '/api/sdk/wallet/credentials/derive-via-proxy',
+    auth: 'agent-or-user',
+    tag: 'Wallet',
+    summary: 'Derive CLOB credentials from your L1 ClobAuth signature through this service and store them',
+    description: `${ACCOUNT_NOTE} The service calls the CLOB’s GET /auth/derive-api-key (creating the key when none exists) with your POLY_* values; \`poly_address\` must be the linked wallet. The credentials are stored encrypted and never returned.`,
+    body: DeriveViaProxyRequestSchema,
+    response: ClobCredentialsResponseSchema,
+    errors: [403, 409, 503],
+  }),
+};

@@ -1,0 +1,39 @@
+import type { Deps } from '../../composition/deps.js';
+import type { SettingsOwner } from '../limits/settings-owner.js';
+import type { WalletRecord } from './wallet.model.js';
+import { readWallet } from './wallet-store.js';
+
+/**
+ * The wallet fields clients read from settings and agents/me (client-contract §3.2, §3.3, §8.1).
+ * `wallet_address` is the wallet in use; `linked_wallet_address` only an external one (the Python
+ * client compares it with its own key's address before auto-linking). A managed wallet is
+ * `wallet_ownership: "native"`, the contract's name for it.
+ */
+export function walletFieldsOf(wallet: WalletRecord | null) {
+  const external = wallet?.ownership === 'external' ? wallet.address : null;
+  const usesDepositWallet = Boolean(
+    wallet?.ownership === 'external' && wallet.signatureType === 3 && wallet.depositWallet,
+  );
+  return {
+    wallet_address: wallet?.address ?? null,
+    linked_wallet_address: external,
+    wallet_ownership:
+      wallet?.address && wallet.ownership
+        ? wallet.ownership === 'managed'
+          ? ('native' as const)
+          : ('external' as const)
+        : null,
+    wallet_uses_deposit_wallet: usesDepositWallet,
+    deposit_wallet_address: usesDepositWallet ? wallet!.depositWallet : null,
+  };
+}
+
+export type WalletFields = ReturnType<typeof walletFieldsOf>;
+
+/** The owner's wallet fields; an unclaimed agent has no wallet (see wallet-account.ts). */
+export async function walletFields(
+  deps: Pick<Deps, 'models'>,
+  owner: Pick<SettingsOwner, 'kind' | 'id'>,
+): Promise<WalletFields> {
+  return walletFieldsOf(owner.kind === 'user' ? await readWallet(deps.models, owner.id) : null);
+}
