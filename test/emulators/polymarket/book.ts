@@ -20,6 +20,14 @@ export interface Book {
 
 const LEVELS_PER_SIDE = 6;
 
+/** Key of a YES-book level in `m.taken`. */
+const levelKey = (side: 'bid' | 'ask', yesPrice: number) => `${side}:${fmt(yesPrice)}`;
+
+/** What trades took out of this book version's levels (a price move brings fresh liquidity). */
+function takenAt(m: MarketRecord, side: 'bid' | 'ask', yesPrice: number): number {
+  return m.taken?.version === m.bookVersion ? (m.taken.sizes.get(levelKey(side, yesPrice)) ?? 0) : 0;
+}
+
 function yesBook(m: MarketRecord): Book {
   const t = m.tick;
   // Keep a bid and an ask strictly inside (0, 1) even when the price sits at the grid's edge.
@@ -31,10 +39,35 @@ function yesBook(m: MarketRecord): Book {
   for (let k = 0; k < LEVELS_PER_SIDE; k++) {
     const bid = onGrid(center - (k + 1) * t, t);
     const ask = onGrid(center + (k + 1) * t, t);
-    if (bid >= t) bids.unshift({ price: bid, size: size() });
-    if (ask <= 1 - t) asks.unshift({ price: ask, size: size() });
+    // Sizes are drawn in the same sequence whatever fills took, so untouched levels keep theirs.
+    if (bid >= t) {
+      const left = clean(size() - takenAt(m, 'bid', bid));
+      if (left > 0) bids.unshift({ price: bid, size: left });
+    }
+    if (ask <= 1 - t) {
+      const left = clean(size() - takenAt(m, 'ask', ask));
+      if (left > 0) asks.unshift({ price: ask, size: left });
+    }
   }
   return { bids, asks };
+}
+
+/**
+ * Takes `size` shares out of the synthetic level at `price` of book `index` (a fill against the
+ * house). The NO book mirrors the YES book, so NO asks are YES bids at 1 − price and vice versa.
+ */
+export function takeLiquidity(
+  m: MarketRecord,
+  index: number,
+  side: 'bids' | 'asks',
+  price: number,
+  size: number,
+) {
+  const yesSide: 'bid' | 'ask' = (side === 'bids') === (index === 0) ? 'bid' : 'ask';
+  const yesPrice = index === 0 ? price : clean(1 - price);
+  if (m.taken?.version !== m.bookVersion) m.taken = { version: m.bookVersion, sizes: new Map() };
+  const k = levelKey(yesSide, yesPrice);
+  m.taken.sizes.set(k, clean((m.taken.sizes.get(k) ?? 0) + size));
 }
 
 /** The book of outcome `index` (0 = Yes/first outcome, 1 = No/second, mirrored). */

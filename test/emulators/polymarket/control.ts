@@ -6,7 +6,7 @@ import type { PolymarketState } from './state.js';
 // "nothing was fetched"), then may be failed by an armed fault rule, then clock-driven state is
 // brought up to date before the route runs.
 
-export const FAULT_MODES: FaultMode[] = ['500', '429', 'timeout', 'malformed', 'truncated'];
+export const FAULT_MODES: FaultMode[] = ['500', '429', 'timeout', 'malformed', 'truncated', 'slow'];
 
 export function requestLog(state: PolymarketState) {
   return (req: Request, _res: Response, next: NextFunction) => {
@@ -44,6 +44,18 @@ export function faultInjector(state: PolymarketState) {
     if (!rule) return next();
     const gamma = req.path.startsWith('/gamma');
     switch (rule.mode) {
+      case 'slow': {
+        // Answer normally, hangMs late (a slow venue rather than a dead one).
+        const entry = {
+          res,
+          timer: setTimeout(() => {
+            hanging.delete(entry);
+            next();
+          }, rule.hangMs),
+        };
+        hanging.add(entry);
+        return;
+      }
       case '500':
         // Gamma's real 500 body (third-party capture); the CLOB uses `{"error": ...}`.
         res

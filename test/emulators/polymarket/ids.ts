@@ -42,3 +42,9 @@ export function slugify(text: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 90);
 }
+
+/** A version-4-shaped UUID derived from text (trade ids, like the real CLOB's). */
+export function uuidFrom(text: string): string {
+  const h = sha256Hex(text);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

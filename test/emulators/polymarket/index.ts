@@ -2,14 +2,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { faultInjector, requestLog, syncClock } from './control.js';
+import { accountRouter } from './routes/account.js';
+import { adminTradingRouter } from './routes/admin-trading.js';
 import { adminRouter } from './routes/admin.js';
+import { authRouter } from './routes/auth.js';
 import { clobRouter } from './routes/clob.js';
 import { dataRouter } from './routes/data.js';
 import { gammaRouter } from './routes/gamma.js';
+import { ordersRouter } from './routes/orders.js';
 import { PolymarketState, type StateOptions } from './state.js';
 
-// Polymarket emulator: a loopback HTTP test double of the public Gamma, CLOB (market data) and
-// Data APIs. The real services are separate hosts whose paths collide (`/markets/{id}` exists on
+// Polymarket emulator: a loopback HTTP test double of the public Gamma, CLOB (market data and
+// trading: L1/L2 auth, V2 orders, matching, cancels, orders/trades, balances) and Data APIs. The real services are separate hosts whose paths collide (`/markets/{id}` exists on
 // both Gamma and the CLOB), so one server serves each under its own prefix:
 //   <base>/gamma  <base>/clob  <base>/data  and the test control plane <base>/__admin.
 // Point the adapters at `gammaUrl`, `clobUrl`, `dataUrl` and they run unchanged.
@@ -18,6 +22,8 @@ import { PolymarketState, type StateOptions } from './state.js';
 export { FIXTURES, TAGS } from './catalogue.js';
 export { FAST_ASSETS, FAST_WINDOWS, currentWindowStart, fastMarketSlug, fastWinner } from './fast-markets.js';
 export { PolymarketState } from './state.js';
+export { CONTRACTS, HOUSE_ADDRESS } from './contracts.js';
+export { WalletLedger, MAX_UINT256, UNIT, fromUnits, toUnits } from './wallet-ledger.js';
 export type { EventRecord, MarketRecord, Resolution } from './model.js';
 
 export interface PolymarketEmulator {
@@ -45,13 +51,19 @@ export function createPolymarketApp(state: PolymarketState) {
 
   // The control plane is neither logged nor subject to faults.
   app.use('/__admin', adminRouter(state));
+  app.use('/__admin', adminTradingRouter(state));
   app.use('/__admin', (_req, res) => void res.status(404).json({ error: 'unknown admin endpoint' }));
 
   app.use(requestLog(state));
   app.use(faults.middleware);
   app.use(syncClock(state));
   app.use('/gamma', gammaRouter(state));
-  app.use('/clob', express.json({ limit: '5mb' }), clobRouter(state));
+  // The raw body is kept: L2 signatures are HMACs of the exact bytes the client sent.
+  const json = express.json({
+    limit: '5mb',
+    verify: (req, _res, buf) => void ((req as { rawBody?: string }).rawBody = buf.toString('utf8')),
+  });
+  app.use('/clob', json, clobRouter(state), authRouter(state), ordersRouter(state), accountRouter(state));
   app.use('/data', dataRouter(state));
 
   // Unknown paths: the Go services behind these hosts answer with the stock Go 404

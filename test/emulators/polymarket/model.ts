@@ -63,6 +63,8 @@ export interface MarketRecord {
   bookUpdatedMs: number;
   /** Bumped on every book change so level sizes change with it (and so does the hash). */
   bookVersion: number;
+  /** Shares fills took out of the synthetic levels of book `version` (YES-book keys, book.ts). */
+  taken?: { version: number; sizes: Map<string, number> };
   /** Price points from `createdMs`/catalogue anchor on; older history is a seeded random walk. */
   moves: PricePoint[];
   /** The instant the walk ends (= first move); history before it is synthetic. */
@@ -104,15 +106,19 @@ export interface EventRecord {
 export interface Holding {
   size: number;
   avgPrice: number;
+  /** Shares bought in total; defaults to the size. */
+  totalBought?: number;
+  realizedPnl?: number;
 }
 
-export type FaultMode = '500' | '429' | 'timeout' | 'malformed' | 'truncated';
+export type FaultMode = '500' | '429' | 'timeout' | 'malformed' | 'truncated' | 'slow';
 
 export interface FaultRule {
   mode: FaultMode;
   /** `null` = every matching request until cleared. */
   remaining: number | null;
   pathPrefix: string | undefined;
+  /** `timeout`: how long the connection hangs before it is dropped; `slow`: the added latency. */
   hangMs: number;
 }
 

@@ -18,6 +18,8 @@ import {
   fastMarketSlug,
   fastWinner,
 } from './fast-markets.js';
+import { CostBasis } from './cost-basis.js';
+import { Exchange } from './exchange.js';
 import { slugify } from './ids.js';
 import {
   onGrid,
@@ -28,6 +30,7 @@ import {
   type RequestLogEntry,
   type Resolution,
 } from './model.js';
+import { toUnits, WalletLedger } from './wallet-ledger.js';
 
 // All mutable emulator state, independent of HTTP: the routes only read and call these methods,
 // so later additions (CLOB auth, orders, balances, a chain stand-in) can extend the state without
@@ -57,8 +60,12 @@ export interface CreateEventInput {
 export class PolymarketState {
   readonly markets = new Map<string, MarketRecord>();
   readonly events = new Map<string, EventRecord>();
-  /** Data API holdings: user (lower-case address) → token id → holding. */
-  readonly positions = new Map<string, Map<string, Holding>>();
+  /** Chain state: pUSD and CTF balances, allowances, approvals (shared with any chain stand-in). */
+  readonly ledger = new WalletLedger();
+  /** Data API entry prices; position sizes come from the ledger. */
+  readonly basis = new CostBasis();
+  /** The CLOB's trading side: API keys, orders, trades, settings. */
+  readonly exchange: Exchange = new Exchange(this);
   faults: FaultRule[] = [];
   requests: RequestLogEntry[] = [];
   clockOffsetMs = 0;
@@ -86,6 +93,14 @@ export class PolymarketState {
     return this.wallClock() + this.clockOffsetMs;
   }
 
+  /**
+   * The injected clock without the admin offset. Auth timestamps may match either: the offset
+   * models time passing on the venue, and clients that sign with their own clock must still get in.
+   */
+  clientClockMs(): number {
+    return this.wallClock();
+  }
+
   reset(): void {
     this.markets.clear();
     this.events.clear();
@@ -93,7 +108,9 @@ export class PolymarketState {
     this.marketByConditionIx.clear();
     this.marketByTokenIx.clear();
     this.eventBySlugIx.clear();
-    this.positions.clear();
+    this.ledger.reset();
+    this.basis.reset();
+    this.exchange.reset();
     this.faults = [];
     this.requests = [];
     this.clockOffsetMs = 0;
@@ -159,6 +176,7 @@ export class PolymarketState {
         if (event) this.remove(event);
       }
     }
+    this.exchange.sync(now);
   }
 
   // ---- lookups ----
@@ -197,10 +215,13 @@ export class PolymarketState {
     m.bookVersion++;
     m.volume = Math.round((m.volume + 250) * 100) / 100;
     m.volume24hr = Math.round((m.volume24hr + 250) * 100) / 100;
+    // The new book may cross resting orders: they fill against it.
+    this.exchange.sweep(m);
   }
 
   resolve(m: MarketRecord, outcome: Resolution): void {
     applyResolution(m, outcome, this.now());
+    this.exchange.cancelMarket(m);
   }
 
   /** Stops trading without resolving (UMA proposal pending). */
@@ -210,6 +231,7 @@ export class PolymarketState {
     m.closedMs ??= atMs;
     m.bookUpdatedMs = atMs;
     m.bookVersion++;
+    this.exchange.cancelMarket(m);
   }
 
   createEvent(input: CreateEventInput): { event: EventRecord; markets: MarketRecord[] } {
@@ -260,12 +282,25 @@ export class PolymarketState {
     return { event, markets };
   }
 
-  /** Sets (replaces) a Data API holding; size 0 removes it. */
+  /** Sets (replaces) a holding: the ledger balance of `token` and its Data API entry price. */
   seedPosition(user: string, token: string, size: number, avgPrice: number): void {
-    const key = user.toLowerCase();
-    const book = this.positions.get(key) ?? new Map<string, Holding>();
-    if (size === 0) book.delete(token);
-    else book.set(token, { size, avgPrice });
-    this.positions.set(key, book);
+    this.ledger.setTokenBalance(user, token, toUnits(size));
+    this.basis.set(user, token, avgPrice, size);
+  }
+
+  /** What the Data API shows for `user`: ledger balances of catalogue tokens with entry prices. */
+  holdings(user: string): Map<string, Holding> {
+    const out = new Map<string, Holding>();
+    for (const [token, units] of this.ledger.tokenBalances(user)) {
+      if (!this.marketByTokenIx.has(token)) continue;
+      const b = this.basis.get(user, token);
+      out.set(token, {
+        size: Number(units) / 1e6,
+        avgPrice: b?.avgPrice ?? 0,
+        totalBought: b?.totalBought,
+        realizedPnl: b?.realizedPnl,
+      });
+    }
+    return out;
   }
 }

@@ -1,4 +1,5 @@
 import { bestAsk, bestBid, bookOf, midpoint, spread } from './book.js';
+import { FEE_SCHEDULE } from './fees.js';
 import { clean, fmt, isoDate, isoDay, type EventRecord, type MarketRecord } from './model.js';
 import type { PolymarketState } from './state.js';
 
@@ -119,7 +120,7 @@ export function gammaMarket(state: PolymarketState, m: MarketRecord): Record<str
   }
   if (m.feeType) {
     w.feeType = m.feeType;
-    w.feeSchedule = { rate: 0.25, exponent: 2, takerOnly: true, rebateRate: 0.2 };
+    w.feeSchedule = { ...FEE_SCHEDULE };
   }
   if (m.umaStatus) w.umaResolutionStatus = m.umaStatus;
   if (m.closedMs !== undefined) w.closedTime = pgTime(m.closedMs);
@@ -264,6 +265,6 @@ export function clobMarketInfo(m: MarketRecord): Record<string, unknown> {
     r: null,
   };
   if (m.negRisk) w.nr = true; // omitted when false, like the real service
-  if (m.feesEnabled) w.fd = { r: 0.25, e: 2, to: true };
+  if (m.feesEnabled) w.fd = { r: FEE_SCHEDULE.rate, e: FEE_SCHEDULE.exponent, to: FEE_SCHEDULE.takerOnly };
   return w;
 }

@@ -155,7 +155,13 @@ export function adminRouter(state: PolymarketState): Router {
         mode,
         remaining: typeof count === 'number' ? count : null,
         pathPrefix: b.path_prefix as string | undefined,
-        hangMs: finite(b.hang_ms) ? b.hang_ms : 60_000,
+        hangMs: finite(b.hang_ms)
+          ? b.hang_ms
+          : finite(b.delay_ms)
+            ? b.delay_ms
+            : mode === 'slow'
+              ? 2_000
+              : 60_000,
       });
       return state.faults;
     }),

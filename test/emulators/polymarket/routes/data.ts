@@ -46,7 +46,7 @@ export function positionView(state: PolymarketState, user: string, token: string
   const initialValue = h.size * h.avgPrice;
   const currentValue = h.size * curPrice;
   const cashPnl = currentValue - initialValue;
-  const oppositeHeld = (state.positions.get(user)?.get(m.tokenIds[other] as string)?.size ?? 0) > 0;
+  const oppositeHeld = state.ledger.tokenBalance(user, m.tokenIds[other] as string) > 0n;
   return {
     proxyWallet: user,
     asset: token,
@@ -57,9 +57,9 @@ export function positionView(state: PolymarketState, user: string, token: string
     currentValue: clean(currentValue),
     cashPnl: clean(cashPnl),
     percentPnl: initialValue > 0 ? clean((cashPnl / initialValue) * 100) : 0,
-    totalBought: clean(h.size),
-    realizedPnl: 0,
-    percentRealizedPnl: 0,
+    totalBought: clean(h.totalBought ?? h.size),
+    realizedPnl: clean(h.realizedPnl ?? 0),
+    percentRealizedPnl: initialValue > 0 ? clean(((h.realizedPnl ?? 0) / initialValue) * 100) : 0,
     curPrice: clean(curPrice),
     redeemable: m.resolution !== undefined,
     mergeable: !m.closed && oppositeHeld,
@@ -81,7 +81,7 @@ export function dataRouter(state: PolymarketState): Router {
   const r = Router();
 
   const positionsOf = (user: string) =>
-    [...(state.positions.get(user) ?? new Map<string, Holding>()).entries()]
+    [...state.holdings(user).entries()]
       .map(([token, h]) => positionView(state, user, token, h))
       .filter((p) => p !== undefined);
 
