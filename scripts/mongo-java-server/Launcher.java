@@ -42,14 +42,38 @@ public class Launcher {
           "insert", "update", "delete", "findandmodify", "findAndModify", "createIndexes", "dropIndexes",
           "drop", "create", "renameCollection");
 
-  /** The H2 backend, committing after every write command. */
+  /**
+   * The H2 backend, committing every write command before it is answered. Concurrent writers share
+   * commits: a writer whose write a commit already covered (started after it) does not commit again.
+   */
   static H2Backend durableH2(String file) {
     return new H2Backend(file) {
+      private final Object commitLock = new Object();
+      private long written; // writes finished, numbered
+      private long committed; // the highest write number a finished commit covers
+
       @Override
       public Document handleCommand(Channel channel, String database, String command, Document query) {
         Document answer = super.handleCommand(channel, database, command, query);
-        if (WRITES.contains(command)) commit();
+        if (WRITES.contains(command)) commitThrough(nextWrite());
         return answer;
+      }
+
+      private synchronized long nextWrite() {
+        return ++written;
+      }
+
+      private synchronized long lastWrite() {
+        return written;
+      }
+
+      private void commitThrough(long write) {
+        synchronized (commitLock) {
+          if (committed >= write) return;
+          long through = lastWrite();
+          commit();
+          committed = through;
+        }
       }
     };
   }
