@@ -507,6 +507,147 @@ describe('Polymarket emulator: trading with the official client (@polymarket/clo
     assert.equal(BigInt(dPusd.balance), 1_000_000_000n - units(d.makingAmount));
   });
 
+  it('when one wallet crosses the resting order of another, then both ledgers move and both see the trade', async () => {
+    const [m] = newMarket();
+    const yes = m!.tokenIds[0];
+    const seller = newSigner();
+    const buyer = newSigner();
+    await fundAndApprove(seller.account.address, 0, { [yes]: 10 });
+    await fundAndApprove(buyer.account.address, 100);
+    const s = (await tradingClient(seller)).client;
+    const b = (await tradingClient(buyer)).client;
+    // 0.50 sits inside the house spread (0.49 / 0.51): it rests, and is the best ask.
+    const ask = await s.createAndPostOrder({ tokenID: yes, price: 0.5, size: 10, side: Side.SELL });
+    assert.equal(ask.status, 'live');
+    const bid = await b.createAndPostOrder({ tokenID: yes, price: 0.51, size: 6, side: Side.BUY });
+    assert.deepEqual([bid.status, bid.makingAmount, bid.takingAmount], ['matched', '3', '6']);
+
+    const [takerView] = await b.getTrades({ id: bid.tradeIDs![0] });
+    const [makerView] = await s.getTrades({ id: bid.tradeIDs![0] });
+    assert.deepEqual([takerView!.trader_side, makerView!.trader_side], ['TAKER', 'MAKER']);
+    assert.equal(makerView!.maker_orders[0]!.order_id, ask.orderID);
+    assert.equal((await s.getOrder(ask.orderID)).size_matched, '6');
+    const pusd = (c: ClobClient) => c.getBalanceAllowance({ asset_type: AssetType.COLLATERAL });
+    const shares = (c: ClobClient) =>
+      c.getBalanceAllowance({ asset_type: AssetType.CONDITIONAL, token_id: yes });
+    assert.deepEqual(
+      [
+        (await pusd(s)).balance,
+        (await shares(s)).balance,
+        (await pusd(b)).balance,
+        (await shares(b)).balance,
+      ],
+      ['3000000', '4000000', '97000000', '6000000'],
+    );
+
+    // The Data API shows the fill to the buyer (taker); the seller's maker fill only with takerOnly=false.
+    const data = async (user: string, q = '') =>
+      (await (await fetch(`${emu.dataUrl}/trades?user=${user}${q}`)).json()) as Json[];
+    const [row] = await data(buyer.account.address);
+    assert.deepEqual(
+      [row.side, row.size, row.price, row.asset, row.transactionHash],
+      ['BUY', 6, 0.5, yes, takerView!.transaction_hash],
+    );
+    assert.deepEqual(await data(seller.account.address), []);
+    assert.equal((await data(seller.account.address, '&takerOnly=false'))[0].side, 'SELL');
+  });
+
+  it('when a GTD order outlives its expiration on the emulator clock, then it is no longer open', async () => {
+    const [m] = newMarket();
+    const signer = newSigner();
+    await fundAndApprove(signer.account.address);
+    const { client } = await tradingClient(signer);
+    const soon = Math.floor(Date.now() / 1000) + 30;
+    const early = await apiError(
+      client.createAndPostOrder(
+        { tokenID: m!.tokenIds[0], price: 0.4, size: 10, side: Side.BUY, expiration: soon },
+        undefined,
+        OrderType.GTD,
+      ),
+    );
+    assert.equal(early.message, 'invalid expiration', 'a minute of security buffer');
+    const resp = await client.createAndPostOrder(
+      { tokenID: m!.tokenIds[0], price: 0.4, size: 10, side: Side.BUY, expiration: soon + 120 },
+      undefined,
+      OrderType.GTD,
+    );
+    assert.equal(resp.status, 'live');
+    assert.equal((await client.getOrder(resp.orderID)).expiration, String(soon + 120));
+    await admin('/clock', { advance_ms: 200_000 });
+    assert.equal((await client.getOrder(resp.orderID)).status, 'CANCELED');
+    assert.deepEqual(await client.getOpenOrders(), []);
+  });
+
+  it('when a post-only order would cross, or the market stops accepting orders, then the order is refused', async () => {
+    const [m] = newMarket();
+    const yes = m!.tokenIds[0];
+    const signer = newSigner();
+    await fundAndApprove(signer.account.address);
+    const { client } = await tradingClient(signer);
+    const crossing = await apiError(
+      client.createAndPostOrder(
+        { tokenID: yes, price: 0.55, size: 10, side: Side.BUY },
+        undefined,
+        OrderType.GTC,
+        true,
+      ),
+    );
+    assert.equal(crossing.message, 'invalid post-only order: order crosses book');
+    const maker = await client.createAndPostOrder(
+      { tokenID: yes, price: 0.45, size: 10, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+      true,
+    );
+    assert.equal(maker.status, 'live');
+    await admin(`/markets/${m!.conditionId}/accepting-orders`, { accepting: false });
+    const paused = await apiError(
+      client.createAndPostOrder({ tokenID: yes, price: 0.45, size: 10, side: Side.BUY }),
+    );
+    assert.equal(paused.message, 'the market is not yet ready to process new orders');
+  });
+
+  it('when the CLOB is made slow for order posts, then the order still goes through, late', async () => {
+    const [m] = newMarket();
+    const signer = newSigner();
+    await fundAndApprove(signer.account.address);
+    const { client } = await tradingClient(signer);
+    await admin('/faults', { mode: 'slow', path_prefix: '/clob/order', delay_ms: 300, count: 1 });
+    const started = Date.now();
+    const resp = await client.createAndPostOrder({
+      tokenID: m!.tokenIds[0],
+      price: 0.4,
+      size: 10,
+      side: Side.BUY,
+    });
+    assert.equal(resp.status, 'live');
+    assert.ok(Date.now() - started >= 300);
+  });
+
+  it('when a taker buys on a fee-enabled market, then the fee is charged on top and shown on the trade', async () => {
+    const m = [...emu.state.markets.values()].find((x) => x.feesEnabled && !x.closed && x.acceptingOrders);
+    assert.ok(m, 'a rolling crypto market is open');
+    const yes = m.tokenIds[0];
+    const signer = newSigner();
+    await fundAndApprove(signer.account.address);
+    const { client } = await tradingClient(signer);
+    const resp = await client.createAndPostMarketOrder(
+      { tokenID: yes, amount: 10, side: Side.BUY },
+      undefined,
+      OrderType.FOK,
+    );
+    const [trade] = await client.getTrades({ id: resp.tradeIDs![0] });
+    const p = Number(trade!.price);
+    const fee = Number(resp.takingAmount) * 0.25 * (p * (1 - p)) ** 2;
+    assert.ok(Number(trade!.fee_rate_bps) > 0);
+    const pusd = await client.getBalanceAllowance({ asset_type: AssetType.COLLATERAL });
+    const paid = 1_000 - Number(pusd.balance) / 1e6;
+    assert.ok(
+      Math.abs(paid - Number(resp.makingAmount) - fee) < 2e-6,
+      `${paid} vs ${resp.makingAmount} + ${fee}`,
+    );
+  });
+
   it('when a trade is set to FAILED, then both sides get their money back', async () => {
     const [m] = newMarket();
     const yes = m!.tokenIds[0];

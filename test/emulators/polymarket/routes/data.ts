@@ -5,8 +5,9 @@ import { tokenPrice } from '../wire.js';
 import { bool, one, uint } from './params.js';
 import { HttpError, jsonRoute } from './json-route.js';
 
-// Data API (https://data-api.polymarket.com), reference §7: positions derived from the holdings
-// seeded through the admin API and the current market prices. camelCase, numbers are numbers.
+// Data API (https://data-api.polymarket.com), reference §7: positions derived from the wallet
+// ledger (funded through the admin API or filled on the emulated CLOB), entry prices and the
+// current market prices; trades from the CLOB's fills. camelCase, numbers are numbers.
 // Choices where the reference is silent: a missing `user` → 400
 // `{"error":"required query param 'user' not provided"}`, a malformed one → 400
 // `{"error":"invalid user address"}` (the real texts are undocumented); `limit` above 500 is
@@ -135,6 +136,62 @@ export function dataRouter(state: PolymarketState): Router {
         const d = typeof ka === 'string' ? ka.localeCompare(String(kb)) : ka - (kb as number);
         return direction === 'ASC' ? d : -d;
       });
+      const start = offset ?? 0;
+      return rows.slice(start, start + Math.min(limit ?? 100, 500));
+    }),
+  );
+
+  // Fills of `user` (the funder address), newest first (§7). Like the real API, only the fills
+  // where the user was the taker unless `takerOnly=false`; FAILED trades are not fills.
+  r.get(
+    '/trades',
+    jsonRoute((req) => {
+      const user = userParam(req);
+      const markets = csv(one(req, 'market'));
+      const takerOnly = bool(one(req, 'takerOnly'));
+      const side = one(req, 'side')?.toUpperCase();
+      const limit = uint(one(req, 'limit'));
+      const offset = uint(one(req, 'offset'));
+      if (
+        takerOnly === null ||
+        limit === null ||
+        offset === null ||
+        (side && side !== 'BUY' && side !== 'SELL')
+      )
+        throw new HttpError(400, 'invalid filters');
+      const rows = [...state.exchange.trades.values()]
+        .filter((t) => t.status !== 'FAILED')
+        .sort((a, b) => b.seq - a.seq)
+        .flatMap((t) => {
+          const hit = state.marketByToken(t.tokenId);
+          if (!hit) return [];
+          const fills: { side: string; shares: bigint; priceMicro: bigint }[] = [];
+          if (t.takerMaker.toLowerCase() === user && t.shares > 0n)
+            fills.push({ side: t.side, shares: t.shares, priceMicro: (t.notional * 1_000_000n) / t.shares });
+          if (takerOnly === false)
+            for (const m of t.makers) if (m.makerAddress.toLowerCase() === user) fills.push(m);
+          const { market: m, index } = hit;
+          return fills.map((f) => ({
+            proxyWallet: user,
+            side: f.side,
+            asset: t.tokenId,
+            conditionId: m.conditionId,
+            size: clean(Number(f.shares) / 1e6),
+            price: clean(Number(f.priceMicro) / 1e6),
+            timestamp: Math.floor(t.matchMs / 1000),
+            title: m.question,
+            slug: m.slug,
+            eventSlug: state.eventOf(m).slug,
+            outcome: m.outcomes[index] as string,
+            outcomeIndex: index,
+            transactionHash: t.transactionHash,
+          }));
+        })
+        .filter(
+          (row) =>
+            (markets.length === 0 || markets.includes(row.conditionId.toLowerCase())) &&
+            (!side || row.side === side),
+        );
       const start = offset ?? 0;
       return rows.slice(start, start + Math.min(limit ?? 100, 500));
     }),
