@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
-import { createWalletClient, http } from 'viem';
+import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
 import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
@@ -57,14 +57,24 @@ async function externalTrader(): Promise<Trader> {
   const linked = await api()
     .post('/api/sdk/wallet/link')
     .set(asAgent(agent))
-    .send({ address: wallet.address, signature, nonce: challenge.body.nonce, signature_type: 0 })
+    .send({
+      address: wallet.address,
+      signature,
+      nonce: challenge.body.nonce,
+      signature_type: 0,
+      // The claim gave the human a managed wallet: an explicit link replaces it as the trading wallet.
+      confirm_replace_managed: true,
+    })
     .expect(200);
   assert.equal(linked.body.success, true, JSON.stringify(linked.body));
   await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
   await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
   const signer = createWalletClient({
     account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
-    transport: http(),
+    // Signing needs no chain: a transport that refuses any RPC call.
+    transport: custom({
+      request: () => Promise.reject(new Error('no RPC in these tests')),
+    }),
   });
   const host = testContext().polymarket.clobUrl;
   const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
@@ -109,11 +119,14 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const row = positions.body.positions.find((p: { market_id: string }) => p.market_id === m.marketId);
     assert.ok(row, JSON.stringify(positions.body));
     assert.equal(row.venue, 'polymarket');
-    const venue = await polymarketAdmin<{ balances?: Record<string, string> }>(
+    // At a price below 1, a buy gets more shares than it pays; the venue's ledger holds exactly them.
+    assert.ok(res.body.shares_bought > res.body.cost, JSON.stringify(res.body));
+    const venue = await polymarketAdmin<{ tokens: Record<string, number | string> }>(
       'GET',
       `/wallets/${t.wallet.address}`,
     );
-    assert.ok(venue, 'the emulator keeps the wallet');
+    assert.equal(Number(venue.tokens[m.yes]), res.body.shares_bought, JSON.stringify(venue));
+    assert.equal(row.shares_yes, res.body.shares_bought, JSON.stringify(row));
   });
 
   it('when a GTC sell rests, then it is listed as open and a cancel closes it', async () => {
@@ -136,7 +149,8 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
       shares: size,
       order_type: 'GTC',
       signed_order: sell,
-    }).expect(200);
+    });
+    assert.equal(resting.status, 200, JSON.stringify(resting.body));
     assert.equal(resting.body.success, true, JSON.stringify(resting.body));
     assert.equal(resting.body.order_status, 'live');
     assert.equal(resting.body.fill_status, 'submitted');

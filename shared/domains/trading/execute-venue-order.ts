@@ -110,9 +110,13 @@ async function managedOrder(ctx: TradeExecutionContext, t: TradeRecord): Promise
   return stored!.venueOrder!.signed as SignedV2Order;
 }
 
-/** Amounts in an answer may be human units or base units (polymarket.md §5.2): whichever fits the order. */
+/**
+ * Amounts in an answer may be human units or base units (polymarket.md §5.2). Base units are
+ * integers near the order's own amounts; a fill may beat the order's price (more shares than it
+ * asked for), so human units are anything fractional or within a thousandfold of the order.
+ */
 const micro = (value: number, signedMicro: number) =>
-  value * 1e6 <= signedMicro * 1.0001 + 1 ? Math.round(value * 1e6) : Math.round(value);
+  !Number.isInteger(value) || value * 1e6 <= signedMicro * 1000 ? Math.round(value * 1e6) : Math.round(value);
 
 /** What the CLOB's answer to the post says, or null when it must be looked up by the order id. */
 function stateFromAnswer(answer: PostOrderAnswer, order: SignedV2Order): OrderState | Refusal {
