@@ -92,6 +92,7 @@ describe('queue plumbing #integration', () => {
       'reconcile-trades': { slot: '202611220405' },
       'import-markets': { importId: '00000000-0000-4000-8000-000000000003' },
       'sync-external-prices': { every: 30, bucket: 59000000 },
+      'sync-venue-orders': { every: 10, bucket: 177000000 },
       'check-resolutions': { every: 60, bucket: 29500000 },
       'import-fast-markets': { slot: '202611220400' },
       'expire-sim-markets': { slot: '202611220400' },
