@@ -76,19 +76,7 @@ async function emulatorCreds(h: L1Headers) {
 /** Unix seconds on the emulator's clock (tests may move it). */
 const emulatorNow = () => Math.floor(testContext().polymarket.state.now() / 1000);
 
-/**
- * The Polymarket emulator's CLOB L1 auth (`GET /auth/derive-api-key`, `POST /auth/api-key`) is being
- * built alongside this feature (issue 12, item 1). Until it answers, the tests that need it are
- * skipped with this reason in their title; everything else runs.
- */
-let emulatorHasL1Auth = false;
-const NEEDS_L1 = '[needs the emulator’s CLOB L1 auth]';
-
 describe('CLOB credentials #integration', () => {
-  before(async () => {
-    const probe = await fetch(`${testContext().polymarket.clobUrl}/auth/derive-api-key`);
-    emulatorHasL1Auth = probe.status !== 404;
-  });
   afterEach(async () => {
     await fetch(`${testContext().polymarket.adminUrl}/faults`, { method: 'DELETE' });
   });
@@ -219,8 +207,7 @@ describe('CLOB credentials #integration', () => {
     assert.equal(await clobCredentialsFor(deps, owner(sub)), null);
   });
 
-  it(`when derive-via-proxy is signed by the linked wallet, then the CLOB’s credentials are stored ${NEEDS_L1}`, async function () {
-    if (!emulatorHasL1Auth) this.skip();
+  it(`when derive-via-proxy is signed by the linked wallet, then the CLOB’s credentials are stored`, async () => {
     const { app, deps } = testContext();
     const { sub, auth } = freshUser();
     const signer = Wallet.createRandom();
@@ -240,8 +227,7 @@ describe('CLOB credentials #integration', () => {
     assert.equal(check.body.has_credentials, true);
   });
 
-  it(`when the L1 signature is wrong, then 400 clob_auth_refused with a fix ${NEEDS_L1}`, async function () {
-    if (!emulatorHasL1Auth) this.skip();
+  it(`when the L1 signature is wrong, then 400 clob_auth_refused with a fix`, async () => {
     const { app } = testContext();
     const { auth } = freshUser();
     const signer = Wallet.createRandom();
@@ -257,8 +243,7 @@ describe('CLOB credentials #integration', () => {
     assert.match(res.body.fix, /ClobAuth/);
   });
 
-  it(`when a managed wallet's credentials are derived, then they are stored sealed for its address ${NEEDS_L1}`, async function () {
-    if (!emulatorHasL1Auth) this.skip();
+  it(`when a managed wallet's credentials are derived, then they are stored sealed for its address`, async () => {
     const { app, deps } = testContext();
     const { sub, auth } = freshUser();
     await request(app).post('/api/sdk/wallet/managed').set(auth).expect(200);
@@ -272,7 +257,7 @@ describe('CLOB credentials #integration', () => {
   });
 
   describe('secret leak check', () => {
-    it('when credentials are stored and a managed wallet exists, then no collection, log line or answer holds a key, secret or passphrase in clear', async function () {
+    it('when credentials are stored and a managed wallet exists, then no collection, log line or answer holds a key, secret or passphrase in clear', async () => {
       const ctx = testContext();
       const lines: string[] = [];
       const capture = new Writable({
@@ -324,26 +309,22 @@ describe('CLOB credentials #integration', () => {
           .send({ api_secret: refused, api_passphrase: refused }),
       );
 
-      if (emulatorHasL1Auth) {
-        // Derived through the proxy (the CLOB's answer carries a secret), and for the managed key.
-        const h = await signClobAuth(external, emulatorNow());
-        const res = await call(
-          request(app).post('/api/sdk/wallet/credentials/derive-via-proxy').set(agentAuth).send(proxyBody(h)),
-        );
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        const fromClob = await emulatorCreds(h);
-        needles.push(fromClob.secret, fromClob.passphrase);
-        const viaManaged = await deriveManagedClobCredentials(
-          { ...deps, clock: () => new Date(ctx.polymarket.state.now()) },
-          sub,
-        );
-        needles.push(viaManaged!.secret, viaManaged!.passphrase);
-        // Failing CLOB calls log their errors.
-        const bad = { ...proxyBody(h), poly_timestamp: String(Number(h.timestamp) - 1) };
-        await call(
-          request(app).post('/api/sdk/wallet/credentials/derive-via-proxy').set(agentAuth).send(bad),
-        );
-      }
+      // Derived through the proxy (the CLOB's answer carries a secret), and for the managed key.
+      const h = await signClobAuth(external, emulatorNow());
+      const res = await call(
+        request(app).post('/api/sdk/wallet/credentials/derive-via-proxy').set(agentAuth).send(proxyBody(h)),
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const fromClob = await emulatorCreds(h);
+      needles.push(fromClob.secret, fromClob.passphrase);
+      const viaManaged = await deriveManagedClobCredentials(
+        { ...deps, clock: () => new Date(ctx.polymarket.state.now()) },
+        sub,
+      );
+      needles.push(viaManaged!.secret, viaManaged!.passphrase);
+      // Failing CLOB calls log their errors.
+      const bad = { ...proxyBody(h), poly_timestamp: String(Number(h.timestamp) - 1) };
+      await call(request(app).post('/api/sdk/wallet/credentials/derive-via-proxy').set(agentAuth).send(bad));
       await fetch(`${ctx.polymarket.adminUrl}/faults`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
