@@ -7,7 +7,9 @@ import { freePort } from '../../shared/infra/embedded/child-process.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
-import { registerAgent } from '../support/http.js';
+import { api, registerAgent } from '../support/http.js';
+import { asUser, claim, tokenFor } from '../support/users.js';
+import { newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -263,6 +265,84 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
       assert.equal(agentA.tradesCount, 2);
     });
   }
+
+  it('when a worker is killed right after relaying a Polymarket order, then the retried job finds it and books it once', async () => {
+    const ctx = testContext();
+    const { models } = ctx.deps;
+    const agent = await registerAgent();
+    const token = tokenFor(`user-${randomUUID()}`);
+    await claim(token, agent.claim_code).expect(200);
+    // The claim gives the human a managed wallet: the service signs its orders.
+    const wallet = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+    const address = wallet.body.wallet_address as string;
+    assert.match(address, /^0x[0-9a-fA-F]{40}$/);
+    await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 100 });
+    await polymarketAdmin('POST', `/wallets/${address}/approve`);
+    const event = await newPolymarketEvent(['Yes', 'No'], [0.4, 0.6]);
+    const imported = await api()
+      .post('/api/sdk/markets/import')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ polymarket_url: `https://polymarket.com/market/${event.markets[0]!.slug}` })
+      .expect(200);
+    const market = (await models.Market.findById(imported.body.market_id).lean())!;
+    const tradeId = randomUUID();
+    await models.Trade.create({
+      _id: tradeId,
+      agentId: agent.agent_id,
+      marketId: market._id,
+      venue: 'polymarket',
+      side: 'yes',
+      action: 'buy',
+      amountMicro: 8_000_000,
+      sharesMicro: 0,
+      status: 'pending',
+      ownerKey: `user:${(await models.Agent.findById(agent.agent_id).lean())!.claimedBy}`,
+      venueOrder: {
+        signer: 'managed',
+        orderType: 'FAK',
+        tokenId: market.polymarketTokenId!,
+        negRisk: false,
+        tickSize: market.tickSize,
+        price: 0.5,
+      },
+    });
+    const prefix = `${ctx.env.QUEUE_PREFIX}-relay-${randomUUID().slice(0, 8)}`;
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    await queues.enqueue('execute-trade', { tradeId });
+    const finished = async () => {
+      const t = await models.Trade.findById(tradeId, { status: 1 }).lean();
+      const job = await queues.queues.trades.getJob(`execute-trade-${tradeId}`);
+      return t?.status === 'filled' && (await job?.getState()) === 'completed';
+    };
+    const venue = {
+      POLYMARKET_GAMMA_URL: ctx.polymarket.gammaUrl,
+      POLYMARKET_CLOB_URL: ctx.polymarket.clobUrl,
+      POLYMARKET_DATA_URL: ctx.polymarket.dataUrl,
+    };
+    try {
+      // Writes: the claim, the signed order recorded, the relay; killed right after the relay.
+      assert.equal(await runWorkerProcess(prefix, 3, finished, 'trades', venue), 'killed');
+      await runWorkerProcess(prefix, null, finished, 'trades', venue);
+    } finally {
+      await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+      await queues.close();
+    }
+    const orders = await polymarketAdmin<{ id: string }[]>('GET', `/clob/orders?owner=${address}`);
+    assert.equal(orders.length, 1, 'one order reached the venue');
+    const t = (await models.Trade.findById(tradeId).lean())!;
+    assert.equal(t.status, 'filled');
+    assert.equal(t.venueOrder!.orderId, orders[0]!.id);
+    assert.equal(await models.LedgerEntry.countDocuments({ tradeId }), 1, 'the match booked once');
+    const held = await polymarketAdmin<{ tokens: Record<string, number | string> }>(
+      'GET',
+      `/wallets/${address}`,
+    );
+    const position = (await models.Position.findOne({
+      agentId: agent.agent_id,
+      venue: 'polymarket',
+    }).lean())!;
+    assert.equal(position.sharesYesMicro, Math.round(Number(held.tokens[market.polymarketTokenId!]) * 1e6));
+  });
 
   it('when a settlement is interrupted after every write, then each position is paid exactly once', async () => {
     const ctx = testContext();

@@ -86,6 +86,23 @@ async function externalTrader(): Promise<Trader> {
   return { agent, token, wallet, clob: new ClobClient({ host, chain: 137, signer, creds }) };
 }
 
+/** A claimed agent trading from its human's managed wallet (created at the claim), funded and approved. */
+async function managedTrader() {
+  const agent = await registerAgent();
+  const token = tokenFor(`user-${randomUUID()}`);
+  await claim(token, agent.claim_code).expect(200);
+  await api()
+    .patch('/api/sdk/settings')
+    .set(asUser(token))
+    .send({ sdk_real_trading_enabled: true })
+    .expect(200);
+  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+  const address = settings.body.wallet_address as string;
+  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+  await polymarketAdmin('POST', `/wallets/${address}/approve`);
+  return { agent, token, address };
+}
+
 const trade = (agent: RegisteredAgent, body: Record<string, unknown>) =>
   api()
     .post('/api/sdk/trade')
@@ -244,6 +261,53 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
       (stored!.venueOrder!.signed as { maker: string }).maker.toLowerCase(),
       address.toLowerCase(),
     );
+  });
+
+  it('when the CLOB fails a few times, then the order is retried as the same order and placed once', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    await polymarketAdmin('POST', '/faults', { mode: '500', count: 3, path_prefix: '/clob/order' });
+    try {
+      const res = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 6 }).expect(200);
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      assert.equal(res.body.fill_status, 'filled');
+    } finally {
+      await polymarketAdmin('DELETE', '/faults');
+    }
+    const orders = await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${t.address}`);
+    assert.equal(orders.length, 1, 'one order reached the venue');
+  });
+
+  it('when the CLOB is down past the deadline, then the answer is submitted, and the order is placed once it is back', async function () {
+    this.timeout(90_000);
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const { deps } = testContext();
+    const waited = deps.env.TRADE_WAIT_MS;
+    deps.env.TRADE_WAIT_MS = 3000;
+    // Orders fail; the book and order reads still answer.
+    await polymarketAdmin('POST', '/faults', { mode: '500', path_prefix: '/clob/order' });
+    let tradeId: string;
+    try {
+      const res = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 6 }).expect(200);
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      assert.equal(res.body.fill_status, 'submitted', 'not failed: the order may still be placed');
+      tradeId = res.body.trade_id;
+    } finally {
+      deps.env.TRADE_WAIT_MS = waited;
+      await polymarketAdmin('DELETE', '/faults');
+    }
+    // The job keeps retrying the same order; with the CLOB back it goes through, once.
+    for (let i = 0; i < 60; i++) {
+      const stored = await deps.models.Trade.findById(tradeId, { status: 1 }).lean();
+      if (stored?.status === 'filled') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const stored = (await deps.models.Trade.findById(tradeId).lean())!;
+    assert.equal(stored.status, 'filled');
+    const orders = await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${t.address}`);
+    assert.equal(orders.length, 1, 'one order reached the venue');
+    assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId }), 1);
   });
 
   it('when the agent is unclaimed or real trading is off, then nothing is sent', async () => {

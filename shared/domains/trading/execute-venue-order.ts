@@ -104,6 +104,7 @@ async function managedOrder(ctx: TradeExecutionContext, t: TradeRecord): Promise
     { _id: t._id, status: 'executing', 'venueOrder.orderId': null },
     { $set: { 'venueOrder.orderId': orderId, 'venueOrder.signed': signed } },
   );
+  afterWrite(recorded.modifiedCount > 0);
   if (recorded.modifiedCount > 0) return signed;
   // An earlier run signed one first: that is the order, whatever this run made.
   const stored = await ctx.models.Trade.findById(t._id, { venueOrder: 1 }).lean();

@@ -79,20 +79,22 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   if ('errorCode' in token) return refusedResult(shape, market ?? NO_MARKET, token, holdings, req.dry_run);
   const m = market!;
 
-  // The book, walked for this size: a dry run's answer, and a managed market order's limit price.
-  let quote;
-  try {
-    quote = await deps.venues.get('polymarket').executableQuote(venueKey(m), {
-      outcome: req.side,
-      action: req.action,
-      amount: req.action === 'buy' ? fromMicro(shape.amountMicro) : undefined,
-      shares: req.action === 'sell' ? fromMicro(shape.sharesMicro) : undefined,
-    });
-  } catch (err) {
-    if (err instanceof VenueHttpError) throw venueUnavailable(err);
-    throw err;
-  }
-  if (req.dry_run) return quotedResult(trade, m, quote);
+  // The book, walked for this size: a dry run's answer, and a managed market order's limit price
+  // (read only then: an order that needs no book is not held up by it).
+  const quote = async () => {
+    try {
+      return await deps.venues.get('polymarket').executableQuote(venueKey(m), {
+        outcome: req.side,
+        action: req.action,
+        amount: req.action === 'buy' ? fromMicro(shape.amountMicro) : undefined,
+        shares: req.action === 'sell' ? fromMicro(shape.sharesMicro) : undefined,
+      });
+    } catch (err) {
+      if (err instanceof VenueHttpError) throw venueUnavailable(err);
+      throw err;
+    }
+  };
+  if (req.dry_run) return quotedResult(trade, m, await quote());
 
   const owner = guard!.owner;
   const wallet = await walletOf(deps, owner);
@@ -157,11 +159,9 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
     };
   } else {
     // The service signs in the worker; the limit is the caller's price or the book's level that fills the size.
-    const price = req.price ?? quote?.worstPrice ?? null;
-    if (
-      price === null ||
-      (quote && !quote.filled && req.price == null && orderType !== 'GTC' && orderType !== 'GTD')
-    )
+    const book = req.price == null ? await quote() : null;
+    const price = req.price ?? book?.worstPrice ?? null;
+    if (price === null || (book && !book.filled && orderType !== 'GTC' && orderType !== 'GTD'))
       return refusedResult(
         shape,
         m,
