@@ -30,12 +30,9 @@ export const TradeRequestSchema = z
     source: z.string().max(200).nullish(),
     skill_slug: z.string().max(200).nullish(),
     signal_data: z.record(z.string(), z.unknown()).nullish(),
-    execute: z
-      .boolean()
-      .nullish()
-      .meta({
-        description: 'Deprecated: true only prepares a Polymarket YES buy (order_params) and trades nothing.',
-      }),
+    execute: z.boolean().nullish().meta({
+      description: 'Deprecated: true only prepares a Polymarket YES buy (order_params) and trades nothing.',
+    }),
     wallet_address: z.string().max(200).nullish(),
     signed_order: z.record(z.string(), z.unknown()).nullish().meta({
       description:
