@@ -6,6 +6,9 @@ import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
 import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
+import { clobCredentialsFor } from '../../shared/domains/wallets/clob-credentials.js';
+import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
+import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { asUser, claim, tokenFor } from '../support/users.js';
@@ -255,12 +258,23 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     assert.equal(res.body.success, true, JSON.stringify(res.body));
     assert.equal(res.body.fill_status, 'filled');
     assert.ok(res.body.shares_bought > 0);
-    const stored = await testContext().deps.models.Trade.findById(res.body.trade_id).lean();
+    const { deps } = testContext();
+    const stored = await deps.models.Trade.findById(res.body.trade_id).lean();
     assert.equal(stored!.venueOrder!.signer, 'managed');
     assert.equal(
       (stored!.venueOrder!.signed as { maker: string }).maker.toLowerCase(),
       address.toLowerCase(),
     );
+    // The key that signed, and the CLOB secret derived with it, are nowhere in clear in the database.
+    const userId = (await deps.models.Agent.findById(agent.agent_id).lean())!.claimedBy!;
+    const key = (await managedSigner(deps, userId))!.privateKey.slice(2).toLowerCase();
+    const creds = (await clobCredentialsFor(deps, { kind: 'user', id: userId }))!;
+    for (const name of Object.keys(deps.models) as (keyof typeof deps.models)[]) {
+      const dump = JSON.stringify(await deps.models[name].collection.find({}).toArray()).toLowerCase();
+      assert.ok(!dump.includes(key), `the private key in clear in ${name}`);
+      assert.ok(!dump.includes(creds.secret.toLowerCase()), `the CLOB secret in clear in ${name}`);
+      assert.ok(!dump.includes(creds.passphrase.toLowerCase()), `the CLOB passphrase in clear in ${name}`);
+    }
   });
 
   it('when the CLOB fails a few times, then the order is retried as the same order and placed once', async () => {
@@ -308,6 +322,63 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const orders = await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${t.address}`);
     assert.equal(orders.length, 1, 'one order reached the venue');
     assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId }), 1);
+  });
+
+  it('when a GTC buy rests and the venue fills it later, then the order sync books the fill and closes the trade', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const res = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      price: 0.2,
+      order_type: 'GTC',
+    }).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.order_status, 'live');
+    assert.equal(res.body.cost, 0);
+    const { deps } = testContext();
+    await polymarketAdmin('POST', `/clob/orders/${res.body.order_id}/cross`, { size: 20 });
+    await syncVenueOrders(deps);
+    let stored = (await deps.models.Trade.findById(res.body.trade_id).lean())!;
+    assert.equal(stored.status, 'open', 'partly matched: still working');
+    assert.equal(stored.venueOrder!.matchedSharesMicro, 20_000_000);
+    await polymarketAdmin('POST', `/clob/orders/${res.body.order_id}/cross`);
+    await syncVenueOrders(deps);
+    await syncVenueOrders(deps);
+    stored = (await deps.models.Trade.findById(res.body.trade_id).lean())!;
+    assert.equal(stored.status, 'filled');
+    assert.equal(stored.fill!.sharesMicro, 50_000_000);
+    assert.equal(stored.fill!.amountMicro, 10_000_000);
+    const position = (await deps.models.Position.findOne({
+      agentId: t.agent.agent_id,
+      venue: 'polymarket',
+    }).lean())!;
+    assert.equal(position.sharesYesMicro, 50_000_000);
+    assert.equal(position.costYesMicro, 10_000_000);
+    assert.equal(
+      await deps.models.LedgerEntry.countDocuments({ tradeId: res.body.trade_id }),
+      2,
+      'one entry per match',
+    );
+    const history = await api().get('/api/sdk/trades?venue=polymarket').set(asAgent(t.agent)).expect(200);
+    assert.ok(JSON.stringify(history.body).includes(res.body.trade_id), 'in the trade history');
+  });
+
+  it('when the kill switch is on or the daily spend is reached, then a real-venue buy is refused before any order', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    await api().patch('/api/sdk/settings').set(asUser(t.token)).send({ sdk_daily_limit: 10 }).expect(200);
+    const first = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 6 }).expect(200);
+    assert.equal(first.body.success, true, JSON.stringify(first.body));
+    const over = await trade(t.agent, { market_id: m.marketId, side: 'no', amount: 6 });
+    assert.ok([200, 429].includes(over.status), JSON.stringify(over.body));
+    assert.match(JSON.stringify(over.body), /daily/i);
+    await api().patch('/api/sdk/settings').set(asUser(t.token)).send({ trading_paused: true }).expect(200);
+    const paused = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 1 }).expect(200);
+    assert.equal(paused.body.error_code, 'trading_paused');
+    const orders = await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${t.address}`);
+    assert.equal(orders.length, 1, 'only the first buy reached the venue');
   });
 
   it('when the agent is unclaimed or real trading is off, then nothing is sent', async () => {
