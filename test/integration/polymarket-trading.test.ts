@@ -147,6 +147,9 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     );
     assert.equal(Number(venue.tokens[m.yes]), res.body.shares_bought, JSON.stringify(venue));
     assert.equal(row.shares_yes, res.body.shares_bought, JSON.stringify(row));
+    const portfolio = await api().get('/api/sdk/portfolio').set(asAgent(t.agent)).expect(200);
+    assert.equal(portfolio.body.polymarket.positions_count, 1, JSON.stringify(portfolio.body));
+    assert.ok(portfolio.body.polymarket.total_exposure > 0);
   });
 
   it('when a GTC sell rests, then it is listed as open and a cancel closes it', async () => {

@@ -227,7 +227,14 @@ export async function portfolio(
         ? ['More than half of your exposure is in one market.']
         : [],
     sim: venue === undefined || venue === 'sim' ? sim : null,
-    polymarket: null,
+    // Real positions at the venue's price (imported markets follow it); the wallet's pUSD is on-chain, not here.
+    polymarket:
+      venue === undefined || venue === 'polymarket'
+        ? bucket(
+            rows.filter(({ p }) => p.venue === 'polymarket'),
+            0,
+          )
+        : null,
     kalshi: null,
     total: { positions_count: open.length, total_exposure: fromMicro(totalExposure) },
     combos: [],
