@@ -218,7 +218,7 @@ export const EnvSchema = z.object({
     'Polymarket Gamma API (market and event metadata).',
   ),
   POLYMARKET_CLOB_URL: httpUrl('https://clob.polymarket.com').describe(
-    'Polymarket CLOB API (books, prices; orders later).',
+    'Polymarket CLOB API (books and prices; orders, cancels and order reads with the owner’s L2 credentials).',
   ),
   POLYMARKET_DATA_URL: httpUrl('https://data-api.polymarket.com').describe(
     'Polymarket Data API (wallet positions).',
