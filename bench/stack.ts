@@ -44,7 +44,11 @@ export async function startStack(
     : [];
   if (servers.length) Object.assign(extraEnv, { REDIS_URL: servers[0]!.url, MONGODB_URI: servers[1]!.url });
   const port = await freePort();
-  const service = await startServiceProcess(dataDir, port, extraEnv);
+  const service = await startServiceProcess(dataDir, port, extraEnv).catch(async (err: unknown) => {
+    // The service did not start: the servers started for it must not outlive the bench.
+    for (const server of servers) await server.child.stop();
+    throw err;
+  });
   const { proc } = service;
   const out = service.output();
   const redisUrl = servers[0]?.url ?? /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];
