@@ -2,7 +2,7 @@ import { publicBaseUrl } from '../../infra/config/env.js';
 import type { Deps } from '../../composition/deps.js';
 import { currentSettings } from '../limits/trading-settings.js';
 import { isPaused } from '../limits/trading-settings.model.js';
-import type { TradeExecutionContext } from './execute-trade.js';
+import type { TradeExecutionContext } from './execution-context.js';
 
 export const claimUrlFor = (baseUrl: string) => (code: string) =>
   `${baseUrl}/claim/${encodeURIComponent(code)}`;

@@ -1,7 +1,6 @@
 import { AppError } from '../../infra/errors.js';
-import type { Logger } from '../../infra/logger.js';
-import type { Deps } from '../../composition/deps.js';
 import { executeVenueOrder } from './execute-venue-order.js';
+import type { TradeExecutionContext } from './execution-context.js';
 import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
@@ -18,18 +17,6 @@ import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import { filledResult, NO_MARKET, refusedResult, type Holdings, type TradeShape } from './trade-result.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { TradeResult } from './trade.schemas.js';
-
-export interface TradeExecutionContext {
-  /** For real-venue orders: the venues, the owners' wallets and credentials. */
-  deps: Deps;
-  models: Models;
-  log: Logger;
-  now: () => Date;
-  baseUrl: string;
-  claimUrlFor: (code: string) => string;
-  /** Whether the owner's kill switch is on now (the worker's second look, see executeTrade). */
-  ownerPaused: (ownerKey: string) => Promise<boolean>;
-}
 
 export const shapeOf = (t: TradeRecord): TradeShape => ({
   id: t._id,

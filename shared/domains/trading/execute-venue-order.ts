@@ -19,7 +19,7 @@ import {
 import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clob-credentials.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
-import type { TradeExecutionContext } from './execute-trade.js';
+import type { TradeExecutionContext } from './execution-context.js';
 import { finishTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';

@@ -1,4 +1,4 @@
-import type { TradeExecutionContext } from './execute-trade.js';
+import type { TradeExecutionContext } from './execution-context.js';
 import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
 import type { TradeResult } from './trade.schemas.js';
 

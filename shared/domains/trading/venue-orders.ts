@@ -5,7 +5,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { tradeContext } from './context.js';
-import type { TradeExecutionContext } from './execute-trade.js';
+import type { TradeExecutionContext } from './execution-context.js';
 import {
   bookMatches,
   credentialsOf,

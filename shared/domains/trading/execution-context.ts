@@ -1,0 +1,16 @@
+import type { Deps } from '../../composition/deps.js';
+import type { Logger } from '../../infra/logger.js';
+import type { Models } from '../models.js';
+
+/** What a worker needs to execute trades, built once per process (context.ts). */
+export interface TradeExecutionContext {
+  /** For real-venue orders: the venues, the owners' wallets and credentials. */
+  deps: Deps;
+  models: Models;
+  log: Logger;
+  now: () => Date;
+  baseUrl: string;
+  claimUrlFor: (code: string) => string;
+  /** Whether the owner's kill switch is on now (the worker's second look, see executeTrade). */
+  ownerPaused: (ownerKey: string) => Promise<boolean>;
+}
