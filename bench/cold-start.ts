@@ -13,16 +13,7 @@ import {
 } from './measure.js';
 import { coldStartTable } from './report.js';
 import { startStack } from './stack.js';
-
-export interface ColdStartResults {
-  idleSeconds: number;
-  /** The first trade after the start banner (the agent was registered and listed markets first). */
-  firstAfterStartMs: number;
-  /** The first trade after `idleSeconds` without a request. */
-  firstAfterIdleMs: number;
-  /** The median of the next 10 trades, one at a time: the warm reference. */
-  warmMs: number;
-}
+import type { ColdStartResults } from './results.js';
 
 export async function runColdStart(cfg = coldStartConfig, log = console.log): Promise<ColdStartResults> {
   const stack = await startStack(TRADING_BENCH_ENV);

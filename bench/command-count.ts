@@ -27,23 +27,9 @@ import {
   TRADING_BENCH_ENV,
 } from './measure.js';
 import { commandCountTable } from './report.js';
+import type { CommandCount } from './results.js';
 
 type Role = 'api' | 'worker';
-
-export interface CommandCount {
-  /** Commands of one buy, alone on the service. */
-  api: number;
-  worker: number;
-  /** `find agents`, … in the order the driver started them. */
-  apiCommands: string[];
-  workerCommands: string[];
-  /** Per buy when `batch` buys by different agents arrive at once (what batching would amortise). */
-  batch: number;
-  apiPerBuyInBatch: number;
-  workerPerBuyInBatch: number;
-  /** Commands seen in one idle second before the buy (nothing else should run). */
-  backgroundPerSecond: number;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -21,20 +21,7 @@ import {
 import { readTables } from './report.js';
 import { seedAgents, seedMarkets } from './seed.js';
 import { startStack, type Stack } from './stack.js';
-
-export interface ReadResults {
-  seconds: number;
-  markets: number;
-  agents: number;
-  connections: number;
-  seededSeconds: number;
-  bareHttp: Row;
-  /** Closed loop at `connections`; `key` names the rows the goals and the chart pick. */
-  closed: (Row & { key: string })[];
-  /** Paced at `rate` req/s. */
-  paced: (Row & { key: string })[];
-  rate: number;
-}
+import type { ReadResults } from './results.js';
 
 /** The reads of the bench: [key, label, path]. */
 export function readCases(marketId: string): [string, string, string][] {

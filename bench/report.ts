@@ -2,12 +2,8 @@
 // and the generated section of docs/benchmarks.md (between the bench markers; the prose and the
 // history above it are kept).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ColdStartResults } from './cold-start.js';
-import type { CommandCount } from './command-count.js';
 import type { Row } from './measure.js';
-import type { ReadResults } from './reads.bench.js';
-import type { ScalingResults } from './scaling.js';
-import type { TradeResults } from './trades.bench.js';
+import type { ColdStartResults, CommandCount, ReadResults, ScalingResults, TradeResults } from './results.js';
 
 export const SECTION_START = '<!-- bench:start -->';
 export const SECTION_END = '<!-- bench:end -->';

@@ -25,18 +25,9 @@ import { prepareReaders, readCases } from './reads.bench.js';
 import { scalingTables } from './report.js';
 import { seedAgents, seedMarkets } from './seed.js';
 import { startStack } from './stack.js';
+import type { ScalingResults } from './results.js';
 
 const SCALING_READS = ['market', 'context', 'leaderboard', 'list'];
-
-export interface ScalingResults {
-  seconds: number;
-  connections: number;
-  readRate: number;
-  /** Trade rows by number of seeded markets (the service's own catalogue comes on top). */
-  markets: { markets: number; trade: Row }[];
-  /** Read rows (key → row) by number of seeded agents. */
-  agents: { agents: number; reads: (Row & { key: string })[] }[];
-}
 
 export async function runScaling(cfg = scalingConfig, log = console.log): Promise<ScalingResults> {
   const connections = tradeConfig.connections[0]!;

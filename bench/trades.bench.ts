@@ -20,17 +20,7 @@ import {
 } from './measure.js';
 import { tradeTables } from './report.js';
 import { startStack } from './stack.js';
-
-export interface TradeResults {
-  seconds: number;
-  agents: number;
-  markets: number;
-  bareHttp: Row;
-  /** Closed loop at each connection count: the no-op floor and sim trades. */
-  closed: { connections: number; noOp: Row; trade: Row }[];
-  /** Paced at each offered load (req/s), `pacedConnections` at most in flight. */
-  curve: { rate: number; noOp: Row; trade: Row }[];
-}
+import type { TradeResults } from './results.js';
 
 export async function runTradeBench(cfg = tradeConfig, log = console.log): Promise<TradeResults> {
   // The bench measures the trade path: each agent buys the same two market sides over and over,

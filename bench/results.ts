@@ -1,0 +1,62 @@
+/** The result shapes of the bench parts, shared by each part and the report (report.ts). */
+import type { Row } from './measure.js';
+
+export interface ColdStartResults {
+  idleSeconds: number;
+  /** The first trade after the start banner (the agent was registered and listed markets first). */
+  firstAfterStartMs: number;
+  /** The first trade after `idleSeconds` without a request. */
+  firstAfterIdleMs: number;
+  /** The median of the next 10 trades, one at a time: the warm reference. */
+  warmMs: number;
+}
+
+export interface CommandCount {
+  /** Commands of one buy, alone on the service. */
+  api: number;
+  worker: number;
+  /** `find agents`, … in the order the driver started them. */
+  apiCommands: string[];
+  workerCommands: string[];
+  /** Per buy when `batch` buys by different agents arrive at once (what batching would amortise). */
+  batch: number;
+  apiPerBuyInBatch: number;
+  workerPerBuyInBatch: number;
+  /** Commands seen in one idle second before the buy (nothing else should run). */
+  backgroundPerSecond: number;
+}
+
+export interface ReadResults {
+  seconds: number;
+  markets: number;
+  agents: number;
+  connections: number;
+  seededSeconds: number;
+  bareHttp: Row;
+  /** Closed loop at `connections`; `key` names the rows the goals and the chart pick. */
+  closed: (Row & { key: string })[];
+  /** Paced at `rate` req/s. */
+  paced: (Row & { key: string })[];
+  rate: number;
+}
+
+export interface ScalingResults {
+  seconds: number;
+  connections: number;
+  readRate: number;
+  /** Trade rows by number of seeded markets (the service's own catalogue comes on top). */
+  markets: { markets: number; trade: Row }[];
+  /** Read rows (key → row) by number of seeded agents. */
+  agents: { agents: number; reads: (Row & { key: string })[] }[];
+}
+
+export interface TradeResults {
+  seconds: number;
+  agents: number;
+  markets: number;
+  bareHttp: Row;
+  /** Closed loop at each connection count: the no-op floor and sim trades. */
+  closed: { connections: number; noOp: Row; trade: Row }[];
+  /** Paced at each offered load (req/s), `pacedConnections` at most in flight. */
+  curve: { rate: number; noOp: Row; trade: Row }[];
+}
