@@ -9,15 +9,7 @@ import { createModels, type Models } from '../shared/domains/models.js';
 import { remarkLeaderboard } from '../shared/domains/reads/leaderboard.js';
 import { connectMongo } from '../shared/infra/mongo.js';
 import { isMain } from '../shared/infra/process/is-main.js';
-import {
-  BARE_HTTP,
-  bareHttpRequest,
-  getRequest,
-  httpLoad,
-  postJson,
-  registerAgents,
-  type Row,
-} from './measure.js';
+import { BARE_HTTP, bareHttpRequest, getRequest, httpLoad, postJson, registerAgents } from './measure.js';
 import { readTables } from './report.js';
 import { seedAgents, seedMarkets } from './seed.js';
 import { startStack, type Stack } from './stack.js';

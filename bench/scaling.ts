@@ -19,7 +19,6 @@ import {
   registerAgents,
   tradeRequest,
   TRADING_BENCH_ENV,
-  type Row,
 } from './measure.js';
 import { prepareReaders, readCases } from './reads.bench.js';
 import { scalingTables } from './report.js';

@@ -16,7 +16,6 @@ import {
   registerAgents,
   tradeRequest,
   TRADING_BENCH_ENV,
-  type Row,
 } from './measure.js';
 import { tradeTables } from './report.js';
 import { startStack } from './stack.js';
