@@ -30,6 +30,8 @@ describe('scheduled jobs #integration', () => {
     await waitFor(
       async () => (await deps.models.Heartbeat.findById('scheduler').lean())?.slot === '203001010007',
     );
+    // The worker records the heartbeat before BullMQ marks its job completed.
+    await waitFor(async () => (await job!.getState()) === 'completed');
     const waiting = await deps.queues.queues.system.getJobs(['waiting', 'active', 'delayed']);
     assert.equal(waiting.filter((j) => j.id === 'record-heartbeat-203001010007').length, 0);
   });
