@@ -384,6 +384,53 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     assert.equal(orders.length, 1, 'only the first buy reached the venue');
   });
 
+  it('when the wallet has no credentials or is unlinked, or a FOK cannot fill, then the refusal says how to fix it', async () => {
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    // A FOK whose limit is below every ask: killed, nothing booked.
+    const fok = await t.clob.createMarketOrder(
+      { tokenID: m.yes, amount: 20, side: Side.BUY, price: 0.4 },
+      { tickSize: '0.01', negRisk: false },
+    );
+    const killed = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 20,
+      order_type: 'FOK',
+      signed_order: fok,
+    }).expect(200);
+    assert.equal(killed.body.success, false, JSON.stringify(killed.body));
+    assert.equal(killed.body.error_code, 'no_liquidity');
+    assert.match(killed.body.error, /not filled/);
+    assert.equal(
+      await testContext().deps.models.LedgerEntry.countDocuments({ tradeId: killed.body.trade_id }),
+      0,
+    );
+
+    await testContext().deps.models.ClobCredential.deleteMany({});
+    const signed = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 5, side: Side.BUY, price: 0.6 });
+    const noCreds = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 5,
+      signed_order: signed,
+    }).expect(200);
+    assert.equal(noCreds.body.error_code, 'clob_credentials_missing');
+    assert.match(noCreds.body.hint, /POST \/api\/sdk\/wallet\/credentials/);
+
+    await api().post('/api/sdk/wallet/unlink').set(asAgent(t.agent)).send({}).expect(200);
+    const unlinked = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 5,
+      signed_order: signed,
+    }).expect(200);
+    // The managed wallet takes over: the client's order is not from it.
+    assert.equal(unlinked.body.success, false, JSON.stringify(unlinked.body));
+    assert.equal(unlinked.body.error_code, 'wallet_mismatch', JSON.stringify(unlinked.body));
+    assert.match(unlinked.body.hint, /wallet\/link/);
+  });
+
   it('when the agent is unclaimed or real trading is off, then nothing is sent', async () => {
     const unclaimed = await registerAgent();
     const host = await externalTrader();

@@ -1,6 +1,6 @@
 import { notFound } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { priceAt } from '../markets/history.js';
+import { priceAtMinute } from '../markets/history.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { marketView } from '../markets/market-view.js';
 import type { Models } from '../models.js';
@@ -182,8 +182,8 @@ export async function marketContext(
       .sort({ createdAt: -1 })
       .limit(50)
       .lean(),
-    priceAt(models, m, new Date(now.getTime() - 3600_000)),
-    priceAt(models, m, new Date(now.getTime() - 24 * 3600_000)),
+    priceAtMinute(models, m, new Date(now.getTime() - 3600_000)),
+    priceAtMinute(models, m, new Date(now.getTime() - 24 * 3600_000)),
   ]);
   const byVenue = Object.fromEntries(
     VENUE_IDS.map((v) => [v, contextPosition(positions.find((p) => p.venue === v) ?? null, m, now)]),

@@ -158,6 +158,20 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
       signed: checked.value.order,
     };
   } else {
+    // An order signed elsewhere is not this wallet's: placing the trade from the managed wallet
+    // instead would spend funds the agent did not mean to.
+    if (req.signed_order)
+      return refusedResult(
+        shape,
+        m,
+        refusal(
+          'wallet_mismatch',
+          `signed_order was sent, but this account trades from its managed wallet ${wallet.address}.`,
+          'Link the wallet that signs (POST /api/sdk/wallet/link), or send the trade without signed_order to use the managed wallet.',
+        ),
+        holdings,
+        false,
+      );
     // The service signs in the worker; the limit is the caller's price or the book's level that fills the size.
     const book = req.price == null ? await quote() : null;
     const price = req.price ?? book?.worstPrice ?? null;
