@@ -6,7 +6,6 @@ import type { MarketEventRecord } from '../markets/market-event.model.js';
 import { appendMarketEvent } from '../markets/market-log.js';
 import { TRADING_PAUSED } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import type { Models } from '../models.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { goLiveBlock } from './go-live.js';
