@@ -11,12 +11,15 @@ import { dataRouter } from './routes/data.js';
 import { gammaRouter } from './routes/gamma.js';
 import { ordersRouter } from './routes/orders.js';
 import { PolymarketState, type StateOptions } from './state.js';
+import { PolygonChain, polygonAdminRouter, polygonRpcRouter } from '../polygon/index.js';
 
 // Polymarket emulator: a loopback HTTP test double of the public Gamma, CLOB (market data and
 // trading: L1/L2 auth, V2 orders, matching, cancels, orders/trades, balances) and Data APIs. The real services are separate hosts whose paths collide (`/markets/{id}` exists on
 // both Gamma and the CLOB), so one server serves each under its own prefix:
 //   <base>/gamma  <base>/clob  <base>/data  and the test control plane <base>/__admin.
-// Point the adapters at `gammaUrl`, `clobUrl`, `dataUrl` and they run unchanged.
+// Point the adapters at `gammaUrl`, `clobUrl`, `dataUrl` and they run unchanged. The Polygon
+// JSON-RPC stand-in (../polygon) is mounted at <base>/polygon over the same state, so chain and
+// CLOB see one ledger.
 // No production module may import this.
 
 export { FIXTURES, TAGS } from './catalogue.js';
@@ -32,8 +35,11 @@ export interface PolymarketEmulator {
   clobUrl: string;
   dataUrl: string;
   adminUrl: string;
+  /** Polygon JSON-RPC (chain id 137) over the same ledger; its admin is `${adminUrl}/polygon`. */
+  rpcUrl: string;
   close(): Promise<void>;
   state: PolymarketState;
+  chain: PolygonChain;
 }
 
 export interface PolymarketEmulatorOptions extends StateOptions {
@@ -48,8 +54,15 @@ export function createPolymarketApp(state: PolymarketState) {
   app.disable('x-powered-by');
   app.set('etag', false);
   const faults = faultInjector(state);
+  const chain = new PolygonChain(state);
 
   // The control plane is neither logged nor subject to faults.
+  // A full reset also forgets the chain (POL, nonces, transactions): it shares the ledger.
+  app.post('/__admin/reset', (_req, _res, next) => {
+    chain.reset();
+    next();
+  });
+  app.use('/__admin/polygon', polygonAdminRouter(state, chain));
   app.use('/__admin', adminRouter(state));
   app.use('/__admin', adminTradingRouter(state));
   app.use('/__admin', (_req, res) => void res.status(404).json({ error: 'unknown admin endpoint' }));
@@ -65,6 +78,7 @@ export function createPolymarketApp(state: PolymarketState) {
   });
   app.use('/clob', json, clobRouter(state), authRouter(state), ordersRouter(state), accountRouter(state));
   app.use('/data', dataRouter(state));
+  app.use('/polygon', polygonRpcRouter(state, chain));
 
   // Unknown paths: the Go services behind these hosts answer with the stock Go 404
   // ("404 page not found", text/plain) — our best knowledge, the exact body is undocumented.
@@ -80,7 +94,7 @@ export function createPolymarketApp(state: PolymarketState) {
     console.error('[polymarket emulator]', err);
     res.status(500).json({ error: 'emulator error' });
   });
-  return { app, releaseHanging: faults.release };
+  return { app, chain, releaseHanging: faults.release };
 }
 
 export async function startPolymarketEmulator(
@@ -88,7 +102,7 @@ export async function startPolymarketEmulator(
 ): Promise<PolymarketEmulator> {
   const host = opts.host ?? '127.0.0.1';
   const state = new PolymarketState(opts);
-  const { app, releaseHanging } = createPolymarketApp(state);
+  const { app, chain, releaseHanging } = createPolymarketApp(state);
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -105,7 +119,9 @@ export async function startPolymarketEmulator(
     clobUrl: `${url}/clob`,
     dataUrl: `${url}/data`,
     adminUrl: `${url}/__admin`,
+    rpcUrl: `${url}/polygon`,
     state,
+    chain,
     close: () =>
       new Promise<void>((resolve, reject) => {
         releaseHanging();

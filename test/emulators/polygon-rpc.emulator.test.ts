@@ -1,0 +1,399 @@
+import assert from 'node:assert/strict';
+import { ApiError, AssetType, Chain, ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
+import {
+  Contract,
+  JsonRpcProvider,
+  MaxUint256,
+  Network,
+  Transaction,
+  Wallet,
+  ZeroHash,
+  parseEther,
+  parseUnits,
+  type TransactionReceipt,
+  type TransactionRequest,
+} from 'ethers';
+import { createWalletClient, custom } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
+import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
+
+// The Polygon JSON-RPC stand-in, driven by ethers v6 the way a client or the service would use a
+// real node: chain id, balances, signed approvals and redemptions, receipts, the transaction-pool
+// refusals. Its state is the Polymarket emulator's: an approval mined here is an allowance the
+// emulated CLOB honours, and a redemption pays out of the same ledger.
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let emu: PolymarketEmulator;
+let provider: JsonRpcProvider;
+
+async function admin(path: string, body?: unknown, method = 'POST'): Promise<Json> {
+  const res = await fetch(`${emu.adminUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `admin ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** A raw JSON-RPC exchange (to assert the exact error objects a node answers). */
+async function rpc(payload: unknown): Promise<Json> {
+  const res = await fetch(emu.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+const call = (method: string, params: unknown[] = []) => rpc({ jsonrpc: '2.0', id: 1, method, params });
+
+/** A funded wallet (POL for gas) connected to the emulator. */
+async function newWallet(pol = 1): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  if (pol > 0) await admin(`/polygon/accounts/${wallet.address}/fund`, { pol });
+  return wallet;
+}
+
+/** A signed raw transaction with explicit fields (type 2 unless gasPrice is given). */
+async function signed(wallet: Wallet, tx: TransactionRequest): Promise<string> {
+  const base: TransactionRequest =
+    tx.gasPrice !== undefined
+      ? { type: 0 }
+      : { type: 2, maxFeePerGas: parseUnits('100', 'gwei'), maxPriorityFeePerGas: parseUnits('30', 'gwei') };
+  return wallet.signTransaction({ chainId: 137, gasLimit: 100_000, value: 0, data: '0x', ...base, ...tx });
+}
+
+const mine = (blocks = 1) => admin('/polygon/mine', { blocks });
+const manualMining = () => admin('/polygon/mining', { mode: 'manual' });
+const approveData = (spender: string, amount: bigint) =>
+  ERC20.encodeFunctionData('approve', [spender, amount]);
+const pusdOf = async (a: string) => BigInt((await admin(`/wallets/${a}`, undefined, 'GET')).pusd * 1e6);
+
+function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, string] } {
+  const { markets } = emu.state.createEvent({
+    title: `Chain test ${Math.random()}`,
+    ...(negRisk ? { outcomes: ['A', 'B', 'C'] } : {}),
+  });
+  return markets[0]!;
+}
+
+describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket ledger)', () => {
+  before(async () => {
+    emu = await startPolymarketEmulator();
+    // A bare chain-137 network: ethers' built-in "matic" network would fetch fees from the
+    // Polygon gas station on the internet.
+    const network = new Network('polygon-emulated', 137n);
+    provider = new JsonRpcProvider(emu.rpcUrl, network, { staticNetwork: network, pollingInterval: 20 });
+  });
+  after(async () => {
+    provider.destroy();
+    await emu.close();
+  });
+  beforeEach(async () => {
+    await admin('/reset');
+  });
+
+  it('when a client asks for chain id, network and head, then it gets Polygon (137) — single and batched', async () => {
+    assert.equal((await call('eth_chainId')).result, '0x89');
+    assert.equal((await call('net_version')).result, '137');
+    assert.ok(Number((await call('eth_blockNumber')).result) > 0);
+    const batch = await rpc([
+      { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_gasPrice', params: [] },
+      { jsonrpc: '2.0', id: 3, method: 'eth_sign', params: [] },
+    ]);
+    assert.equal(batch.length, 3);
+    assert.deepEqual(batch[0], { jsonrpc: '2.0', id: 1, result: '0x89' });
+    assert.equal(BigInt(batch[1].result), parseUnits('60', 'gwei'));
+    assert.equal(batch[2].error.code, -32601, 'unknown method: method not found');
+    assert.equal((await rpc('{nope')).error.code, -32700);
+    const fees = await provider.getFeeData();
+    assert.equal(fees.maxPriorityFeePerGas, parseUnits('30', 'gwei'));
+    assert.equal(fees.maxFeePerGas, parseUnits('90', 'gwei'));
+    const history = (await call('eth_feeHistory', ['0x4', 'latest', [50]])).result;
+    assert.equal(history.baseFeePerGas.length, 5);
+    assert.equal(history.reward.length, 4);
+  });
+
+  it('when the admin funds POL, then eth_getBalance shows it', async () => {
+    const wallet = Wallet.createRandom();
+    assert.equal(await provider.getBalance(wallet.address), 0n);
+    await admin(`/polygon/accounts/${wallet.address}/fund`, { pol: 2.5 });
+    assert.equal(await provider.getBalance(wallet.address), parseEther('2.5'));
+  });
+
+  it('when a wallet approves pUSD to the V2 exchange with ethers, then it is pending, then mined with status 1, read back by eth_call and honoured by the CLOB', async () => {
+    await manualMining();
+    const wallet = await newWallet();
+    await admin(`/wallets/${wallet.address}/fund`, { pusd: 100 });
+    const signer = createWalletClient({
+      account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
+      transport: custom({
+        request: async () => {
+          throw new Error('the CLOB client needs no RPC');
+        },
+      }),
+    });
+    const l1 = new ClobClient({ host: emu.clobUrl, chain: Chain.POLYGON, signer });
+    const creds = await l1.createOrDeriveApiKey();
+    const clob = new ClobClient({
+      host: emu.clobUrl,
+      chain: Chain.POLYGON,
+      signer,
+      creds,
+      throwOnError: true,
+    });
+    const { tokenIds } = newMarket();
+    const buy = () =>
+      clob.createAndPostMarketOrder(
+        { tokenID: tokenIds[0], amount: 5, side: Side.BUY, orderType: OrderType.FOK },
+        undefined,
+        OrderType.FOK,
+      );
+    await assert.rejects(
+      buy(),
+      (err: unknown) => err instanceof ApiError && /allowance/.test(String(err.message)),
+    );
+
+    const pusd = new Contract(CONTRACTS.pusd, ERC20, wallet);
+    const tx = await pusd.getFunction('approve')(CONTRACTS.exchangeV2, MaxUint256);
+    assert.equal(await provider.getTransactionReceipt(tx.hash), null, 'pending until a block is mined');
+    assert.equal((await provider.getTransaction(tx.hash))?.blockNumber, null);
+    assert.equal(await pusd.getFunction('allowance')(wallet.address, CONTRACTS.exchangeV2), 0n);
+    await mine();
+    const receipt = (await tx.wait()) as TransactionReceipt;
+    assert.equal(receipt.status, 1);
+    assert.equal(await pusd.getFunction('allowance')(wallet.address, CONTRACTS.exchangeV2), MaxUint256);
+    assert.equal(await pusd.getFunction('balanceOf')(wallet.address), 100_000_000n);
+    const gas: bigint = receipt.gasUsed * receipt.gasPrice;
+    assert.equal(await provider.getBalance(wallet.address), parseEther('1') - gas, 'gas paid in POL');
+    assert.equal(await provider.getTransactionCount(wallet.address), 1);
+
+    const allowance = await clob.getBalanceAllowance({ asset_type: AssetType.COLLATERAL });
+    assert.equal(allowance.allowances[CONTRACTS.exchangeV2], MaxUint256.toString());
+    const view = await admin(`/wallets/${wallet.address}`, undefined, 'GET');
+    assert.equal(view.allowances[CONTRACTS.exchangeV2], MaxUint256.toString());
+    const filled = await buy();
+    assert.equal(filled.status, 'matched', 'the CLOB takes the buy it refused before');
+  });
+
+  it('when the emulator clock passes a block time, then a pending transaction is mined (interval mode)', async () => {
+    const wallet = await newWallet();
+    const raw = await signed(wallet, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 5n),
+    });
+    const hash = (await call('eth_sendRawTransaction', [raw])).result;
+    assert.equal(hash, Transaction.from(raw).hash);
+    assert.equal((await call('eth_getTransactionReceipt', [hash])).result, null);
+    await admin('/clock', { advance_ms: 2_000 });
+    const receipt = (await call('eth_getTransactionReceipt', [hash])).result;
+    assert.equal(receipt.status, '0x1');
+    assert.deepEqual(receipt.logs, []);
+    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 5n);
+  });
+
+  it('when nonces are reused, then the node answers nonce too low, already known and replacement transaction underpriced', async () => {
+    await manualMining();
+    const wallet = await newWallet();
+    const first = await signed(wallet, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 1n),
+    });
+    assert.ok((await call('eth_sendRawTransaction', [first])).result);
+    assert.deepEqual((await call('eth_sendRawTransaction', [first])).error, {
+      code: -32000,
+      message: 'already known',
+    });
+
+    const same = await signed(wallet, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 2n),
+    });
+    assert.deepEqual((await call('eth_sendRawTransaction', [same])).error, {
+      code: -32000,
+      message: 'replacement transaction underpriced',
+    });
+    assert.equal(await provider.getTransactionCount(wallet.address, 'pending'), 1);
+    assert.equal(await provider.getTransactionCount(wallet.address, 'latest'), 0);
+
+    // +10 % on both caps replaces it; the replaced transaction is gone.
+    const bumped = await signed(wallet, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 3n),
+      maxFeePerGas: parseUnits('110', 'gwei'),
+      maxPriorityFeePerGas: parseUnits('33', 'gwei'),
+    });
+    const bumpedHash = (await call('eth_sendRawTransaction', [bumped])).result;
+    await mine();
+    assert.equal(await provider.getTransaction(Transaction.from(first).hash!), null);
+    assert.equal((await provider.getTransactionReceipt(bumpedHash))?.status, 1);
+    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 3n);
+
+    const stale = (await call('eth_sendRawTransaction', [first])).error;
+    assert.equal(stale.code, -32000);
+    assert.match(stale.message, /^nonce too low/);
+    // ethers classifies the node's texts.
+    await assert.rejects(provider.broadcastTransaction(same), { code: 'NONCE_EXPIRED' });
+  });
+
+  it('when a transaction is signed for another chain, unsigned or unaffordable, then it is refused', async () => {
+    const wallet = await newWallet();
+    const mainnet = await wallet.signTransaction({
+      chainId: 1,
+      type: 2,
+      nonce: 0,
+      to: CONTRACTS.pusd,
+      gasLimit: 100_000,
+      maxFeePerGas: parseUnits('100', 'gwei'),
+      maxPriorityFeePerGas: parseUnits('30', 'gwei'),
+      data: approveData(CONTRACTS.exchangeV2, 1n),
+    });
+    const wrongChain = (await call('eth_sendRawTransaction', [mainnet])).error;
+    assert.equal(wrongChain.code, -32000);
+    assert.match(wrongChain.message, /invalid chain id/);
+
+    const unsigned = Transaction.from({
+      chainId: 137,
+      type: 2,
+      nonce: 0,
+      to: CONTRACTS.pusd,
+      gasLimit: 100_000,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+    }).unsignedSerialized;
+    assert.equal((await call('eth_sendRawTransaction', [unsigned])).error.message, 'invalid sender');
+    assert.equal((await call('eth_sendRawTransaction', ['0x02zz'])).error.code, -32602);
+
+    const broke = await newWallet(0);
+    const raw = await signed(broke, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 1n),
+    });
+    const poor = (await call('eth_sendRawTransaction', [raw])).error;
+    assert.match(
+      poor.message,
+      /^insufficient funds for gas \* price \+ value: balance 0, tx cost 10000000000000000/,
+    );
+    await assert.rejects(provider.broadcastTransaction(raw), { code: 'INSUFFICIENT_FUNDS' });
+  });
+
+  it('when a legacy (type 0) and an EIP-1559 (type 2) transaction are sent with ethers, then both are mined', async () => {
+    await admin('/polygon/mining', { mode: 'instant' });
+    const wallet = await newWallet();
+    const ctf = new Contract(CONTRACTS.ctf, CTF, wallet);
+    const legacy = await ctf.getFunction('setApprovalForAll')(CONTRACTS.exchangeV2, true, {
+      type: 0,
+      gasPrice: parseUnits('60', 'gwei'),
+    });
+    const eip1559 = await wallet.sendTransaction({
+      to: CONTRACTS.pusd,
+      data: approveData(CONTRACTS.negRiskExchangeV2, MaxUint256),
+    });
+    assert.equal(eip1559.type, 2);
+    const [r0, r2] = [await legacy.wait(), await eip1559.wait()];
+    assert.equal(r0.status, 1);
+    assert.equal(r2?.status, 1);
+    assert.equal((await provider.getTransaction(legacy.hash))?.type, 0);
+    assert.equal((await provider.getTransaction(eip1559.hash))?.type, 2);
+    assert.equal(await ctf.getFunction('isApprovedForAll')(wallet.address, CONTRACTS.exchangeV2), true);
+    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.negRiskExchangeV2), MaxUint256);
+
+    // Anything else sent to a known contract reverts; POL sent to an account moves.
+    const other = Wallet.createRandom().address;
+    const bad = await wallet.sendTransaction({
+      to: CONTRACTS.pusd,
+      data: '0x23b872dd' + '00'.repeat(96),
+      gasLimit: 100_000,
+    });
+    assert.equal((await provider.getTransactionReceipt(bad.hash))?.status, 0);
+    await (await wallet.sendTransaction({ to: other, value: parseEther('0.1') })).wait();
+    assert.equal(await provider.getBalance(other), parseEther('0.1'));
+    const listed = await admin(`/polygon/transactions?from=${wallet.address}`, undefined, 'GET');
+    assert.deepEqual(
+      listed.map((t: Json) => t.receipt_status),
+      [1, 1, 0, 1],
+    );
+  });
+
+  it('when a position is redeemed before resolution it reverts and pays 0; after resolution it pays the winning shares in pUSD once', async () => {
+    await admin('/polygon/mining', { mode: 'instant' });
+    const wallet = await newWallet();
+    const { conditionId, tokenIds } = newMarket();
+    await admin(`/wallets/${wallet.address}/fund`, {
+      pusd: 1,
+      tokens: { [tokenIds[0]]: 10, [tokenIds[1]]: 4 },
+    });
+    const ctf = new Contract(CONTRACTS.ctf, CTF, wallet);
+    await (await ctf.getFunction('setApprovalForAll')(CONTRACTS.ctfCollateralAdapter, true)).wait();
+    const adapter = new Contract(CONTRACTS.ctfCollateralAdapter, CTF, wallet);
+    const redeem = async () => {
+      // An explicit gas limit: ethers would otherwise refuse at estimateGas before sending.
+      const tx = await adapter.getFunction('redeemPositions')(CONTRACTS.pusd, ZeroHash, conditionId, [1, 2], {
+        gasLimit: 200_000,
+      });
+      return (await provider.getTransactionReceipt(tx.hash))!.status;
+    };
+
+    assert.equal(await ctf.getFunction('payoutDenominator')(conditionId), 0n);
+    assert.equal(await redeem(), 0, 'the CTF reverts: result for condition not received yet');
+    assert.equal(await pusdOf(wallet.address), 1_000_000n);
+    assert.equal(await ctf.getFunction('balanceOf')(wallet.address, tokenIds[0]), 10_000_000n);
+    await assert.rejects(
+      adapter.getFunction('redeemPositions').estimateGas(CONTRACTS.pusd, ZeroHash, conditionId, [1, 2]),
+      /result for condition not received yet/,
+    );
+
+    await admin(`/markets/${conditionId}/resolve`, { outcome: 'yes' });
+    assert.equal(await ctf.getFunction('payoutDenominator')(conditionId), 1n);
+    assert.equal(await ctf.getFunction('payoutNumerators')(conditionId, 0), 1n);
+    assert.equal(await ctf.getFunction('payoutNumerators')(conditionId, 1), 0n);
+    assert.equal(await redeem(), 1);
+    assert.equal(
+      await pusdOf(wallet.address),
+      11_000_000n,
+      '10 winning shares pay 10 pUSD; the 4 losing ones 0',
+    );
+    assert.deepEqual(
+      await ctf.getFunction('balanceOfBatch')([wallet.address, wallet.address], tokenIds),
+      [0n, 0n],
+      'both outcomes burned',
+    );
+    assert.equal(await redeem(), 1, 'a second redemption still succeeds');
+    assert.equal(await pusdOf(wallet.address), 11_000_000n, '… and pays nothing');
+  });
+
+  it('when a neg-risk position is redeemed through the NegRiskAdapter or a legacy CTF call, then the payout follows the reference', async () => {
+    await admin('/polygon/mining', { mode: 'instant' });
+    const wallet = await newWallet();
+    const neg = newMarket(true);
+    const std = newMarket();
+    await admin(`/wallets/${wallet.address}/fund`, {
+      tokens: { [neg.tokenIds[0]]: 3, [neg.tokenIds[1]]: 7, [std.tokenIds[1]]: 2 },
+    });
+    await admin(`/markets/${neg.conditionId}/resolve`, { outcome: 'no' });
+    await admin(`/markets/${std.conditionId}/resolve`, { outcome: 'no' });
+
+    const ctf = new Contract(CONTRACTS.ctf, CTF, wallet);
+    await (await ctf.getFunction('setApprovalForAll')(CONTRACTS.negRiskAdapter, true)).wait();
+    const nr = new Contract(CONTRACTS.negRiskAdapter, NEG_RISK_ADAPTER, wallet);
+    const tx = await nr.getFunction('redeemPositions')(neg.conditionId, [3_000_000n, 5_000_000n]);
+    assert.equal((await tx.wait()).status, 1);
+    assert.equal(await pusdOf(wallet.address), 5_000_000n, 'the 5 "no" shares redeemed pay 5');
+    assert.equal(emu.state.ledger.tokenBalance(wallet.address, neg.tokenIds[1]), 2_000_000n);
+
+    // Legacy direct CTF redemption of a standard market: collateral USDC.e, parent 0, [1, 2].
+    await (await ctf.getFunction('redeemPositions')(USDC_E, ZeroHash, std.conditionId, [1, 2])).wait();
+    assert.equal(await pusdOf(wallet.address), 7_000_000n);
+    assert.equal(emu.state.ledger.tokenBalance(wallet.address, std.tokenIds[1]), 0n);
+  });
+});

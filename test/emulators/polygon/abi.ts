@@ -1,0 +1,37 @@
+import { Interface } from 'ethers';
+
+// The slices of the Polymarket contracts' ABIs the chain stand-in understands (reference §8.2).
+// Human-readable fragments: ethers derives the same selectors the reference lists, so calldata the
+// official SDKs build decodes here unchanged.
+
+/** pUSD: ERC-20 reads, `approve`, and plain `transfer` (a real token never refuses one). */
+export const ERC20 = new Interface([
+  'function balanceOf(address owner) view returns (uint256)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+  'function decimals() view returns (uint8)',
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function transfer(address to, uint256 amount) returns (bool)',
+]);
+
+/** ConditionalTokens: ERC-1155 reads and operator approval, resolution views, legacy redemption. */
+export const CTF = new Interface([
+  'function balanceOf(address owner, uint256 id) view returns (uint256)',
+  'function balanceOfBatch(address[] owners, uint256[] ids) view returns (uint256[])',
+  'function isApprovedForAll(address owner, address operator) view returns (bool)',
+  'function setApprovalForAll(address operator, bool approved)',
+  'function payoutDenominator(bytes32 conditionId) view returns (uint256)',
+  'function payoutNumerators(bytes32 conditionId, uint256 index) view returns (uint256)',
+  'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+]);
+
+/** NegRiskAdapter's own redemption: explicit amounts of [yes, no] to redeem. */
+export const NEG_RISK_ADAPTER = new Interface([
+  'function redeemPositions(bytes32 conditionId, uint256[] amounts)',
+]);
+
+/** geth's encoding of a revert reason: `Error(string)` (selector 0x08c379a0). */
+export const REVERT_ERROR = new Interface(['function Error(string)']);
+
+export function revertData(reason: string): string {
+  return REVERT_ERROR.encodeFunctionData('Error', [reason]);
+}

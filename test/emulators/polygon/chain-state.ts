@@ -1,0 +1,336 @@
+import { keccak256, toUtf8Bytes, Transaction } from 'ethers';
+import type { PolymarketState } from '../polymarket/state.js';
+import { isContract, planCall } from './tx-effects.js';
+
+// The chain around the shared ledger: native POL balances, account nonces, a transaction pool and
+// blocks. Token state (pUSD, CTF positions, allowances) is not kept here: mined transactions act on
+// `state.ledger` through tx-effects.ts, so this object only adds what a node has and a venue does
+// not. Admission follows geth/Bor's transaction pool, with its error texts, because the service's
+// broadcast relay has to recognise them ("already known" and "nonce too low" mean "already sent").
+//
+// Blocks are driven by the emulator clock, never by timers, so tests stay deterministic:
+//   interval (default) – a block every `blockTimeMs` of emulator time, produced lazily on the next
+//                        request (advancing the admin clock mines at once);
+//   instant           – every accepted transaction is mined in its own block straight away;
+//   manual            – blocks only on `POST /__admin/polygon/mine`.
+
+export const CHAIN_ID = 137n;
+const GWEI = 1_000_000_000n;
+/** A recent-looking Polygon height, so clients that sanity-check block numbers see a real chain. */
+const GENESIS_HEIGHT = 79_000_000;
+const BLOCK_GAS_LIMIT = 30_000_000n;
+/** geth's default price bump for a replacement (Bor keeps it): +10 % on both fee caps. */
+const PRICE_BUMP_PERCENT = 10n;
+
+export type MiningMode = 'interval' | 'instant' | 'manual';
+export const MINING_MODES: MiningMode[] = ['interval', 'instant', 'manual'];
+
+/** A JSON-RPC error as a node answers it (-32000 for transaction pool refusals). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TxReceipt {
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  /** Why it reverted (undefined: no reason string, or it succeeded). */
+  revertReason?: string;
+}
+
+export interface TxRecord {
+  hash: string;
+  raw: string;
+  tx: Transaction;
+  /** lower-case */
+  from: string;
+  nonce: number;
+  receivedMs: number;
+  status: 'pending' | 'mined' | 'replaced';
+  blockNumber?: number;
+  index?: number;
+  receipt?: TxReceipt;
+}
+
+export interface BlockRecord {
+  number: number;
+  timestampMs: number;
+  baseFee: bigint;
+  txHashes: string[];
+  gasUsed: bigint;
+}
+
+export function blockHash(n: number): string {
+  return keccak256(toUtf8Bytes(`emulated polygon block ${n}`));
+}
+
+/** Fee cap and tip of any transaction type (legacy: both are the gas price). */
+export function feeCaps(tx: Transaction): { cap: bigint; tip: bigint } {
+  if (tx.type === 2) return { cap: tx.maxFeePerGas ?? 0n, tip: tx.maxPriorityFeePerGas ?? 0n };
+  const price = tx.gasPrice ?? 0n;
+  return { cap: price, tip: price };
+}
+
+/** Intrinsic gas of a call (EIP-2028 calldata prices); what geth demands before admission. */
+export function intrinsicGas(tx: Transaction): bigint {
+  let gas = tx.to === null ? 53_000n : 21_000n;
+  const bytes = Buffer.from(tx.data.slice(2), 'hex');
+  for (const b of bytes) gas += b === 0 ? 4n : 16n;
+  return gas;
+}
+
+export class PolygonChain {
+  readonly balances = new Map<string, bigint>();
+  readonly txs = new Map<string, TxRecord>();
+  readonly blocks = new Map<number, BlockRecord>();
+  private readonly nonces = new Map<string, number>();
+  mode: MiningMode = 'interval';
+  blockTimeMs = 2_000;
+  baseFee = 30n * GWEI;
+  priorityFee = 30n * GWEI;
+  head = GENESIS_HEIGHT;
+  lastBlockMs = 0;
+  private arrivals = 0;
+
+  constructor(private readonly state: PolymarketState) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.balances.clear();
+    this.txs.clear();
+    this.blocks.clear();
+    this.nonces.clear();
+    this.mode = 'interval';
+    this.blockTimeMs = 2_000;
+    this.baseFee = 30n * GWEI;
+    this.priorityFee = 30n * GWEI;
+    this.head = GENESIS_HEIGHT;
+    this.lastBlockMs = this.state.now();
+    this.arrivals = 0;
+  }
+
+  // ---- accounts ----
+
+  balance(address: string): bigint {
+    return this.balances.get(address.toLowerCase()) ?? 0n;
+  }
+
+  fund(address: string, wei: bigint): void {
+    this.balances.set(address.toLowerCase(), this.balance(address) + wei);
+  }
+
+  /** Nonce of the latest block: the next transaction the chain will execute from `address`. */
+  nonce(address: string): number {
+    return this.nonces.get(address.toLowerCase()) ?? 0;
+  }
+
+  /** The latest nonce plus the pool's gap-free run of pending transactions (`eth_getTransactionCount` "pending"). */
+  pendingNonce(address: string): number {
+    let n = this.nonce(address);
+    while (this.pendingAt(address.toLowerCase(), n)) n++;
+    return n;
+  }
+
+  private pendingAt(from: string, nonce: number): TxRecord | undefined {
+    for (const r of this.txs.values())
+      if (r.status === 'pending' && r.from === from && r.nonce === nonce) return r;
+    return undefined;
+  }
+
+  pending(): TxRecord[] {
+    return [...this.txs.values()].filter((r) => r.status === 'pending');
+  }
+
+  // ---- blocks ----
+
+  /** Produces the blocks the emulator clock says are due (interval mode). Called before every request. */
+  sync(): void {
+    if (this.mode !== 'interval') return;
+    const now = this.state.now();
+    // The admin clock can move back (or a reset zeroes its offset): restart the block rhythm there.
+    if (now < this.lastBlockMs) this.lastBlockMs = now;
+    const due = Math.floor((now - this.lastBlockMs) / this.blockTimeMs);
+    if (due <= 0) return;
+    // The first due block takes the pool; the rest of a clock jump is empty blocks, only counted.
+    this.mineBlock(this.lastBlockMs + this.blockTimeMs);
+    this.head += due - 1;
+    this.lastBlockMs += due * this.blockTimeMs;
+  }
+
+  /** Mines `count` blocks now (the first one takes the pool). Returns the hashes mined. */
+  mine(count = 1): string[] {
+    const now = Math.max(this.state.now(), this.lastBlockMs);
+    const mined = this.mineBlock(now);
+    this.head += Math.max(count, 1) - 1;
+    this.lastBlockMs = now;
+    return mined;
+  }
+
+  block(n: number): BlockRecord | undefined {
+    if (!Number.isInteger(n) || n < 0 || n > this.head) return undefined;
+    return (
+      this.blocks.get(n) ?? {
+        number: n,
+        // Empty blocks are not stored; their time is extrapolated back from the head.
+        timestampMs: this.lastBlockMs - (this.head - n) * this.blockTimeMs,
+        baseFee: this.baseFee,
+        txHashes: [],
+        gasUsed: 0n,
+      }
+    );
+  }
+
+  private mineBlock(atMs: number): string[] {
+    const number = ++this.head;
+    const block: BlockRecord = {
+      number,
+      timestampMs: atMs,
+      baseFee: this.baseFee,
+      txHashes: [],
+      gasUsed: 0n,
+    };
+    // Per sender in nonce order, senders in arrival order; a nonce gap or a fee cap under the base
+    // fee keeps the rest of that sender's transactions waiting, as in a real pool.
+    let progress = true;
+    while (progress) {
+      progress = false;
+      for (const r of this.pending().sort((a, b) => a.receivedMs - b.receivedMs || a.nonce - b.nonce)) {
+        if (r.status !== 'pending' || r.nonce !== this.nonce(r.from)) continue;
+        if (feeCaps(r.tx).cap < block.baseFee) continue;
+        if (block.gasUsed + r.tx.gasLimit > BLOCK_GAS_LIMIT) continue;
+        this.execute(r, block);
+        progress = true;
+      }
+    }
+    this.blocks.set(number, block);
+    return block.txHashes;
+  }
+
+  private execute(r: TxRecord, block: BlockRecord): void {
+    const { tx } = r;
+    const { cap, tip } = feeCaps(tx);
+    const price = cap < block.baseFee + tip ? cap : block.baseFee + tip;
+    const to = tx.to?.toLowerCase() ?? null;
+    const plan = planCall(this.state, { from: r.from, to, data: tx.data, value: tx.value });
+    const needed = plan.gas > intrinsicGas(tx) ? plan.gas : intrinsicGas(tx);
+    let receipt: TxReceipt;
+    if (tx.gasLimit < needed) {
+      receipt = { status: 0, gasUsed: tx.gasLimit, cumulativeGasUsed: 0n, effectiveGasPrice: price };
+      receipt.revertReason = 'out of gas';
+    } else if (!plan.ok) {
+      receipt = { status: 0, gasUsed: needed, cumulativeGasUsed: 0n, effectiveGasPrice: price };
+      receipt.revertReason = plan.reason;
+    } else {
+      plan.apply();
+      // Value moves only to accounts without code: every emulated contract is non-payable.
+      if (to !== null && !isContract(to) && tx.value > 0n) {
+        this.balances.set(r.from, this.balance(r.from) - tx.value);
+        this.fund(to, tx.value);
+      }
+      receipt = { status: 1, gasUsed: needed, cumulativeGasUsed: 0n, effectiveGasPrice: price };
+    }
+    // Gas is paid whatever happened (admission made sure the sender can afford the whole limit).
+    const fee = receipt.gasUsed * price;
+    const left = this.balance(r.from) - fee;
+    this.balances.set(r.from, left < 0n ? 0n : left);
+    this.nonces.set(r.from, r.nonce + 1);
+    block.gasUsed += receipt.gasUsed;
+    receipt.cumulativeGasUsed = block.gasUsed;
+    r.status = 'mined';
+    r.blockNumber = block.number;
+    r.index = block.txHashes.length;
+    r.receipt = receipt;
+    block.txHashes.push(r.hash);
+  }
+
+  // ---- transaction pool ----
+
+  /**
+   * `eth_sendRawTransaction`: decode, check signature, chain id, nonce, gas and funds the way
+   * geth's pool does, then keep the transaction pending (or mine it, in instant mode).
+   */
+  submit(raw: string): string {
+    this.sync();
+    if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw))
+      throw new RpcError(-32602, 'invalid argument 0: hex string expected');
+    let tx: Transaction;
+    try {
+      tx = Transaction.from(raw);
+    } catch (err) {
+      throw new RpcError(
+        -32000,
+        `rlp: ${(err as { shortMessage?: string }).shortMessage ?? 'invalid transaction'}`,
+      );
+    }
+    if (tx.type !== 0 && tx.type !== 1 && tx.type !== 2)
+      throw new RpcError(-32000, 'transaction type not supported');
+    if (tx.type === 0 && tx.chainId === 0n && tx.signature !== null)
+      throw new RpcError(-32000, 'only replay-protected (EIP-155) transactions allowed over RPC');
+    if (tx.chainId !== CHAIN_ID)
+      throw new RpcError(
+        -32000,
+        `invalid sender: invalid chain id for signer: have ${tx.chainId} want ${CHAIN_ID}`,
+      );
+    if (tx.signature === null || tx.from === null) throw new RpcError(-32000, 'invalid sender');
+    const hash = tx.hash!.toLowerCase();
+    const from = tx.from.toLowerCase();
+    if (this.txs.get(hash)?.status === 'pending') throw new RpcError(-32000, 'already known');
+    const next = this.nonce(from);
+    if (tx.nonce < next)
+      throw new RpcError(-32000, `nonce too low: next nonce ${next}, tx nonce ${tx.nonce}`);
+    if (tx.gasLimit > BLOCK_GAS_LIMIT) throw new RpcError(-32000, 'exceeds block gas limit');
+    const intrinsic = intrinsicGas(tx);
+    if (tx.gasLimit < intrinsic)
+      throw new RpcError(-32000, `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
+    const { cap, tip } = feeCaps(tx);
+    if (tip > cap) throw new RpcError(-32000, 'max priority fee per gas higher than max fee per gas');
+    const balance = this.balance(from);
+    const cost = tx.gasLimit * cap + tx.value;
+    if (balance < cost)
+      throw new RpcError(
+        -32000,
+        `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
+      );
+    const old = this.pendingAt(from, tx.nonce);
+    if (old) {
+      const prev = feeCaps(old.tx);
+      const bumped = (v: bigint) => (v * (100n + PRICE_BUMP_PERCENT)) / 100n;
+      if (cap < bumped(prev.cap) || tip < bumped(prev.tip))
+        throw new RpcError(-32000, 'replacement transaction underpriced');
+      old.status = 'replaced';
+    }
+    // Arrival order breaks ties between transactions received in the same emulator millisecond.
+    const record: TxRecord = {
+      hash,
+      raw,
+      tx,
+      from,
+      nonce: tx.nonce,
+      receivedMs: this.state.now() + this.arrivals++ / 1e6,
+      status: 'pending',
+    };
+    this.txs.set(hash, record);
+    if (this.mode === 'instant') this.mine();
+    return hash;
+  }
+
+  get(hash: string): TxRecord | undefined {
+    const r = this.txs.get(String(hash).toLowerCase());
+    return r && r.status !== 'replaced' ? r : undefined;
+  }
+
+  setMode(mode: MiningMode, blockTimeMs?: number): void {
+    if (blockTimeMs !== undefined) this.blockTimeMs = blockTimeMs;
+    if (mode === 'interval' && this.mode !== 'interval') this.lastBlockMs = this.state.now();
+    this.mode = mode;
+    if (mode === 'instant' && this.pending().length) this.mine();
+  }
+}

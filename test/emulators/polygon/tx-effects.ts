@@ -1,0 +1,305 @@
+import type { Result } from 'ethers';
+import { CONTRACTS } from '../polymarket/contracts.js';
+import type { MarketRecord } from '../polymarket/model.js';
+import type { PolymarketState } from '../polymarket/state.js';
+import { LedgerError } from '../polymarket/wallet-ledger.js';
+import { CTF, ERC20, NEG_RISK_ADAPTER } from './abi.js';
+
+// What a call to one of the Polymarket contracts does to the shared ledger (reference §8.3). One
+// planner serves `eth_call` (return data only), `eth_estimateGas` (gas or the revert) and mining
+// (the effect is applied): a call is planned against the current state and, if it succeeds,
+// carries an `apply` that performs the writes. Reads and writes go to `state.ledger`, the
+// instance the emulated CLOB checks orders against, which is what makes an on-chain approval an
+// allowance the CLOB honours.
+
+/** Legacy collateral: the CTF positions of CLOB markets are still keyed on USDC.e (§8.1). */
+export const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
+
+const lower = (a: string) => a.toLowerCase();
+const KNOWN = new Set(Object.values(CONTRACTS).map(lower));
+const ZERO_BYTES32 = `0x${'0'.repeat(64)}`;
+
+/** Every emulated contract address: they have code (eth_getCode) and refuse what they do not implement. */
+export function isContract(address: string): boolean {
+  return KNOWN.has(lower(address));
+}
+
+export interface Call {
+  from: string;
+  /** null: a contract creation. */
+  to: string | null;
+  data: string;
+  value: bigint;
+}
+
+export type Outcome =
+  | { ok: true; returnData: string; gas: bigint; apply: () => void }
+  /** `reason` undefined: a revert without a reason string (no matching function, non-payable). */
+  | { ok: false; reason: string | undefined; gas: bigint };
+
+// Gas used, roughly what these calls cost on Polygon: the exact numbers matter to no client, but a
+// transaction whose gas limit is below them fails (out of gas) as it would on chain.
+const GAS = {
+  transfer: 21_000n,
+  view: 30_000n,
+  approve: 46_000n,
+  setApprovalForAll: 46_000n,
+  tokenTransfer: 52_000n,
+  redeem: 120_000n,
+  revert: 30_000n,
+};
+
+const ok = (gas: bigint, returnData = '0x', apply: () => void = () => {}): Outcome => ({
+  ok: true,
+  returnData,
+  gas,
+  apply,
+});
+const revert = (reason?: string): Outcome => ({ ok: false, reason, gas: GAS.revert });
+
+/** CTF payout vector of a market: [numerator yes, numerator no] over the denominator; undefined before resolution. */
+export function payouts(
+  m: MarketRecord | undefined,
+): { numerators: [bigint, bigint]; denominator: bigint } | undefined {
+  switch (m?.resolution) {
+    case 'yes':
+      return { numerators: [1n, 0n], denominator: 1n };
+    case 'no':
+      return { numerators: [0n, 1n], denominator: 1n };
+    case '50-50':
+      return { numerators: [1n, 1n], denominator: 2n };
+    default:
+      return undefined;
+  }
+}
+
+// The real CTF's require message when a condition has no payouts yet.
+const NOT_RESOLVED = 'result for condition not received yet';
+const NOT_APPROVED = 'ERC1155: caller is not token owner or approved';
+
+export function planCall(state: PolymarketState, call: Call): Outcome {
+  if (call.to === null) return revert('contract creation is not emulated');
+  const to = lower(call.to);
+  if (!KNOWN.has(to)) {
+    // An account without code: data is ignored and the value moves (see chain-state.ts).
+    return ok(GAS.transfer);
+  }
+  // None of the emulated contracts is payable.
+  if (call.value !== 0n) return revert();
+  const selector = call.data.slice(0, 10).toLowerCase();
+  try {
+    if (to === lower(CONTRACTS.pusd)) return pusdCall(state, call, selector);
+    if (to === lower(CONTRACTS.ctf)) return ctfCall(state, call, selector);
+    if (to === lower(CONTRACTS.ctfCollateralAdapter) || to === lower(CONTRACTS.negRiskCtfCollateralAdapter))
+      return adapterRedeem(state, call, selector, to === lower(CONTRACTS.negRiskCtfCollateralAdapter));
+    if (to === lower(CONTRACTS.negRiskAdapter)) return negRiskAdapterRedeem(state, call, selector);
+  } catch (err) {
+    // Calldata that does not decode against the function's ABI: Solidity reverts without a reason.
+    if (err instanceof Error && 'code' in err) return revert();
+    throw err;
+  }
+  return revert();
+}
+
+function decode(iface: typeof ERC20, name: string, data: string): Result {
+  return iface.decodeFunctionData(name, data);
+}
+
+/** A ledger write that may fail with a revert-like LedgerError, as a planned outcome. */
+function guarded(gas: bigint, returnData: string, check: () => void, apply: () => void): Outcome {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof LedgerError) return revert(err.message);
+    throw err;
+  }
+  return ok(gas, returnData, apply);
+}
+
+function pusdCall(state: PolymarketState, call: Call, selector: string): Outcome {
+  const { ledger } = state;
+  const fn = ERC20.getFunction(selector);
+  switch (fn?.name) {
+    case 'balanceOf': {
+      const [owner] = decode(ERC20, 'balanceOf', call.data);
+      return ok(GAS.view, ERC20.encodeFunctionResult('balanceOf', [ledger.pusdBalance(owner as string)]));
+    }
+    case 'allowance': {
+      const [owner, spender] = decode(ERC20, 'allowance', call.data);
+      return ok(
+        GAS.view,
+        ERC20.encodeFunctionResult('allowance', [ledger.allowance(owner as string, spender as string)]),
+      );
+    }
+    case 'decimals':
+      return ok(GAS.view, ERC20.encodeFunctionResult('decimals', [6]));
+    case 'approve': {
+      const [spender, amount] = decode(ERC20, 'approve', call.data);
+      return ok(GAS.approve, ERC20.encodeFunctionResult('approve', [true]), () =>
+        ledger.approve(call.from, spender as string, amount as bigint),
+      );
+    }
+    case 'transfer': {
+      const [dest, amount] = decode(ERC20, 'transfer', call.data);
+      return guarded(
+        GAS.tokenTransfer,
+        ERC20.encodeFunctionResult('transfer', [true]),
+        () => {
+          if (ledger.pusdBalance(call.from) < (amount as bigint))
+            throw new LedgerError('ERC20: transfer amount exceeds balance');
+        },
+        () => ledger.transferPusd(call.from, dest as string, amount as bigint),
+      );
+    }
+    default:
+      return revert();
+  }
+}
+
+function ctfCall(state: PolymarketState, call: Call, selector: string): Outcome {
+  const { ledger } = state;
+  const fn = CTF.getFunction(selector);
+  switch (fn?.name) {
+    case 'balanceOf': {
+      const [owner, id] = decode(CTF, 'balanceOf', call.data);
+      return ok(
+        GAS.view,
+        CTF.encodeFunctionResult('balanceOf', [
+          ledger.tokenBalance(owner as string, (id as bigint).toString()),
+        ]),
+      );
+    }
+    case 'balanceOfBatch': {
+      const [owners, ids] = decode(CTF, 'balanceOfBatch', call.data) as unknown as [string[], bigint[]];
+      if (owners.length !== ids.length) return revert('ERC1155: accounts and ids length mismatch');
+      const balances = owners.map((o, i) => ledger.tokenBalance(o, (ids[i] as bigint).toString()));
+      return ok(GAS.view, CTF.encodeFunctionResult('balanceOfBatch', [balances]));
+    }
+    case 'isApprovedForAll': {
+      const [owner, operator] = decode(CTF, 'isApprovedForAll', call.data);
+      return ok(
+        GAS.view,
+        CTF.encodeFunctionResult('isApprovedForAll', [
+          ledger.isApprovedForAll(owner as string, operator as string),
+        ]),
+      );
+    }
+    case 'setApprovalForAll': {
+      const [operator, approved] = decode(CTF, 'setApprovalForAll', call.data);
+      if (lower(operator as string) === lower(call.from))
+        return revert('ERC1155: setting approval status for self');
+      return ok(GAS.setApprovalForAll, '0x', () =>
+        ledger.setApprovalForAll(call.from, operator as string, approved as boolean),
+      );
+    }
+    case 'payoutDenominator': {
+      const [conditionId] = decode(CTF, 'payoutDenominator', call.data);
+      const p = payouts(state.marketByConditionId(conditionId as string));
+      return ok(GAS.view, CTF.encodeFunctionResult('payoutDenominator', [p?.denominator ?? 0n]));
+    }
+    case 'payoutNumerators': {
+      const [conditionId, index] = decode(CTF, 'payoutNumerators', call.data);
+      const m = state.marketByConditionId(conditionId as string);
+      // A prepared condition has two outcome slots; past them (or for an unknown condition) the
+      // public array getter reverts.
+      if (!m || (index as bigint) > 1n) return revert();
+      const p = payouts(m);
+      return ok(GAS.view, CTF.encodeFunctionResult('payoutNumerators', [p?.numerators[Number(index)] ?? 0n]));
+    }
+    case 'redeemPositions':
+      return ctfRedeem(state, call);
+    default:
+      return revert();
+  }
+}
+
+/**
+ * Direct CTF redemption (the legacy path, §8.3): burns the caller's whole balance of each index
+ * set's position and pays it at the payout ratio. The emulator pays pUSD (its ledger has no
+ * USDC.e). Positions exist only for collateral USDC.e with a zero parent collection and only for
+ * standard markets (neg-risk positions are keyed on the adapter's wrapped collateral), so any other
+ * combination finds nothing and pays 0, as the real contract would.
+ */
+function ctfRedeem(state: PolymarketState, call: Call): Outcome {
+  const [collateral, parent, conditionId, indexSets] = decode(
+    CTF,
+    'redeemPositions',
+    call.data,
+  ) as unknown as [string, string, string, bigint[]];
+  const m = state.marketByConditionId(conditionId);
+  const p = payouts(m);
+  if (!m || !p) return revert(NOT_RESOLVED);
+  if (indexSets.some((s) => s <= 0n || s >= 3n)) return revert('got invalid index set');
+  const found = lower(collateral) === lower(USDC_E) && lower(parent) === ZERO_BYTES32 && !m.negRisk;
+  const outcomes = found ? indexSets.map((s) => (s === 1n ? 0 : 1)) : [];
+  return redeemOutcomes(state, call.from, m, p, outcomes);
+}
+
+/**
+ * CtfCollateralAdapter / NegRiskCtfCollateralAdapter `redeemPositions`: the 1st, 2nd and 4th
+ * arguments are ignored and the caller's full balance of both outcomes is redeemed for pUSD (§8.3).
+ * The adapter pulls the tokens, so it needs the CTF `setApprovalForAll` first. The adapter of the
+ * other market family finds no positions and pays 0.
+ */
+function adapterRedeem(
+  state: PolymarketState,
+  call: Call,
+  selector: string,
+  negRiskAdapter: boolean,
+): Outcome {
+  if (CTF.getFunction(selector)?.name !== 'redeemPositions') return revert();
+  const [, , conditionId] = decode(CTF, 'redeemPositions', call.data) as unknown as [string, string, string];
+  const adapter = negRiskAdapter ? CONTRACTS.negRiskCtfCollateralAdapter : CONTRACTS.ctfCollateralAdapter;
+  const m = state.marketByConditionId(conditionId);
+  const p = payouts(m);
+  if (!m || !p) return revert(NOT_RESOLVED);
+  if (!state.ledger.isApprovedForAll(call.from, adapter)) return revert(NOT_APPROVED);
+  return redeemOutcomes(state, call.from, m, p, m.negRisk === negRiskAdapter ? [0, 1] : []);
+}
+
+/** NegRiskAdapter `redeemPositions(conditionId, [yes, no])`: exactly these amounts, paid at the payout ratio. */
+function negRiskAdapterRedeem(state: PolymarketState, call: Call, selector: string): Outcome {
+  if (NEG_RISK_ADAPTER.getFunction(selector)?.name !== 'redeemPositions') return revert();
+  const [conditionId, amounts] = NEG_RISK_ADAPTER.decodeFunctionData(
+    'redeemPositions',
+    call.data,
+  ) as unknown as [string, bigint[]];
+  const m = state.marketByConditionId(conditionId);
+  const p = payouts(m);
+  if (!m || !p) return revert(NOT_RESOLVED);
+  if (amounts.length !== 2) return revert();
+  if (!state.ledger.isApprovedForAll(call.from, CONTRACTS.negRiskAdapter)) return revert(NOT_APPROVED);
+  const { ledger } = state;
+  // Only neg-risk markets have positions the adapter knows; elsewhere every balance is zero.
+  const held = (i: number) => (m.negRisk ? ledger.tokenBalance(call.from, m.tokenIds[i] as string) : 0n);
+  if (amounts.some((a, i) => held(i) < a)) return revert('ERC1155: insufficient balance for transfer');
+  const payout = amounts.reduce((sum, a, i) => sum + (a * (p.numerators[i] as bigint)) / p.denominator, 0n);
+  return ok(GAS.redeem, '0x', () => {
+    amounts.forEach((a, i) => {
+      if (a > 0n) ledger.burnTokens(call.from, m.tokenIds[i] as string, a);
+    });
+    if (payout > 0n) ledger.mintPusd(call.from, payout);
+  });
+}
+
+/** Burns the caller's full balance of the given outcomes and pays their value in pUSD (0 for losers). */
+function redeemOutcomes(
+  state: PolymarketState,
+  from: string,
+  m: MarketRecord,
+  p: { numerators: [bigint, bigint]; denominator: bigint },
+  outcomes: number[],
+): Outcome {
+  const { ledger } = state;
+  const tokens = [...new Set(outcomes)].map((i) => ({
+    token: m.tokenIds[i] as string,
+    amount: ledger.tokenBalance(from, m.tokenIds[i] as string),
+    numerator: p.numerators[i] as bigint,
+  }));
+  const payout = tokens.reduce((sum, t) => sum + (t.amount * t.numerator) / p.denominator, 0n);
+  return ok(GAS.redeem, '0x', () => {
+    for (const t of tokens) if (t.amount > 0n) ledger.burnTokens(from, t.token, t.amount);
+    if (payout > 0n) ledger.mintPusd(from, payout);
+  });
+}
+
