@@ -18,9 +18,10 @@ console.log(
     `POLYMARKET_GAMMA_URL=${polymarket.gammaUrl}`,
     `POLYMARKET_CLOB_URL=${polymarket.clobUrl}`,
     `POLYMARKET_DATA_URL=${polymarket.dataUrl}`,
+    `POLYGON_RPC_URL=${polymarket.rpcUrl}`,
     `POLYMARKET_EMULATOR_ADMIN_URL=${polymarket.adminUrl}`,
     '',
-    `  Catalogue: ${polymarket.adminUrl}/catalogue   Ctrl-C stops.`,
+    `  Catalogue: ${polymarket.adminUrl}/catalogue   Chain: ${polymarket.adminUrl}/polygon   Ctrl-C stops.`,
     '',
   ].join('\n'),
 );

@@ -1,7 +1,7 @@
 // `npm start`: API + workers + scheduler in one process, on the embedded default (own Redis and
 // MongoDB-wire server under DATA_DIR) unless REDIS_URL / MONGODB_URI point elsewhere.
-// `VENUES=emulated npm start` also starts the Polymarket emulator on loopback and points the
-// adapters at it: the offline demo of the real-venue flows (the emulator is a test double, loaded
+// `VENUES=emulated npm start` also starts the Polymarket emulator (with its Polygon JSON-RPC) on
+// loopback and points the adapters and POLYGON_RPC_URL at it: the offline demo of the real-venue flows (the emulator is a test double, loaded
 // only here and only then).
 import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
@@ -18,6 +18,7 @@ interface EmulatorModule {
     gammaUrl: string;
     clobUrl: string;
     dataUrl: string;
+    rpcUrl: string;
   }>;
 }
 
@@ -36,6 +37,9 @@ const emulated = await (async () => {
   process.env.POLYMARKET_GAMMA_URL = polymarket.gammaUrl;
   process.env.POLYMARKET_CLOB_URL = polymarket.clobUrl;
   process.env.POLYMARKET_DATA_URL = polymarket.dataUrl;
+  // The emulated Polygon node shares the emulator's ledger: approvals and redemptions sent there
+  // are what the emulated CLOB sees.
+  process.env.POLYGON_RPC_URL = polymarket.rpcUrl;
   return polymarket;
 })();
 
@@ -51,7 +55,7 @@ const lines = [
   ...(proc.infrastructure?.started ?? []).map((s) => `  Started ${s}`),
   ...(emulated
     ? [
-        `  Venues: EMULATED (offline demo). Polymarket emulator at ${emulated.url}`,
+        `  Venues: EMULATED (offline demo). Polymarket emulator at ${emulated.url}, Polygon RPC at ${emulated.rpcUrl}`,
         `    drive it: POST ${emulated.adminUrl}/markets/<condition_id>/price {"yes":0.63}, …/resolve {"outcome":"yes"}`,
       ]
     : [

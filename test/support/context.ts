@@ -12,7 +12,10 @@ export interface TestContext {
   app: Express;
   workers: Worker[];
   operatorToken: string;
-  /** The Polymarket emulator the adapters of this run talk to (admin API at `adminUrl`). */
+  /**
+   * The Polymarket emulator the adapters of this run talk to (admin API at `adminUrl`), with its
+   * Polygon JSON-RPC at `rpcUrl` (= env POLYGON_RPC_URL) over the same ledger.
+   */
   polymarket: PolymarketEmulator;
   servers: EmbeddedServer[];
   /** Values for child processes that need their own copy of this run's infrastructure. */

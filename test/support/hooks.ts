@@ -68,6 +68,8 @@ export const mochaHooks = {
       POLYMARKET_GAMMA_URL: polymarket.gammaUrl,
       POLYMARKET_CLOB_URL: polymarket.clobUrl,
       POLYMARKET_DATA_URL: polymarket.dataUrl,
+      // The chain stand-in shares the emulator's ledger (test/emulators/polygon).
+      POLYGON_RPC_URL: polymarket.rpcUrl,
       // Fail fast against the emulator's injected faults; the breaker recovers within a test.
       VENUE_TIMEOUT_MS: '1000',
       VENUE_RETRIES: '1',

@@ -302,4 +302,3 @@ function redeemOutcomes(
     if (payout > 0n) ledger.mintPusd(from, payout);
   });
 }
-
