@@ -39,12 +39,12 @@ async function admin(path: string, body?: unknown, method = 'POST'): Promise<Jso
   return text ? JSON.parse(text) : null;
 }
 
-/** A raw JSON-RPC exchange (to assert the exact error objects a node answers). */
+/** A raw JSON-RPC exchange (to assert the exact error objects a node answers); a string is sent as is. */
 async function rpc(payload: unknown): Promise<Json> {
   const res = await fetch(emu.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
+    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
   assert.equal(res.status, 200);
   return res.json();
@@ -182,6 +182,8 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
   });
 
   it('when the emulator clock passes a block time, then a pending transaction is mined (interval mode)', async () => {
+    // A long block time: wall-clock time during the test cannot produce the block by itself.
+    await admin('/polygon/mining', { mode: 'interval', block_time_ms: 60_000 });
     const wallet = await newWallet();
     const raw = await signed(wallet, {
       to: CONTRACTS.pusd,
@@ -191,7 +193,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     const hash = (await call('eth_sendRawTransaction', [raw])).result;
     assert.equal(hash, Transaction.from(raw).hash);
     assert.equal((await call('eth_getTransactionReceipt', [hash])).result, null);
-    await admin('/clock', { advance_ms: 2_000 });
+    await admin('/clock', { advance_ms: 60_000 });
     const receipt = (await call('eth_getTransactionReceipt', [hash])).result;
     assert.equal(receipt.status, '0x1');
     assert.deepEqual(receipt.logs, []);
@@ -243,6 +245,22 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.match(stale.message, /^nonce too low/);
     // ethers classifies the node's texts.
     await assert.rejects(provider.broadcastTransaction(same), { code: 'NONCE_EXPIRED' });
+  });
+
+  it('when the reference vector (approve, nonce 7) is sent, then it is accepted with its hash and waits behind the nonce gap', async () => {
+    await manualMining();
+    const raw =
+      '0x02f8b38189078506fc23ac00852e90edd0008301d4c094c011a7e12a19f7b1f670d46f03b03f3342e82dfb80b844095ea7b3000000000000000000000000e111180000d2663c0091e4f400237545b87b996bffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffc001a0ce82754ed4418713951077c61f94a5fb315b1b7ddbf2d54c8c3810aa90a4c9e5a00914fb95145839d4a4f4edbecd2b7748aa76f5a457ab3555ec666214743d154a';
+    const hardhat0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+    await admin(`/polygon/accounts/${hardhat0}/fund`, { pol: 1 });
+    const hash = (await call('eth_sendRawTransaction', [raw])).result;
+    assert.match(hash, /^0x0801ca58[0-9a-f]{56}a4bb$/);
+    await mine();
+    assert.equal((await call('eth_getTransactionReceipt', [hash])).result, null, 'nonces 0–6 are missing');
+    assert.equal(await provider.getTransactionCount(hardhat0, 'pending'), 0);
+    const tx = await provider.getTransaction(hash);
+    assert.equal(tx?.from, hardhat0);
+    assert.equal(tx?.nonce, 7);
   });
 
   it('when a transaction is signed for another chain, unsigned or unaffordable, then it is refused', async () => {
@@ -364,7 +382,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       '10 winning shares pay 10 pUSD; the 4 losing ones 0',
     );
     assert.deepEqual(
-      await ctf.getFunction('balanceOfBatch')([wallet.address, wallet.address], tokenIds),
+      [...(await ctf.getFunction('balanceOfBatch')([wallet.address, wallet.address], tokenIds))],
       [0n, 0n],
       'both outcomes burned',
     );

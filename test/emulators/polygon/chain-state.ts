@@ -204,8 +204,12 @@ export class PolygonChain {
       progress = false;
       for (const r of this.pending().sort((a, b) => a.receivedMs - b.receivedMs || a.nonce - b.nonce)) {
         if (r.status !== 'pending' || r.nonce !== this.nonce(r.from)) continue;
-        if (feeCaps(r.tx).cap < block.baseFee) continue;
+        const { cap, tip } = feeCaps(r.tx);
+        if (cap < block.baseFee) continue;
         if (block.gasUsed + r.tx.gasLimit > BLOCK_GAS_LIMIT) continue;
+        // Earlier transactions of the sender may have spent what admission counted on.
+        const price = cap < block.baseFee + tip ? cap : block.baseFee + tip;
+        if (this.balance(r.from) < r.tx.gasLimit * price + r.tx.value) continue;
         this.execute(r, block);
         progress = true;
       }
