@@ -419,4 +419,39 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal(await pusdOf(wallet.address), 7_000_000n);
     assert.equal(emu.state.ledger.tokenBalance(wallet.address, std.tokenIds[1]), 0n);
   });
+
+  it('when the admin inspects, switches mining and resets, then the chain follows', async () => {
+    await manualMining();
+    const wallet = await newWallet(0.5);
+    const raw = await signed(wallet, {
+      to: CONTRACTS.pusd,
+      nonce: 0,
+      data: approveData(CONTRACTS.exchangeV2, 7n),
+    });
+    const hash = Transaction.from(raw).hash!;
+    await call('eth_sendRawTransaction', [raw]);
+    const status = await admin('/polygon', undefined, 'GET');
+    assert.deepEqual(status.pending, [hash]);
+    assert.equal(status.mining.mode, 'manual');
+    const seen = await admin(`/polygon/transactions/${hash}`, undefined, 'GET');
+    assert.equal(seen.status, 'pending');
+    assert.equal(seen.selector, '0x095ea7b3');
+    // Switching to instant mines what is pending.
+    await admin('/polygon/mining', { mode: 'instant' });
+    assert.equal((await admin(`/polygon/transactions/${hash}`, undefined, 'GET')).receipt_status, 1);
+    const account = await admin(`/polygon/accounts/${wallet.address}`, undefined, 'GET');
+    assert.equal(account.nonce, 1);
+    const bad = await fetch(`${emu.adminUrl}/polygon/mining`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'sometimes' }),
+    });
+    assert.equal(bad.status, 400);
+
+    await admin('/reset');
+    assert.equal(await provider.getBalance(wallet.address), 0n);
+    assert.equal(await provider.getTransactionCount(wallet.address), 0);
+    assert.equal(await provider.getTransaction(hash), null);
+    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 0n);
+  });
 });
