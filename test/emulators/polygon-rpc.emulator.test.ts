@@ -293,7 +293,10 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       maxFeePerGas: 1n,
       maxPriorityFeePerGas: 1n,
     }).unsignedSerialized;
-    assert.equal((await call('eth_sendRawTransaction', [unsigned])).error.message, 'invalid sender');
+    assert.equal(
+      (await call('eth_sendRawTransaction', [unsigned])).error.message,
+      'invalid sender: invalid transaction v, r, s values',
+    );
     assert.equal((await call('eth_sendRawTransaction', ['0x02zz'])).error.code, -32602);
 
     const broke = await newWallet(0);

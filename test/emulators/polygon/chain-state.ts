@@ -283,7 +283,8 @@ export class PolygonChain {
         -32000,
         `invalid sender: invalid chain id for signer: have ${tx.chainId} want ${CHAIN_ID}`,
       );
-    if (tx.signature === null || tx.from === null) throw new RpcError(-32000, 'invalid sender');
+    if (tx.signature === null || tx.from === null)
+      throw new RpcError(-32000, 'invalid sender: invalid transaction v, r, s values');
     const hash = tx.hash!.toLowerCase();
     const from = tx.from.toLowerCase();
     if (this.txs.get(hash)?.status === 'pending') throw new RpcError(-32000, 'already known');
