@@ -179,6 +179,15 @@ const TABLE: Row[] = [
     raw: async () => (await sign({ to: C.pusd, data: approve(C.ctfExchangeV2) })).slice(2),
     expect: { kind: 'approve-collateral' },
   },
+  {
+    name: 'an EIP-1559 approval with an access list (gas only)',
+    raw: () =>
+      LINKED.signTransaction({
+        ...request({ to: C.pusd, data: approve(C.negRiskExchangeV2) }),
+        accessList: [{ address: C.pusd, storageKeys: [ZERO32] }],
+      }),
+    expect: { kind: 'approve-collateral' },
+  },
 
   // ---- refused: what moves funds ---------------------------------------------------------------
   refusedCall(

@@ -13,6 +13,19 @@ import { RELAYABLE, relayRefusal, type RelayRefusal, type RelayRefusalCode } fro
  * carry to be relayed (polymarket.md §8.3–§8.4, spec §4.2 "only signed approval or redemption
  * transactions that target known external-venue contracts"). Everything not matched by a rule
  * below is refused; the rules are data so that the test can list them.
+ *
+ * Decisions where the reference leaves a choice:
+ * - Revocations (approve 0, setApprovalForAll false) are relayed, as their own kinds: they can
+ *   only take rights away, and refusing them would stop a user from protecting their funds.
+ * - Protocol-V2 contracts (ExchangeV3, Router, PositionManager) and the AutoRedeemOperator are not
+ *   approved or called: the service does not trade Protocol-V2 markets yet.
+ * - The onramp's `wrap` (§8.4 "optionally") is not relayed: the spec relays approvals and
+ *   redemptions only. Approving the onramp on USDC.e / native USDC is, being an approval of a
+ *   known contract (the allowances map has `usdc_*` keys).
+ * - Redemption arguments are pinned to the §8.3 shape even where the adapters ignore them; whether
+ *   the sender holds the condition needs state, so the caller checks `call.conditionId`.
+ * - `matchCall` alone also suits a deposit wallet's Batch `calls[i]` (§8.4 "the same whitelist
+ *   applies"), with `value` 0 checked by the caller.
  */
 
 export type RelayKind =

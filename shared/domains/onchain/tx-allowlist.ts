@@ -47,6 +47,7 @@ const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
  * 1 (EIP-2930) adds nothing a relay needs; 3 (EIP-4844) carries blobs no approval uses; 4 (EIP-7702)
  * embeds an authorisation that delegates the wallet's code to another contract, which would hand
  * that contract every asset of the wallet — the most dangerous thing a relay could forward.
+ * A type-2 access list is accepted: it only pre-declares storage slots (gas), it executes nothing.
  */
 const TYPE_REFUSALS: Record<number, string> = {
   1: 'EIP-2930 (type 1) transactions are not relayed',
