@@ -11,6 +11,7 @@ import {
   OTHER_KNOWN_FUNCTIONS,
   POLYGON_CONTRACTS as C,
 } from '../../shared/domains/onchain/polygon-contracts.js';
+import { RELAY_REFUSAL_CODES } from '../../shared/domains/onchain/relay-refusal.js';
 import {
   approvalTransactions,
   checkRelayableTransaction,
@@ -459,6 +460,7 @@ const TABLE: Row[] = [
 ];
 
 const tally = { tried: 0, refused: 0, allowed: 0, forbiddenRelayed: 0 };
+const codesSeen = new Set<string>();
 const builderTally = { signed: 0, allowed: 0 };
 
 describe('Relay allow-list for client-signed Polygon transactions #unit', () => {
@@ -518,12 +520,18 @@ describe('Relay allow-list for client-signed Polygon transactions #unit', () => 
         failures.push(`${row.name}: ALLOWED as ${r.kind}`);
         continue;
       }
+      codesSeen.add(r.code);
       const codes = ([] as RelayRefusalCode[]).concat(row.expect.code);
       if (!codes.includes(r.code)) failures.push(`${row.name}: ${r.code} (${r.error})`);
       if (!r.fix || !r.error) failures.push(`${row.name}: no error/fix text`);
     }
     assert.deepEqual(failures, []);
     assert.equal(tally.forbiddenRelayed, 0);
+    assert.deepEqual(
+      [...codesSeen].sort(),
+      [...RELAY_REFUSAL_CODES].sort(),
+      'every refusal code is exercised',
+    );
   });
 
   it('when every approval the builder produces is signed, legacy and EIP-1559, then the relay accepts it as the same kind', async () => {
