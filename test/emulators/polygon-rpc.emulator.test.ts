@@ -10,6 +10,7 @@ import {
   ZeroHash,
   parseEther,
   parseUnits,
+  type LogDescription,
   type TransactionReceipt,
   type TransactionRequest,
 } from 'ethers';
@@ -201,7 +202,11 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     await admin('/clock', { advance_ms: 60_000 });
     const receipt = (await call('eth_getTransactionReceipt', [hash])).result;
     assert.equal(receipt.status, '0x1');
-    assert.deepEqual(receipt.logs, []);
+    assert.equal(receipt.logs.length, 1);
+    const approval = ERC20.parseLog(receipt.logs[0]);
+    assert.equal(approval?.name, 'Approval');
+    assert.deepEqual([...approval!.args], [wallet.address, CONTRACTS.exchangeV2, 5n]);
+    assert.equal(receipt.logs[0].address, CONTRACTS.pusd.toLowerCase());
     assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 5n);
   });
 
@@ -367,8 +372,11 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       const tx = await adapter.getFunction('redeemPositions')(CONTRACTS.pusd, ZeroHash, conditionId, [1, 2], {
         gasLimit: 200_000,
       });
-      return (await provider.getTransactionReceipt(tx.hash))!.status;
+      const receipt = (await provider.getTransactionReceipt(tx.hash))!;
+      paid = receipt.logs.map((l) => ERC20.parseLog(l)).filter((e) => e?.name === 'Transfer');
+      return receipt.status;
     };
+    let paid: (LogDescription | null)[] = [];
 
     assert.equal(await ctf.getFunction('payoutDenominator')(conditionId), 0n);
     assert.equal(await redeem(), 0, 'the CTF reverts: result for condition not received yet');
@@ -388,6 +396,11 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       await pusdOf(wallet.address),
       11_000_000n,
       '10 winning shares pay 10 pUSD; the 4 losing ones 0',
+    );
+    assert.deepEqual(
+      [...paid[0]!.args],
+      [CONTRACTS.ctfCollateralAdapter, wallet.address, 10_000_000n],
+      'the receipt logs the pUSD Transfer from the adapter',
     );
     assert.deepEqual(
       [...(await ctf.getFunction('balanceOfBatch')([wallet.address, wallet.address], tokenIds))],

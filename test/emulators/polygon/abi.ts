@@ -11,6 +11,8 @@ export const ERC20 = new Interface([
   'function decimals() view returns (uint8)',
   'function approve(address spender, uint256 amount) returns (bool)',
   'function transfer(address to, uint256 amount) returns (bool)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event Approval(address indexed owner, address indexed spender, uint256 value)',
 ]);
 
 /** ConditionalTokens: ERC-1155 reads and operator approval, resolution views, legacy redemption. */
@@ -22,6 +24,8 @@ export const CTF = new Interface([
   'function payoutDenominator(bytes32 conditionId) view returns (uint256)',
   'function payoutNumerators(bytes32 conditionId, uint256 index) view returns (uint256)',
   'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+  'event ApprovalForAll(address indexed owner, address indexed operator, bool approved)',
+  'event PayoutRedemption(address indexed redeemer, address indexed collateralToken, bytes32 indexed parentCollectionId, bytes32 conditionId, uint256[] indexSets, uint256 payout)',
 ]);
 
 /** NegRiskAdapter's own redemption: explicit amounts of [yes, no] to redeem. */

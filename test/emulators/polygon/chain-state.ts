@@ -1,6 +1,6 @@
 import { keccak256, toUtf8Bytes, Transaction } from 'ethers';
 import type { PolymarketState } from '../polymarket/state.js';
-import { isContract, planCall } from './tx-effects.js';
+import { isContract, planCall, type EventLog } from './tx-effects.js';
 
 // The chain around the shared ledger: native POL balances, account nonces, a transaction pool and
 // blocks. Token state (pUSD, CTF positions, allowances) is not kept here: mined transactions act on
@@ -43,6 +43,9 @@ export interface TxReceipt {
   effectiveGasPrice: bigint;
   /** Why it reverted (undefined: no reason string, or it succeeded). */
   revertReason?: string;
+  logs: EventLog[];
+  /** Index of the first log in the block. */
+  firstLogIndex: number;
 }
 
 export interface TxRecord {
@@ -65,6 +68,7 @@ export interface BlockRecord {
   baseFee: bigint;
   txHashes: string[];
   gasUsed: bigint;
+  logCount: number;
 }
 
 export function blockHash(n: number): string {
@@ -184,6 +188,7 @@ export class PolygonChain {
         baseFee: this.baseFee,
         txHashes: [],
         gasUsed: 0n,
+        logCount: 0,
       }
     );
   }
@@ -196,6 +201,7 @@ export class PolygonChain {
       baseFee: this.baseFee,
       txHashes: [],
       gasUsed: 0n,
+      logCount: 0,
     };
     // Per sender in nonce order, senders in arrival order; a nonce gap or a fee cap under the base
     // fee keeps the rest of that sender's transactions waiting, as in a real pool.
@@ -225,21 +231,21 @@ export class PolygonChain {
     const to = tx.to?.toLowerCase() ?? null;
     const plan = planCall(this.state, { from: r.from, to, data: tx.data, value: tx.value });
     const needed = plan.gas > intrinsicGas(tx) ? plan.gas : intrinsicGas(tx);
+    const base = { cumulativeGasUsed: 0n, effectiveGasPrice: price, logs: [], firstLogIndex: block.logCount };
     let receipt: TxReceipt;
     if (tx.gasLimit < needed) {
-      receipt = { status: 0, gasUsed: tx.gasLimit, cumulativeGasUsed: 0n, effectiveGasPrice: price };
-      receipt.revertReason = 'out of gas';
+      receipt = { ...base, status: 0, gasUsed: tx.gasLimit, revertReason: 'out of gas' };
     } else if (!plan.ok) {
-      receipt = { status: 0, gasUsed: needed, cumulativeGasUsed: 0n, effectiveGasPrice: price };
-      receipt.revertReason = plan.reason;
+      receipt = { ...base, status: 0, gasUsed: needed, revertReason: plan.reason };
     } else {
-      plan.apply();
+      const logs = plan.apply();
       // Value moves only to accounts without code: every emulated contract is non-payable.
       if (to !== null && !isContract(to) && tx.value > 0n) {
         this.balances.set(r.from, this.balance(r.from) - tx.value);
         this.fund(to, tx.value);
       }
-      receipt = { status: 1, gasUsed: needed, cumulativeGasUsed: 0n, effectiveGasPrice: price };
+      receipt = { ...base, status: 1, gasUsed: needed, logs };
+      block.logCount += logs.length;
     }
     // Gas is paid whatever happened (admission made sure the sender can afford the whole limit).
     const fee = receipt.gasUsed * price;

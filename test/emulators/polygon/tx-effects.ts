@@ -1,4 +1,4 @@
-import type { Result } from 'ethers';
+import type { Interface, Result } from 'ethers';
 import { CONTRACTS } from '../polymarket/contracts.js';
 import type { MarketRecord } from '../polymarket/model.js';
 import type { PolymarketState } from '../polymarket/state.js';
@@ -32,8 +32,18 @@ export interface Call {
   value: bigint;
 }
 
+/** An event a mined call emits (receipt `logs`). */
+export interface EventLog {
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+/** Performs the writes; returns the events the real contract would emit. */
+type Apply = () => EventLog[];
+
 export type Outcome =
-  | { ok: true; returnData: string; gas: bigint; apply: () => void }
+  | { ok: true; returnData: string; gas: bigint; apply: Apply }
   /** `reason` undefined: a revert without a reason string (no matching function, non-payable). */
   | { ok: false; reason: string | undefined; gas: bigint };
 
@@ -49,13 +59,22 @@ const GAS = {
   revert: 30_000n,
 };
 
-const ok = (gas: bigint, returnData = '0x', apply: () => void = () => {}): Outcome => ({
+const ok = (gas: bigint, returnData = '0x', apply: Apply = () => []): Outcome => ({
   ok: true,
   returnData,
   gas,
   apply,
 });
 const revert = (reason?: string): Outcome => ({ ok: false, reason, gas: GAS.revert });
+
+function event(iface: Interface, address: string, name: string, args: unknown[]): EventLog {
+  const { topics, data } = iface.encodeEventLog(name, args);
+  return { address: lower(address), topics, data };
+}
+
+/** pUSD leaving `payer` (the contract that was called) for the redeemer: the ERC-20 Transfer event. */
+const payoutLog = (payer: string, to: string, payout: bigint): EventLog[] =>
+  payout > 0n ? [event(ERC20, CONTRACTS.pusd, 'Transfer', [payer, to, payout])] : [];
 
 /** CTF payout vector of a market: [numerator yes, numerator no] over the denominator; undefined before resolution. */
 export function payouts(
@@ -106,7 +125,7 @@ function decode(iface: typeof ERC20, name: string, data: string): Result {
 }
 
 /** A ledger write that may fail with a revert-like LedgerError, as a planned outcome. */
-function guarded(gas: bigint, returnData: string, check: () => void, apply: () => void): Outcome {
+function guarded(gas: bigint, returnData: string, check: () => void, apply: Apply): Outcome {
   try {
     check();
   } catch (err) {
@@ -135,9 +154,10 @@ function pusdCall(state: PolymarketState, call: Call, selector: string): Outcome
       return ok(GAS.view, ERC20.encodeFunctionResult('decimals', [6]));
     case 'approve': {
       const [spender, amount] = decode(ERC20, 'approve', call.data);
-      return ok(GAS.approve, ERC20.encodeFunctionResult('approve', [true]), () =>
-        ledger.approve(call.from, spender as string, amount as bigint),
-      );
+      return ok(GAS.approve, ERC20.encodeFunctionResult('approve', [true]), () => {
+        ledger.approve(call.from, spender as string, amount as bigint);
+        return [event(ERC20, CONTRACTS.pusd, 'Approval', [call.from, spender, amount])];
+      });
     }
     case 'transfer': {
       const [dest, amount] = decode(ERC20, 'transfer', call.data);
@@ -148,7 +168,10 @@ function pusdCall(state: PolymarketState, call: Call, selector: string): Outcome
           if (ledger.pusdBalance(call.from) < (amount as bigint))
             throw new LedgerError('ERC20: transfer amount exceeds balance');
         },
-        () => ledger.transferPusd(call.from, dest as string, amount as bigint),
+        () => {
+          ledger.transferPusd(call.from, dest as string, amount as bigint);
+          return [event(ERC20, CONTRACTS.pusd, 'Transfer', [call.from, dest, amount])];
+        },
       );
     }
     default:
@@ -188,9 +211,10 @@ function ctfCall(state: PolymarketState, call: Call, selector: string): Outcome 
       const [operator, approved] = decode(CTF, 'setApprovalForAll', call.data);
       if (lower(operator as string) === lower(call.from))
         return revert('ERC1155: setting approval status for self');
-      return ok(GAS.setApprovalForAll, '0x', () =>
-        ledger.setApprovalForAll(call.from, operator as string, approved as boolean),
-      );
+      return ok(GAS.setApprovalForAll, '0x', () => {
+        ledger.setApprovalForAll(call.from, operator as string, approved as boolean);
+        return [event(CTF, CONTRACTS.ctf, 'ApprovalForAll', [call.from, operator, approved])];
+      });
     }
     case 'payoutDenominator': {
       const [conditionId] = decode(CTF, 'payoutDenominator', call.data);
@@ -232,7 +256,18 @@ function ctfRedeem(state: PolymarketState, call: Call): Outcome {
   if (indexSets.some((s) => s <= 0n || s >= 3n)) return revert('got invalid index set');
   const found = lower(collateral) === lower(USDC_E) && lower(parent) === ZERO_BYTES32 && !m.negRisk;
   const outcomes = found ? indexSets.map((s) => (s === 1n ? 0 : 1)) : [];
-  return redeemOutcomes(state, call.from, m, p, outcomes);
+  // The real CTF logs every redemption, paid or not.
+  const logged = (payout: bigint) => [
+    event(CTF, CONTRACTS.ctf, 'PayoutRedemption', [
+      call.from,
+      collateral,
+      parent,
+      conditionId,
+      indexSets,
+      payout,
+    ]),
+  ];
+  return redeemOutcomes(state, call.from, CONTRACTS.ctf, m, p, outcomes, logged);
 }
 
 /**
@@ -254,7 +289,7 @@ function adapterRedeem(
   const p = payouts(m);
   if (!m || !p) return revert(NOT_RESOLVED);
   if (!state.ledger.isApprovedForAll(call.from, adapter)) return revert(NOT_APPROVED);
-  return redeemOutcomes(state, call.from, m, p, m.negRisk === negRiskAdapter ? [0, 1] : []);
+  return redeemOutcomes(state, call.from, adapter, m, p, m.negRisk === negRiskAdapter ? [0, 1] : []);
 }
 
 /** NegRiskAdapter `redeemPositions(conditionId, [yes, no])`: exactly these amounts, paid at the payout ratio. */
@@ -279,6 +314,7 @@ function negRiskAdapterRedeem(state: PolymarketState, call: Call, selector: stri
       if (a > 0n) ledger.burnTokens(call.from, m.tokenIds[i] as string, a);
     });
     if (payout > 0n) ledger.mintPusd(call.from, payout);
+    return payoutLog(CONTRACTS.negRiskAdapter, call.from, payout);
   });
 }
 
@@ -286,9 +322,11 @@ function negRiskAdapterRedeem(state: PolymarketState, call: Call, selector: stri
 function redeemOutcomes(
   state: PolymarketState,
   from: string,
+  payer: string,
   m: MarketRecord,
   p: { numerators: [bigint, bigint]; denominator: bigint },
   outcomes: number[],
+  extraLogs: (payout: bigint) => EventLog[] = () => [],
 ): Outcome {
   const { ledger } = state;
   const tokens = [...new Set(outcomes)].map((i) => ({
@@ -300,5 +338,6 @@ function redeemOutcomes(
   return ok(GAS.redeem, '0x', () => {
     for (const t of tokens) if (t.amount > 0n) ledger.burnTokens(from, t.token, t.amount);
     if (payout > 0n) ledger.mintPusd(from, payout);
+    return [...payoutLog(payer, from, payout), ...extraLogs(payout)];
   });
 }
