@@ -13,20 +13,9 @@ import type { decideBuyFill } from '../venues/sim/sim-decisions.js';
 import { buyPlan, removedCost, sellPlan, type SimTradeSpec } from '../venues/sim/sim-trade-plan.js';
 import { claimTrade, finishTrade, type TradeOutcome } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
-import { filledResult, NO_MARKET, refusedResult, type Holdings, type TradeShape } from './trade-result.js';
+import { filledResult, NO_MARKET, refusedResult, shapeOf, type Holdings } from './trade-result.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { TradeResult } from './trade.schemas.js';
-
-export const shapeOf = (t: TradeRecord): TradeShape => ({
-  id: t._id,
-  marketId: t.marketId,
-  venue: t.venue,
-  side: t.side,
-  action: t.action,
-  amountMicro: t.amountMicro,
-  sharesMicro: t.sharesMicro,
-  warnings: t.warnings,
-});
 
 async function holdingsOf(ctx: TradeExecutionContext, t: TradeRecord, balanceMicro?: number) {
   const position = await ctx.models.Position.findById(positionId(t.agentId, t.marketId, t.venue)).lean();

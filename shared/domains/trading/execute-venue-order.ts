@@ -20,9 +20,9 @@ import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clob-credentials.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
 import type { TradeExecutionContext } from './execution-context.js';
-import { finishTrade } from './trade-lifecycle.js';
+import { finishTrade, type TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
-import { refusedResult, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
+import { refusedResult, shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /** Where the venue's order stands: matched so far (cumulative) and whether it is still working. */
@@ -40,17 +40,6 @@ const ownerOfTrade = (t: TradeRecord) => {
   const [kind, id] = (t.ownerKey ?? '').split(':');
   return { kind: kind === 'user' ? ('user' as const) : ('agent' as const), id: id ?? '' };
 };
-
-const shapeOf = (t: TradeRecord) => ({
-  id: t._id,
-  marketId: t.marketId,
-  venue: t.venue,
-  side: t.side,
-  action: t.action,
-  amountMicro: t.amountMicro,
-  sharesMicro: t.sharesMicro,
-  warnings: t.warnings,
-});
 
 /** The owner's L2 credentials: registered (external) or derived from the managed key on first use. */
 export async function credentialsOf(
@@ -234,6 +223,30 @@ export async function bookMatches(
   };
 }
 
+/** Books the order's new matches and records the venue's word on it (status, when synced). */
+export async function recordOrderState(
+  ctx: TradeExecutionContext,
+  trade: TradeRecord,
+  state: OrderState,
+): Promise<TradeRecord> {
+  const t = await bookMatches(ctx, trade, state);
+  const status = state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working;
+  await ctx.models.Trade.updateOne(
+    { _id: t._id },
+    { $set: { 'venueOrder.status': status, 'venueOrder.syncedAt': ctx.now() } },
+  );
+  return t;
+}
+
+/** The fill a trade records for where its order stands (`result`: the answer built for it). */
+export const orderFill = (state: OrderState, market: MarketRecord, result: TradeResult): TradeFill => ({
+  sharesMicro: state.sharesMicro,
+  amountMicro: state.amountMicro,
+  priceBefore: market.currentPrice,
+  priceAfter: result.new_price,
+  balanceAfterMicro: Math.round(result.balance * 1e6),
+});
+
 /** The trade's answer for where its order stands. */
 export async function orderAnswer(
   ctx: TradeExecutionContext,
@@ -338,17 +351,7 @@ export async function executeVenueOrder(
     );
   if ('errorCode' in state) return refuse(state);
 
-  t = await bookMatches(ctx, t, state);
-  await ctx.models.Trade.updateOne(
-    { _id: t._id },
-    {
-      $set: {
-        'venueOrder.status':
-          state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working,
-        'venueOrder.syncedAt': ctx.now(),
-      },
-    },
-  );
+  t = await recordOrderState(ctx, t, state);
   const result = await orderAnswer(ctx, t, market, state);
   const open = state.working !== 'done';
   if (!open && state.sharesMicro === 0) return refuse(clobRefusal('no orders found to match with FAK order'));
@@ -357,13 +360,7 @@ export async function executeVenueOrder(
     t._id,
     result,
     {
-      fill: {
-        sharesMicro: state.sharesMicro,
-        amountMicro: state.amountMicro,
-        priceBefore: market.currentPrice,
-        priceAfter: result.new_price,
-        balanceAfterMicro: Math.round(result.balance * 1e6),
-      },
+      fill: orderFill(state, market, result),
       ...(open ? { open: true } : {}),
     },
     ctx.now(),

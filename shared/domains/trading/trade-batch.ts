@@ -17,11 +17,11 @@ import { positionId, type PositionRecord } from '../positions/position.model.js'
 import type { Refusal } from '../refusal.js';
 import { buyPlan, removedCost, sellPlan } from '../venues/sim/sim-trade-plan.js';
 import { applyUpdate, changedFields } from '../../util/apply-update.js';
-import { executeTrade, fillAnswer, planOf, shapeOf } from './execute-trade.js';
+import { executeTrade, fillAnswer, planOf } from './execute-trade.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import { claimTrades, finishTrades, type TradeOutcome } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
-import { refusedResult, type Holdings } from './trade-result.js';
+import { refusedResult, shapeOf, type Holdings } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /**

@@ -4,6 +4,7 @@ import type { MarketRecord } from '../markets/market.model.js';
 import type { Refusal } from '../refusal.js';
 import { sidePrice } from '../venues/sim/sim-decisions.js';
 import type { TradeResult } from './trade.schemas.js';
+import type { TradeRecord } from './trade.model.js';
 
 /** Prices are shown to 6 decimals. */
 const px = (p: number) => Math.round(p * 1e6) / 1e6;
@@ -19,6 +20,18 @@ export interface TradeShape {
   sharesMicro: number;
   warnings: string[];
 }
+
+/** The shape of a recorded trade. */
+export const shapeOf = (t: TradeRecord): TradeShape => ({
+  id: t._id,
+  marketId: t.marketId,
+  venue: t.venue,
+  side: t.side,
+  action: t.action,
+  amountMicro: t.amountMicro,
+  sharesMicro: t.sharesMicro,
+  warnings: t.warnings,
+});
 
 export interface Holdings {
   balanceMicro: number;

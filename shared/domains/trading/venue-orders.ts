@@ -7,10 +7,11 @@ import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import {
-  bookMatches,
   credentialsOf,
   orderAnswer,
+  orderFill,
   orderStateOf,
+  recordOrderState,
   type OrderState,
 } from './execute-venue-order.js';
 import { closeOpenTrade } from './trade-lifecycle.js';
@@ -32,17 +33,7 @@ export async function syncOpenTrade(
   if (!creds) return null;
   const state = await orderStateOf(ctx, creds, vo.orderId, vo.price);
   if (!state) return null;
-  const t = await bookMatches(ctx, trade, state);
-  await ctx.models.Trade.updateOne(
-    { _id: t._id },
-    {
-      $set: {
-        'venueOrder.status':
-          state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working,
-        'venueOrder.syncedAt': ctx.now(),
-      },
-    },
-  );
+  const t = await recordOrderState(ctx, trade, state);
   if (state.working === 'done') {
     const market = await ctx.models.Market.findById(t.marketId).lean();
     if (market) {
@@ -50,13 +41,7 @@ export async function syncOpenTrade(
       await closeOpenTrade(ctx.models, t._id, {
         status: state.sharesMicro > 0 ? 'filled' : 'canceled',
         result,
-        fill: {
-          sharesMicro: state.sharesMicro,
-          amountMicro: state.amountMicro,
-          priceBefore: market.currentPrice,
-          priceAfter: result.new_price,
-          balanceAfterMicro: Math.round(result.balance * 1e6),
-        },
+        fill: orderFill(state, market, result),
         now: ctx.now(),
       });
     }
