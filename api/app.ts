@@ -73,6 +73,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         describe: 'wallet link attempts per day per account',
         key: byAccount,
       }),
+      // Every proxied call costs a call to the Polygon node; the client's receipt polling is 30/min.
+      'polygon-rpc': perMinute(
+        'polygon-rpc',
+        120,
+        'Polygon RPC proxy calls per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
       context: perMinute(
         'context',
         300,

@@ -14,7 +14,14 @@ export type AuthMode = 'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-
 
 /** Named per-IP/per-agent/per-account limits; the numbers come from config or the spec (§8). */
 export type RateLimitName =
-  'register' | 'context' | 'claim' | 'import' | 'wallet-positions' | 'wallet-challenge' | 'wallet-link';
+  | 'register'
+  | 'context'
+  | 'claim'
+  | 'import'
+  | 'wallet-positions'
+  | 'wallet-challenge'
+  | 'wallet-link'
+  | 'polygon-rpc';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and

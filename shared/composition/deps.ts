@@ -8,7 +8,8 @@ import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics, type Metrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import type { VenueRegistry } from '../domains/venues/venue-registry.js';
-import { createVenues } from './venues.js';
+import { createPolygonRpc, createVenues } from './venues.js';
+import type { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
 import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
 import { LocalCache } from '../infra/local-cache.js';
@@ -71,6 +72,8 @@ export interface Deps {
   metrics: Metrics;
   /** One adapter per reachable venue (sim, polymarket): the only way to a venue's market data. */
   venues: VenueRegistry;
+  /** Polygon JSON-RPC reads (allowances, the authenticated RPC proxy); writes go through the relay. */
+  polygon: PolygonRpc;
   /** Tells every process's caches that something changed (Redis pub/sub); see LocalCaches. */
   invalidation: Invalidation;
   caches: LocalCaches;
@@ -102,6 +105,7 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock),
+    polygon: createPolygonRpc(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),
     clock,

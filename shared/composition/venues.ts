@@ -1,5 +1,7 @@
 import type { Env } from '../infra/config/env.js';
 import { createVenueMetrics } from '../infra/http/venue-metrics.js';
+import { VenueHttpClient } from '../infra/http/venue-http-client.js';
+import { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';
@@ -33,4 +35,22 @@ export function createVenues(
       log: log.child({ component: 'venue', venue: 'polymarket' }),
     }),
   ]);
+}
+
+/**
+ * The Polygon JSON-RPC client of this process (allowance reads, the RPC proxy), with the same
+ * timeouts, retries and breaker settings as the venue clients; metrics under venue `polygon`.
+ */
+export function createPolygonRpc(env: Env, metrics: Metrics, log: Logger): PolygonRpc {
+  return new PolygonRpc(
+    new VenueHttpClient({
+      venue: 'polygon',
+      baseUrl: env.POLYGON_RPC_URL,
+      timeoutMs: env.VENUE_TIMEOUT_MS,
+      retries: env.VENUE_RETRIES,
+      breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
+      metrics: createVenueMetrics(metrics.registry),
+      log: log.child({ component: 'venue', venue: 'polygon' }),
+    }),
+  );
 }
