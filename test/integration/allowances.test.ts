@@ -160,6 +160,16 @@ describe('Polygon allowances and the RPC proxy (client-contract §8.3)', () => {
     assert.equal(typeof bad.body.error?.code, 'number', JSON.stringify(bad.body));
   });
 
+  it('the proxy is rate-limited per agent (120 calls a minute), with a real 429', async () => {
+    const busy = asAgent(await registerAgent({ name: 'rpc-busy' }));
+    for (let i = 0; i < 120; i += 20)
+      await Promise.all(Array.from({ length: 20 }, () => proxyResult(busy, 'eth_chainId')));
+    const over = await proxy(busy, 'eth_chainId');
+    assert.equal(over.status, 429, JSON.stringify(over.body));
+    // Another agent is not affected.
+    assert.equal(await proxyResult(auth, 'eth_chainId'), '0x89');
+  });
+
   it('an unreachable Polygon node is a 503 venue_unavailable', async () => {
     const registry = new Registry();
     const polygon = new PolygonRpc(
