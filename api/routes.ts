@@ -20,6 +20,7 @@ import { supportHandlers } from './handlers/support.handlers.js';
 import { skillHandlers } from './handlers/skills.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
 import { walletHandlers } from './handlers/wallet.handlers.js';
+import { broadcastHandlers } from './handlers/broadcast.handlers.js';
 import { onchainHandlers } from './handlers/onchain.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
@@ -39,6 +40,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...supportHandlers,
   ...skillHandlers,
   ...walletHandlers,
+  ...broadcastHandlers,
   ...onchainHandlers,
 
   ...marketHandlers,

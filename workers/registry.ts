@@ -20,6 +20,7 @@ import {
   syncExternalPricesProcessor,
   syncVenueOrdersProcessor,
 } from './processors/venue.processors.js';
+import { broadcastTxProcessor, followTxReceiptProcessor } from './processors/broadcast.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -38,4 +39,6 @@ export const PROCESSORS: ProcessorRegistry = {
   'check-resolutions': checkResolutionsProcessor,
   'import-fast-markets': importFastMarketsProcessor,
   'expire-sim-markets': expireSimMarketsProcessor,
+  'broadcast-tx': broadcastTxProcessor,
+  'follow-tx-receipt': followTxReceiptProcessor,
 };

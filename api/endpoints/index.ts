@@ -10,6 +10,7 @@ import { limitsEndpoints } from './limits.endpoints.js';
 import { supportEndpoints } from './support.endpoints.js';
 import { skillEndpoints } from './skills.endpoints.js';
 import { walletEndpoints } from './wallet.endpoints.js';
+import { broadcastEndpoints } from './broadcast.endpoints.js';
 import { onchainEndpoints } from './onchain.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
@@ -20,6 +21,7 @@ export const ENDPOINTS = {
   ...supportEndpoints,
   ...skillEndpoints,
   ...walletEndpoints,
+  ...broadcastEndpoints,
   ...onchainEndpoints,
 
   ...marketEndpoints,

@@ -13,6 +13,7 @@ import { skillModel } from './skills/skill.model.js';
 import { marketImportModel } from './imports/market-import.model.js';
 import { walletModel } from './wallets/wallet.model.js';
 import { clobCredentialModel } from './wallets/clob-credential.model.js';
+import { txBroadcastModel } from './onchain/broadcast.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -35,6 +36,7 @@ export function createModels(conn: Connection) {
     MarketImport: marketImportModel(conn),
     Wallet: walletModel(conn),
     ClobCredential: clobCredentialModel(conn),
+    TxBroadcast: txBroadcastModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

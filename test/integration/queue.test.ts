@@ -96,6 +96,8 @@ describe('queue plumbing #integration', () => {
       'check-resolutions': { every: 60, bucket: 29500000 },
       'import-fast-markets': { slot: '202611220400' },
       'expire-sim-markets': { slot: '202611220400' },
+      'broadcast-tx': { hash: `0x${'ab'.repeat(32)}`, request: 1 },
+      'follow-tx-receipt': { hash: `0x${'ab'.repeat(32)}`, poll: 0 },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

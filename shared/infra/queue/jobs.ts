@@ -34,6 +34,9 @@ const retrying = (attempts: number, delay: number): JobDefinition['options'] => 
 /** A UTC minute, `yyyyMMddHHmm` (see slots.ts). */
 const SLOT = z.string().regex(/^\d{12}$/);
 
+/** A transaction hash, lowercase hex. */
+const TX_HASH = z.string().regex(/^0x[0-9a-f]{64}$/);
+
 /** A scheduled maintenance job keyed by its slot: a second scheduler cannot double-run a slot. */
 const slotJob = (name: string, queue: QueueName) =>
   define({
@@ -111,6 +114,24 @@ export const JOBS = {
   'import-fast-markets': slotJob('import-fast-markets', 'venue-sync'),
   /** Stops trading on sim catalogue markets past their resolution time and tops the catalogue up. */
   'expire-sim-markets': slotJob('expire-sim-markets', 'venue-sync'),
+  /**
+   * Sends one recorded, allow-listed transaction (shared/domains/onchain/broadcast-worker.ts). One
+   * job per client request (`request` counts them), so asking again sends again: harmless, the node
+   * deduplicates on the hash.
+   */
+  'broadcast-tx': define({
+    queue: 'tx-broadcasts',
+    schema: z.object({ hash: TX_HASH, request: z.number().int().positive() }),
+    options: retrying(5, 500),
+    jobId: (d) => `broadcast-tx-${d.hash}-${d.request}`,
+  }),
+  /** Reads a sent transaction's receipt; re-enqueued with a delay until it is mined. */
+  'follow-tx-receipt': define({
+    queue: 'tx-broadcasts',
+    schema: z.object({ hash: TX_HASH, poll: z.number().int().nonnegative() }),
+    options: retrying(3, 1000),
+    jobId: (d) => `follow-tx-receipt-${d.hash}-${d.poll}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -42,7 +42,8 @@ export class QueueClient {
     return this.queues[def.queue].getJob((def.jobId as (d: JobData<N>) => string)(data));
   }
 
-  async enqueue<N extends JobName>(name: N, data: JobData<N>): Promise<Job> {
+  /** `delay`: run no earlier than this many ms from now (a follow-up poll). */
+  async enqueue<N extends JobName>(name: N, data: JobData<N>, opts: { delay?: number } = {}): Promise<Job> {
     const def = JOBS[name];
     const parsed = def.schema.safeParse(data);
     if (!parsed.success) {
@@ -58,6 +59,7 @@ export class QueueClient {
     try {
       return await this.queues[def.queue].add(name, payload, {
         ...def.options,
+        ...opts,
         jobId: (def.jobId as (d: JobData<N>) => string)(payload),
       });
     } catch (err) {

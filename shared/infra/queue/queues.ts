@@ -15,6 +15,8 @@ export const QUEUE_NAMES = [
   'venue-sync',
   /** Periodic read-model upkeep: leaderboard re-marks, rolling 24 h volumes. */
   'leaderboard',
+  /** Relaying client-signed Polygon transactions and following them to their receipts. */
+  'tx-broadcasts',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { Deps } from '../../composition/deps.js';
+
+/**
+ * The relay's two calls over `deps.polygon` (POLYGON_RPC_URL). Sending through the shared client
+ * is safe with its retries: the same signed bytes sent twice are one transaction (the node answers
+ * `already known` or `nonce too low`). A transport failure throws VenueHttpError (the job retries).
+ */
+
+/** A JSON-RPC error answer, with the node's own text (`already known`, `nonce too low: …`). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+async function call(deps: Pick<Deps, 'polygon'>, method: string, params: unknown[]) {
+  const answer = await deps.polygon.send(method, params);
+  if ('error' in answer) throw new RpcError(answer.error.code, answer.error.message);
+  return answer.result;
+}
+
+/** Sends the signed bytes; resolves with the node's hash, throws RpcError with the node's text. */
+export async function sendRawTransaction(deps: Pick<Deps, 'polygon'>, raw: string) {
+  return z.string().parse(await call(deps, 'eth_sendRawTransaction', [raw]));
+}
+
+const ReceiptSchema = z
+  .object({ status: z.string(), blockNumber: z.string() })
+  .nullable()
+  .transform((r) => r && { status: Number(BigInt(r.status)), blockNumber: Number(BigInt(r.blockNumber)) });
+
+/** The receipt's status (1 success, 0 reverted) and block, or null while pending or unknown. */
+export async function transactionReceipt(deps: Pick<Deps, 'polygon'>, hash: string) {
+  return ReceiptSchema.parse((await call(deps, 'eth_getTransactionReceipt', [hash])) ?? null);
+}

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Contract, Interface, JsonRpcProvider, Network, Wallet } from 'ethers';
+import {
+  approvalTransactions,
+  REQUIRED_APPROVALS,
+} from '../../shared/domains/onchain/approval-transactions.js';
+import { POLYGON_CONTRACTS } from '../../shared/domains/onchain/polygon-contracts.js';
+import { testContext } from '../support/context.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { claim, tokenFor } from '../support/users.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
+
+const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+/** The emulator's chain, as a client would reach it (a bare network: no gas-station lookups). */
+const provider = () =>
+  new JsonRpcProvider(testContext().polymarket.rpcUrl, new Network('polygon-emulated', 137n), {
+    staticNetwork: true,
+    cacheTimeout: -1,
+  });
+
+interface NodeTx {
+  hash: string;
+  status: string;
+  receipt_status: number | null;
+}
+const nodeTxsFrom = (address: string) =>
+  polymarketAdmin<NodeTx[]>('GET', `/polygon/transactions?from=${address.toLowerCase()}`);
+
+/** A claimed agent whose human linked `wallet` (funded with POL for gas). */
+async function linkedAgent() {
+  const agent = await registerAgent();
+  const token = tokenFor(`user-${randomUUID()}`);
+  await claim(token, agent.claim_code).expect(200);
+  const wallet = Wallet.createRandom() as unknown as Wallet;
+  const challenge = await api()
+    .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
+    .set(asAgent(agent))
+    .expect(200);
+  await api()
+    .post('/api/sdk/wallet/link')
+    .set(asAgent(agent))
+    .send({
+      address: wallet.address,
+      signature: await wallet.signMessage(challenge.body.message),
+      nonce: challenge.body.nonce,
+      signature_type: 0,
+      confirm_replace_managed: true,
+    })
+    .expect(200);
+  await polymarketAdmin('POST', `/polygon/accounts/${wallet.address}/fund`, { pol: 1 });
+  return { agent, token, wallet };
+}
+
+/** Signs `to`/`data` as an EIP-1559 transaction with the nonce and fees the emulator's RPC gives. */
+async function sign(wallet: Wallet, to: string, data: string) {
+  const rpc = provider();
+  const fees = await rpc.getFeeData();
+  return wallet.signTransaction({
+    type: 2,
+    chainId: 137,
+    to,
+    data,
+    nonce: await rpc.getTransactionCount(wallet.address, 'pending'),
+    gasLimit: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas!,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
+  });
+}
+
+const relay = (agent: RegisteredAgent, signedTx: string) =>
+  api().post('/api/sdk/wallet/broadcast-tx').set(asAgent(agent)).send({ signed_tx: signedTx });
+
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('broadcast relay (POST /api/sdk/wallet/broadcast-tx)', () => {
+  before(() => polymarketAdmin('POST', '/polygon/mining', { mode: 'manual' }));
+  after(() => polymarketAdmin('POST', '/polygon/mining', { mode: 'interval' }));
+
+  it('when a linked wallet relays a signed approval, then it is recorded, sent, mined and the allowance is on-chain; sending it again is one record', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const approval = REQUIRED_APPROVALS.find((a) => a.token === 'pusd')!;
+    const [unsigned] = approvalTransactions(wallet.address, [approval.key]);
+    const raw = await sign(wallet, unsigned!.to, unsigned!.data);
+
+    const first = await relay(agent, raw).expect(200);
+    assert.equal(first.body.success, true, JSON.stringify(first.body));
+    assert.equal(first.body.status, 'sent', JSON.stringify(first.body));
+    const hash = first.body.tx_hash as string;
+
+    // Still in the pool: the node answers `already known`, which is success.
+    const again = await relay(agent, raw).expect(200);
+    assert.equal(again.body.success, true, JSON.stringify(again.body));
+    assert.equal(again.body.tx_hash, hash);
+
+    await polymarketAdmin('POST', '/polygon/mine');
+    const { TxBroadcast } = testContext().deps.models;
+    const mined = await until(
+      () => TxBroadcast.findById(hash).lean(),
+      (r) => r?.status === 'mined',
+    );
+    assert.equal(mined?.status, 'mined', JSON.stringify(mined));
+    assert.equal(mined?.receiptStatus, 1);
+    assert.equal(mined?.kind, unsigned!.kind);
+    assert.equal(mined?.sender, wallet.address);
+
+    const pusd = new Contract(
+      POLYGON_CONTRACTS.pusd,
+      ['function allowance(address,address) view returns (uint256)'],
+      provider(),
+    );
+    assert.ok((await pusd.getFunction('allowance')(wallet.address, approval.spender)) > 0n);
+
+    // Mined: a third send meets `nonce too low`, still success, and the record stays mined.
+    const third = await relay(agent, raw).expect(200);
+    assert.equal(third.body.success, true, JSON.stringify(third.body));
+    assert.equal(third.body.status, 'mined', JSON.stringify(third.body));
+    assert.equal(await TxBroadcast.countDocuments({ _id: hash }), 1);
+    const nodeTxs = await nodeTxsFrom(wallet.address);
+    assert.equal(nodeTxs.length, 1, JSON.stringify(nodeTxs));
+    assert.equal(nodeTxs[0]!.receipt_status, 1);
+
+    const list = await api().get('/api/sdk/wallet/broadcasts?limit=5').set(asAgent(agent)).expect(200);
+    assert.deepEqual(
+      list.body.broadcasts.map((b: { tx_hash: string; status: string }) => [b.tx_hash, b.status]),
+      [[hash, 'mined']],
+    );
+  });
+
+  it('when the transaction is a pUSD transfer, then it is refused with the allow-list code and the node never sees it', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const data = new Interface(['function transfer(address,uint256)']).encodeFunctionData('transfer', [
+      Wallet.createRandom().address,
+      1_000_000n,
+    ]);
+    const res = await relay(agent, await sign(wallet, POLYGON_CONTRACTS.pusd, data)).expect(400);
+    assert.equal(res.body.error_code, 'transfer_not_allowed', JSON.stringify(res.body));
+    assert.ok(res.body.fix, JSON.stringify(res.body));
+    assert.deepEqual(await nodeTxsFrom(wallet.address), []);
+    assert.equal(await testContext().deps.models.TxBroadcast.countDocuments({ sender: wallet.address }), 0);
+  });
+
+  it('when the approval is signed by a wallet other than the linked one, then it is refused (403) and not sent', async () => {
+    const { agent } = await linkedAgent();
+    const stranger = Wallet.createRandom() as unknown as Wallet;
+    const [unsigned] = approvalTransactions(stranger.address, [REQUIRED_APPROVALS[0]!.key]);
+    const res = await relay(agent, await sign(stranger, unsigned!.to, unsigned!.data)).expect(403);
+    assert.equal(res.body.error_code, 'sender_mismatch', JSON.stringify(res.body));
+    assert.deepEqual(await nodeTxsFrom(stranger.address), []);
+  });
+
+  it('when the agent is unclaimed, then it is refused with the claim URL', async () => {
+    const agent = await registerAgent();
+    const wallet = Wallet.createRandom() as unknown as Wallet;
+    const [unsigned] = approvalTransactions(wallet.address, [REQUIRED_APPROVALS[0]!.key]);
+    const res = await relay(agent, await sign(wallet, unsigned!.to, unsigned!.data)).expect(403);
+    assert.equal(res.body.error_code, 'agent_not_claimed', JSON.stringify(res.body));
+    assert.match(res.body.claim_url, /claim/);
+    assert.deepEqual(await nodeTxsFrom(wallet.address), []);
+  });
+});
