@@ -135,6 +135,22 @@ describe('broadcast relay (POST /api/sdk/wallet/broadcast-tx)', () => {
     );
   });
 
+  it('when the same transaction is relayed twice at once, then both answer success and it is one record', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const approval = REQUIRED_APPROVALS.find((a) => a.token === 'pusd')!;
+    const [unsigned] = approvalTransactions(wallet.address, [approval.key]);
+    const raw = await sign(wallet, unsigned!.to, unsigned!.data);
+    const both = await Promise.all([relay(agent, raw), relay(agent, raw)]);
+    for (const res of both) {
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+    }
+    const { models } = testContext().deps;
+    const record = (await models.TxBroadcast.findById(both[0]!.body.tx_hash).lean())!;
+    assert.equal(record.requests, 2);
+    assert.equal((await nodeTxsFrom(wallet.address)).length, 1);
+  });
+
   it('when the transaction is a pUSD transfer, then it is refused with the allow-list code and the node never sees it', async () => {
     const { agent, wallet } = await linkedAgent();
     const data = new Interface(['function transfer(address,uint256)']).encodeFunctionData('transfer', [

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Deps } from '../../composition/deps.js';
+import { isDuplicateKey } from '../refusal.js';
 import { AppError } from '../../infra/errors.js';
 import type { WalletAccount } from '../wallets/wallet-account.js';
 import { walletOf } from '../wallets/managed-wallet.js';
@@ -61,23 +62,29 @@ export async function broadcastTx(
   }
   const { tx, kind } = check;
   const hash = tx.hash.toLowerCase();
-  const rec = await deps.models.TxBroadcast.findOneAndUpdate(
-    { _id: hash },
-    {
-      $setOnInsert: {
-        userId: account.owner.id,
-        agentId,
-        sender: tx.from,
-        to: tx.to,
-        kind,
-        nonce: tx.nonce,
-        raw: signedTx.toLowerCase(),
-        status: 'queued',
+  const record = () =>
+    deps.models.TxBroadcast.findOneAndUpdate(
+      { _id: hash },
+      {
+        $setOnInsert: {
+          userId: account.owner.id,
+          agentId,
+          sender: tx.from,
+          to: tx.to,
+          kind,
+          nonce: tx.nonce,
+          raw: signedTx.toLowerCase(),
+          status: 'queued',
+        },
+        $inc: { requests: 1 },
       },
-      $inc: { requests: 1 },
-    },
-    { upsert: true, returnDocument: 'after' },
-  ).lean();
+      { upsert: true, returnDocument: 'after' },
+    ).lean();
+  // Two first requests for one transaction can both try the insert: the loser's retry is an update.
+  const rec = await record().catch((err: unknown) => {
+    if (isDuplicateKey(err)) return record();
+    throw err;
+  });
   const outcome = await deps.queues.enqueueAndWait<BroadcastOutcome>(
     'broadcast-tx',
     { hash, request: rec!.requests },
