@@ -41,8 +41,8 @@ async function importedMarket(agent: RegisteredAgent, prices = [0.55, 0.45]) {
   };
 }
 
-/** A claimed agent with real trading on, an external wallet linked, funded, approved and with CLOB credentials. */
-async function externalTrader(): Promise<Trader> {
+/** A newly registered agent claimed by a new human who switched real trading on. */
+async function claimedWithRealTrading() {
   const agent = await registerAgent();
   const token = tokenFor(`user-${randomUUID()}`);
   await claim(token, agent.claim_code).expect(200);
@@ -51,6 +51,12 @@ async function externalTrader(): Promise<Trader> {
     .set(asUser(token))
     .send({ sdk_real_trading_enabled: true })
     .expect(200);
+  return { agent, token };
+}
+
+/** A claimed agent with real trading on, an external wallet linked, funded, approved and with CLOB credentials. */
+async function externalTrader(): Promise<Trader> {
+  const { agent, token } = await claimedWithRealTrading();
   const wallet = Wallet.createRandom() as unknown as Wallet;
   const challenge = await api()
     .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
@@ -91,14 +97,7 @@ async function externalTrader(): Promise<Trader> {
 
 /** A claimed agent trading from its human's managed wallet (created at the claim), funded and approved. */
 async function managedTrader() {
-  const agent = await registerAgent();
-  const token = tokenFor(`user-${randomUUID()}`);
-  await claim(token, agent.claim_code).expect(200);
-  await api()
-    .patch('/api/sdk/settings')
-    .set(asUser(token))
-    .send({ sdk_real_trading_enabled: true })
-    .expect(200);
+  const { agent, token } = await claimedWithRealTrading();
   const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
   const address = settings.body.wallet_address as string;
   await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
@@ -243,14 +242,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
   });
 
   it('when the owner has a managed wallet, then the agent buys without signing anything', async () => {
-    const agent = await registerAgent();
-    const token = tokenFor(`user-${randomUUID()}`);
-    await claim(token, agent.claim_code).expect(200);
-    await api()
-      .patch('/api/sdk/settings')
-      .set(asUser(token))
-      .send({ sdk_real_trading_enabled: true })
-      .expect(200);
+    const { agent, token } = await claimedWithRealTrading();
     const managed = await api().post('/api/sdk/wallet/managed').set(asUser(token)).send({});
     assert.ok([200, 201].includes(managed.status), JSON.stringify(managed.body));
     const address = managed.body.wallet_address as string;
