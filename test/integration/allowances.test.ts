@@ -10,6 +10,7 @@ import { createVenueMetrics } from '../../shared/infra/http/venue-metrics.js';
 import { AppError } from '../../shared/infra/errors.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { polygonProxy, polygonResult } from '../support/polygon-client.js';
 
 type Auth = Record<string, string>;
 const asAgent = (a: RegisteredAgent): Auth => ({ Authorization: `Bearer ${a.api_key}` });
@@ -37,16 +38,6 @@ async function nodeRpc(method: string, params: unknown[]): Promise<{ result?: un
 
 const allowances = (auth: Auth, address: string, query: Record<string, string> = {}) =>
   api().get(`/api/polymarket/allowances/${address}`).query(query).set(auth);
-
-const proxy = (auth: Auth, method: string, params: unknown[] = []) =>
-  api().post('/api/rpc/polygon').set(auth).send({ jsonrpc: '2.0', method, params, id: 1 });
-
-async function proxyResult(auth: Auth, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await proxy(auth, method, params);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  assert.equal(res.body.error, undefined, JSON.stringify(res.body));
-  return res.body.result;
-}
 
 const REQUIRED_KEYS = REQUIRED_APPROVALS.map((a) => a.key);
 
@@ -85,12 +76,12 @@ describe('Polygon allowances and the RPC proxy (client-contract §8.3)', () => {
 
     // Gas money, then nonce and fees read through the proxy as the official client does.
     await emulatorAdmin(`/polygon/accounts/${wallet.address}/fund`, { pol: 1 });
-    const nonce = Number(await proxyResult(auth, 'eth_getTransactionCount', [wallet.address, 'pending']));
-    const gasPrice = BigInt((await proxyResult(auth, 'eth_gasPrice')) as string);
-    const tip = BigInt((await proxyResult(auth, 'eth_maxPriorityFeePerGas')) as string);
+    const nonce = Number(await polygonResult(auth, 'eth_getTransactionCount', [wallet.address, 'pending']));
+    const gasPrice = BigInt((await polygonResult(auth, 'eth_gasPrice')) as string);
+    const tip = BigInt((await polygonResult(auth, 'eth_maxPriorityFeePerGas')) as string);
     const hashes: string[] = [];
     for (const [i, tx] of txs.entries()) {
-      const gas = await proxyResult(auth, 'eth_estimateGas', [{ from: tx.from, to: tx.to, data: tx.data }]);
+      const gas = await polygonResult(auth, 'eth_estimateGas', [{ from: tx.from, to: tx.to, data: tx.data }]);
       const signed = await wallet.signTransaction({
         type: 2,
         chainId: tx.chainId,
@@ -108,7 +99,7 @@ describe('Polygon allowances and the RPC proxy (client-contract §8.3)', () => {
     }
     await emulatorAdmin('/polygon/mine', { blocks: 1 });
     for (const hash of hashes) {
-      const receipt = (await proxyResult(auth, 'eth_getTransactionReceipt', [hash])) as { status: string };
+      const receipt = (await polygonResult(auth, 'eth_getTransactionReceipt', [hash])) as { status: string };
       assert.equal(receipt.status, '0x1', hash);
     }
 
@@ -141,33 +132,33 @@ describe('Polygon allowances and the RPC proxy (client-contract §8.3)', () => {
       .send({ jsonrpc: '2.0', method: 'eth_chainId', params: [], id: 'abc' });
     assert.deepEqual(chain.body, { jsonrpc: '2.0', id: 'abc', result: '0x89' });
 
-    const send = await proxy(auth, 'eth_sendRawTransaction', ['0x02f8']);
+    const send = await polygonProxy(auth, 'eth_sendRawTransaction', ['0x02f8']);
     assert.equal(send.status, 200);
     assert.equal(send.body.result, undefined);
     assert.equal(send.body.error.code, -32601);
     assert.match(send.body.error.message, /\/api\/sdk\/wallet\/broadcast-tx/);
 
-    const other = await proxy(auth, 'debug_traceTransaction', ['0x00']);
+    const other = await polygonProxy(auth, 'debug_traceTransaction', ['0x00']);
     assert.equal(other.body.error.code, -32601);
     assert.match(other.body.error.message, /read and fee methods/);
 
     // A pending receipt is JSON null, kept as `result: null` (the client polls on it).
-    const none = await proxy(auth, 'eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]);
+    const none = await polygonProxy(auth, 'eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]);
     assert.deepEqual(none.body, { jsonrpc: '2.0', id: 1, result: null });
 
     // The node's own errors pass through as JSON-RPC errors.
-    const bad = await proxy(auth, 'eth_getBalance', ['not-an-address', 'latest']);
+    const bad = await polygonProxy(auth, 'eth_getBalance', ['not-an-address', 'latest']);
     assert.equal(typeof bad.body.error?.code, 'number', JSON.stringify(bad.body));
   });
 
   it('the proxy is rate-limited per agent (120 calls a minute), with a real 429', async () => {
     const busy = asAgent(await registerAgent({ name: 'rpc-busy' }));
     for (let i = 0; i < 120; i += 20)
-      await Promise.all(Array.from({ length: 20 }, () => proxyResult(busy, 'eth_chainId')));
-    const over = await proxy(busy, 'eth_chainId');
+      await Promise.all(Array.from({ length: 20 }, () => polygonResult(busy, 'eth_chainId')));
+    const over = await polygonProxy(busy, 'eth_chainId');
     assert.equal(over.status, 429, JSON.stringify(over.body));
     // Another agent is not affected.
-    assert.equal(await proxyResult(auth, 'eth_chainId'), '0x89');
+    assert.equal(await polygonResult(auth, 'eth_chainId'), '0x89');
   });
 
   it('an unreachable Polygon node is a 503 venue_unavailable', async () => {

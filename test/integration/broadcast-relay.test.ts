@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { Contract, Interface, JsonRpcProvider, Network, Wallet } from 'ethers';
 import {
   approvalTransactions,
@@ -8,10 +7,10 @@ import {
 import { POLYGON_CONTRACTS } from '../../shared/domains/onchain/polygon-contracts.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { claim, tokenFor } from '../support/users.js';
+import { relayTx } from '../support/polygon-client.js';
+import { asAgent, claimedAgent, linkExternalWallet } from '../support/polymarket-traders.js';
+import { until } from '../support/until.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
-
-const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
 
 /** The emulator's chain, as a client would reach it (a bare network: no gas-station lookups). */
 const provider = () =>
@@ -30,25 +29,9 @@ const nodeTxsFrom = (address: string) =>
 
 /** A claimed agent whose human linked `wallet` (funded with POL for gas). */
 async function linkedAgent() {
-  const agent = await registerAgent();
-  const token = tokenFor(`user-${randomUUID()}`);
-  await claim(token, agent.claim_code).expect(200);
+  const { agent, token } = await claimedAgent();
   const wallet = Wallet.createRandom() as unknown as Wallet;
-  const challenge = await api()
-    .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
-    .set(asAgent(agent))
-    .expect(200);
-  await api()
-    .post('/api/sdk/wallet/link')
-    .set(asAgent(agent))
-    .send({
-      address: wallet.address,
-      signature: await wallet.signMessage(challenge.body.message),
-      nonce: challenge.body.nonce,
-      signature_type: 0,
-      confirm_replace_managed: true,
-    })
-    .expect(200);
+  await linkExternalWallet(agent, wallet);
   await polymarketAdmin('POST', `/polygon/accounts/${wallet.address}/fund`, { pol: 1 });
   return { agent, token, wallet };
 }
@@ -69,17 +52,7 @@ async function sign(wallet: Wallet, to: string, data: string) {
   });
 }
 
-const relay = (agent: RegisteredAgent, signedTx: string) =>
-  api().post('/api/sdk/wallet/broadcast-tx').set(asAgent(agent)).send({ signed_tx: signedTx });
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const relay = (agent: RegisteredAgent, signedTx: string) => relayTx(asAgent(agent), signedTx);
 
 describe('broadcast relay (POST /api/sdk/wallet/broadcast-tx)', () => {
   before(() => polymarketAdmin('POST', '/polygon/mining', { mode: 'manual' }));

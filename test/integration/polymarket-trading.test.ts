@@ -1,99 +1,22 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
+import { OrderType, Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
-import { createWalletClient, custom } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
 import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
 import { clobCredentialsFor } from '../../shared/domains/wallets/clob-credentials.js';
 import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
 import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
 import { testContext } from '../support/context.js';
-import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { asUser, claim, tokenFor } from '../support/users.js';
-import { newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
-
-const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
-
-interface Trader {
-  agent: RegisteredAgent;
-  token: string;
-  wallet: Wallet;
-  /** Polymarket's official client for this wallet, pointed at the emulator's CLOB. */
-  clob: ClobClient;
-}
-
-/** A market imported from the emulator: its service id and the two outcome tokens. */
-async function importedMarket(agent: RegisteredAgent, prices = [0.55, 0.45]) {
-  const event = await newPolymarketEvent(['Yes', 'No'], prices);
-  const res = await api()
-    .post('/api/sdk/markets/import')
-    .set(asAgent(agent))
-    .send({ polymarket_url: `https://polymarket.com/market/${event.markets[0]!.slug}` })
-    .expect(200);
-  const [yes, no] = event.markets[0]!.token_ids;
-  return {
-    marketId: res.body.market_id as string,
-    conditionId: event.markets[0]!.condition_id,
-    yes: yes!,
-    no: no!,
-  };
-}
-
-/** A newly registered agent claimed by a new human who switched real trading on. */
-async function claimedWithRealTrading() {
-  const agent = await registerAgent();
-  const token = tokenFor(`user-${randomUUID()}`);
-  await claim(token, agent.claim_code).expect(200);
-  await api()
-    .patch('/api/sdk/settings')
-    .set(asUser(token))
-    .send({ sdk_real_trading_enabled: true })
-    .expect(200);
-  return { agent, token };
-}
-
-/** A claimed agent with real trading on, an external wallet linked, funded, approved and with CLOB credentials. */
-async function externalTrader(): Promise<Trader> {
-  const { agent, token } = await claimedWithRealTrading();
-  const wallet = Wallet.createRandom() as unknown as Wallet;
-  const challenge = await api()
-    .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
-    .set(asAgent(agent))
-    .expect(200);
-  const signature = await wallet.signMessage(challenge.body.message);
-  const linked = await api()
-    .post('/api/sdk/wallet/link')
-    .set(asAgent(agent))
-    .send({
-      address: wallet.address,
-      signature,
-      nonce: challenge.body.nonce,
-      signature_type: 0,
-      // The claim gave the human a managed wallet: an explicit link replaces it as the trading wallet.
-      confirm_replace_managed: true,
-    })
-    .expect(200);
-  assert.equal(linked.body.success, true, JSON.stringify(linked.body));
-  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
-  await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
-  const signer = createWalletClient({
-    account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
-    // Signing needs no chain: a transport that refuses any RPC call.
-    transport: custom({
-      request: () => Promise.reject(new Error('no RPC in these tests')),
-    }),
-  });
-  const host = testContext().polymarket.clobUrl;
-  const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
-  await api()
-    .post('/api/sdk/wallet/credentials')
-    .set(asAgent(agent))
-    .send({ api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase })
-    .expect(200);
-  return { agent, token, wallet, clob: new ClobClient({ host, chain: 137, signer, creds }) };
-}
+import { api, registerAgent } from '../support/http.js';
+import {
+  asAgent,
+  claimedWithRealTrading,
+  externalTrader,
+  importedMarket,
+  polymarketTrade as trade,
+} from '../support/polymarket-traders.js';
+import { asUser } from '../support/users.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
 
 /** A claimed agent trading from its human's managed wallet (created at the claim), funded and approved. */
 async function managedTrader() {
@@ -104,12 +27,6 @@ async function managedTrader() {
   await polymarketAdmin('POST', `/wallets/${address}/approve`);
   return { agent, token, address };
 }
-
-const trade = (agent: RegisteredAgent, body: Record<string, unknown>) =>
-  api()
-    .post('/api/sdk/trade')
-    .set(asAgent(agent))
-    .send({ venue: 'polymarket', ...body });
 
 describe('Trading on Polymarket (emulated CLOB) #integration', function () {
   this.timeout(60_000);

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { ClobClient } from '@polymarket/clob-client-v2';
+import { Wallet } from 'ethers';
+import { createWalletClient, custom } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { testContext } from './context.js';
+import { api, registerAgent, type RegisteredAgent } from './http.js';
+import { asUser, claim, tokenFor } from './users.js';
+import { newPolymarketEvent, polymarketAdmin } from './venue-emulators.js';
+
+/** The agents and humans of the Polymarket tests, set up as a client would set them up. */
+
+export const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+export interface Trader {
+  agent: RegisteredAgent;
+  token: string;
+  wallet: Wallet;
+  /** Polymarket's official client for this wallet, pointed at the emulator's CLOB. */
+  clob: ClobClient;
+}
+
+/** A newly registered agent claimed by a new human. */
+export async function claimedAgent() {
+  const agent = await registerAgent();
+  const token = tokenFor(`user-${randomUUID()}`);
+  await claim(token, agent.claim_code).expect(200);
+  return { agent, token };
+}
+
+/** A newly registered agent claimed by a new human who switched real trading on. */
+export async function claimedWithRealTrading() {
+  const claimed = await claimedAgent();
+  await api()
+    .patch('/api/sdk/settings')
+    .set(asUser(claimed.token))
+    .send({ sdk_real_trading_enabled: true })
+    .expect(200);
+  return claimed;
+}
+
+/** Links `wallet` to the agent's human through the signed challenge (replacing the managed wallet of the claim). */
+export async function linkExternalWallet(agent: RegisteredAgent, wallet: Wallet): Promise<void> {
+  const challenge = await api()
+    .get(`/api/sdk/wallet/link/challenge?address=${wallet.address}`)
+    .set(asAgent(agent))
+    .expect(200);
+  const linked = await api()
+    .post('/api/sdk/wallet/link')
+    .set(asAgent(agent))
+    .send({
+      address: wallet.address,
+      signature: await wallet.signMessage(challenge.body.message),
+      nonce: challenge.body.nonce,
+      signature_type: 0,
+      // The claim gave the human a managed wallet: an explicit link replaces it as the trading wallet.
+      confirm_replace_managed: true,
+    })
+    .expect(200);
+  assert.equal(linked.body.success, true, JSON.stringify(linked.body));
+}
+
+/**
+ * A claimed agent with real trading on, an external wallet linked, funded with pUSD and with CLOB
+ * credentials registered. `approved` (the default) also sets every approval through the emulator's
+ * admin shortcut; without it the wallet has none, as a new wallet has none.
+ */
+export async function externalTrader({ approved = true } = {}): Promise<Trader> {
+  const { agent, token } = await claimedWithRealTrading();
+  const wallet = Wallet.createRandom() as unknown as Wallet;
+  await linkExternalWallet(agent, wallet);
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
+  if (approved) await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
+  const signer = createWalletClient({
+    account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
+    // Signing needs no chain: a transport that refuses any RPC call.
+    transport: custom({
+      request: () => Promise.reject(new Error('no RPC in these tests')),
+    }),
+  });
+  const host = testContext().polymarket.clobUrl;
+  const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
+  await api()
+    .post('/api/sdk/wallet/credentials')
+    .set(asAgent(agent))
+    .send({ api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase })
+    .expect(200);
+  return { agent, token, wallet, clob: new ClobClient({ host, chain: 137, signer, creds }) };
+}
+
+/** A market imported from the emulator: its service id and the two outcome tokens. */
+export async function importedMarket(agent: RegisteredAgent, prices = [0.55, 0.45]) {
+  const event = await newPolymarketEvent(['Yes', 'No'], prices);
+  const res = await api()
+    .post('/api/sdk/markets/import')
+    .set(asAgent(agent))
+    .send({ polymarket_url: `https://polymarket.com/market/${event.markets[0]!.slug}` })
+    .expect(200);
+  const [yes, no] = event.markets[0]!.token_ids;
+  return {
+    marketId: res.body.market_id as string,
+    conditionId: event.markets[0]!.condition_id,
+    yes: yes!,
+    no: no!,
+  };
+}
+
+/** `POST /api/sdk/trade` on Polymarket. */
+export const polymarketTrade = (agent: RegisteredAgent, body: Record<string, unknown>) =>
+  api()
+    .post('/api/sdk/trade')
+    .set(asAgent(agent))
+    .send({ venue: 'polymarket', ...body });
