@@ -68,6 +68,8 @@ export const SCHEDULES: ScheduleSpec[] = [
   slotSchedule('expire-sim-markets', '* * * * *'),
   // Every 5 minutes: trades whose job failed for good or vanished are resumed (nothing left reserved).
   slotSchedule('reconcile-trades', '*/5 * * * *'),
+  // Every minute: managed wallets' winning positions in resolved Polymarket markets are redeemed.
+  slotSchedule('auto-redeem', '* * * * *'),
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

@@ -21,6 +21,7 @@ import {
   syncVenueOrdersProcessor,
 } from './processors/venue.processors.js';
 import { broadcastTxProcessor, followTxReceiptProcessor } from './processors/broadcast.processors.js';
+import { autoRedeemProcessor, redeemPositionProcessor } from './processors/redemption.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -41,4 +42,6 @@ export const PROCESSORS: ProcessorRegistry = {
   'expire-sim-markets': expireSimMarketsProcessor,
   'broadcast-tx': broadcastTxProcessor,
   'follow-tx-receipt': followTxReceiptProcessor,
+  'redeem-position': redeemPositionProcessor,
+  'auto-redeem': autoRedeemProcessor,
 };

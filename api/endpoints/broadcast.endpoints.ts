@@ -4,6 +4,13 @@ import {
   BroadcastRequestSchema,
   BroadcastResponseSchema,
 } from '../../shared/domains/onchain/broadcast.schemas.js';
+import {
+  DwRedeemPrepareResponseSchema,
+  RedeemReportResponseSchema,
+  RedeemReportSchema,
+  RedeemRequestSchema,
+  RedeemResponseSchema,
+} from '../../shared/domains/onchain/redeem.schemas.js';
 import { endpoint } from './endpoint.js';
 
 export const broadcastEndpoints = {
@@ -27,5 +34,41 @@ export const broadcastEndpoints = {
     summary: 'The transactions relayed for the agent’s human, newest first, with their receipt status',
     query: BroadcastListQuerySchema,
     response: BroadcastListResponseSchema,
+  }),
+  redeem: endpoint({
+    method: 'post',
+    path: '/api/sdk/redeem',
+    auth: 'agent',
+    tag: 'Wallet',
+    summary: 'Redeem winning shares of a resolved Polymarket market',
+    description:
+      'Managed wallet: the service signs the redemption (and the adapter approval it needs), sends it through the `redemptions` queue and answers once it is mined (`status: redeemed`, `payout` in pUSD) or in flight (`submitted`/`sent`). External wallet: `unsigned_tx` is the collateral-adapter redemption to sign and send with `POST /api/sdk/wallet/broadcast-tx`, then report with `POST /api/sdk/redeem/report`. A market redeemed before answers `already_redeemed: true`. 409 `market_not_resolved` before resolution, `nothing_to_redeem` without winning shares.',
+    body: RedeemRequestSchema,
+    response: RedeemResponseSchema,
+    errors: [403, 404, 409],
+  }),
+  reportRedemption: endpoint({
+    method: 'post',
+    path: '/api/sdk/redeem/report',
+    auth: 'agent',
+    tag: 'Wallet',
+    summary: 'Record a redemption your wallet signed and sent itself',
+    description:
+      'The position stops showing as redeemable. Idempotent on `tx_hash`: a hash reported before is a no-op (`recorded: false`). A hash the relay saw revert is refused (409 `redemption_reverted`).',
+    body: RedeemReportSchema,
+    response: RedeemReportResponseSchema,
+    errors: [403, 404, 409],
+  }),
+  prepareDepositWalletRedeem: endpoint({
+    method: 'post',
+    path: '/api/sdk/dw-redeem/prepare',
+    auth: 'agent',
+    tag: 'Wallet',
+    summary: 'Deposit-wallet redemption (not supported yet: answers eoa_fallback)',
+    description:
+      'Deposit wallets are not supported yet: a resolved market answers `eoa_fallback: true` (use `POST /api/sdk/redeem`), an unresolved one `not_redeemable: true` with `reason: market_not_settled`, a redeemed one `already_redeemed: true`.',
+    body: RedeemRequestSchema,
+    response: DwRedeemPrepareResponseSchema,
+    errors: [403, 404],
   }),
 };

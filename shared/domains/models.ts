@@ -14,6 +14,7 @@ import { marketImportModel } from './imports/market-import.model.js';
 import { walletModel } from './wallets/wallet.model.js';
 import { clobCredentialModel } from './wallets/clob-credential.model.js';
 import { txBroadcastModel } from './onchain/broadcast.model.js';
+import { redemptionModel } from './onchain/redemption.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -37,6 +38,7 @@ export function createModels(conn: Connection) {
     Wallet: walletModel(conn),
     ClobCredential: clobCredentialModel(conn),
     TxBroadcast: txBroadcastModel(conn),
+    Redemption: redemptionModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

@@ -98,6 +98,13 @@ describe('queue plumbing #integration', () => {
       'expire-sim-markets': { slot: '202611220400' },
       'broadcast-tx': { hash: `0x${'ab'.repeat(32)}`, request: 1 },
       'follow-tx-receipt': { hash: `0x${'ab'.repeat(32)}`, poll: 0 },
+      // A user id from an identity provider may hold ':' itself.
+      'redeem-position': {
+        userId: 'auth0|user:42',
+        marketId: '00000000-0000-4000-8000-000000000004',
+        attempt: 'r1',
+      },
+      'auto-redeem': { slot: '202611220400' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -15,7 +15,8 @@ export async function assertAgentConserved(agentId: string): Promise<void> {
   const spent = trades.filter((t) => t.action === 'buy').reduce((s, t) => s + t.fill!.amountMicro, 0);
   const received = trades.filter((t) => t.action === 'sell').reduce((s, t) => s + t.fill!.amountMicro, 0);
   const positions = await models.Position.find({ agentId }).lean();
-  const payouts = positions.reduce((s, p) => s + p.payoutMicro, 0);
+  // Sim payouts only: a venue redemption pays pUSD into the wallet.
+  const payouts = positions.filter((p) => p.venue === 'sim').reduce((s, p) => s + p.payoutMicro, 0);
   assert.equal(agent.reservedMicro, 0, 'nothing left reserved');
   assert.ok(agent.balanceMicro >= 0);
   assert.equal(

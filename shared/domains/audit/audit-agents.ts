@@ -93,7 +93,8 @@ async function readLedgers(models: AuditModels, agents: AuditedAgent[]): Promise
     for (const f of AGENT_SUMS) log.sums[f] += g[`a_${f}`];
     if (g._id.kind === 'buy') log.spentMicro += g.p_costYesMicro + g.p_costNoMicro;
     if (g._id.kind === 'sell') log.proceedsMicro += g.a_balanceMicro;
-    log.payoutsMicro += g.p_payoutMicro;
+    // A venue redemption pays pUSD into the wallet, not $SIM: only sim settlements move the balance.
+    if (g._id.kind === 'settle') log.payoutsMicro += g.p_payoutMicro;
     const positionId = g._id.positionId;
     if (!positionId) continue;
     const p = entryOf(log.positions, positionId, () => ({

@@ -42,6 +42,49 @@ async function senderOf(deps: Pick<Deps, 'models'>, account: WalletAccount): Pro
   return wallet.address;
 }
 
+export interface SignedTxFields {
+  hash: string;
+  userId: string;
+  /** The agent whose key asked for it; null when the service signed it (managed wallet). */
+  agentId: string | null;
+  sender: string;
+  to: string;
+  kind: string;
+  nonce: number;
+  raw: string;
+}
+
+/**
+ * Records a signed transaction under its hash before it is sent (status `queued`), counting one
+ * more request. The same bytes recorded twice are one record; two first requests at once can both
+ * try the insert, and the loser's retry is an update.
+ */
+export async function recordBroadcast(models: Deps['models'], f: SignedTxFields) {
+  const record = () =>
+    models.TxBroadcast.findOneAndUpdate(
+      { _id: f.hash },
+      {
+        $setOnInsert: {
+          userId: f.userId,
+          agentId: f.agentId,
+          sender: f.sender,
+          to: f.to,
+          kind: f.kind,
+          nonce: f.nonce,
+          raw: f.raw.toLowerCase(),
+          status: 'queued',
+        },
+        $inc: { requests: 1 },
+      },
+      { upsert: true, returnDocument: 'after' },
+    ).lean();
+  const rec = await record().catch((err: unknown) => {
+    if (isDuplicateKey(err)) return record();
+    throw err;
+  });
+  return rec!;
+}
+
 /**
  * `POST /api/sdk/wallet/broadcast-tx`: the allow-list decides first (a refusal sends and records
  * nothing); an allowed transaction is recorded under its hash and handed to the `tx-broadcasts`
@@ -62,32 +105,19 @@ export async function broadcastTx(
   }
   const { tx, kind } = check;
   const hash = tx.hash.toLowerCase();
-  const record = () =>
-    deps.models.TxBroadcast.findOneAndUpdate(
-      { _id: hash },
-      {
-        $setOnInsert: {
-          userId: account.owner.id,
-          agentId,
-          sender: tx.from,
-          to: tx.to,
-          kind,
-          nonce: tx.nonce,
-          raw: signedTx.toLowerCase(),
-          status: 'queued',
-        },
-        $inc: { requests: 1 },
-      },
-      { upsert: true, returnDocument: 'after' },
-    ).lean();
-  // Two first requests for one transaction can both try the insert: the loser's retry is an update.
-  const rec = await record().catch((err: unknown) => {
-    if (isDuplicateKey(err)) return record();
-    throw err;
+  const rec = await recordBroadcast(deps.models, {
+    hash,
+    userId: account.owner.id,
+    agentId,
+    sender: tx.from,
+    to: tx.to,
+    kind,
+    nonce: tx.nonce,
+    raw: signedTx,
   });
   const outcome = await deps.queues.enqueueAndWait<BroadcastOutcome>(
     'broadcast-tx',
-    { hash, request: rec!.requests },
+    { hash, request: rec.requests },
     BROADCAST_WAIT_MS,
   );
   const answer = (o: BroadcastOutcome | { status: 'submitted'; error: null }): BroadcastAnswer => ({

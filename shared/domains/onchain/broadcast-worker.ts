@@ -1,6 +1,7 @@
 import type { Deps } from '../../composition/deps.js';
 import { RpcError, sendRawTransaction, transactionReceipt } from './broadcast-rpc.js';
 import type { BroadcastStatus } from './broadcast.model.js';
+import { finishRedemption } from './settle-redemption.js';
 
 type WorkerDeps = Pick<Deps, 'polygon' | 'models' | 'queues' | 'clock'>;
 
@@ -62,7 +63,7 @@ export async function sendBroadcast(deps: WorkerDeps, hash: string): Promise<Bro
  * Reads the receipt once (job `follow-tx-receipt`, and right after a send): mined → `mined`, or
  * `failed` with `reverted` for a status-0 receipt; still pending → the next poll, delayed. A
  * transaction with no receipt after MAX_RECEIPT_POLLS was dropped or replaced: `failed`, so the
- * client can sign it again.
+ * client can sign it again. A redemption's end is also booked on the redemption (settle-redemption.ts).
  */
 export async function followReceipt(deps: WorkerDeps, hash: string, poll: number): Promise<BroadcastOutcome> {
   const { TxBroadcast } = deps.models;
@@ -85,11 +86,13 @@ export async function followReceipt(deps: WorkerDeps, hash: string, poll: number
       },
       { returnDocument: 'after' },
     ).lean();
+    if (done!.kind === 'redeem') await finishRedemption(deps, hash, mined);
     return outcomeOf(done!);
   }
   if (poll >= MAX_RECEIPT_POLLS) {
     const error = `no receipt after ${(MAX_RECEIPT_POLLS * RECEIPT_POLL_MS) / 60_000} minutes: dropped or replaced`;
     await TxBroadcast.updateOne({ _id: hash, status: 'sent' }, { $set: { status: 'failed', error } });
+    if (rec.kind === 'redeem') await finishRedemption(deps, hash, false, error);
     return { status: 'failed', error };
   }
   await deps.queues.enqueue('follow-tx-receipt', { hash, poll: poll + 1 }, { delay: RECEIPT_POLL_MS });

@@ -1,6 +1,7 @@
 import { fromMicro } from '../money.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { PositionRecord } from './position.model.js';
+import { isRedeemable } from './redeemable.js';
 
 /**
  * Value of a position at the market's current YES price (resolved markets: the outcome). With
@@ -38,6 +39,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
   const valueMicro = p.status === 'settled' ? 0 : markMicro(p, m);
   const shares = p.sharesYesMicro + p.sharesNoMicro;
   const unrealized = p.status === 'settled' ? 0 : valueMicro - costMicro;
+  const redeemable = isRedeemable(p, m);
   return {
     market_id: p.marketId,
     question: m.question,
@@ -68,8 +70,8 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     payout: fromMicro(p.payoutMicro),
     sources: p.sources,
     sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
-    redeemable: false,
-    redeemable_side: null,
+    redeemable,
+    redeemable_side: redeemable ? (m.outcome ? 'yes' : 'no') : null,
     condition_id: m.polymarketId,
     token_id_yes: m.polymarketTokenId,
     token_id_no: m.polymarketNoTokenId,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isRedeemable } from '../positions/redeemable.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
@@ -214,7 +215,7 @@ export async function portfolio(
     sim_pnl: sim.pnl,
     total_exposure: fromMicro(totalExposure),
     positions_count: open.length,
-    redeemable_count: 0,
+    redeemable_count: rows.filter(({ p, m }) => isRedeemable(p, m)).length,
     pnl_24h: fromMicro(pnl24h[0]?.total ?? 0),
     pnl_total: sim.pnl,
     concentration: {

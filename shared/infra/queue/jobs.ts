@@ -1,5 +1,6 @@
 // WARNING: job names and payload shapes are persisted in Redis. A job already queued must still
 // parse after a deploy: change a payload compatibly, or add a new job name and drain the old one.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { JobsOptions } from 'bullmq';
 import type { QueueName } from './queues.js';
@@ -33,6 +34,9 @@ const retrying = (attempts: number, delay: number): JobDefinition['options'] => 
 
 /** A UTC minute, `yyyyMMddHHmm` (see slots.ts). */
 const SLOT = z.string().regex(/^\d{12}$/);
+
+/** An id of arbitrary characters as a BullMQ-safe job id part. */
+const idPart = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 24);
 
 /** A transaction hash, lowercase hex. */
 const TX_HASH = z.string().regex(/^0x[0-9a-f]{64}$/);
@@ -132,6 +136,25 @@ export const JOBS = {
     options: retrying(3, 1000),
     jobId: (d) => `follow-tx-receipt-${d.hash}-${d.poll}`,
   }),
+  /**
+   * Redeems one user's wallet's positions in one resolved market (shared/domains/onchain/redeem-position.ts).
+   * `attempt` names the request (`r<n>`, the record's request count) or the auto-redeem slot
+   * (`auto-<slot>`); the redemption record, not the job id, makes it happen once.
+   */
+  'redeem-position': define({
+    queue: 'redemptions',
+    schema: z.object({
+      userId: z.string().min(1),
+      marketId: z.string().min(1),
+      attempt: z.string().regex(/^(r\d+|auto-\d{12})$/),
+    }),
+    // Retried for about half an hour: the node may lag the venue's resolution, or the wallet be busy.
+    options: retrying(11, 1000),
+    // User ids come from the identity provider and may hold ':' (refused in BullMQ ids): hashed.
+    jobId: (d) => `redeem-position-${idPart(d.userId)}-${d.marketId}-${d.attempt}`,
+  }),
+  /** Finds resolved winning positions of managed wallets with auto-redeem on and enqueues their redemption. */
+  'auto-redeem': slotJob('auto-redeem', 'redemptions'),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

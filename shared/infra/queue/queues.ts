@@ -17,6 +17,8 @@ export const QUEUE_NAMES = [
   'leaderboard',
   /** Relaying client-signed Polygon transactions and following them to their receipts. */
   'tx-broadcasts',
+  /** Redeeming resolved Polymarket positions: on request (the API waits) and by the auto-redeem job. */
+  'redemptions',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,0 +1,336 @@
+import type { z } from 'zod';
+import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
+import { isDuplicateKey } from '../refusal.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import { fromMicro } from '../money.js';
+import { walletOf, type OwnerWallet } from '../wallets/managed-wallet.js';
+import type { WalletAccount } from '../wallets/wallet-account.js';
+import { redemptionTransaction } from './approval-transactions.js';
+import { outcomeOf, type RedeemOutcome } from './redeem-position.js';
+import type {
+  DwRedeemPrepareResponseSchema,
+  RedeemReportResponseSchema,
+  RedeemReportSchema,
+  RedeemRequestSchema,
+  RedeemResponseSchema,
+} from './redeem.schemas.js';
+import { redemptionId, type RedemptionRecord } from './redemption.model.js';
+import { isRedeemable, winningSharesMicro } from '../positions/redeemable.js';
+import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
+
+type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock'>;
+type RedeemAnswer = z.input<typeof RedeemResponseSchema>;
+
+/** How long `POST /api/sdk/redeem` waits for a managed redemption to be signed, sent and mined. */
+export const REDEEM_WAIT_MS = 15_000;
+
+/** The redemption's user: a claimed agent's human (real positions belong to claimed agents only). */
+function redeemerOf(account: WalletAccount): string {
+  if (account.owner.kind !== 'user')
+    throw new AppError(
+      403,
+      'agent_not_claimed',
+      'Agent must be claimed before it can redeem',
+      'Ask your human to claim this agent at claim_url; real positions and their wallet belong to their account.',
+      { body: { claim_url: account.claimUrl } },
+    );
+  return account.owner.id;
+}
+
+async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
+  const market = await deps.models.Market.findById(marketId).lean();
+  if (!market)
+    throw new AppError(
+      404,
+      'market_not_found',
+      `Market ${marketId} not found`,
+      'Use the market_id of GET /api/sdk/positions?venue=polymarket.',
+    );
+  if (!market.polymarketId)
+    throw new AppError(
+      400,
+      'not_a_polymarket_market',
+      `Market ${marketId} is not a Polymarket market`,
+      'Only Polymarket positions are redeemed on-chain; sim positions are paid out automatically at resolution.',
+    );
+  return market;
+}
+
+const notResolved = (m: MarketRecord) =>
+  new AppError(
+    409,
+    'market_not_resolved',
+    `Market ${m._id} is not resolved yet (status ${m.status}): nothing can be redeemed before resolution`,
+    'Wait for the market to resolve (GET /api/sdk/markets/{market_id} shows status "resolved"), then redeem.',
+    { body: { not_redeemable: true, reason: 'market_not_settled' } },
+  );
+
+async function walletFor(deps: Pick<Deps, 'models'>, userId: string): Promise<OwnerWallet> {
+  const wallet = await walletOf(deps, { kind: 'user', id: userId });
+  if (!wallet)
+    throw new AppError(
+      409,
+      'no_wallet',
+      'No Polymarket wallet is linked to this account',
+      'Link your wallet (POST /api/sdk/wallet/link) or create a managed one (POST /api/sdk/wallet/managed).',
+    );
+  return wallet;
+}
+
+/**
+ * `POST /api/sdk/redeem` (client-contract §8.4). Managed wallet: the `redeem-position` job signs,
+ * sends and follows the redemption, and the answer waits for it (or says `submitted`). External
+ * wallet: the answer carries `unsigned_tx`, the adapter redemption that the client's whitelist and
+ * our relay both accept; the client signs it, relays it and reports it.
+ */
+export async function redeem(
+  deps: RedeemDeps,
+  account: WalletAccount,
+  body: z.output<typeof RedeemRequestSchema>,
+): Promise<RedeemAnswer> {
+  const userId = redeemerOf(account);
+  const market = await resolvedMarket(deps, body.market_id);
+  if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
+  const wallet = await walletFor(deps, userId);
+  const id = redemptionId(wallet.address, market._id);
+  const base = {
+    market_id: market._id,
+    side: body.side ?? null,
+    condition_id: market.polymarketId!,
+  };
+  const existing = await deps.models.Redemption.findById(id).lean();
+  if (existing?.status === 'redeemed') return redeemedAnswer(base, existing);
+
+  const positions = (await unsettledPositions(deps, userId, market._id)).filter((p) =>
+    isRedeemable(p, market),
+  );
+  if (positions.length === 0)
+    throw new AppError(
+      409,
+      'nothing_to_redeem',
+      `No winning Polymarket shares to redeem in market ${market._id} (resolved ${market.outcome ? 'YES' : 'NO'})`,
+      'Losing shares redeem for 0; GET /api/sdk/positions?status=resolved lists the positions with redeemable: true.',
+      { body: { not_redeemable: true, reason: 'no_winning_shares' } },
+    );
+  const expected = fromMicro(positions.reduce((s, p) => s + winningSharesMicro(p, market.outcome!), 0));
+
+  if (wallet.ownership === 'external')
+    return externalRedemption(deps, base, wallet, market, expected, userId);
+
+  const rec = await deps.models.Redemption.findOneAndUpdate(
+    { _id: id },
+    {
+      $setOnInsert: {
+        userId,
+        marketId: market._id,
+        conditionId: market.polymarketId,
+        wallet: wallet.address,
+        path: 'managed',
+        status: 'prepared',
+      },
+      $inc: { requests: 1 },
+    },
+    { upsert: true, returnDocument: 'after' },
+  ).lean();
+  const outcome = await deps.queues.enqueueAndWait<RedeemOutcome>(
+    'redeem-position',
+    { userId, marketId: market._id, attempt: `r${rec!.requests}` },
+    REDEEM_WAIT_MS,
+  );
+  const now =
+    outcome.state === 'completed'
+      ? outcome.result
+      : outcomeOf((await deps.models.Redemption.findById(id).lean())!);
+  const inFlight = outcome.state === 'pending' && now.status !== 'redeemed' && now.status !== 'failed';
+  return {
+    ...base,
+    success: now.status !== 'failed',
+    status: inFlight ? 'submitted' : now.status,
+    tx_hash: now.tx_hash,
+    payout: now.status === 'redeemed' ? now.payout : expected,
+    already_redeemed: false,
+    error: outcome.state === 'failed' ? outcome.reason : now.error,
+    message:
+      now.status === 'redeemed'
+        ? `Redeemed ${now.payout} pUSD into ${wallet.address}.`
+        : now.status === 'failed'
+          ? 'The redemption failed; ask again to sign a new one.'
+          : 'The redemption is on its way; GET /api/sdk/positions shows the position settled once it is mined.',
+  };
+}
+
+const redeemedAnswer = (
+  base: { market_id: string; side: 'yes' | 'no' | null; condition_id: string },
+  rec: RedemptionRecord,
+): RedeemAnswer => ({
+  ...base,
+  success: true,
+  status: 'redeemed',
+  tx_hash: rec.txHash,
+  payout: fromMicro(rec.payoutMicro),
+  already_redeemed: true,
+  error: null,
+  message: 'Already redeemed: nothing more to pay.',
+});
+
+async function externalRedemption(
+  deps: RedeemDeps,
+  base: { market_id: string; side: 'yes' | 'no' | null; condition_id: string },
+  wallet: OwnerWallet,
+  market: MarketRecord,
+  expected: number,
+  userId: string,
+): Promise<RedeemAnswer> {
+  const tx = redemptionTransaction(wallet.address, {
+    conditionId: market.polymarketId!,
+    negRisk: market.polymarketNegRisk === true,
+  });
+  // The node's estimate, when it can make one (it reverts until the adapter is approved as operator).
+  const gas = await deps.polygon
+    .request('eth_estimateGas', [{ from: tx.from, to: tx.to, data: tx.data }])
+    .then((g) => Number(BigInt(g as string)))
+    .catch(() => undefined);
+  await deps.models.Redemption.updateOne(
+    { _id: redemptionId(wallet.address, market._id) },
+    {
+      $setOnInsert: {
+        userId,
+        marketId: market._id,
+        conditionId: market.polymarketId,
+        wallet: wallet.address,
+        path: 'external',
+        status: 'prepared',
+        requests: 1,
+      },
+    },
+    { upsert: true },
+  );
+  return {
+    ...base,
+    success: true,
+    status: 'prepared',
+    tx_hash: null,
+    unsigned_tx: {
+      to: tx.to,
+      data: tx.data,
+      from: tx.from,
+      ...(gas ? { gas } : {}),
+      chainId: tx.chainId,
+      value: 0,
+    },
+    payout: expected,
+    already_redeemed: false,
+    error: null,
+    message:
+      'Sign unsigned_tx with your wallet, send it with POST /api/sdk/wallet/broadcast-tx, then report its hash with POST /api/sdk/redeem/report.',
+  };
+}
+
+/**
+ * `POST /api/sdk/redeem/report`: a redemption the client signed and sent itself. Idempotent on the
+ * hash (spec §8): a hash reported before is a no-op. A hash the relay saw revert is refused, since
+ * nothing was paid; otherwise the wallet's positions in the market are settled as redeemed.
+ */
+export async function reportRedemption(
+  deps: RedeemDeps,
+  account: WalletAccount,
+  body: z.output<typeof RedeemReportSchema>,
+): Promise<z.input<typeof RedeemReportResponseSchema>> {
+  const userId = redeemerOf(account);
+  const hash = body.tx_hash.toLowerCase();
+  const market = await resolvedMarket(deps, body.market_id);
+  const answer = (recorded: boolean, rec: RedemptionRecord, settled: number) => ({
+    success: true,
+    market_id: market._id,
+    tx_hash: hash,
+    recorded,
+    positions_settled: settled,
+    payout: fromMicro(rec.payoutMicro),
+    message: recorded ? 'Redemption recorded: the position is no longer redeemable.' : 'Already recorded.',
+  });
+  const known = await deps.models.Redemption.findOne({ txHash: hash }).lean();
+  if (known?.status === 'redeemed') return answer(false, known, 0);
+  if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
+  const relayed = await deps.models.TxBroadcast.findById(hash, { receiptStatus: 1, kind: 1 }).lean();
+  if (relayed && relayed.kind !== 'redeem')
+    throw new AppError(
+      400,
+      'not_a_redemption',
+      `Transaction ${hash} is not a redemption (${relayed.kind})`,
+      'Report the hash of the redemption transaction (the one POST /api/sdk/redeem handed out).',
+    );
+  if (relayed?.receiptStatus === 0)
+    throw new AppError(
+      409,
+      'redemption_reverted',
+      `Transaction ${hash} reverted on-chain: nothing was redeemed`,
+      'Check the adapter approval (GET /api/polymarket/allowances/{address}), then redeem again.',
+    );
+  const wallet = await walletFor(deps, userId);
+  const id = redemptionId(wallet.address, market._id);
+  const existing = await deps.models.Redemption.findById(id).lean();
+  // Redeemed before under another hash (e.g. the same redemption sent twice): one payout.
+  if (existing?.status === 'redeemed') return answer(false, existing, 0);
+  const record = () =>
+    deps.models.Redemption.updateOne(
+      { _id: id },
+      {
+        $set: { txHash: hash, status: 'sent', path: 'external', error: null },
+        $setOnInsert: {
+          userId,
+          marketId: market._id,
+          conditionId: market.polymarketId,
+          wallet: wallet.address,
+          requests: 0,
+        },
+      },
+      { upsert: true },
+    );
+  await record().catch((err: unknown) => {
+    if (isDuplicateKey(err)) return record();
+    throw err;
+  });
+  const pending = (await unsettledPositions(deps, userId, market._id)).length;
+  const payoutMicro = await settleRedeemedPositions(deps, { userId, marketId: market._id });
+  const done = await deps.models.Redemption.findOneAndUpdate(
+    { _id: id },
+    { $set: { status: 'redeemed', txHash: hash, payoutMicro, redeemedAt: deps.clock() } },
+    { returnDocument: 'after' },
+  ).lean();
+  return answer(true, done!, pending);
+}
+
+/**
+ * `POST /api/sdk/dw-redeem/prepare`: the deposit-wallet path. Deposit wallets are not supported
+ * yet, so a redeemable position answers `eoa_fallback: true` and the client takes the legacy
+ * `/api/sdk/redeem` path; before resolution `not_redeemable` with the reason the client shows.
+ */
+export async function prepareDepositWalletRedeem(
+  deps: RedeemDeps,
+  account: WalletAccount,
+  body: z.output<typeof RedeemRequestSchema>,
+): Promise<z.input<typeof DwRedeemPrepareResponseSchema>> {
+  const userId = redeemerOf(account);
+  const market = await resolvedMarket(deps, body.market_id);
+  if (market.status !== 'resolved' || market.outcome === null)
+    return {
+      success: false,
+      market_id: market._id,
+      not_redeemable: true,
+      reason: 'market_not_settled',
+      detail: `market status ${market.status}`,
+      message: 'The market has not resolved yet: nothing can be redeemed.',
+    };
+  const wallet = await walletOf(deps, { kind: 'user', id: userId });
+  const rec =
+    wallet && (await deps.models.Redemption.findById(redemptionId(wallet.address, market._id)).lean());
+  if (rec?.status === 'redeemed')
+    return { success: true, market_id: market._id, already_redeemed: true, message: 'Already redeemed.' };
+  return {
+    success: true,
+    market_id: market._id,
+    eoa_fallback: true,
+    message: 'Deposit-wallet redemption is not supported yet: redeem with POST /api/sdk/redeem.',
+  };
+}

@@ -1,0 +1,106 @@
+import type { Deps } from '../../composition/deps.js';
+import { appendLedgerEntry } from '../ledger/ledger.js';
+import { winningSharesMicro } from '../positions/redeemable.js';
+import { accept } from '../refusal.js';
+import { afterWrite } from '../../infra/faults.js';
+import type { RedemptionRecord } from './redemption.model.js';
+
+type SettleDeps = Pick<Deps, 'models' | 'clock'>;
+
+/**
+ * The Polymarket positions a redemption of `marketId` by the user's wallet pays: those of every
+ * agent of the user (they all trade from the human's wallet) that are not settled yet.
+ */
+export async function unsettledPositions(deps: Pick<Deps, 'models'>, userId: string, marketId: string) {
+  return walletPositions(deps, userId, marketId, { status: { $ne: 'settled' } });
+}
+
+async function walletPositions(
+  deps: Pick<Deps, 'models'>,
+  userId: string,
+  marketId: string,
+  filter: Record<string, unknown> = {},
+) {
+  const agents = await deps.models.Agent.find({ claimedBy: userId }, { _id: 1 }).lean();
+  return deps.models.Position.find({
+    agentId: { $in: agents.map((a) => a._id) },
+    marketId,
+    venue: 'polymarket',
+    ...filter,
+  }).lean();
+}
+
+/**
+ * Books a redemption that happened on-chain: each position of the wallet's agents in the market is
+ * settled by one ledger entry `redeem-<positionId>` (its winning shares paid out, the rest gone),
+ * so doing this twice (the receipt follower and a retried job both finishing) settles once. The
+ * pUSD arrived in the wallet; an agent's $SIM balance is not touched.
+ */
+export async function settleRedeemedPositions(
+  deps: SettleDeps,
+  redemption: Pick<RedemptionRecord, 'userId' | 'marketId'>,
+): Promise<number> {
+  const market = await deps.models.Market.findById(redemption.marketId, { outcome: 1 }).lean();
+  if (!market || market.outcome === null) throw new Error(`market ${redemption.marketId} is not resolved`);
+  const outcome = market.outcome;
+  for (const p of await unsettledPositions(deps, redemption.userId, redemption.marketId)) {
+    await appendLedgerEntry(
+      deps.models,
+      p.agentId,
+      `redeem-${p._id}`,
+      { marketId: p.marketId, venue: 'polymarket', positionId: p._id },
+      ({ position }) => {
+        const held = position ?? p;
+        const payout = winningSharesMicro(held, outcome);
+        return accept({
+          kind: 'venue-redeem',
+          position: {
+            sharesYesMicro: -held.sharesYesMicro,
+            sharesNoMicro: -held.sharesNoMicro,
+            costYesMicro: -held.costYesMicro,
+            costNoMicro: -held.costNoMicro,
+            realizedPnlMicro: payout - held.costYesMicro - held.costNoMicro,
+            payoutMicro: payout,
+            statusAfter: 'settled' as const,
+          },
+        });
+      },
+      deps.clock,
+    );
+  }
+  // Counted from the settled positions, so a second run after a crash half-way reports the whole payout.
+  const settled = await walletPositions(deps, redemption.userId, redemption.marketId, { status: 'settled' });
+  return settled.reduce((sum, p) => sum + p.payoutMicro, 0);
+}
+
+/**
+ * The end of a redemption transaction, from whoever sees its receipt first (the redeeming job or
+ * the receipt follower): mined → its positions settled and the redemption `redeemed` with the
+ * payout; reverted or dropped → `failed`, and the next request signs a new one. Null when the hash
+ * is no redemption's (e.g. a client-signed one relayed before it was reported).
+ */
+export async function finishRedemption(
+  deps: SettleDeps,
+  hash: string,
+  mined: boolean,
+  error: string | null = null,
+): Promise<RedemptionRecord | null> {
+  const rec = await deps.models.Redemption.findOne({ txHash: hash }).lean();
+  if (!rec || rec.status === 'redeemed') return rec;
+  if (!mined) {
+    const failed = await deps.models.Redemption.findOneAndUpdate(
+      { _id: rec._id, txHash: hash, status: { $ne: 'redeemed' } },
+      { $set: { status: 'failed', error: error ?? 'reverted' } },
+      { returnDocument: 'after' },
+    ).lean();
+    return failed ?? (await deps.models.Redemption.findById(rec._id).lean());
+  }
+  const payoutMicro = await settleRedeemedPositions(deps, rec);
+  const done = await deps.models.Redemption.findOneAndUpdate(
+    { _id: rec._id, status: { $ne: 'redeemed' } },
+    { $set: { status: 'redeemed', txHash: hash, payoutMicro, error: null, redeemedAt: deps.clock() } },
+    { returnDocument: 'after' },
+  ).lean();
+  afterWrite(done !== null);
+  return done ?? (await deps.models.Redemption.findById(rec._id).lean());
+}

@@ -1,0 +1,308 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { OrderType, Side } from '@polymarket/clob-client-v2';
+import { enqueueAutoRedemptions } from '../../shared/domains/onchain/auto-redeem.js';
+import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js';
+import { redemptionId } from '../../shared/domains/onchain/redemption.model.js';
+import { POLYGON_CONTRACTS } from '../../shared/domains/onchain/polygon-contracts.js';
+import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
+import { minuteSlot } from '../../shared/infra/queue/slots.js';
+import { QueueClient } from '../../shared/infra/queue/queue-client.js';
+import { testContext } from '../support/context.js';
+import { api, type RegisteredAgent } from '../support/http.js';
+import { signAsClient, relayTx } from '../support/polygon-client.js';
+import {
+  asAgent,
+  claimedWithRealTrading,
+  externalTrader,
+  importedMarket,
+  polymarketTrade,
+} from '../support/polymarket-traders.js';
+import { until } from '../support/until.js';
+import { asUser } from '../support/users.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
+import { runWorkerProcess } from '../support/worker-process.js';
+
+interface ChainTx {
+  hash: string;
+  to: string;
+  selector: string;
+  status: string;
+  receipt_status: number | null;
+}
+
+const pusd = async (address: string) =>
+  (await polymarketAdmin<{ pusd: number }>('GET', `/wallets/${address}`)).pusd;
+const txsFrom = (address: string) =>
+  polymarketAdmin<ChainTx[]>('GET', `/polygon/transactions?from=${address}`);
+const REDEEM_SELECTOR = '0x01b7037c';
+
+/** A claimed agent trading from its human's managed wallet, with pUSD, POL for gas and the trading approvals. */
+async function managedTrader() {
+  const { agent, token } = await claimedWithRealTrading();
+  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+  const address = settings.body.wallet_address as string;
+  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+  await polymarketAdmin('POST', `/wallets/${address}/approve`);
+  await polymarketAdmin('POST', `/polygon/accounts/${address}/fund`, { pol: 1 });
+  return { agent, token, address };
+}
+
+/** Buys YES for $10 from the managed wallet; the shares bought. */
+async function managedBuy(agent: RegisteredAgent, marketId: string): Promise<number> {
+  const res = await polymarketTrade(agent, { market_id: marketId, side: 'yes', amount: 10 }).expect(200);
+  assert.equal(res.body.success, true, JSON.stringify(res.body));
+  assert.ok(res.body.shares_bought > 0);
+  return res.body.shares_bought as number;
+}
+
+/** Resolves the market on the emulator and lets the service see it (the resolution job's work). */
+async function resolveYes(conditionId: string) {
+  await polymarketAdmin('POST', `/markets/${conditionId}/resolve`, { outcome: 'yes' });
+  await checkResolutions(testContext().deps);
+}
+
+const positionOf = async (agent: RegisteredAgent, marketId: string) => {
+  const res = await api()
+    .get('/api/sdk/positions?venue=polymarket&status=all')
+    .set(asAgent(agent))
+    .expect(200);
+  return res.body.positions.find((p: { market_id: string }) => p.market_id === marketId) as
+    | {
+        status: string;
+        redeemable: boolean;
+        redeemable_side: string | null;
+        payout: number;
+        shares_yes: number;
+      }
+    | undefined;
+};
+
+const redeem = (agent: RegisteredAgent, marketId: string) =>
+  api().post('/api/sdk/redeem').set(asAgent(agent)).send({ market_id: marketId, side: 'yes' });
+
+/** The user id of the agent's human (the redemption job's key). */
+async function ownerId(agent: RegisteredAgent) {
+  const a = await testContext().deps.models.Agent.findById(agent.agent_id, { claimedBy: 1 }).lean();
+  return a!.claimedBy!;
+}
+
+describe('Redemption of resolved Polymarket positions (client-contract §8.4) #integration', function () {
+  this.timeout(120_000);
+  let mining: string;
+
+  before(async () => {
+    mining = (await polymarketAdmin<{ mining: { mode: string } }>('GET', '/polygon')).mining.mode;
+    // Each transaction mined on arrival: receipts are there when the sender looks.
+    await polymarketAdmin('POST', '/polygon/mining', { mode: 'instant' });
+  });
+  after(async () => {
+    await polymarketAdmin('POST', '/polygon/mining', { mode: mining });
+  });
+
+  it('before resolution nothing is redeemable: /redeem is a 409 with a fix, dw-redeem says not_redeemable', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    await managedBuy(t.agent, m.marketId);
+    const res = await redeem(t.agent, m.marketId).expect(409);
+    assert.equal(res.body.error_code, 'market_not_resolved');
+    assert.ok(res.body.fix);
+    assert.equal(res.body.not_redeemable, true);
+    const dw = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(asAgent(t.agent))
+      .send({ market_id: m.marketId, side: 'yes' })
+      .expect(200);
+    assert.equal(dw.body.not_redeemable, true);
+    assert.equal(dw.body.reason, 'market_not_settled');
+    assert.equal((await positionOf(t.agent, m.marketId))!.redeemable, false);
+  });
+
+  it('managed wallet: the service approves the adapter, redeems once, and the pUSD balance rises by the winning shares', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const shares = await managedBuy(t.agent, m.marketId);
+    // No approvals left at all: the redemption needs only the adapter as CTF operator, which the service sends.
+    await polymarketAdmin('POST', `/wallets/${t.address}/approve`, { approved: false });
+    await resolveYes(m.conditionId);
+
+    const before = await positionOf(t.agent, m.marketId);
+    assert.equal(before!.redeemable, true);
+    assert.equal(before!.redeemable_side, 'yes');
+    const dw = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(asAgent(t.agent))
+      .send({ market_id: m.marketId })
+      .expect(200);
+    assert.equal(dw.body.eoa_fallback, true);
+
+    const balance = await pusd(t.address);
+    const res = await redeem(t.agent, m.marketId).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'redeemed');
+    assert.equal(res.body.unsigned_tx, undefined);
+    assert.match(res.body.tx_hash, /^0x[0-9a-f]{64}$/);
+    assert.equal(res.body.payout, shares);
+    assert.ok(Math.abs((await pusd(t.address)) - (balance + shares)) < 1e-6);
+
+    const after = await positionOf(t.agent, m.marketId);
+    assert.equal(after!.redeemable, false);
+    assert.equal(after!.status, 'settled');
+    assert.equal(after!.payout, shares);
+
+    // Asked again, run again as a job, and by the auto-redeem job: nothing more is sent or paid.
+    const again = await redeem(t.agent, m.marketId).expect(200);
+    assert.equal(again.body.already_redeemed, true);
+    const rerun = await redeemPosition(testContext().deps, await ownerId(t.agent), m.marketId);
+    assert.equal(rerun.status, 'redeemed');
+    const auto = await enqueueAutoRedemptions(testContext().deps, minuteSlot(new Date()));
+    assert.deepEqual(
+      auto.enqueued.filter((r) => r.marketId === m.marketId),
+      [],
+    );
+    const txs = await txsFrom(t.address);
+    assert.equal(txs.filter((x) => x.selector === REDEEM_SELECTOR).length, 1, JSON.stringify(txs));
+    assert.equal(txs.filter((x) => x.selector === '0xa22cb465').length, 1, 'one adapter approval');
+    assert.ok(txs.every((x) => x.receipt_status === 1));
+    assert.ok(Math.abs((await pusd(t.address)) - (balance + shares)) < 1e-6);
+  });
+
+  it('managed wallet: a worker SIGKILLed after every write (the broadcast included) still redeems once', async () => {
+    const ctx = testContext();
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const shares = await managedBuy(t.agent, m.marketId);
+    await resolveYes(m.conditionId);
+    const balance = await pusd(t.address);
+    const userId = await ownerId(t.agent);
+
+    const prefix = `${ctx.env.QUEUE_PREFIX}-redeem-${randomUUID().slice(0, 8)}`;
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const id = redemptionId(t.address, m.marketId);
+    const finished = async () =>
+      (await ctx.deps.models.Redemption.findById(id, { status: 1 }).lean())?.status === 'redeemed';
+    const env = { POLYGON_RPC_URL: ctx.polymarket.rpcUrl };
+    let crashes = 0;
+    try {
+      // The same logical redemption asked twice: two jobs.
+      await queues.enqueue('redeem-position', { userId, marketId: m.marketId, attempt: 'r1' });
+      await queues.enqueue('redeem-position', { userId, marketId: m.marketId, attempt: 'r2' });
+      for (let i = 0; i < 30; i++) {
+        if ((await runWorkerProcess(prefix, 1, finished, 'redemptions,tx-broadcasts', env)) !== 'killed')
+          break;
+        crashes++;
+      }
+      if (!(await finished()))
+        await runWorkerProcess(prefix, null, finished, 'redemptions,tx-broadcasts', env);
+    } finally {
+      await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+      await queues.close();
+    }
+    assert.ok(crashes >= 3, `the worker was killed ${crashes} times`);
+    assert.ok(await finished());
+    const redeems = (await txsFrom(t.address)).filter((x) => x.selector === REDEEM_SELECTOR);
+    assert.equal(redeems.length, 1, JSON.stringify(redeems));
+    assert.ok(Math.abs((await pusd(t.address)) - (balance + shares)) < 1e-6);
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.status, 'settled');
+    assert.equal(p!.payout, shares);
+  });
+
+  it('external wallet: unsigned_tx signed by the client, relayed, reported; the report replayed is a no-op', async () => {
+    const t = await externalTrader();
+    const auth = asAgent(t.agent);
+    await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
+    const m = await importedMarket(t.agent);
+    const signed = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    const bought = await polymarketTrade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      order_type: OrderType.FAK,
+      signed_order: signed,
+    }).expect(200);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const shares = bought.body.shares_bought as number;
+    await resolveYes(m.conditionId);
+
+    const res = await redeem(t.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'prepared');
+    const tx = res.body.unsigned_tx;
+    // What the official client checks before signing (client-contract §8.4).
+    assert.equal(tx.to, POLYGON_CONTRACTS.ctfCollateralAdapter);
+    assert.ok(tx.data.startsWith(REDEEM_SELECTOR));
+    assert.equal(tx.from, t.wallet.address);
+    assert.equal(tx.chainId, 137);
+    assert.ok(tx.gas > 0);
+
+    const balance = await pusd(t.wallet.address);
+    const raw = await signAsClient(auth, t.wallet, tx);
+    const relayed = await relayTx(auth, raw).expect(200);
+    assert.equal(relayed.body.success, true, JSON.stringify(relayed.body));
+    assert.equal(relayed.body.kind, 'redeem');
+    const broadcast = await until(
+      () => testContext().deps.models.TxBroadcast.findById(relayed.body.tx_hash).lean(),
+      (b) => b?.status === 'mined',
+    );
+    assert.equal(broadcast?.status, 'mined');
+    assert.ok(Math.abs((await pusd(t.wallet.address)) - (balance + shares)) < 1e-6);
+
+    const report = { market_id: m.marketId, side: 'yes', tx_hash: relayed.body.tx_hash };
+    const first = await api().post('/api/sdk/redeem/report').set(auth).send(report).expect(200);
+    assert.equal(first.body.success, true);
+    assert.equal(first.body.recorded, true);
+    assert.equal(first.body.positions_settled, 1);
+    assert.equal(first.body.payout, shares);
+    const replay = await api().post('/api/sdk/redeem/report').set(auth).send(report).expect(200);
+    assert.equal(replay.body.recorded, false);
+    assert.equal(replay.body.positions_settled, 0);
+
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.redeemable, false);
+    assert.equal(p!.status, 'settled');
+    const again = await redeem(t.agent, m.marketId).expect(200);
+    assert.equal(again.body.already_redeemed, true);
+    const dw = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(auth)
+      .send({ market_id: m.marketId })
+      .expect(200);
+    assert.equal(dw.body.already_redeemed, true);
+  });
+
+  it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {
+    const ctx = testContext();
+    const on = await managedTrader();
+    const off = await managedTrader();
+    await api()
+      .patch('/api/sdk/agents/me/settings')
+      .set(asAgent(off.agent))
+      .send({ auto_redeem_enabled: false })
+      .expect(200);
+    const m = await importedMarket(on.agent);
+    const shares = await managedBuy(on.agent, m.marketId);
+    await managedBuy(off.agent, m.marketId);
+    await resolveYes(m.conditionId);
+    const [balanceOn, balanceOff] = [await pusd(on.address), await pusd(off.address)];
+
+    const mine = async (at: Date) =>
+      (await enqueueAutoRedemptions(ctx.deps, minuteSlot(at))).enqueued.filter(
+        (r) => r.marketId === m.marketId,
+      );
+    assert.deepEqual(await mine(new Date()), [{ userId: await ownerId(on.agent), marketId: m.marketId }]);
+    const id = redemptionId(on.address, m.marketId);
+    const rec = await until(
+      () => ctx.deps.models.Redemption.findById(id).lean(),
+      (r) => r?.status === 'redeemed',
+    );
+    assert.equal(rec?.status, 'redeemed');
+    assert.ok(Math.abs((await pusd(on.address)) - (balanceOn + shares)) < 1e-6);
+    assert.equal((await positionOf(on.agent, m.marketId))!.status, 'settled');
+
+    // The next run finds nothing; the agent without auto-redeem still holds a redeemable position.
+    assert.deepEqual(await mine(new Date(Date.now() + 60_000)), []);
+    assert.equal(await pusd(off.address), balanceOff);
+    assert.equal((await positionOf(off.agent, m.marketId))!.redeemable, true);
+    assert.equal((await txsFrom(on.address)).filter((x) => x.selector === REDEEM_SELECTOR).length, 1);
+  });
+});
