@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { AssetType, OrderType, Side } from '@polymarket/clob-client-v2';
+import { AssetType } from '@polymarket/clob-client-v2';
 import { MaxUint256, Transaction } from 'ethers';
 import { api } from '../support/http.js';
 import { polygonResult, relayTx, signAsClient } from '../support/polygon-client.js';
-import { asAgent, externalTrader, importedMarket, polymarketTrade } from '../support/polymarket-traders.js';
+import { asAgent, externalTrader, importedMarket, signedBuy } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 
@@ -36,19 +36,7 @@ describe('Approvals through the relay, then a CLOB buy (issue 13) #integration',
     const address = t.wallet.address;
     await polymarketAdmin('POST', `/polygon/accounts/${address}/fund`, { pol: 1 });
     const m = await importedMarket(t.agent);
-    const buy = async () =>
-      polymarketTrade(t.agent, {
-        market_id: m.marketId,
-        side: 'yes',
-        amount: 10,
-        order_type: OrderType.FAK,
-        signed_order: await t.clob.createMarketOrder({
-          tokenID: m.yes,
-          amount: 10,
-          side: Side.BUY,
-          price: 0.6,
-        }),
-      }).expect(200);
+    const buy = () => signedBuy(t, m);
     const positions = async () => {
       const res = await api().get('/api/sdk/positions?venue=polymarket').set(auth).expect(200);
       return (res.body.positions as { market_id: string; venue: string; shares_yes: number }[]).filter(

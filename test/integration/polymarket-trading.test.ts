@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { OrderType, Side } from '@polymarket/clob-client-v2';
+import { Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
 import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
 import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
@@ -14,6 +14,7 @@ import {
   externalTrader,
   importedMarket,
   polymarketTrade as trade,
+  signedBuy,
 } from '../support/polymarket-traders.js';
 import { asUser } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
@@ -34,14 +35,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
   it('when a claimed agent buys with an order signed by the official client, then it fills and shows as a polymarket position', async () => {
     const t = await externalTrader();
     const m = await importedMarket(t.agent);
-    const signed = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
-    const res = await trade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      order_type: OrderType.FAK,
-      signed_order: signed,
-    }).expect(200);
+    const res = await signedBuy(t, m);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
     assert.equal(res.body.order_status, 'matched');
     assert.equal(res.body.fill_status, 'filled');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { OrderType, Side } from '@polymarket/clob-client-v2';
 import { enqueueAutoRedemptions } from '../../shared/domains/onchain/auto-redeem.js';
 import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js';
 import { redemptionId } from '../../shared/domains/onchain/redemption.model.js';
@@ -17,6 +16,7 @@ import {
   externalTrader,
   importedMarket,
   polymarketTrade,
+  signedBuy,
 } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
 import { asUser } from '../support/users.js';
@@ -213,14 +213,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const auth = asAgent(t.agent);
     await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
     const m = await importedMarket(t.agent);
-    const signed = await t.clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
-    const bought = await polymarketTrade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      order_type: OrderType.FAK,
-      signed_order: signed,
-    }).expect(200);
+    const bought = await signedBuy(t, m);
     assert.equal(bought.body.success, true, JSON.stringify(bought.body));
     const shares = bought.body.shares_bought as number;
     await resolveYes(m.conditionId);

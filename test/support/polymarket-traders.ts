@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ClobClient } from '@polymarket/clob-client-v2';
+import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
 import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -112,3 +112,17 @@ export const polymarketTrade = (agent: RegisteredAgent, body: Record<string, unk
     .post('/api/sdk/trade')
     .set(asAgent(agent))
     .send({ venue: 'polymarket', ...body });
+
+/**
+ * A FAK buy of `amount` pUSD of YES, signed by the trader's official client at a 0.6 limit and sent
+ * through `POST /api/sdk/trade` (the answer, unchecked: callers assert what they expect).
+ */
+export async function signedBuy(t: Trader, m: { marketId: string; yes: string }, amount = 10) {
+  return polymarketTrade(t.agent, {
+    market_id: m.marketId,
+    side: 'yes',
+    amount,
+    order_type: OrderType.FAK,
+    signed_order: await t.clob.createMarketOrder({ tokenID: m.yes, amount, side: Side.BUY, price: 0.6 }),
+  }).expect(200);
+}
