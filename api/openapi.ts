@@ -103,7 +103,10 @@ function buildDocument(env: Env) {
         body: e.body ? { required: true, content: { 'application/json': { schema: e.body } } } : undefined,
       },
       responses: {
-        200: { description: 'OK', content: { [e.produces ?? 'application/json']: { schema: e.response } } },
+        [e.status ?? 200]: {
+          description: e.status === 201 ? 'Created' : 'OK',
+          content: { [e.produces ?? 'application/json']: { schema: e.response } },
+        },
         ...errorResponses(e),
       },
     });

@@ -22,6 +22,7 @@ import { limitsHandlers } from './handlers/limits.handlers.js';
 import { walletHandlers } from './handlers/wallet.handlers.js';
 import { broadcastHandlers } from './handlers/broadcast.handlers.js';
 import { onchainHandlers } from './handlers/onchain.handlers.js';
+import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -42,6 +43,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...walletHandlers,
   ...broadcastHandlers,
   ...onchainHandlers,
+  ...agentWalletHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,
@@ -111,6 +113,7 @@ export function registerEndpoints(
         res,
       };
       const output = await handler(input as Parameters<typeof handler>[0]);
+      if (spec.status) res.status(spec.status);
       if (spec.produces) {
         if (!res.getHeader('content-type')) res.type(spec.produces);
         res.send(output);

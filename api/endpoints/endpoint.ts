@@ -32,6 +32,8 @@ export interface EndpointSpec {
   /** OpenAPI path template, e.g. `/api/sdk/agents/claim/{claim_code}`. */
   path: string;
   auth: AuthMode;
+  /** The success status when it is not 200 (e.g. 201 for a resource made, or answered again, by the call). */
+  status?: 201;
   /**
    * The answer shows the agent's balance, P&L, counters or broke status (ledger projections that
    * change with every trade): the agent is read from the database, not from the process's cache.

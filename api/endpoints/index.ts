@@ -12,6 +12,7 @@ import { skillEndpoints } from './skills.endpoints.js';
 import { walletEndpoints } from './wallet.endpoints.js';
 import { broadcastEndpoints } from './broadcast.endpoints.js';
 import { onchainEndpoints } from './onchain.endpoints.js';
+import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -23,6 +24,7 @@ export const ENDPOINTS = {
   ...walletEndpoints,
   ...broadcastEndpoints,
   ...onchainEndpoints,
+  ...agentWalletEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

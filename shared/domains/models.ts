@@ -13,6 +13,7 @@ import { skillModel } from './skills/skill.model.js';
 import { marketImportModel } from './imports/market-import.model.js';
 import { walletModel } from './wallets/wallet.model.js';
 import { clobCredentialModel } from './wallets/clob-credential.model.js';
+import { agentWalletModel } from './wallets/agent-wallet.model.js';
 import { txBroadcastModel } from './onchain/broadcast.model.js';
 import { redemptionModel } from './onchain/redemption.model.js';
 
@@ -37,6 +38,7 @@ export function createModels(conn: Connection) {
     MarketImport: marketImportModel(conn),
     Wallet: walletModel(conn),
     ClobCredential: clobCredentialModel(conn),
+    AgentWallet: agentWalletModel(conn),
     TxBroadcast: txBroadcastModel(conn),
     Redemption: redemptionModel(conn),
 

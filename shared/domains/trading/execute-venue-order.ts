@@ -18,6 +18,7 @@ import {
 } from '../venues/polymarket/orders/order-eip712.js';
 import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clob-credentials.js';
+import { agentWalletCredentials, agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import { finishTrade, type TradeFill } from './trade-lifecycle.js';
@@ -41,22 +42,32 @@ const ownerOfTrade = (t: TradeRecord) => {
   return { kind: kind === 'user' ? ('user' as const) : ('agent' as const), id: id ?? '' };
 };
 
-/** The owner's L2 credentials: registered (external) or derived from the managed key on first use. */
+/**
+ * The L2 credentials the trade's order goes under: the agent wallet's (stored, or derived with its
+ * key on first use), else the owner's: registered (external) or derived from the managed key on first use.
+ */
 export async function credentialsOf(
   ctx: TradeExecutionContext,
   t: TradeRecord,
 ): Promise<ClobCredentials | null> {
+  if (t.venueOrder?.signer === 'agent') return agentWalletCredentials(ctx.deps, t.agentId);
   const owner = ownerOfTrade(t);
   const stored = await clobCredentialsFor(ctx.deps, owner);
   if (stored || t.venueOrder?.signer !== 'managed' || owner.kind !== 'user') return stored;
   return deriveManagedClobCredentials(ctx.deps, owner.id);
 }
 
+/** The key the service signs the trade's order with: the agent's own wallet, or the owner's managed one. */
+async function serviceSigner(ctx: TradeExecutionContext, t: TradeRecord) {
+  if (t.venueOrder!.signer === 'agent') return agentWalletSigner(ctx.deps, t.agentId);
+  const owner = ownerOfTrade(t);
+  return owner.kind === 'user' ? managedSigner(ctx.deps, owner.id) : null;
+}
+
 /** The managed wallet's order for this trade, signed and recorded before it is sent (a retry re-sends the same one). */
 async function managedOrder(ctx: TradeExecutionContext, t: TradeRecord): Promise<SignedV2Order | Refusal> {
   const vo = t.venueOrder!;
-  const owner = ownerOfTrade(t);
-  const signer = owner.kind === 'user' ? await managedSigner(ctx.deps, owner.id) : null;
+  const signer = await serviceSigner(ctx, t);
   if (!signer)
     return {
       error:

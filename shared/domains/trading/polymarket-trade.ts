@@ -7,6 +7,7 @@ import { isServiceMarketId } from '../venues/external-ids.js';
 import { checkSignedOrder, SignedOrderInputSchema } from '../venues/polymarket/orders/signed-order.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import { venueKey } from '../venue-sync/imported-batches.js';
+import { agentWalletForTrade } from '../wallets/agent-wallets.js';
 import { hasClobCredentials } from '../wallets/clob-credentials.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { requireClaimed } from './real-venue-trade.js';
@@ -62,6 +63,8 @@ function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tok
  * and, for an external wallet, a `signed_order` that is exactly this trade, signed by that wallet;
  * a managed wallet's order is signed by the service in the worker. The order is recorded with the
  * trade and relayed by the worker (execute-venue-order.ts) under the owner's CLOB credentials.
+ * A `wallet_address` of the agent's own wallet (Elite) routes the order through it instead: the
+ * service signs with that wallet's key, under its credentials.
  */
 export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
   const { deps, agent, req, shape, holdings } = trade;
@@ -98,7 +101,13 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
 
   const owner = guard!.owner;
   const wallet = await walletOf(deps, owner);
-  if (!wallet)
+  // `wallet_address` routes the order through the agent's own wallet; the account's wallet needs no routing.
+  const routed =
+    req.wallet_address && req.wallet_address.toLowerCase() !== wallet?.address.toLowerCase()
+      ? await agentWalletForTrade(models, agent._id, req.wallet_address)
+      : null;
+  if (routed && 'errorCode' in routed) return refusedResult(shape, m, routed, holdings, false);
+  if (!wallet && !routed)
     return refusedResult(
       shape,
       m,
@@ -113,7 +122,7 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   const orderType = req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC');
   const negRisk = m.polymarketNegRisk === true;
   let venueOrder: VenueOrder;
-  if (wallet.ownership === 'external') {
+  if (!routed && wallet!.ownership === 'external') {
     if (!(await hasClobCredentials(deps, { owner })))
       return refusedResult(
         shape,
@@ -148,7 +157,7 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
       sharesMicro: shape.sharesMicro,
       limitPrice: req.price ?? null,
       negRisk,
-      wallet,
+      wallet: wallet!,
     });
     if (!checked.ok) return refusedResult(shape, m, checked.refusal, holdings, false);
     venueOrder = {
@@ -166,8 +175,12 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
         m,
         refusal(
           'wallet_mismatch',
-          `signed_order was sent, but this account trades from its managed wallet ${wallet.address}.`,
-          'Link the wallet that signs (POST /api/sdk/wallet/link), or send the trade without signed_order to use the managed wallet.',
+          routed
+            ? `signed_order was sent, but the agent wallet ${routed.address} is signed by this service.`
+            : `signed_order was sent, but this account trades from its managed wallet ${wallet!.address}.`,
+          routed
+            ? 'Send the trade without signed_order: the service signs it with the agent wallet.'
+            : 'Link the wallet that signs (POST /api/sdk/wallet/link), or send the trade without signed_order to use the managed wallet.',
         ),
         holdings,
         false,
@@ -188,7 +201,10 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
         holdings,
         false,
       );
-    venueOrder = { ...emptyOrder(orderType, token.tokenId, negRisk, m.tickSize, price), signer: 'managed' };
+    venueOrder = {
+      ...emptyOrder(orderType, token.tokenId, negRisk, m.tickSize, price),
+      signer: routed ? 'agent' : 'managed',
+    };
   }
   return recordAndRun({
     deps,

@@ -33,8 +33,11 @@ const venueOrderSchema = new Schema(
     /** The signed order as sent (public data: no key material). */
     signed: { type: Schema.Types.Mixed, default: null },
     orderType: { type: String, required: true },
-    /** `external`: the agent signed it; `managed`: the service signs with the owner's managed wallet. */
-    signer: { type: String, enum: ['external', 'managed'], required: true },
+    /**
+     * `external`: the agent signed it; `managed`: the service signs with the owner's managed wallet;
+     * `agent`: the service signs with the agent's own wallet (the trade's `wallet_address`).
+     */
+    signer: { type: String, enum: ['external', 'managed', 'agent'], required: true },
     tokenId: { type: String, required: true },
     negRisk: { type: Boolean, required: true },
     tickSize: { type: Number, required: true },

@@ -39,7 +39,11 @@ const giveBackSlot = (models: Models, userId: string) =>
   );
 
 /** The user's own agent, or 404 (another user's agent is indistinguishable from a missing one). */
-export async function ownedAgent(models: Models, user: UserRecord, agentId: string): Promise<AgentRecord> {
+export async function ownedAgent(
+  models: Models,
+  user: Pick<UserRecord, '_id'>,
+  agentId: string,
+): Promise<AgentRecord> {
   const agent = isServiceId(agentId)
     ? await models.Agent.findOne({ _id: agentId, claimedBy: user._id }).lean()
     : null;

@@ -1,6 +1,7 @@
-import { getAddress } from 'ethers';
+import { getAddress, type Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
+import type { SealedSecret } from '../../infra/secrets/envelope.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import { clobCredentialId, type ClobCredentialSource } from './clob-credential.model.js';
@@ -22,6 +23,33 @@ const noWallet = () =>
     'Link your wallet first (GET /api/sdk/wallet/link/challenge, then POST /api/sdk/wallet/link); CLOB credentials belong to the wallet that signs your orders.',
   );
 
+/** L2 credentials sealed under `context` (the record they belong to): key, secret and passphrase together. */
+export const sealClobCredentials = (env: CredsDeps['env'], creds: ClobApiCreds, context: string) =>
+  secretBox(env).seal(
+    JSON.stringify({ apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase }),
+    context,
+  );
+
+/** Sealed L2 credentials opened in memory (never log or return them), with the signer they belong to. */
+export const openClobCredentials = (
+  env: CredsDeps['env'],
+  sealed: SealedSecret,
+  context: string,
+  address: string,
+): ClobCredentials => {
+  const creds = JSON.parse(secretBox(env).openString(sealed, context)) as ClobApiCreds;
+  return { apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase, address };
+};
+
+/** L2 credentials of a key the service holds, derived (or created) at the CLOB with its L1 signature. */
+export async function deriveClobCredentialsWith(
+  deps: Pick<Deps, 'env' | 'log' | 'metrics' | 'clock'>,
+  signer: EthersWallet,
+): Promise<ClobCredentials> {
+  const headers = await signClobAuth(signer, Math.floor(deps.clock().getTime() / 1000));
+  return { ...(await deriveClobApiKey(deps, headers)), address: signer.address };
+}
+
 async function store(
   deps: CredsDeps,
   userId: string,
@@ -30,10 +58,7 @@ async function store(
   source: ClobCredentialSource,
 ) {
   const id = clobCredentialId(userId, address);
-  const sealed = secretBox(deps.env).seal(
-    JSON.stringify({ apiKey: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase }),
-    credentialsContext(userId, address),
-  );
+  const sealed = sealClobCredentials(deps.env, creds, credentialsContext(userId, address));
   await deps.models.ClobCredential.updateOne(
     { _id: id },
     { $set: { userId, address, source, sealed } },
@@ -146,15 +171,12 @@ export async function clobCredentialsFor(
   if (!wallet) return null;
   const doc = await deps.models.ClobCredential.findById(clobCredentialId(owner.id, wallet.address)).lean();
   if (!doc) return null;
-  const creds = JSON.parse(
-    secretBox(deps.env).openString(doc.sealed, credentialsContext(owner.id, wallet.address)),
-  ) as ClobApiCreds;
-  return {
-    apiKey: creds.apiKey,
-    secret: creds.secret,
-    passphrase: creds.passphrase,
-    address: wallet.address,
-  };
+  return openClobCredentials(
+    deps.env,
+    doc.sealed,
+    credentialsContext(owner.id, wallet.address),
+    wallet.address,
+  );
 }
 
 /**
@@ -168,8 +190,7 @@ export async function deriveManagedClobCredentials(
 ): Promise<ClobCredentials | null> {
   const signer = await managedSigner(deps, userId);
   if (!signer) return null;
-  const headers = await signClobAuth(signer, Math.floor(deps.clock().getTime() / 1000));
-  const creds = await deriveClobApiKey(deps, headers);
+  const creds = await deriveClobCredentialsWith(deps, signer);
   await store(deps, userId, signer.address, creds, 'managed');
-  return { ...creds, address: signer.address };
+  return creds;
 }

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { hexlify, Wallet as EthersWallet } from 'ethers';
+import type { Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
-import { secretBox } from '../../infra/secrets/master-key.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import { polyProxyAddress, polySafeAddress } from './funder-address.js';
+import { newSealedKey, openSealedKey } from './sealed-key.js';
 import type { SignatureType, WalletOwnership, WalletRecord } from './wallet.model.js';
 import { readWallet, writeWallet } from './wallet-store.js';
 import { walletFieldsOf } from './wallet-view.js';
@@ -26,13 +25,9 @@ export async function createManagedWallet(
   for (let attempt = 0; ; attempt++) {
     const current = await readWallet(deps.models, userId);
     if (current?.managed) return { wallet: current, created: false };
-    const signer = new EthersWallet(hexlify(randomBytes(32)));
+    const { signer, sealed } = newSealedKey(deps.env, (address) => managedKeyContext(userId, address));
     const now = deps.clock();
-    const managed = {
-      address: signer.address,
-      key: secretBox(deps.env).seal(signer.privateKey, managedKeyContext(userId, signer.address)),
-      createdAt: now,
-    };
+    const managed = { ...sealed, createdAt: now };
     const inUse = current?.address
       ? {}
       : {
@@ -96,12 +91,12 @@ export async function managedSigner(
   const wallet = await deps.models.Wallet.findById(userId, { managed: 1 }).lean();
   const managed = wallet?.managed as WalletRecord['managed'] | undefined;
   if (!managed) return null;
-  const signer = new EthersWallet(
-    secretBox(deps.env).openString(managed.key, managedKeyContext(userId, managed.address)),
+  return openSealedKey(
+    deps.env,
+    managed,
+    managedKeyContext(userId, managed.address),
+    `managed wallet of user ${userId}`,
   );
-  if (signer.address !== managed.address)
-    throw new Error(`managed wallet key of user ${userId} does not match its address`);
-  return signer;
 }
 
 export interface OwnerWallet {
