@@ -9,8 +9,9 @@ export const broadcastHandlers: HandlersFor<typeof broadcastEndpoints> = {
     broadcastTx(input.deps, await walletAccountOf(input), input.agent._id, input.body.signed_tx),
   listBroadcasts: async (input) =>
     listBroadcasts(input.deps, await walletAccountOf(input), input.query.limit),
-  redeem: async (input) => redeem(input.deps, await walletAccountOf(input), input.body),
-  reportRedemption: async (input) => reportRedemption(input.deps, await walletAccountOf(input), input.body),
+  redeem: async (input) => redeem(input.deps, await walletAccountOf(input), input.agent._id, input.body),
+  reportRedemption: async (input) =>
+    reportRedemption(input.deps, await walletAccountOf(input), input.agent._id, input.body),
   prepareDepositWalletRedeem: async (input) =>
-    prepareDepositWalletRedeem(input.deps, await walletAccountOf(input), input.body),
+    prepareDepositWalletRedeem(input.deps, await walletAccountOf(input), input.agent._id, input.body),
 };

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import { agentWalletSigner } from '../../shared/domains/wallets/agent-wallets.js';
 import { testContext } from '../support/context.js';
-import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { api, registerAgent } from '../support/http.js';
 import {
   asAgent,
   claimedAgent,
   claimedWithRealTrading,
   importedMarket,
+  ownerIdOf,
   polymarketTrade,
+  setTier,
 } from '../support/polymarket-traders.js';
 import { asUser, claim } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
@@ -18,23 +20,13 @@ interface VenueWallet {
   tokens: Record<string, number>;
 }
 
-const userIdOf = async (agent: RegisteredAgent) =>
-  (await testContext().deps.models.Agent.findById(agent.agent_id).lean())!.claimedBy!;
-
-const setTier = (userId: string, tier: 'free' | 'pro' | 'elite') =>
-  api()
-    .put(`/api/admin/users/${userId}/tier`)
-    .set('Authorization', `Bearer ${testContext().operatorToken}`)
-    .send({ tier })
-    .expect(200);
-
 const register = (auth: Record<string, string>, body: Record<string, unknown> = {}) =>
   api().post('/api/sdk/agent-wallet/register').set(auth).send(body);
 
 /** A claimed agent whose human is on the Elite tier and switched real trading on. */
 async function eliteAgent() {
   const claimed = await claimedWithRealTrading();
-  await setTier(await userIdOf(claimed.agent), 'elite');
+  await setTier(await ownerIdOf(claimed.agent), 'elite');
   return claimed;
 }
 
@@ -63,7 +55,7 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
       assert.match(res.body.fix, /Elite tier/);
       assert.equal(res.body.tier, 'free');
     }
-    await setTier(await userIdOf(agent), 'pro');
+    await setTier(await ownerIdOf(agent), 'pro');
     assert.equal((await register(asAgent(agent)).expect(403)).body.tier, 'pro');
     assert.equal(await testContext().deps.models.AgentWallet.countDocuments({ _id: agent.agent_id }), 0);
   });

@@ -101,6 +101,7 @@ describe('queue plumbing #integration', () => {
       // A user id from an identity provider may hold ':' itself.
       'redeem-position': {
         userId: 'auth0|user:42',
+        agentId: null,
         marketId: '00000000-0000-4000-8000-000000000004',
         attempt: 'r1',
       },

@@ -8,18 +8,20 @@ import { checkResolutions } from '../../shared/domains/venue-sync/check-resoluti
 import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { testContext } from '../support/context.js';
-import { api, type RegisteredAgent } from '../support/http.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { signAsClient, relayTx } from '../support/polygon-client.js';
 import {
   asAgent,
   claimedWithRealTrading,
   externalTrader,
   importedMarket,
+  ownerIdOf,
   polymarketTrade,
+  setTier,
   signedBuy,
 } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
-import { asUser } from '../support/users.js';
+import { asUser, claim } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 import { runWorkerProcess } from '../support/worker-process.js';
 
@@ -37,20 +39,30 @@ const txsFrom = (address: string) =>
   polymarketAdmin<ChainTx[]>('GET', `/polygon/transactions?from=${address}`);
 const REDEEM_SELECTOR = '0x01b7037c';
 
-/** A claimed agent trading from its human's managed wallet, with pUSD, POL for gas and the trading approvals. */
+/** pUSD, POL for gas and the trading approvals for a wallet the service signs for. */
+async function fundAndApprove(address: string) {
+  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+  await polymarketAdmin('POST', `/wallets/${address}/approve`);
+  await polymarketAdmin('POST', `/polygon/accounts/${address}/fund`, { pol: 1 });
+}
+
+/** A claimed agent trading from its human's managed wallet, funded and approved. */
 async function managedTrader() {
   const { agent, token } = await claimedWithRealTrading();
   const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
   const address = settings.body.wallet_address as string;
-  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
-  await polymarketAdmin('POST', `/wallets/${address}/approve`);
-  await polymarketAdmin('POST', `/polygon/accounts/${address}/fund`, { pol: 1 });
+  await fundAndApprove(address);
   return { agent, token, address };
 }
 
-/** Buys YES for $10 from the managed wallet; the shares bought. */
-async function managedBuy(agent: RegisteredAgent, marketId: string): Promise<number> {
-  const res = await polymarketTrade(agent, { market_id: marketId, side: 'yes', amount: 10 }).expect(200);
+/** Buys YES for $10 (from the human's managed wallet, or the agent's own with `wallet_address`); the shares bought. */
+async function managedBuy(agent: RegisteredAgent, marketId: string, walletAddress?: string): Promise<number> {
+  const res = await polymarketTrade(agent, {
+    market_id: marketId,
+    side: 'yes',
+    amount: 10,
+    ...(walletAddress ? { wallet_address: walletAddress } : {}),
+  }).expect(200);
   assert.equal(res.body.success, true, JSON.stringify(res.body));
   assert.ok(res.body.shares_bought > 0);
   return res.body.shares_bought as number;
@@ -80,12 +92,6 @@ const positionOf = async (agent: RegisteredAgent, marketId: string) => {
 
 const redeem = (agent: RegisteredAgent, marketId: string) =>
   api().post('/api/sdk/redeem').set(asAgent(agent)).send({ market_id: marketId, side: 'yes' });
-
-/** The user id of the agent's human (the redemption job's key). */
-async function ownerId(agent: RegisteredAgent) {
-  const a = await testContext().deps.models.Agent.findById(agent.agent_id, { claimedBy: 1 }).lean();
-  return a!.claimedBy!;
-}
 
 describe('Redemption of resolved Polymarket positions (client-contract §8.4) #integration', function () {
   this.timeout(120_000);
@@ -153,7 +159,11 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     // Asked again, run again as a job, and by the auto-redeem job: nothing more is sent or paid.
     const again = await redeem(t.agent, m.marketId).expect(200);
     assert.equal(again.body.already_redeemed, true);
-    const rerun = await redeemPosition(testContext().deps, await ownerId(t.agent), m.marketId);
+    const rerun = await redeemPosition(
+      testContext().deps,
+      { userId: await ownerIdOf(t.agent), agentId: null },
+      m.marketId,
+    );
     assert.equal(rerun.status, 'redeemed');
     const auto = await enqueueAutoRedemptions(testContext().deps, minuteSlot(new Date()));
     assert.deepEqual(
@@ -174,7 +184,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const shares = await managedBuy(t.agent, m.marketId);
     await resolveYes(m.conditionId);
     const balance = await pusd(t.address);
-    const userId = await ownerId(t.agent);
+    const userId = await ownerIdOf(t.agent);
 
     const prefix = `${ctx.env.QUEUE_PREFIX}-redeem-${randomUUID().slice(0, 8)}`;
     const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
@@ -185,8 +195,8 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     let crashes = 0;
     try {
       // The same logical redemption asked twice: two jobs.
-      await queues.enqueue('redeem-position', { userId, marketId: m.marketId, attempt: 'r1' });
-      await queues.enqueue('redeem-position', { userId, marketId: m.marketId, attempt: 'r2' });
+      await queues.enqueue('redeem-position', { userId, agentId: null, marketId: m.marketId, attempt: 'r1' });
+      await queues.enqueue('redeem-position', { userId, agentId: null, marketId: m.marketId, attempt: 'r2' });
       for (let i = 0; i < 30; i++) {
         if ((await runWorkerProcess(prefix, 1, finished, 'redemptions,tx-broadcasts', env)) !== 'killed')
           break;
@@ -199,6 +209,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
       await queues.close();
     }
     assert.ok(crashes >= 3, `the worker was killed ${crashes} times`);
+    console.log(`      redemption crash test: worker killed ${crashes} times, then finished`);
     assert.ok(await finished());
     const redeems = (await txsFrom(t.address)).filter((x) => x.selector === REDEEM_SELECTOR);
     assert.equal(redeems.length, 1, JSON.stringify(redeems));
@@ -263,6 +274,38 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(dw.body.already_redeemed, true);
   });
 
+  it("agent wallet: an Elite agent redeems from its own wallet, its human's wallet redeems the other agents", async () => {
+    const human = await managedTrader();
+    await setTier(await ownerIdOf(human.agent), 'elite');
+    const elite = human.agent;
+    const reg = await api().post('/api/sdk/agent-wallet/register').set(asAgent(elite)).send({}).expect(201);
+    const own = reg.body.wallet_address as string;
+    await fundAndApprove(own);
+    const other = await registerAgent();
+    await claim(human.token, other.claim_code).expect(200);
+
+    const m = await importedMarket(elite);
+    const eliteShares = await managedBuy(elite, m.marketId, own);
+    const otherShares = await managedBuy(other, m.marketId);
+    await resolveYes(m.conditionId);
+    const [ownBefore, humanBefore] = [await pusd(own), await pusd(human.address)];
+
+    const first = await redeem(elite, m.marketId).expect(200);
+    assert.equal(first.body.status, 'redeemed', JSON.stringify(first.body));
+    assert.equal(first.body.payout, eliteShares);
+    assert.ok(Math.abs((await pusd(own)) - (ownBefore + eliteShares)) < 1e-6);
+    assert.equal(await pusd(human.address), humanBefore);
+    assert.equal((await positionOf(elite, m.marketId))!.status, 'settled');
+    assert.equal((await positionOf(other, m.marketId))!.redeemable, true);
+
+    const second = await redeem(other, m.marketId).expect(200);
+    assert.equal(second.body.status, 'redeemed', JSON.stringify(second.body));
+    assert.equal(second.body.payout, otherShares);
+    assert.ok(Math.abs((await pusd(human.address)) - (humanBefore + otherShares)) < 1e-6);
+    assert.equal((await positionOf(other, m.marketId))!.status, 'settled');
+    assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 1);
+  });
+
   it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {
     const ctx = testContext();
     const on = await managedTrader();
@@ -282,7 +325,9 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
       (await enqueueAutoRedemptions(ctx.deps, minuteSlot(at))).enqueued.filter(
         (r) => r.marketId === m.marketId,
       );
-    assert.deepEqual(await mine(new Date()), [{ userId: await ownerId(on.agent), marketId: m.marketId }]);
+    assert.deepEqual(await mine(new Date()), [
+      { userId: await ownerIdOf(on.agent), agentId: null, marketId: m.marketId },
+    ]);
     const id = redemptionId(on.address, m.marketId);
     const rec = await until(
       () => ctx.deps.models.Redemption.findById(id).lean(),

@@ -21,6 +21,18 @@ export interface Trader {
   clob: ClobClient;
 }
 
+/** The user id of the agent's human. */
+export const ownerIdOf = async (agent: RegisteredAgent) =>
+  (await testContext().deps.models.Agent.findById(agent.agent_id, { claimedBy: 1 }).lean())!.claimedBy!;
+
+/** Sets a human's tier through the operator API. */
+export const setTier = (userId: string, tier: 'free' | 'pro' | 'elite') =>
+  api()
+    .put(`/api/admin/users/${userId}/tier`)
+    .set('Authorization', `Bearer ${testContext().operatorToken}`)
+    .send({ tier })
+    .expect(200);
+
 /** A newly registered agent claimed by a new human. */
 export async function claimedAgent() {
   const agent = await registerAgent();

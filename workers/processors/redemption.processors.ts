@@ -3,7 +3,7 @@ import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js'
 import type { Processor } from '../../shared/composition/processor.js';
 
 export const redeemPositionProcessor: Processor<'redeem-position'> = async (data, { deps }) =>
-  redeemPosition(deps, data.userId, data.marketId);
+  redeemPosition(deps, { userId: data.userId, agentId: data.agentId }, data.marketId);
 
 export const autoRedeemProcessor: Processor<'auto-redeem'> = async (data, { deps }) =>
   enqueueAutoRedemptions(deps, data.slot);

@@ -1,22 +1,25 @@
 import type { Deps } from '../../composition/deps.js';
-import { walletOf } from '../wallets/managed-wallet.js';
-import { redemptionId } from './redemption.model.js';
 import { isRedeemable } from '../positions/redeemable.js';
+import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
+import { redemptionId } from './redemption.model.js';
 
 /** Markets resolved longer ago than this are left to `POST /api/sdk/redeem` (keeps the scan bounded). */
 export const AUTO_REDEEM_LOOKBACK_DAYS = 30;
 
+type Enqueued = RedemptionScope & { marketId: string };
+
 /**
- * Job `auto-redeem` (every minute): the managed wallets holding winning shares of a Polymarket
- * market resolved in the last AUTO_REDEEM_LOOKBACK_DAYS, for agents with `auto_redeem_enabled`,
- * each get a `redeem-position` job named after the slot. Running twice in a slot enqueues once, and
- * a redemption already done (or in flight) is not signed again (redeem-position.ts), so each
- * position is redeemed once. External wallets are the client's to redeem (it signs).
+ * Job `auto-redeem` (every minute): the wallets the service signs for (a human's managed wallet, an
+ * agent's own wallet) that hold winning shares of a Polymarket market resolved in the last
+ * AUTO_REDEEM_LOOKBACK_DAYS, for agents with `auto_redeem_enabled`, each get a `redeem-position` job
+ * named after the slot. Running twice in a slot enqueues once, and a redemption already done (or in
+ * flight) is not signed again (redeem-position.ts), so each position is redeemed once. External
+ * wallets are the client's to redeem (it signs).
  */
 export async function enqueueAutoRedemptions(
-  deps: Pick<Deps, 'models' | 'queues' | 'clock'>,
+  deps: Pick<Deps, 'models' | 'queues' | 'clock' | 'env'>,
   slot: string,
-): Promise<{ enqueued: { userId: string; marketId: string }[] }> {
+): Promise<{ enqueued: Enqueued[] }> {
   const since = new Date(deps.clock().getTime() - AUTO_REDEEM_LOOKBACK_DAYS * 86_400_000);
   const markets = await deps.models.Market.find(
     { status: 'resolved', resolvedAt: { $gte: since }, polymarketId: { $ne: null } },
@@ -30,31 +33,33 @@ export async function enqueueAutoRedemptions(
   ).lean();
   const winning = positions.filter((p) => isRedeemable(p, byId.get(p.marketId)!));
   if (winning.length === 0) return { enqueued: [] };
+  const agentIds = [...new Set(winning.map((p) => p.agentId))];
   const agents = await deps.models.Agent.find(
-    {
-      _id: { $in: [...new Set(winning.map((p) => p.agentId))] },
-      autoRedeemEnabled: true,
-      claimedBy: { $ne: null },
-    },
+    { _id: { $in: agentIds }, autoRedeemEnabled: true, claimedBy: { $ne: null } },
     { claimedBy: 1 },
   ).lean();
   const ownerOf = new Map(agents.map((a) => [a._id, a.claimedBy!]));
-  const pairs = new Map<string, { userId: string; marketId: string }>();
+  const withOwnWallet = new Set(
+    (await deps.models.AgentWallet.find({ _id: { $in: agentIds } }, { _id: 1 }).lean()).map((w) => w._id),
+  );
+  const todo = new Map<string, Enqueued>();
   for (const p of winning) {
     const userId = ownerOf.get(p.agentId);
-    if (userId) pairs.set(`${userId}\n${p.marketId}`, { userId, marketId: p.marketId });
+    if (!userId) continue;
+    const agentId = withOwnWallet.has(p.agentId) ? p.agentId : null;
+    todo.set(`${userId}\n${agentId}\n${p.marketId}`, { userId, agentId, marketId: p.marketId });
   }
-  const enqueued: { userId: string; marketId: string }[] = [];
-  for (const { userId, marketId } of pairs.values()) {
-    const wallet = await walletOf(deps, { kind: 'user', id: userId });
+  const enqueued: Enqueued[] = [];
+  for (const r of todo.values()) {
+    const wallet = await redeemingWallet(deps, r);
     if (wallet?.ownership !== 'managed') continue;
     const done = await deps.models.Redemption.exists({
-      _id: redemptionId(wallet.address, marketId),
+      _id: redemptionId(wallet.address, r.marketId),
       status: 'redeemed',
     });
     if (done) continue;
-    await deps.queues.enqueue('redeem-position', { userId, marketId, attempt: `auto-${slot}` });
-    enqueued.push({ userId, marketId });
+    await deps.queues.enqueue('redeem-position', { ...r, attempt: `auto-${slot}` });
+    enqueued.push(r);
   }
   return { enqueued };
 }

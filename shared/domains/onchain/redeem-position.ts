@@ -3,7 +3,6 @@ import { keccak256, type Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
-import { managedSigner, walletOf } from '../wallets/managed-wallet.js';
 import { approvalTransactions, redemptionTransaction, type UnsignedTx } from './approval-transactions.js';
 import { recordBroadcast } from './broadcast-tx.js';
 import { sendBroadcast, type BroadcastOutcome } from './broadcast-worker.js';
@@ -11,6 +10,7 @@ import { POLYGON_CONTRACTS } from './polygon-contracts.js';
 import { PolygonRpcError } from './polygon-rpc.js';
 import { redemptionId, type RedemptionRecord, type RedemptionStatus } from './redemption.model.js';
 import { finishRedemption } from './settle-redemption.js';
+import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
 import { approvalKey } from './approval-transactions.js';
 
 type RedeemDeps = Pick<Deps, 'models' | 'polygon' | 'queues' | 'clock' | 'env' | 'redis' | 'log'>;
@@ -134,15 +134,15 @@ async function send(deps: RedeemDeps, hash: string): Promise<BroadcastOutcome> {
 }
 
 /**
- * Job `redeem-position`: redeems the resolved market `marketId` from the managed wallet of
- * `userId`. The adapter needs the CTF operator approval first, which the service sends when it is
+ * Job `redeem-position`: redeems the resolved market `marketId` from the wallet of `scope` (the
+ * human's managed wallet, or an agent's own wallet: keys the service holds). The adapter needs the CTF operator approval first, which the service sends when it is
  * missing. Exactly once: the redemption is signed once (write-ahead, above), re-sent rather than
  * re-signed after a crash, and the positions are settled by ledger entries that apply once. A
  * redemption that reverted or was dropped is signed anew on the next request.
  */
 export async function redeemPosition(
   deps: RedeemDeps,
-  userId: string,
+  scope: RedemptionScope,
   marketId: string,
 ): Promise<RedeemOutcome> {
   const market = await deps.models.Market.findById(marketId).lean();
@@ -153,15 +153,17 @@ export async function redeemPosition(
       payout: 0,
       error: 'market is not a resolved Polymarket market',
     };
-  const wallet = await walletOf(deps, { kind: 'user', id: userId });
-  if (wallet?.ownership !== 'managed')
-    return { status: 'failed', tx_hash: null, payout: 0, error: 'the user trades from no managed wallet' };
+  const wallet = await redeemingWallet(deps, scope);
+  const signer = wallet?.ownership === 'managed' ? await wallet.signer() : null;
+  if (!wallet || !signer)
+    return { status: 'failed', tx_hash: null, payout: 0, error: 'no wallet the service signs for' };
   const id = redemptionId(wallet.address, marketId);
   const rec = await deps.models.Redemption.findOneAndUpdate(
     { _id: id },
     {
       $setOnInsert: {
-        userId,
+        userId: scope.userId,
+        agentId: scope.agentId,
         marketId,
         conditionId: market.polymarketId,
         wallet: wallet.address,
@@ -173,8 +175,6 @@ export async function redeemPosition(
     { upsert: true, returnDocument: 'after' },
   ).lean();
   if (rec!.status === 'redeemed') return outcomeOf(rec!);
-  const signer = await managedSigner(deps, userId);
-  if (!signer) throw new Error(`user ${userId} has a managed wallet in use but no key`);
   const redemption = redemptionTransaction(wallet.address, {
     conditionId: market.polymarketId,
     negRisk: market.polymarketNegRisk === true,

@@ -4,7 +4,6 @@ import { AppError } from '../../infra/errors.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { fromMicro } from '../money.js';
-import { walletOf, type OwnerWallet } from '../wallets/managed-wallet.js';
 import type { WalletAccount } from '../wallets/wallet-account.js';
 import { redemptionTransaction } from './approval-transactions.js';
 import { outcomeOf, type RedeemOutcome } from './redeem-position.js';
@@ -16,17 +15,30 @@ import type {
   RedeemResponseSchema,
 } from './redeem.schemas.js';
 import { redemptionId, type RedemptionRecord } from './redemption.model.js';
+import {
+  redeemingWallet,
+  scopeOfAgent,
+  type RedeemingWallet,
+  type RedemptionScope,
+} from './redeeming-wallet.js';
 import { isRedeemable, winningSharesMicro } from '../positions/redeemable.js';
 import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
 
-type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock'>;
+type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock' | 'env'>;
 type RedeemAnswer = z.input<typeof RedeemResponseSchema>;
 
 /** How long `POST /api/sdk/redeem` waits for a managed redemption to be signed, sent and mined. */
 export const REDEEM_WAIT_MS = 15_000;
 
-/** The redemption's user: a claimed agent's human (real positions belong to claimed agents only). */
-function redeemerOf(account: WalletAccount): string {
+/**
+ * Whose wallet the calling agent redeems from: its own (agent wallet) or its human's. Real
+ * positions belong to claimed agents only.
+ */
+async function scopeOf(
+  deps: Pick<Deps, 'models'>,
+  account: WalletAccount,
+  agentId: string,
+): Promise<RedemptionScope> {
   if (account.owner.kind !== 'user')
     throw new AppError(
       403,
@@ -35,7 +47,7 @@ function redeemerOf(account: WalletAccount): string {
       'Ask your human to claim this agent at claim_url; real positions and their wallet belong to their account.',
       { body: { claim_url: account.claimUrl } },
     );
-  return account.owner.id;
+  return scopeOfAgent(deps.models, account.owner.id, agentId);
 }
 
 async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
@@ -66,8 +78,11 @@ const notResolved = (m: MarketRecord) =>
     { body: { not_redeemable: true, reason: 'market_not_settled' } },
   );
 
-async function walletFor(deps: Pick<Deps, 'models'>, userId: string): Promise<OwnerWallet> {
-  const wallet = await walletOf(deps, { kind: 'user', id: userId });
+async function walletFor(
+  deps: Pick<Deps, 'models' | 'env'>,
+  scope: RedemptionScope,
+): Promise<RedeemingWallet> {
+  const wallet = await redeemingWallet(deps, scope);
   if (!wallet)
     throw new AppError(
       409,
@@ -87,12 +102,13 @@ async function walletFor(deps: Pick<Deps, 'models'>, userId: string): Promise<Ow
 export async function redeem(
   deps: RedeemDeps,
   account: WalletAccount,
+  agentId: string,
   body: z.output<typeof RedeemRequestSchema>,
 ): Promise<RedeemAnswer> {
-  const userId = redeemerOf(account);
+  const scope = await scopeOf(deps, account, agentId);
   const market = await resolvedMarket(deps, body.market_id);
   if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
-  const wallet = await walletFor(deps, userId);
+  const wallet = await walletFor(deps, scope);
   const id = redemptionId(wallet.address, market._id);
   const base = {
     market_id: market._id,
@@ -102,7 +118,7 @@ export async function redeem(
   const existing = await deps.models.Redemption.findById(id).lean();
   if (existing?.status === 'redeemed') return redeemedAnswer(base, existing);
 
-  const positions = (await unsettledPositions(deps, userId, market._id)).filter((p) =>
+  const positions = (await unsettledPositions(deps, scope, market._id)).filter((p) =>
     isRedeemable(p, market),
   );
   if (positions.length === 0)
@@ -115,14 +131,13 @@ export async function redeem(
     );
   const expected = fromMicro(positions.reduce((s, p) => s + winningSharesMicro(p, market.outcome!), 0));
 
-  if (wallet.ownership === 'external')
-    return externalRedemption(deps, base, wallet, market, expected, userId);
+  if (wallet.ownership === 'external') return externalRedemption(deps, base, wallet, market, expected, scope);
 
   const rec = await deps.models.Redemption.findOneAndUpdate(
     { _id: id },
     {
       $setOnInsert: {
-        userId,
+        ...scope,
         marketId: market._id,
         conditionId: market.polymarketId,
         wallet: wallet.address,
@@ -135,7 +150,7 @@ export async function redeem(
   ).lean();
   const outcome = await deps.queues.enqueueAndWait<RedeemOutcome>(
     'redeem-position',
-    { userId, marketId: market._id, attempt: `r${rec!.requests}` },
+    { ...scope, marketId: market._id, attempt: `r${rec!.requests}` },
     REDEEM_WAIT_MS,
   );
   const now =
@@ -177,10 +192,10 @@ const redeemedAnswer = (
 async function externalRedemption(
   deps: RedeemDeps,
   base: { market_id: string; side: 'yes' | 'no' | null; condition_id: string },
-  wallet: OwnerWallet,
+  wallet: RedeemingWallet,
   market: MarketRecord,
   expected: number,
-  userId: string,
+  scope: RedemptionScope,
 ): Promise<RedeemAnswer> {
   const tx = redemptionTransaction(wallet.address, {
     conditionId: market.polymarketId!,
@@ -195,7 +210,7 @@ async function externalRedemption(
     { _id: redemptionId(wallet.address, market._id) },
     {
       $setOnInsert: {
-        userId,
+        ...scope,
         marketId: market._id,
         conditionId: market.polymarketId,
         wallet: wallet.address,
@@ -235,9 +250,10 @@ async function externalRedemption(
 export async function reportRedemption(
   deps: RedeemDeps,
   account: WalletAccount,
+  agentId: string,
   body: z.output<typeof RedeemReportSchema>,
 ): Promise<z.input<typeof RedeemReportResponseSchema>> {
-  const userId = redeemerOf(account);
+  const scope = await scopeOf(deps, account, agentId);
   const hash = body.tx_hash.toLowerCase();
   const market = await resolvedMarket(deps, body.market_id);
   const answer = (recorded: boolean, rec: RedemptionRecord, settled: number) => ({
@@ -267,7 +283,7 @@ export async function reportRedemption(
       `Transaction ${hash} reverted on-chain: nothing was redeemed`,
       'Check the adapter approval (GET /api/polymarket/allowances/{address}), then redeem again.',
     );
-  const wallet = await walletFor(deps, userId);
+  const wallet = await walletFor(deps, scope);
   const id = redemptionId(wallet.address, market._id);
   const existing = await deps.models.Redemption.findById(id).lean();
   // Redeemed before under another hash (e.g. the same redemption sent twice): one payout.
@@ -278,7 +294,7 @@ export async function reportRedemption(
       {
         $set: { txHash: hash, status: 'sent', path: 'external', error: null },
         $setOnInsert: {
-          userId,
+          ...scope,
           marketId: market._id,
           conditionId: market.polymarketId,
           wallet: wallet.address,
@@ -291,8 +307,8 @@ export async function reportRedemption(
     if (isDuplicateKey(err)) return record();
     throw err;
   });
-  const pending = (await unsettledPositions(deps, userId, market._id)).length;
-  const payoutMicro = await settleRedeemedPositions(deps, { userId, marketId: market._id });
+  const pending = (await unsettledPositions(deps, scope, market._id)).length;
+  const payoutMicro = await settleRedeemedPositions(deps, { ...scope, marketId: market._id });
   const done = await deps.models.Redemption.findOneAndUpdate(
     { _id: id },
     { $set: { status: 'redeemed', txHash: hash, payoutMicro, redeemedAt: deps.clock() } },
@@ -309,9 +325,10 @@ export async function reportRedemption(
 export async function prepareDepositWalletRedeem(
   deps: RedeemDeps,
   account: WalletAccount,
+  agentId: string,
   body: z.output<typeof RedeemRequestSchema>,
 ): Promise<z.input<typeof DwRedeemPrepareResponseSchema>> {
-  const userId = redeemerOf(account);
+  const scope = await scopeOf(deps, account, agentId);
   const market = await resolvedMarket(deps, body.market_id);
   if (market.status !== 'resolved' || market.outcome === null)
     return {
@@ -322,7 +339,7 @@ export async function prepareDepositWalletRedeem(
       detail: `market status ${market.status}`,
       message: 'The market has not resolved yet: nothing can be redeemed.',
     };
-  const wallet = await walletOf(deps, { kind: 'user', id: userId });
+  const wallet = await redeemingWallet(deps, scope);
   const rec =
     wallet && (await deps.models.Redemption.findById(redemptionId(wallet.address, market._id)).lean());
   if (rec?.status === 'redeemed')

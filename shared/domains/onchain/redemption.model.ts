@@ -24,6 +24,8 @@ const redemptionSchema = new Schema(
   {
     _id: { type: String, required: true },
     userId: { type: String, required: true },
+    /** The agent whose own wallet redeemed (Elite agent wallet); null for the human's wallet. */
+    agentId: { type: String, default: null },
     marketId: { type: String, required: true },
     conditionId: { type: String, required: true },
     wallet: { type: String, required: true },

@@ -4,46 +4,34 @@ import { winningSharesMicro } from '../positions/redeemable.js';
 import { accept } from '../refusal.js';
 import { afterWrite } from '../../infra/faults.js';
 import type { RedemptionRecord } from './redemption.model.js';
+import { scopePositions, type RedemptionScope } from './redeeming-wallet.js';
 
 type SettleDeps = Pick<Deps, 'models' | 'clock'>;
 
-/**
- * The Polymarket positions a redemption of `marketId` by the user's wallet pays: those of every
- * agent of the user (they all trade from the human's wallet) that are not settled yet.
- */
-export async function unsettledPositions(deps: Pick<Deps, 'models'>, userId: string, marketId: string) {
-  return walletPositions(deps, userId, marketId, { status: { $ne: 'settled' } });
-}
-
-async function walletPositions(
+/** The positions of the scope's wallet in the market that are not settled yet. */
+export async function unsettledPositions(
   deps: Pick<Deps, 'models'>,
-  userId: string,
+  scope: RedemptionScope,
   marketId: string,
-  filter: Record<string, unknown> = {},
 ) {
-  const agents = await deps.models.Agent.find({ claimedBy: userId }, { _id: 1 }).lean();
-  return deps.models.Position.find({
-    agentId: { $in: agents.map((a) => a._id) },
-    marketId,
-    venue: 'polymarket',
-    ...filter,
-  }).lean();
+  return scopePositions(deps.models, scope, marketId, { status: { $ne: 'settled' } });
 }
 
 /**
- * Books a redemption that happened on-chain: each position of the wallet's agents in the market is
+ * Books a redemption that happened on-chain: each position of the scope's wallet in the market is
  * settled by one ledger entry `redeem-<positionId>` (its winning shares paid out, the rest gone),
  * so doing this twice (the receipt follower and a retried job both finishing) settles once. The
  * pUSD arrived in the wallet; an agent's $SIM balance is not touched.
  */
 export async function settleRedeemedPositions(
   deps: SettleDeps,
-  redemption: Pick<RedemptionRecord, 'userId' | 'marketId'>,
+  redemption: Pick<RedemptionRecord, 'userId' | 'agentId' | 'marketId'>,
 ): Promise<number> {
   const market = await deps.models.Market.findById(redemption.marketId, { outcome: 1 }).lean();
   if (!market || market.outcome === null) throw new Error(`market ${redemption.marketId} is not resolved`);
   const outcome = market.outcome;
-  for (const p of await unsettledPositions(deps, redemption.userId, redemption.marketId)) {
+  const scope = { userId: redemption.userId, agentId: redemption.agentId };
+  for (const p of await unsettledPositions(deps, scope, redemption.marketId)) {
     await appendLedgerEntry(
       deps.models,
       p.agentId,
@@ -69,7 +57,7 @@ export async function settleRedeemedPositions(
     );
   }
   // Counted from the settled positions, so a second run after a crash half-way reports the whole payout.
-  const settled = await walletPositions(deps, redemption.userId, redemption.marketId, { status: 'settled' });
+  const settled = await scopePositions(deps.models, scope, redemption.marketId, { status: 'settled' });
   return settled.reduce((sum, p) => sum + p.payoutMicro, 0);
 }
 

@@ -137,7 +137,7 @@ export const JOBS = {
     jobId: (d) => `follow-tx-receipt-${d.hash}-${d.poll}`,
   }),
   /**
-   * Redeems one user's wallet's positions in one resolved market (shared/domains/onchain/redeem-position.ts).
+   * Redeems one wallet's positions (the human's, or an agent's own) in one resolved market (shared/domains/onchain/redeem-position.ts).
    * `attempt` names the request (`r<n>`, the record's request count) or the auto-redeem slot
    * (`auto-<slot>`); the redemption record, not the job id, makes it happen once.
    */
@@ -145,13 +145,15 @@ export const JOBS = {
     queue: 'redemptions',
     schema: z.object({
       userId: z.string().min(1),
+      /** Set when the agent's own wallet redeems (onchain/redeeming-wallet.ts); else the human's wallet. */
+      agentId: z.string().min(1).nullable(),
       marketId: z.string().min(1),
       attempt: z.string().regex(/^(r\d+|auto-\d{12})$/),
     }),
     // Retried for about half an hour: the node may lag the venue's resolution, or the wallet be busy.
     options: retrying(11, 1000),
     // User ids come from the identity provider and may hold ':' (refused in BullMQ ids): hashed.
-    jobId: (d) => `redeem-position-${idPart(d.userId)}-${d.marketId}-${d.attempt}`,
+    jobId: (d) => `redeem-position-${idPart(d.userId)}-${d.agentId ?? 'human'}-${d.marketId}-${d.attempt}`,
   }),
   /** Finds resolved winning positions of managed wallets with auto-redeem on and enqueues their redemption. */
   'auto-redeem': slotJob('auto-redeem', 'redemptions'),
