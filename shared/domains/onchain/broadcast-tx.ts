@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { Deps } from '../../composition/deps.js';
-import { isDuplicateKey } from '../refusal.js';
 import { AppError } from '../../infra/errors.js';
 import type { WalletAccount } from '../wallets/wallet-account.js';
 import { walletOf } from '../wallets/managed-wallet.js';
@@ -8,6 +7,7 @@ import type { BroadcastOutcome } from './broadcast-worker.js';
 import type { BroadcastResponseSchema } from './broadcast.schemas.js';
 import type { RelayRefusalCode } from './relay-refusal.js';
 import { checkRelayableTransaction } from './tx-allowlist.js';
+import { recordBroadcast } from './broadcast-record.js';
 
 /**
  * How long the request waits for the worker's send. Sending is one RPC call; past this the answer
@@ -40,49 +40,6 @@ async function senderOf(deps: Pick<Deps, 'models'>, account: WalletAccount): Pro
       'Link the wallet that signs the transaction with GET /api/sdk/wallet/link/challenge and POST /api/sdk/wallet/link.',
     );
   return wallet.address;
-}
-
-export interface SignedTxFields {
-  hash: string;
-  userId: string;
-  /** The agent whose key asked for it; null when the service signed it (managed wallet). */
-  agentId: string | null;
-  sender: string;
-  to: string;
-  kind: string;
-  nonce: number;
-  raw: string;
-}
-
-/**
- * Records a signed transaction under its hash before it is sent (status `queued`), counting one
- * more request. The same bytes recorded twice are one record; two first requests at once can both
- * try the insert, and the loser's retry is an update.
- */
-export async function recordBroadcast(models: Deps['models'], f: SignedTxFields) {
-  const record = () =>
-    models.TxBroadcast.findOneAndUpdate(
-      { _id: f.hash },
-      {
-        $setOnInsert: {
-          userId: f.userId,
-          agentId: f.agentId,
-          sender: f.sender,
-          to: f.to,
-          kind: f.kind,
-          nonce: f.nonce,
-          raw: f.raw.toLowerCase(),
-          status: 'queued',
-        },
-        $inc: { requests: 1 },
-      },
-      { upsert: true, returnDocument: 'after' },
-    ).lean();
-  const rec = await record().catch((err: unknown) => {
-    if (isDuplicateKey(err)) return record();
-    throw err;
-  });
-  return rec!;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
 import { approvalTransactions, redemptionTransaction, type UnsignedTx } from './approval-transactions.js';
-import { recordBroadcast } from './broadcast-tx.js';
+import { recordBroadcast } from './broadcast-record.js';
 import { sendBroadcast, type BroadcastOutcome } from './broadcast-worker.js';
 import { POLYGON_CONTRACTS } from './polygon-contracts.js';
 import { PolygonRpcError } from './polygon-rpc.js';

@@ -1,0 +1,45 @@
+import type { Deps } from '../../composition/deps.js';
+import { isDuplicateKey } from '../refusal.js';
+
+export interface SignedTxFields {
+  hash: string;
+  userId: string;
+  /** The agent whose key asked for it; null when the service signed it (managed wallet). */
+  agentId: string | null;
+  sender: string;
+  to: string;
+  kind: string;
+  nonce: number;
+  raw: string;
+}
+
+/**
+ * Records a signed transaction under its hash before it is sent (status `queued`), counting one
+ * more request. The same bytes recorded twice are one record; two first requests at once can both
+ * try the insert, and the loser's retry is an update.
+ */
+export async function recordBroadcast(models: Deps['models'], f: SignedTxFields) {
+  const record = () =>
+    models.TxBroadcast.findOneAndUpdate(
+      { _id: f.hash },
+      {
+        $setOnInsert: {
+          userId: f.userId,
+          agentId: f.agentId,
+          sender: f.sender,
+          to: f.to,
+          kind: f.kind,
+          nonce: f.nonce,
+          raw: f.raw.toLowerCase(),
+          status: 'queued',
+        },
+        $inc: { requests: 1 },
+      },
+      { upsert: true, returnDocument: 'after' },
+    ).lean();
+  const rec = await record().catch((err: unknown) => {
+    if (isDuplicateKey(err)) return record();
+    throw err;
+  });
+  return rec!;
+}
