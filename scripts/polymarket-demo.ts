@@ -8,225 +8,31 @@
 // is read from GET /api/admin/venues with the operator token. `--emulator` (the `/__admin` URL the
 // start banner prints, or the emulator's base URL; env EMULATOR_URL works too) skips that look-up.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
-import { Wallet } from 'ethers';
-import jwt from 'jsonwebtoken';
-import { createWalletClient, custom } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { ConfigError, loadEnv, type Env } from '../shared/infra/config/env.js';
-import { jwtSecret } from '../shared/infra/jwt.js';
-import { resolveOperatorToken } from '../shared/infra/operator-token.js';
-
-/** Polygon mainnet: the chain id the service and the emulator sign orders for. */
-const CHAIN_ID = 137;
-
-class DemoFailure extends Error {
-  constructor(
-    message: string,
-    /** The HTTP status of the answer that failed the step, when there was one. */
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const baseUrl = (arg('base-url') ?? process.env.BASE_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
-
-// ---------------------------------------------------------------------------------------------
-// Printing and HTTP
-
-type Json = Record<string, unknown>;
-
-function heading(title: string) {
-  console.log(`\n== ${title}`);
-}
-
-/** Prints the fields of an answer worth reading, one per line, under the request line. */
-function show(fields: Json) {
-  for (const [k, v] of Object.entries(fields)) {
-    console.log(`      ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  }
-}
-
-function expect(condition: unknown, message: string, answer?: unknown): asserts condition {
-  if (!condition) {
-    throw new DemoFailure(answer === undefined ? message : `${message}\n  answer: ${JSON.stringify(answer)}`);
-  }
-}
-
-interface CallOptions {
-  /** An agent API key or a user JWT. */
-  auth?: string;
-  body?: unknown;
-}
-
-/** One HTTP request, printed as `METHOD path → HTTP status`; any status but 200 stops the demo. */
-async function request(url: string, label: string, method: string, opts: CallOptions = {}): Promise<Json> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers: {
-        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(opts.auth ? { authorization: `Bearer ${opts.auth}` } : {}),
-      },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    });
-  } catch (err) {
-    throw new DemoFailure(`${method} ${url}: no answer (${(err as Error).cause ?? (err as Error).message})`);
-  }
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  console.log(`  ${method.padEnd(6)} ${label} → HTTP ${res.status}`);
-  if (res.status !== 200) {
-    throw new DemoFailure(`${method} ${label} answered HTTP ${res.status}: ${text}`, res.status);
-  }
-  return (body ?? {}) as Json;
-}
-
-const api = (method: string, path: string, opts?: CallOptions) =>
-  request(`${baseUrl}${path}`, path, method, opts);
-
-// ---------------------------------------------------------------------------------------------
-// The emulator: where it is, and its admin API (fund, approve, new events)
-
-interface Emulator {
-  adminUrl: string;
-  clobUrl: string;
-}
-
-/** `--emulator` as given (admin or base URL), else the Polymarket hosts the service reports. */
-async function findEmulator(env: Env): Promise<Emulator> {
-  const given = arg('emulator') ?? process.env.EMULATOR_URL;
-  if (given) {
-    const base = given.replace(/\/+$/, '').replace(/\/__admin$/, '');
-    return { adminUrl: `${base}/__admin`, clobUrl: `${base}/clob` };
-  }
-  // GET /api/admin/venues is operator-only. Read the token the service generated, never create one:
-  // a token that did not exist cannot be the service's.
-  const operatorFile = join(env.DATA_DIR, 'operator-token');
-  if (!env.OPERATOR_TOKEN && !existsSync(operatorFile)) {
-    throw new DemoFailure(
-      `No operator token (OPERATOR_TOKEN unset, no ${operatorFile}) to ask GET /api/admin/venues where the ` +
-        'emulator is. Run with the service’s DATA_DIR, or pass --emulator <the /__admin URL of the start banner>.',
-    );
-  }
-  const venues = await api('GET', '/api/admin/venues', { auth: resolveOperatorToken(env).token });
-  const polymarket = (venues.venues as { venue: string; hosts: { base_url: string }[] }[]).find(
-    (v) => v.venue === 'polymarket',
-  );
-  const clob = polymarket?.hosts.find((h) => h.base_url.endsWith('/clob'))?.base_url;
-  show({ mode: venues.mode, polymarket_clob: clob ?? null });
-  expect(
-    venues.mode === 'emulated' && clob,
-    'The service does not run against the emulator: start it with VENUES=emulated npm start.',
-    venues,
-  );
-  return { adminUrl: `${clob.slice(0, -'/clob'.length)}/__admin`, clobUrl: clob };
-}
-
-const emulatorAdmin = (emulator: Emulator, method: string, path: string, body?: unknown) =>
-  request(`${emulator.adminUrl}${path}`, `<emulator>/__admin${path}`, method, { body });
-
-/** Gives a wallet pUSD and the exchange approvals a real wallet sets on chain once. */
-async function fundAndApprove(emulator: Emulator, address: string, pusd: number) {
-  await emulatorAdmin(emulator, 'POST', `/wallets/${address}/fund`, { pusd });
-  await emulatorAdmin(emulator, 'POST', `/wallets/${address}/approve`);
-  const ledger = await emulatorAdmin(emulator, 'GET', `/wallets/${address}`);
-  show({ pusd: ledger.pusd, approved_for_all: ledger.approved_for_all });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Users and agents
-
-/** `userToken`, saying which user it is for and whose secret signed it. */
-function mintUserToken(env: Env, sub: string): string {
-  const token = userToken(env, sub);
-  console.log(`  user token for sub=${sub} (signed with the JWT secret of DATA_DIR=${env.DATA_DIR})`);
-  return token;
-}
-
-/** A user JWT signed as `npm run token` signs one (same secret, issuer and audience). */
-function userToken(env: Env, sub: string): string {
-  if (env.JWT_PUBLIC_KEY) {
-    throw new DemoFailure(
-      'JWT_PUBLIC_KEY is set: user tokens come from your identity provider and this demo cannot mint one.',
-    );
-  }
-  // jwtSecret() would generate a secret where there is none: one the service cannot know.
-  const secretFile = join(env.DATA_DIR, 'jwt-secret');
-  if (!env.JWT_SECRET && !existsSync(secretFile)) {
-    throw new DemoFailure(
-      `No JWT secret (JWT_SECRET unset, no ${secretFile}): run the demo with the service's DATA_DIR.`,
-    );
-  }
-  return jwt.sign({ sub }, jwtSecret(env), {
-    algorithm: 'HS256',
-    expiresIn: 3600,
-    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}),
-    ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
-  });
-}
-
-interface Agent {
-  name: string;
-  agentId: string;
-  apiKey: string;
-}
-
-async function registerAgent(name: string): Promise<Agent & { claimCode: string }> {
-  const r = await api('POST', '/api/sdk/agents/register', { body: { name } });
-  show({ agent_id: r.agent_id, claim_code: r.claim_code, status: r.status });
-  return {
-    name,
-    agentId: String(r.agent_id),
-    apiKey: String(r.api_key),
-    claimCode: String(r.claim_code),
-  };
-}
-
-/** A new user claims the agent and switches real trading on (settings are the human's, shared by their agents). */
-async function claimWithRealTrading(token: string, agent: Agent & { claimCode: string }) {
-  const claimed = await api('POST', '/api/sdk/agents/claim', {
-    auth: token,
-    body: { claim_code: agent.claimCode },
-  }).catch((err: unknown) => {
-    // A 401 here is nearly always a token signed with another instance's secret.
-    if (err instanceof DemoFailure && err.status === 401) {
-      throw new DemoFailure(
-        `${err.message}\n  The user token was refused: run the demo with the service's DATA_DIR (or JWT_SECRET) in the environment.`,
-      );
-    }
-    throw err;
-  });
-  show({ claimed: claimed.claimed, claimed_by: claimed.claimed_by });
-  await enableRealTrading(token);
-}
-
-async function enableRealTrading(userToken: string) {
-  const settings = await api('PATCH', '/api/sdk/settings', {
-    auth: userToken,
-    body: { sdk_real_trading_enabled: true },
-  });
-  show({
-    sdk_real_trading_enabled: settings.sdk_real_trading_enabled,
-    wallet_address: settings.wallet_address,
-    wallet_ownership: settings.wallet_ownership,
-  });
-  expect(settings.sdk_real_trading_enabled === true, 'Real trading did not switch on.', settings);
-}
+import type { Env } from '../shared/infra/config/env.js';
+import {
+  api,
+  baseUrl,
+  claimWithRealTrading,
+  expect,
+  findEmulator,
+  fundAndApprove,
+  heading,
+  importFreshMarket,
+  linkNewWallet,
+  mintUserToken,
+  newUser,
+  registerAgent,
+  registerClobCredentials,
+  runDemo,
+  show,
+  trade,
+  tradeFields,
+  type Agent,
+  type Emulator,
+  type Json,
+  type Market,
+} from './demo-support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Steps
@@ -235,117 +41,29 @@ async function enableRealTrading(userToken: string) {
 async function step1AgentA(env: Env) {
   heading('1. Agent A: register, claim with a user token, real trading on');
   // The token first: a demo run with the wrong DATA_DIR stops before creating anything.
-  const userId = `demo-user-${randomBytes(4).toString('hex')}`;
-  const token = mintUserToken(env, userId);
+  const { userId, token } = newUser(env);
   const a = await registerAgent('demo-agent-A');
   await claimWithRealTrading(token, a);
   return { agent: a as Agent, userId, token };
 }
 
-interface Market {
-  marketId: string;
-  yesToken: string;
-  noToken: string;
-}
-
 /** 2. A fresh binary event on the emulator (never imported before, so reruns work), imported by its URL. */
 async function step2ImportMarket(emulator: Emulator, a: Agent): Promise<Market> {
   heading('2. Import a Polymarket market from the emulator');
-  const tag = randomBytes(3).toString('hex');
-  const event = await emulatorAdmin(emulator, 'POST', '/events', {
-    title: `Demo: will the acceptance flow pass (${tag})?`,
-    slug: `demo-acceptance-${tag}`,
-    outcomes: ['Yes', 'No'],
-    prices: [0.55, 0.45],
+  return importFreshMarket(emulator, a, {
+    question: 'Demo: will the acceptance flow pass',
+    slug: 'demo-acceptance',
   });
-  const m = (event.markets as { slug: string; condition_id: string; token_ids: string[] }[])[0]!;
-  show({ slug: m.slug, condition_id: m.condition_id });
-  const url = `https://polymarket.com/market/${m.slug}`;
-  const imported = await api('POST', '/api/sdk/markets/import', {
-    auth: a.apiKey,
-    body: { polymarket_url: url },
-  });
-  show({
-    polymarket_url: url,
-    status: imported.status,
-    market_id: imported.market_id,
-    question: imported.question,
-    polymarket_id: imported.polymarket_id,
-    external_price_yes: imported.external_price_yes,
-  });
-  expect(imported.success === true && imported.market_id, 'The import did not succeed.', imported);
-  return { marketId: String(imported.market_id), yesToken: m.token_ids[0]!, noToken: m.token_ids[1]! };
 }
 
 /** 3. An external wallet: linked by signature, funded on the emulator, with CLOB credentials. */
 async function step3ExternalWallet(emulator: Emulator, a: Agent): Promise<ClobClient> {
   heading('3. Link an external wallet (ethers v6), fund it, register CLOB credentials');
-  const wallet = Wallet.createRandom();
-  console.log(`  new wallet ${wallet.address}`);
-  const challenge = await api('GET', `/api/sdk/wallet/link/challenge?address=${wallet.address}`, {
-    auth: a.apiKey,
-  });
-  show({ nonce: challenge.nonce, expires_at: challenge.expires_at });
-  const signature = await wallet.signMessage(String(challenge.message));
-  const linked = await api('POST', '/api/sdk/wallet/link', {
-    auth: a.apiKey,
-    body: {
-      address: wallet.address,
-      signature,
-      nonce: challenge.nonce,
-      signature_type: 0,
-      // The claim gave the human a managed wallet; the link must say it replaces it as trading wallet.
-      confirm_replace_managed: true,
-    },
-  });
-  show({
-    success: linked.success,
-    wallet_address: linked.wallet_address,
-    wallet_ownership: linked.wallet_ownership,
-    has_credentials: linked.has_credentials,
-  });
-  expect(linked.success === true, 'The wallet link was refused.', linked);
-
+  const wallet = await linkNewWallet(a);
   await fundAndApprove(emulator, wallet.address, 1000);
-
-  // Polymarket's official client derives the L2 credentials from an L1 (EIP-712) signature. Signing
-  // needs no chain access, so the viem transport refuses every RPC call.
-  const signer = createWalletClient({
-    account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
-    transport: custom({ request: () => Promise.reject(new Error('the demo makes no RPC calls')) }),
-  });
-  const creds = await new ClobClient({
-    host: emulator.clobUrl,
-    chain: CHAIN_ID,
-    signer,
-  }).createOrDeriveApiKey();
-  console.log(`  official client createOrDeriveApiKey at ${emulator.clobUrl} → key ${creds.key}`);
-  expect(creds.key && creds.secret && creds.passphrase, 'The CLOB gave no credentials.', creds);
-  const stored = await api('POST', '/api/sdk/wallet/credentials', {
-    auth: a.apiKey,
-    body: { api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase },
-  });
-  show({
-    has_credentials: stored.has_credentials,
-    wallet_address: stored.wallet_address,
-    source: stored.source,
-  });
-  return new ClobClient({ host: emulator.clobUrl, chain: CHAIN_ID, signer, creds });
+  // Polymarket's official client derives the L2 credentials from an L1 (EIP-712) signature.
+  return registerClobCredentials(emulator, a, wallet);
 }
-
-const trade = (agent: Agent, body: Json) =>
-  api('POST', '/api/sdk/trade', { auth: agent.apiKey, body: { venue: 'polymarket', ...body } });
-
-const tradeFields = (r: Json) => ({
-  success: r.success,
-  order_status: r.order_status,
-  fill_status: r.fill_status,
-  shares_bought: r.shares_bought,
-  shares_sold: r.shares_sold,
-  cost: r.cost,
-  order_id: r.order_id,
-  ...(r.success ? {} : { error: r.error, error_code: r.error_code, hint: r.hint }),
-});
 
 /** 4. A FAK buy of YES for $10, signed by the official client; the service only relays it. */
 async function step4SignedBuy(a: Agent, clob: ClobClient, market: Market) {
@@ -508,8 +226,7 @@ async function step7Holdings(agent: Agent) {
   }
 }
 
-async function main() {
-  const env = loadEnv();
+runDemo(async (env) => {
   console.log(`Polymarket trading demo against ${baseUrl}`);
   heading('0. Find the Polymarket emulator');
   const emulator = await findEmulator(env);
@@ -524,13 +241,4 @@ async function main() {
   await step7Holdings(a);
   await step7Holdings(b);
   console.log('\nDemo complete: every step answered as expected.');
-}
-
-main().catch((err: unknown) => {
-  if (err instanceof DemoFailure || err instanceof ConfigError) {
-    console.error(`\nDEMO FAILED: ${err.message}`);
-  } else {
-    console.error('\nDEMO FAILED (unexpected error):', err);
-  }
-  process.exit(1);
 });
