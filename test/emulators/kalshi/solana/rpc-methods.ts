@@ -15,6 +15,8 @@ type Params = unknown[];
 type Handler = (params: Params) => unknown;
 
 const API_VERSION = '2.2.16';
+/** Agave sends u64::MAX for rent-exempt accounts; this is the number a JSON parser in JS reads. */
+const RENT_EXEMPT_EPOCH = 2 ** 64;
 
 const invalidParams = (what: string) => new RpcError(-32602, `Invalid params: ${what}`);
 
@@ -78,7 +80,7 @@ function tokenAccountInfo(a: TokenAccount, encoding: unknown) {
     executable: false,
     lamports: Number(a.lamports),
     owner: a.program,
-    rentEpoch: 18446744073709551615,
+    rentEpoch: RENT_EXEMPT_EPOCH,
     space,
   };
 }
@@ -145,7 +147,7 @@ export function rpcMethods(state: KalshiState): Record<string, Handler> {
         executable: false,
         lamports: Number(chain.balance(address)),
         owner: SYSTEM_PROGRAM,
-        rentEpoch: 18446744073709551615,
+        rentEpoch: RENT_EXEMPT_EPOCH,
         space: 0,
       });
     },
