@@ -208,7 +208,8 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
       await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
       await queues.close();
     }
-    assert.ok(crashes >= 3, `the worker was killed ${crashes} times`);
+    // Killed after each write that made progress (sign, send, settle, finish), then a clean run ends it.
+    assert.ok(crashes >= 3 && crashes < 30, `the worker was killed ${crashes} times`);
     console.log(`      redemption crash test: worker killed ${crashes} times, then finished`);
     assert.ok(await finished());
     const redeems = (await txsFrom(t.address)).filter((x) => x.selector === REDEEM_SELECTOR);
