@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Connection, Keypair, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import {
   FIXTURES,
@@ -56,7 +58,7 @@ const usdcOf = async (owner: string) => {
 };
 
 function orderUrl(q: Record<string, string | number>): string {
-  return `${emu.dflowTradeUrl}/order?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`;
+  return `${emu.dflowTradeUrl}/order?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`;
 }
 /** A buy of `usdc` (atomic) of YES on the binary fixture, with Alice's transaction. */
 const buyOrder = (usdc = 5_000_000, user = ALICE, ticker: string = FIXTURES.binary) =>
@@ -404,6 +406,29 @@ describe('Kalshi emulator', () => {
       assert.equal((await orderStatus(signature)).body.status, 'closed');
     });
 
+    it('when the Python client signs with solders (as Simmer does), then the RPC accepts it', async function () {
+      // solders is not an npm package: a venv made by hand (see KALSHI.md) or SOLDERS_PYTHON.
+      const python = process.env.SOLDERS_PYTHON ?? '.cache/solders-venv/bin/python';
+      if (!existsSync(python)) return this.skip();
+      const { body: order } = await buyOrder();
+      // Simmer's signing: sign the versioned wire bytes of the message, keep other slots, populate.
+      const script = [
+        'import base64, sys',
+        'from solders.keypair import Keypair',
+        'from solders.message import to_bytes_versioned',
+        'from solders.transaction import VersionedTransaction',
+        'tx = VersionedTransaction.from_bytes(base64.b64decode(sys.argv[1]))',
+        'kp = Keypair.from_seed(bytes([1] * 32))',
+        'sig = kp.sign_message(to_bytes_versioned(tx.message))',
+        'keys = tx.message.account_keys[: tx.message.header.num_required_signatures]',
+        'sigs = [sig if k == kp.pubkey() else s for k, s in zip(keys, tx.signatures)]',
+        'print(base64.b64encode(bytes(VersionedTransaction.populate(tx.message, sigs))).decode())',
+      ].join('\n');
+      const signed = execFileSync(python, ['-c', script, order.transaction], { encoding: 'utf8' }).trim();
+      const signature = await conn.sendRawTransaction(Buffer.from(signed, 'base64'));
+      assert.equal((await orderStatus(signature)).body.status, 'open');
+    });
+
     it('when the transaction is sent base58-encoded through raw JSON-RPC, then it lands too', async () => {
       const tx = await signedFromOrder((await buyOrder()).body);
       const res = await rpc('sendTransaction', [encodeBase58(tx.serialize())]);
@@ -416,7 +441,7 @@ describe('Kalshi emulator', () => {
       // One character of the memo that names the order (the message still parses).
       const at = Buffer.from(wire).indexOf('open-order');
       assert.ok(at > 0);
-      wire[at] ^= 0x01;
+      wire[at] = wire[at]! ^ 0x01;
       assert.match(
         await sendError(wire),
         /Transaction simulation failed: Transaction did not pass signature verification/,
