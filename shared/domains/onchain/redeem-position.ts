@@ -3,7 +3,13 @@ import { keccak256, type Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';
-import { approvalTransactions, redemptionTransaction, type UnsignedTx } from './approval-transactions.js';
+import { fromMicro } from '../money.js';
+import {
+  approvalKey,
+  approvalTransactions,
+  redemptionTransaction,
+  type UnsignedTx,
+} from './approval-transactions.js';
 import { recordBroadcast } from './broadcast-record.js';
 import { sendBroadcast, type BroadcastOutcome } from './broadcast-worker.js';
 import { POLYGON_CONTRACTS } from './polygon-contracts.js';
@@ -11,7 +17,6 @@ import { PolygonRpcError } from './polygon-rpc.js';
 import { redemptionId, type RedemptionRecord, type RedemptionStatus } from './redemption.model.js';
 import { finishRedemption } from './settle-redemption.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
-import { approvalKey } from './approval-transactions.js';
 
 type RedeemDeps = Pick<Deps, 'models' | 'polygon' | 'queues' | 'clock' | 'env' | 'redis' | 'log'>;
 
@@ -26,7 +31,7 @@ export interface RedeemOutcome {
 export const outcomeOf = (r: RedemptionRecord): RedeemOutcome => ({
   status: r.status,
   tx_hash: r.txHash,
-  payout: r.payoutMicro / 1e6,
+  payout: fromMicro(r.payoutMicro),
   error: r.error,
 });
 
