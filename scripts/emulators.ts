@@ -1,6 +1,7 @@
 // `npm run emulators`: starts the local venue emulators on loopback for manual runs and for the
 // service started against them. Prints the base URLs as the environment variables the service
 // reads, and stays up until SIGINT/SIGTERM. Port from EMULATOR_PORT (default 0 = a free port).
+import { startKalshiEmulator } from '../test/emulators/kalshi/index.js';
 import { startPolymarketEmulator } from '../test/emulators/polymarket/index.js';
 
 const port = Number(process.env.EMULATOR_PORT ?? 0);
@@ -9,7 +10,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 
-const polymarket = await startPolymarketEmulator({ port, host: process.env.EMULATOR_HOST ?? '127.0.0.1' });
+const host = process.env.EMULATOR_HOST ?? '127.0.0.1';
+const polymarket = await startPolymarketEmulator({ port, host });
+// Its own free port (or EMULATOR_PORT + 1), so the two never collide.
+const kalshi = await startKalshiEmulator({ port: port === 0 ? 0 : port + 1, host });
 console.log(
   [
     '',
@@ -21,7 +25,18 @@ console.log(
     `POLYGON_RPC_URL=${polymarket.rpcUrl}`,
     `POLYMARKET_EMULATOR_ADMIN_URL=${polymarket.adminUrl}`,
     '',
-    `  Catalogue: ${polymarket.adminUrl}/catalogue   Chain: ${polymarket.adminUrl}/polygon   Ctrl-C stops.`,
+    `  Catalogue: ${polymarket.adminUrl}/catalogue   Chain: ${polymarket.adminUrl}/polygon`,
+    '',
+    '  Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) is up:',
+    '',
+    `KALSHI_BASE_URL=${kalshi.kalshiUrl}`,
+    `DFLOW_TRADE_API_URL=${kalshi.dflowTradeUrl}`,
+    `DFLOW_METADATA_API_URL=${kalshi.dflowMetadataUrl}`,
+    `DFLOW_PROOF_API_URL=${kalshi.proofUrl}`,
+    `SOLANA_RPC_URL=${kalshi.rpcUrl}`,
+    `KALSHI_EMULATOR_ADMIN_URL=${kalshi.adminUrl}`,
+    '',
+    `  Catalogue: ${kalshi.adminUrl}/catalogue   Docs: test/emulators/kalshi/KALSHI.md   Ctrl-C stops.`,
     '',
   ].join('\n'),
 );
@@ -31,7 +46,7 @@ const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`\n  ${signal}: stopping emulators.`);
-  void polymarket.close().then(
+  void Promise.all([polymarket.close(), kalshi.close()]).then(
     () => process.exit(0),
     (err: unknown) => {
       console.error(err);

@@ -1,7 +1,7 @@
 // `npm start`: API + workers + scheduler in one process, on the embedded default (own Redis and
 // MongoDB-wire server under DATA_DIR) unless REDIS_URL / MONGODB_URI point elsewhere.
-// `VENUES=emulated npm start` also starts the Polymarket emulator (with its Polygon JSON-RPC) on
-// loopback and points the adapters and POLYGON_RPC_URL at it: the offline demo of the real-venue flows (the emulator is a test double, loaded
+// `VENUES=emulated npm start` also starts the Polymarket emulator (with its Polygon JSON-RPC) and
+// the Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) on loopback and points the adapters at them: the offline demo of the real-venue flows (the emulator is a test double, loaded
 // only here and only then).
 import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
@@ -18,6 +18,19 @@ interface EmulatorModule {
     gammaUrl: string;
     clobUrl: string;
     dataUrl: string;
+    rpcUrl: string;
+  }>;
+}
+
+/** The part of test/emulators/kalshi this script uses. */
+interface KalshiEmulatorModule {
+  startKalshiEmulator(opts: { port: number }): Promise<{
+    url: string;
+    adminUrl: string;
+    kalshiUrl: string;
+    dflowTradeUrl: string;
+    dflowMetadataUrl: string;
+    proofUrl: string;
     rpcUrl: string;
   }>;
 }
@@ -40,7 +53,15 @@ const emulated = await (async () => {
   // The emulated Polygon node shares the emulator's ledger: approvals and redemptions sent there
   // are what the emulated CLOB sees.
   process.env.POLYGON_RPC_URL = polymarket.rpcUrl;
-  return polymarket;
+  const kalshiModule = '../test/emulators/kalshi/index.js';
+  const { startKalshiEmulator } = (await import(kalshiModule)) as KalshiEmulatorModule;
+  const kalshi = await startKalshiEmulator({ port: 0 });
+  process.env.KALSHI_BASE_URL = kalshi.kalshiUrl;
+  process.env.DFLOW_TRADE_API_URL = kalshi.dflowTradeUrl;
+  process.env.DFLOW_METADATA_API_URL = kalshi.dflowMetadataUrl;
+  process.env.DFLOW_PROOF_API_URL = kalshi.proofUrl;
+  process.env.SOLANA_RPC_URL = kalshi.rpcUrl;
+  return { ...polymarket, kalshi };
 })();
 
 const proc = await runProcess('service', [apiRole, workersRole, jobsRole], { embedded: true });
@@ -57,6 +78,8 @@ const lines = [
     ? [
         `  Venues: EMULATED (offline demo). Polymarket emulator at ${emulated.url}, Polygon RPC at ${emulated.rpcUrl}`,
         `    drive it: POST ${emulated.adminUrl}/markets/<condition_id>/price {"yes":0.63}, …/resolve {"outcome":"yes"}`,
+        `  Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) at ${emulated.kalshi.url}, Solana RPC at ${emulated.kalshi.rpcUrl}`,
+        `    drive it: POST ${emulated.kalshi.adminUrl}/kyc/<solana_address>, …/wallets/<address>/fund {"usdc":1000,"sol":1}, …/markets/<ticker>/lifecycle {"status":"finalized","result":"yes"}`,
       ]
     : [
         `  Venues: live (Polymarket at ${proc.env.POLYMARKET_GAMMA_URL}); health at ${base}/api/admin/venues`,
