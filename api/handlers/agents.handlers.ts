@@ -25,6 +25,7 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
       importsPerDay: deps.env.TIER_IMPORTS_PER_DAY[owner.tier],
       realTradingEnabled: realTradingEnabled(owner, settings) && agent.status !== 'suspended',
       wallet: await walletFields(deps, owner),
+      agentWalletAddress: (await deps.models.AgentWallet.findById(agent._id, { address: 1 }).lean())?.address,
     });
   },
 

@@ -80,6 +80,9 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
     const again = await register(asAgent(agent)).expect(201);
     assert.equal(again.body.wallet_address, first.wallet_address);
     assert.equal(again.body.created, false);
+    // The client reads the agent's own wallet from agents/me (client-contract §3.2).
+    const me = await api().get('/api/sdk/agents/me').set(asAgent(agent)).expect(200);
+    assert.equal(me.body.per_agent_wallet_address, first.wallet_address);
     const { deps } = testContext();
     assert.equal(await deps.models.AgentWallet.countDocuments({ _id: agent.agent_id }), 1);
     // The key opens for the address it was made for, and is nowhere in clear.

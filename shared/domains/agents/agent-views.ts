@@ -24,6 +24,8 @@ export function agentMeView(
     realTradingEnabled: boolean;
     /** The owner's wallet (none before claiming). */
     wallet?: WalletFields;
+    /** The agent's own (Elite) wallet, when it registered one. */
+    agentWalletAddress?: string | null;
   },
 ): AgentMeResponse {
   const view: AgentMeResponse = {
@@ -55,7 +57,7 @@ export function agentMeView(
     },
     auto_redeem_enabled: agent.autoRedeemEnabled,
     ...(opts.wallet ?? walletFieldsOf(null)),
-    per_agent_wallet_address: null,
+    per_agent_wallet_address: opts.agentWalletAddress ?? null,
     per_agent_deposit_wallet_address: null,
     per_agent_dw_active: null,
   };
