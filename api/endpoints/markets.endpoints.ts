@@ -8,6 +8,9 @@ import {
   ImportableQuerySchema,
   ImportRequestSchema,
   ImportResponseSchema,
+  KalshiEventImportRequestSchema,
+  KalshiImportRequestSchema,
+  KalshiImportResponseSchema,
 } from '../../shared/domains/imports/import.schemas.js';
 import { endpoint } from './endpoint.js';
 
@@ -82,7 +85,15 @@ export const marketEndpoints = {
     response: z
       .looseObject({
         markets: z.array(
-          z.looseObject({ question: z.string(), url: z.string().nullable(), condition_id: z.string() }),
+          z.looseObject({
+            question: z.string(),
+            url: z.string().nullable(),
+            condition_id: z
+              .string()
+              .nullable()
+              .meta({ description: 'Polymarket rows; null on Kalshi rows.' }),
+            kalshi_ticker: z.string().optional().meta({ description: 'Kalshi rows.' }),
+          }),
         ),
         total: z.number(),
         agent_id: z.string(),
@@ -101,6 +112,32 @@ export const marketEndpoints = {
     body: ImportRequestSchema,
     response: ImportResponseSchema,
     errors: [404, 429, 503],
+    rateLimit: 'import',
+  }),
+  importKalshiMarket: endpoint({
+    method: 'post',
+    path: '/api/sdk/markets/import/kalshi',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Import a Kalshi market (or every outcome of an event) by kalshi.com URL or ticker, any case',
+    description:
+      'A market ticker imports that market; an event ticker or event URL imports its outcomes (up to 10, skipping closed ones and ones priced under 2¢ or over 98¢); a series URL imports its open event closing soonest. Same quota, headers and 429 `x402_url` as Polymarket imports; re-imports are free. The URL is parsed, never fetched.',
+    body: KalshiImportRequestSchema,
+    response: KalshiImportResponseSchema,
+    errors: [404, 422, 429, 503],
+    rateLimit: 'import',
+  }),
+  importKalshiEvent: endpoint({
+    method: 'post',
+    path: '/api/sdk/markets/import/kalshi/event',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Import every outcome of a Kalshi event (multi-bracket events) as one import',
+    description:
+      '`event_ticker` is an event ticker, a market ticker of the event, or a kalshi.com event URL. Up to 10 open outcomes, skipping closed ones and ones priced under 2¢ or over 98¢; counts as one import of the daily quota.',
+    body: KalshiEventImportRequestSchema,
+    response: KalshiImportResponseSchema,
+    errors: [404, 422, 429, 503],
     rateLimit: 'import',
   }),
   getMarket: endpoint({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listImportable } from '../../shared/domains/imports/list-importable.js';
-import { submitImport } from '../../shared/domains/imports/submit-import.js';
+import { submitImport, submitKalshiImport } from '../../shared/domains/imports/submit-import.js';
 import { executablePrice } from '../../shared/domains/markets/executable-price.js';
 import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
@@ -100,6 +100,16 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   }),
   importMarket: async ({ deps, agent, body, res }) => {
     const answer = await submitImport(deps, agent, body);
+    res.set(answer.headers);
+    return answer.body;
+  },
+  importKalshiMarket: async ({ deps, agent, body, res }) => {
+    const answer = await submitKalshiImport(deps, agent, body);
+    res.set(answer.headers);
+    return answer.body;
+  },
+  importKalshiEvent: async ({ deps, agent, body, res }) => {
+    const answer = await submitKalshiImport(deps, agent, body);
     res.set(answer.headers);
     return answer.body;
   },

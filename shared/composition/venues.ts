@@ -5,13 +5,14 @@ import { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';
+import { KalshiAdapter } from '../domains/venues/kalshi/kalshi-adapter.js';
 import { PolymarketAdapter } from '../domains/venues/polymarket/polymarket-adapter.js';
 import { SimAdapter } from '../domains/venues/sim/sim-adapter.js';
 import { VenueRegistry } from '../domains/venues/venue-registry.js';
 
 /**
- * The venue adapters of this process: sim over our own books, Polymarket at the configured hosts
- * (the real public ones by default, the emulator with VENUES=emulated). Kalshi joins with its issue.
+ * The venue adapters of this process: sim over our own books, Polymarket and Kalshi at the
+ * configured hosts (the real public ones by default, the emulators with VENUES=emulated).
  */
 export function createVenues(
   env: Env,
@@ -21,18 +22,26 @@ export function createVenues(
   clock: () => Date,
 ): VenueRegistry {
   const venueMetrics = createVenueMetrics(metrics.registry);
+  const http = {
+    timeoutMs: env.VENUE_TIMEOUT_MS,
+    retries: env.VENUE_RETRIES,
+    breakerFailures: env.VENUE_BREAKER_FAILURES,
+    breakerCooldownMs: env.VENUE_BREAKER_COOLDOWN_MS,
+    metrics: venueMetrics,
+  };
   return new VenueRegistry([
     new SimAdapter(models, clock),
     new PolymarketAdapter({
       gammaUrl: env.POLYMARKET_GAMMA_URL,
       clobUrl: env.POLYMARKET_CLOB_URL,
       dataUrl: env.POLYMARKET_DATA_URL,
-      timeoutMs: env.VENUE_TIMEOUT_MS,
-      retries: env.VENUE_RETRIES,
-      breakerFailures: env.VENUE_BREAKER_FAILURES,
-      breakerCooldownMs: env.VENUE_BREAKER_COOLDOWN_MS,
-      metrics: venueMetrics,
+      ...http,
       log: log.child({ component: 'venue', venue: 'polymarket' }),
+    }),
+    new KalshiAdapter({
+      baseUrl: env.KALSHI_BASE_URL,
+      ...http,
+      log: log.child({ component: 'venue', venue: 'kalshi' }),
     }),
   ]);
 }

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Env } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
+import type { KalshiEmulator } from '../emulators/kalshi/index.js';
 import type { PolymarketEmulator } from '../emulators/polymarket/index.js';
 import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 
@@ -17,6 +18,8 @@ export interface TestContext {
    * Polygon JSON-RPC at `rpcUrl` (= env POLYGON_RPC_URL) over the same ledger.
    */
   polymarket: PolymarketEmulator;
+  /** The Kalshi emulator (Kalshi market data, DFlow, Proof, Solana RPC; admin API at `adminUrl`). */
+  kalshi: KalshiEmulator;
   servers: EmbeddedServer[];
   /** Values for child processes that need their own copy of this run's infrastructure. */
   redisUrl: string;

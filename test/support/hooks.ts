@@ -12,6 +12,7 @@ import { createLogger } from '../../shared/infra/logger.js';
 import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
 import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { PROCESSORS } from '../../workers/registry.js';
+import { startKalshiEmulator } from '../emulators/kalshi/index.js';
 import { startPolymarketEmulator } from '../emulators/polymarket/index.js';
 import { setTestContext, testContext } from './context.js';
 import { blockOutboundNetwork } from './no-network.js';
@@ -45,6 +46,7 @@ export const mochaHooks = {
     }
     // The venues are emulated on loopback: the adapters talk to them over real HTTP.
     const polymarket = await startPolymarketEmulator();
+    const kalshi = await startKalshiEmulator();
     const operatorToken = randomBytes(24).toString('base64url');
     const env = loadEnv({
       NODE_ENV: 'test',
@@ -70,6 +72,12 @@ export const mochaHooks = {
       POLYMARKET_DATA_URL: polymarket.dataUrl,
       // The chain stand-in shares the emulator's ledger (test/emulators/polygon).
       POLYGON_RPC_URL: polymarket.rpcUrl,
+      // Kalshi market data, DFlow, Proof and the Solana RPC share one emulator (test/emulators/kalshi).
+      KALSHI_BASE_URL: kalshi.kalshiUrl,
+      DFLOW_TRADE_API_URL: kalshi.dflowTradeUrl,
+      DFLOW_METADATA_API_URL: kalshi.dflowMetadataUrl,
+      DFLOW_PROOF_API_URL: kalshi.proofUrl,
+      SOLANA_RPC_URL: kalshi.rpcUrl,
       // Fail fast against the emulator's injected faults; the breaker recovers within a test.
       VENUE_TIMEOUT_MS: '1000',
       VENUE_RETRIES: '1',
@@ -86,6 +94,7 @@ export const mochaHooks = {
       workers,
       operatorToken,
       polymarket,
+      kalshi,
       servers,
       redisUrl,
       mongoUri,
@@ -105,6 +114,7 @@ export const mochaHooks = {
     await closeDeps(ctx.deps);
     for (const server of ctx.servers) await server.child.stop();
     await ctx.polymarket.close();
+    await ctx.kalshi.close();
     setTestContext(undefined);
     rmSync(tmp, { recursive: true, force: true });
   },

@@ -26,36 +26,67 @@ export const ImportRequestSchema = z.object({
 });
 export type ImportRequest = z.output<typeof ImportRequestSchema>;
 
-const ImportedRowSchema = z.object({
+/** The fields every import answer has, whichever venue; each venue adds its own id key. */
+const ImportedRowBase = {
   market_id: z.string(),
   question: z.string(),
   outcome_name: z.string().nullable(),
   current_probability: z.number(),
-  polymarket_id: z.string(),
   status: z.enum(['imported', 'already_exists', 'resolved']),
-});
+};
+const importAnswerBase = {
+  success: z.boolean(),
+  status: z.enum(['imported', 'already_exists', 'resolved']),
+  market_id: z.string(),
+  question: z.string(),
+  current_probability: z.number(),
+  external_price_yes: z.number().nullable(),
+  resolves_at: z.string().nullable(),
+  event_id: z.string().nullable(),
+  event_name: z.string().nullable(),
+  markets_imported: z.number(),
+  markets_skipped: z.number(),
+  warning: z.string().optional(),
+};
 
 export const ImportResponseSchema = z
   .looseObject({
-    success: z.boolean(),
-    status: z.enum(['imported', 'already_exists', 'resolved']),
-    market_id: z.string(),
-    question: z.string(),
-    current_probability: z.number(),
-    external_price_yes: z.number().nullable(),
-    resolves_at: z.string().nullable(),
+    ...importAnswerBase,
     polymarket_id: z.string(),
     import_source: z.literal('polymarket'),
-    event_id: z.string().nullable(),
-    event_name: z.string().nullable(),
-    markets: z.array(ImportedRowSchema),
-    markets_imported: z.number(),
-    markets_skipped: z.number(),
-    warning: z.string().optional(),
+    markets: z.array(z.object({ ...ImportedRowBase, polymarket_id: z.string() })),
   })
   .meta({
     id: 'MarketImport',
     description: 'Single-market keys (market_id, …) describe the first market; `markets` lists all.',
+  });
+
+export const KalshiImportRequestSchema = z.object({
+  kalshi_url: z.string().trim().min(1).max(2048).meta({
+    description:
+      'A kalshi.com market, event or series page URL, or a bare ticker in any case (never fetched: only its tickers are used).',
+  }),
+});
+export type KalshiImportRequest = z.output<typeof KalshiImportRequestSchema>;
+
+export const KalshiEventImportRequestSchema = z.object({
+  event_ticker: z.string().trim().min(1).max(2048).meta({
+    description: 'A Kalshi event ticker (any case), a market ticker of the event, or a kalshi.com event URL.',
+  }),
+});
+export type KalshiEventImportRequest = z.output<typeof KalshiEventImportRequestSchema>;
+
+export const KalshiImportResponseSchema = z
+  .looseObject({
+    ...importAnswerBase,
+    kalshi_ticker: z.string(),
+    import_source: z.literal('kalshi'),
+    markets: z.array(z.object({ ...ImportedRowBase, kalshi_ticker: z.string() })),
+  })
+  .meta({
+    id: 'KalshiMarketImport',
+    description:
+      'Single-market keys (market_id, kalshi_ticker, …) describe the first market; `markets` lists all (an event import: every outcome imported).',
   });
 
 export const ImportableQuerySchema = z.object({

@@ -30,7 +30,9 @@ export async function listImportable(deps: Deps, q: ImportableQuery) {
       question: m.question,
       url: m.url,
       venue: q.venue,
-      condition_id: m.externalId,
+      // The venue's id under the key its clients read: a condition id, or a Kalshi ticker.
+      condition_id: q.venue === 'polymarket' ? m.externalId : null,
+      ...(q.venue === 'kalshi' ? { kalshi_ticker: m.externalId } : {}),
       current_price: m.yesPrice,
       volume_24h: m.volume24h,
       liquidity: m.liquidity,

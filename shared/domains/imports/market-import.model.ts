@@ -9,12 +9,20 @@ const marketImportSchema = new Schema(
   {
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
-    venue: { type: String, enum: ['polymarket'], required: true },
-    /** The URL as the agent sent it (never fetched: only the parsed slugs are used). */
+    venue: { type: String, enum: ['polymarket', 'kalshi'], required: true },
+    /** The URL (or Kalshi ticker) as the agent sent it (never fetched: only the parsed ids are used). */
     url: { type: String, required: true },
-    kind: { type: String, enum: ['event', 'market'], required: true },
+    /**
+     * Polymarket: `event` or `market` (by slug). Kalshi: `ticker` (a market, else an event),
+     * `event` (an event, or a market's event) or `series` (its open event closing soonest).
+     */
+    kind: { type: String, enum: ['event', 'market', 'ticker', 'series'], required: true },
     eventSlug: { type: String, default: null },
     marketSlug: { type: String, default: null },
+    /** Kalshi: the ticker asked for (upper case), market or event. */
+    ticker: { type: String, default: null },
+    /** Kalshi: the series of a series page. */
+    series: { type: String, default: null },
     /** Condition ids the agent asked for (multi-outcome events); empty = the first 10 outcomes. */
     marketIds: { type: [String], default: [] },
     status: { type: String, enum: ['pending', 'done', 'failed'], required: true, default: 'pending' },

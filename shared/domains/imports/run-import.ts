@@ -4,23 +4,38 @@ import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueEvent, VenueMarket } from '../venues/venue-adapter.js';
+import type { ExternalVenueId } from '../venues/venue-id.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
+import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
-import type { ImportFailure, MarketImportRecord } from './market-import.model.js';
+import { findKalshiTargets } from './kalshi-targets.js';
+import type { MarketImportRecord } from './market-import.model.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
 export const MAX_OUTCOMES_PER_IMPORT = 10;
 
-export interface ImportedRow {
+/** The venue's own id of a market, under the key its clients read: `polymarket_id` or `kalshi_ticker`. */
+export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends 'kalshi'
+  ? { kalshi_ticker: string }
+  : { polymarket_id: string };
+export const venueIdField = (venue: ExternalVenueId, externalId: string): VenueIdField =>
+  venue === 'kalshi'
+    ? { kalshi_ticker: externalId.toUpperCase() }
+    : { polymarket_id: externalId.toLowerCase() };
+
+export const VENUE_LABEL: Record<ExternalVenueId, string> = { polymarket: 'Polymarket', kalshi: 'Kalshi' };
+
+export type ImportedRow<V extends ExternalVenueId = ExternalVenueId> = {
   market_id: string;
   question: string;
   outcome_name: string | null;
   current_probability: number;
-  polymarket_id: string;
   status: 'imported' | 'already_exists' | 'resolved';
-}
+} & VenueIdField<V>;
 
-export type ImportResult = {
+export type SkippedRow = { question: string; reason: string } & VenueIdField;
+
+export type ImportResult<V extends ExternalVenueId = ExternalVenueId> = {
   success: true;
   status: 'imported' | 'already_exists' | 'resolved';
   market_id: string;
@@ -28,41 +43,36 @@ export type ImportResult = {
   current_probability: number;
   external_price_yes: number | null;
   resolves_at: string | null;
-  polymarket_id: string;
-  import_source: 'polymarket';
+  import_source: V;
   event_id: string | null;
   event_name: string | null;
-  markets: ImportedRow[];
+  markets: ImportedRow<V>[];
   markets_imported: number;
   markets_skipped: number;
-  skipped: { polymarket_id: string; question: string; reason: string }[];
+  skipped: SkippedRow[];
   warning?: string;
-};
+} & VenueIdField<V>;
 
-class ImportRefused extends Error {
-  constructor(readonly failure: ImportFailure) {
-    super(failure.message);
-  }
+/** What a request names on its venue: one market, or an event's markets (`wholeEvent`). */
+export interface ImportTargets {
+  event: VenueEvent | null;
+  markets: VenueMarket[];
+  /** The agent asked for a whole event (a page of outcomes), not one market. */
+  wholeEvent: boolean;
 }
 
-const refuse = (status: number, code: string, message: string, fix: string) =>
-  new ImportRefused({ status, code, message, fix });
-
-/** The venue markets the request names: an event's (up to 10, or the ones asked for) or one market. */
-async function findTargets(
-  deps: Deps,
-  req: MarketImportRecord,
-): Promise<{ event: VenueEvent | null; markets: VenueMarket[] }> {
-  const venue = deps.venues.get(req.venue);
+/** The Polymarket markets the request names: an event's (up to 10, or the ones asked for) or one market. */
+async function findPolymarketTargets(deps: Deps, req: MarketImportRecord): Promise<ImportTargets> {
+  const venue = deps.venues.get('polymarket');
   if (req.kind === 'market') {
     const market = await venue.marketBySlug(req.marketSlug!);
-    if (market) return { event: null, markets: [market] };
+    if (market) return { event: null, markets: [market], wholeEvent: false };
   } else {
     const event = await venue.eventBySlug(req.eventSlug!);
-    if (event) return { event, markets: event.markets };
+    if (event) return { event, markets: event.markets, wholeEvent: true };
     // A single-market event's page URL is also its market's slug (polymarket.md §1).
     const market = await venue.marketBySlug(req.eventSlug!);
-    if (market) return { event: null, markets: [market] };
+    if (market) return { event: null, markets: [market], wholeEvent: false };
   }
   throw refuse(
     404,
@@ -72,14 +82,35 @@ async function findTargets(
   );
 }
 
+const FIND_TARGETS: Record<ExternalVenueId, (deps: Deps, req: MarketImportRecord) => Promise<ImportTargets>> =
+  {
+    polymarket: findPolymarketTargets,
+    kalshi: findKalshiTargets,
+  };
+
+/**
+ * Outcomes of a whole Kalshi event priced under 2¢ or over 98¢ are decided in effect and left out
+ * (kalshi.md §1.6 step 5); one named market is imported whatever its price.
+ */
+const EXTREME = 0.02;
+const isExtreme = (m: VenueMarket) =>
+  m.yesPrice !== null && (m.yesPrice < EXTREME || m.yesPrice > 1 - EXTREME);
+
+interface Skip {
+  externalId: string;
+  question: string;
+  reason: string;
+}
+
 /** The markets to import from the targets, and the ones left out with why. */
-function choose(req: MarketImportRecord, targets: VenueMarket[]) {
-  const skipped: ImportResult['skipped'] = [];
+function choose(req: MarketImportRecord, targets: ImportTargets) {
+  const label = VENUE_LABEL[req.venue];
+  const skipped: Skip[] = [];
   const warnings: string[] = [];
-  let chosen = targets;
+  let chosen = targets.markets;
   if (req.marketIds.length) {
     const wanted = new Set(req.marketIds.map((id) => id.toLowerCase()));
-    chosen = targets.filter((m) => wanted.has(m.externalId.toLowerCase()));
+    chosen = chosen.filter((m) => wanted.has(m.externalId.toLowerCase()));
     const missing = [...wanted].filter((id) => !chosen.some((m) => m.externalId.toLowerCase() === id));
     if (missing.length) warnings.push(`market_ids not in this event, ignored: ${missing.join(', ')}.`);
   }
@@ -88,22 +119,24 @@ function choose(req: MarketImportRecord, targets: VenueMarket[]) {
     const reason =
       m.unsupported ??
       (m.resolution
-        ? 'resolved on Polymarket'
+        ? `resolved on ${label}`
         : m.closed || !m.acceptingOrders
-          ? 'closed for trading on Polymarket'
-          : null);
-    if (reason) skipped.push({ polymarket_id: m.externalId, question: m.question, reason });
+          ? `closed for trading on ${label}`
+          : req.venue === 'kalshi' && targets.wholeEvent && isExtreme(m)
+            ? `priced at ${m.yesPrice} on ${label}: decided in effect`
+            : null);
+    if (reason) skipped.push({ externalId: m.externalId, question: m.question, reason });
     else importable.push(m);
   }
   if (!req.marketIds.length && importable.length > MAX_OUTCOMES_PER_IMPORT) {
     for (const m of importable.slice(MAX_OUTCOMES_PER_IMPORT))
-      skipped.push({
-        polymarket_id: m.externalId,
-        question: m.question,
-        reason: 'over the 10-outcome default',
-      });
+      skipped.push({ externalId: m.externalId, question: m.question, reason: 'over the 10-outcome default' });
     warnings.push(
-      `This event has ${importable.length} open outcomes; the first ${MAX_OUTCOMES_PER_IMPORT} were imported. Send market_ids (condition ids) to choose others.`,
+      `This event has ${importable.length} open outcomes; the first ${MAX_OUTCOMES_PER_IMPORT} were imported. ${
+        req.venue === 'kalshi'
+          ? 'Import others one at a time by ticker with POST /api/sdk/markets/import/kalshi.'
+          : 'Send market_ids (condition ids) to choose others.'
+      }`,
     );
     importable.length = MAX_OUTCOMES_PER_IMPORT;
   }
@@ -111,8 +144,9 @@ function choose(req: MarketImportRecord, targets: VenueMarket[]) {
 }
 
 async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<ImportResult> {
-  const { event, markets } = await findTargets(deps, req);
-  const { importable, skipped, warnings } = choose(req, markets);
+  const targets = await FIND_TARGETS[req.venue](deps, req);
+  const { event, markets } = targets;
+  const { importable, skipped, warnings } = choose(req, targets);
   // Resolved markets already here are answered as they are; resolved ones not here cannot be traded.
   const existing = await deps.models.Market.find(
     { _id: { $in: markets.map((m) => importedMarketId(req.venue, m.externalId)) } },
@@ -136,7 +170,7 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
   }
   // Asked-for markets that are closed but already here answer with their record (e.g. resolved).
   for (const s of skipped) {
-    const here = byId.get(importedMarketId(req.venue, s.polymarket_id));
+    const here = byId.get(importedMarketId(req.venue, s.externalId));
     if (here && !rows.some((r) => r.market_id === here._id)) rows.push(existingRow(here));
   }
   if (!rows.length) {
@@ -145,12 +179,16 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
       422,
       'market_not_importable',
       `Nothing to import: ${why}`,
-      'Only open Polymarket markets can be imported. Find open ones with GET /api/sdk/markets/importable.',
+      `Only open ${VENUE_LABEL[req.venue]} markets can be imported. Find open ones with GET /api/sdk/markets/importable?venue=${req.venue}.`,
     );
   }
-  return importAnswer(rows, byId, {
+  return importAnswer(req.venue, rows, byId, {
     created,
-    skipped,
+    skipped: skipped.map((x) => ({
+      ...venueIdField(req.venue, x.externalId),
+      question: x.question,
+      reason: x.reason,
+    })),
     warnings,
     eventId: event?.id ?? null,
     eventName: event?.title ?? null,
@@ -168,6 +206,10 @@ type StoredMarket = Pick<
   | 'resolvesAt'
   | 'eventId'
   | 'eventName'
+  | 'importSource'
+  | 'polymarketId'
+  | 'kalshiTicker'
+  | 'eventRef'
 >;
 export const STORED_MARKET_FIELDS = {
   question: 1,
@@ -175,15 +217,19 @@ export const STORED_MARKET_FIELDS = {
   currentPrice: 1,
   status: 1,
   polymarketId: 1,
+  kalshiTicker: 1,
+  importSource: 1,
   externalPriceYes: 1,
   resolvesAt: 1,
   eventId: 1,
   eventName: 1,
+  eventRef: 1,
   importedBy: 1,
 } as const;
 
 /** The import answer (client-contract §5.6): the first market's keys at the top, every market in `markets`. */
-export function importAnswer(
+export function importAnswer<V extends ExternalVenueId>(
+  venue: V,
   rows: ImportedRow[],
   byId: Map<string, StoredMarket>,
   o: {
@@ -193,7 +239,7 @@ export function importAnswer(
     eventId: string | null;
     eventName: string | null;
   },
-): ImportResult {
+): ImportResult<V> {
   const first = byId.get(rows[0]!.market_id)!;
   return {
     success: true,
@@ -204,8 +250,8 @@ export function importAnswer(
     current_probability: first.currentPrice,
     external_price_yes: first.externalPriceYes ?? null,
     resolves_at: first.resolvesAt ? new Date(first.resolvesAt).toISOString() : null,
-    polymarket_id: rows[0]!.polymarket_id,
-    import_source: 'polymarket',
+    ...venueIdField(venue, externalIdOf(first)),
+    import_source: venue,
     event_id: o.eventId ?? first.eventId ?? null,
     event_name: o.eventName ?? first.eventName ?? null,
     markets: rows,
@@ -213,16 +259,21 @@ export function importAnswer(
     markets_skipped: o.skipped.length,
     skipped: o.skipped,
     ...(o.warnings.length ? { warning: o.warnings.join(' ') } : {}),
-  };
+    // Every id key above comes from venueIdField of this venue, which TypeScript cannot follow.
+  } as unknown as ImportResult<V>;
 }
 
+/** The venue id of a stored imported market (its condition id or ticker). */
+const externalIdOf = (m: StoredMarket) =>
+  (m.importSource === 'kalshi' ? m.kalshiTicker : m.polymarketId) ?? '';
+
 /** A row of the answer for a market already here. */
-export const existingRow = (m: StoredMarket & { polymarketId: string | null }): ImportedRow => ({
+export const existingRow = (m: StoredMarket): ImportedRow => ({
   market_id: m._id,
   question: m.question,
   outcome_name: m.outcomeName,
   current_probability: m.currentPrice,
-  polymarket_id: m.polymarketId ?? '',
+  ...venueIdField(m.importSource === 'kalshi' ? 'kalshi' : 'polymarket', externalIdOf(m)),
   status: m.status === 'resolved' ? 'resolved' : 'already_exists',
 });
 

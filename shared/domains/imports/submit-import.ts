@@ -5,14 +5,17 @@ import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
+import { parseKalshiInput, type KalshiTarget } from '../venues/kalshi/kalshi-urls.js';
 import { parsePolymarketUrl, type PolymarketUrlTarget } from '../venues/polymarket/polymarket-urls.js';
-import type { ImportRequest } from './import.schemas.js';
+import type { ExternalVenueId } from '../venues/venue-id.js';
+import type { ImportRequest, KalshiEventImportRequest, KalshiImportRequest } from './import.schemas.js';
 import { importQuota, refundImport } from './import-quota.js';
+import type { MarketImportRecord } from './market-import.model.js';
 import { existingRow, importAnswer, STORED_MARKET_FIELDS, type ImportResult } from './run-import.js';
 
 /** What the import endpoint sends back: the body and the quota headers (spec §4.2). */
-export interface ImportAnswer {
-  body: ImportResult & { warning?: string };
+export interface ImportAnswer<V extends ExternalVenueId = ExternalVenueId> {
+  body: ImportResult<V> & { warning?: string };
   headers: Record<string, string>;
 }
 
@@ -25,7 +28,11 @@ const quotaHeaders = (limit: number, remaining: number) => ({
  * Markets of the target that are here already, when they cover what was asked: re-imports are
  * answered from the database, free, without a job or a venue call.
  */
-async function alreadyImported(deps: Deps, target: PolymarketUrlTarget, marketIds: string[] | undefined) {
+async function alreadyImportedPolymarket(
+  deps: Deps,
+  target: PolymarketUrlTarget,
+  marketIds: string[] | undefined,
+) {
   const filter =
     target.kind === 'event'
       ? { importSource: 'polymarket' as const, eventRef: target.eventSlug }
@@ -61,6 +68,20 @@ function x402Refusal(deps: Deps, limit: number, tier: string): AppError {
   );
 }
 
+/** What a venue's import endpoint hands the shared flow once its input is parsed. */
+interface ImportSpec<V extends ExternalVenueId> {
+  venue: V;
+  /** The request as persisted for the worker (kind and the venue's ids). */
+  record: Pick<MarketImportRecord, 'url' | 'kind'> &
+    Partial<Pick<MarketImportRecord, 'eventSlug' | 'marketSlug' | 'marketIds' | 'ticker' | 'series'>>;
+  /** Markets of the target already here, when any. */
+  existing: StoredRow[] | null;
+  /** They cover what was asked: answered from the database, free, with no job or venue call. */
+  covered: boolean;
+  warnings: string[];
+}
+type StoredRow = Parameters<typeof existingRow>[0];
+
 /**
  * `POST /api/sdk/markets/import`: parse the URL (never fetched), answer re-imports from the database,
  * charge one import of the daily quota, then persist the request and wait for the `market-imports`
@@ -70,7 +91,7 @@ export async function submitImport(
   deps: Deps,
   agent: AgentRecord,
   body: ImportRequest,
-): Promise<ImportAnswer> {
+): Promise<ImportAnswer<'polymarket'>> {
   const target = parsePolymarketUrl(body.polymarket_url);
   if (target.kind === 'error')
     throw invalidField(
@@ -79,32 +100,99 @@ export async function submitImport(
       body.polymarket_url,
       target.reason,
     );
-  const warnings = body.shared
-    ? []
-    : [
-        'shared=false is deprecated and ignored: imported markets are public tracking markets, tradeable by every agent on sim.',
-      ];
+  const existing = await alreadyImportedPolymarket(deps, target, body.market_ids);
+  return submitVenueImport(deps, agent, {
+    venue: 'polymarket',
+    record: {
+      url: body.polymarket_url,
+      kind: target.kind,
+      eventSlug: target.eventSlug,
+      marketSlug: target.kind === 'market' ? target.marketSlug : null,
+      marketIds: (body.market_ids ?? []).map((id) => id.toLowerCase()),
+    },
+    existing,
+    // A market, or the named outcomes of an event, already here: nothing to fetch. A whole event is
+    // asked of the venue again (it may have more outcomes than were imported), which is still free
+    // when it creates nothing.
+    covered: Boolean(existing && (target.kind === 'market' || body.market_ids?.length)),
+    warnings: body.shared
+      ? []
+      : [
+          'shared=false is deprecated and ignored: imported markets are public tracking markets, tradeable by every agent on sim.',
+        ],
+  });
+}
+
+/**
+ * Kalshi markets of the target already here: the market of a ticker, or every market of an event
+ * (by its ticker, or by the event of a market ticker when the whole event was asked for).
+ */
+async function alreadyImportedKalshi(deps: Deps, target: KalshiTarget, wholeEvent: boolean) {
+  if (target.kind !== 'ticker') return null;
+  const find = (filter: Record<string, unknown>) =>
+    deps.models.Market.find({ importSource: 'kalshi', ...filter }, STORED_MARKET_FIELDS)
+      .sort({ createdAt: 1, _id: 1 })
+      .lean();
+  const market = await find({ kalshiTicker: target.ticker });
+  if (market.length && !wholeEvent) return { rows: market, covered: true };
+  const eventRef = market[0]?.eventRef ?? target.ticker;
+  const event = await find({ eventRef });
+  return event.length ? { rows: event, covered: false } : null;
+}
+
+/**
+ * `POST /api/sdk/markets/import/kalshi` (`kalshi_url`: a URL or a ticker, any case) and
+ * `POST /api/sdk/markets/import/kalshi/event` (`event_ticker`: every outcome of the event, one
+ * import): the same flow, quota and answers as Polymarket imports (kalshi.md §2.11).
+ */
+export async function submitKalshiImport(
+  deps: Deps,
+  agent: AgentRecord,
+  body: KalshiImportRequest | KalshiEventImportRequest,
+): Promise<ImportAnswer<'kalshi'>> {
+  const wholeEvent = 'event_ticker' in body;
+  const field = wholeEvent ? 'event_ticker' : 'kalshi_url';
+  const raw = wholeEvent ? body.event_ticker : body.kalshi_url;
+  const target = parseKalshiInput(raw);
+  if (target.kind === 'error')
+    throw invalidField(field, 'not a Kalshi ticker or kalshi.com URL', raw, target.reason);
+  const existing = await alreadyImportedKalshi(deps, target, wholeEvent);
+  return submitVenueImport(deps, agent, {
+    venue: 'kalshi',
+    record: {
+      url: raw,
+      kind: target.kind === 'series' ? 'series' : wholeEvent ? 'event' : 'ticker',
+      ticker: target.kind === 'ticker' ? target.ticker : null,
+      series: target.series,
+    },
+    existing: existing?.rows ?? null,
+    covered: existing?.covered ?? false,
+    warnings: [],
+  });
+}
+
+async function submitVenueImport<V extends ExternalVenueId>(
+  deps: Deps,
+  agent: AgentRecord,
+  spec: ImportSpec<V>,
+): Promise<ImportAnswer<V>> {
+  const { existing, warnings } = spec;
   const owner = await agentOwner(deps, agent);
   const limit = deps.env.TIER_IMPORTS_PER_DAY[owner.tier];
   const quota = importQuota(deps);
   const now = deps.clock();
 
-  const existing = await alreadyImported(deps, target, body.market_ids);
-  const answerExisting = async (extra: string[] = []): Promise<ImportAnswer> => {
+  const answerExisting = async (extra: string[] = []): Promise<ImportAnswer<V>> => {
     const used = await quota.used(agent._id, now);
-    const answer = importAnswer(existing!.map(existingRow), new Map(existing!.map((m) => [m._id, m])), {
-      created: 0,
-      skipped: [],
-      warnings: [...warnings, ...extra],
-      eventId: null,
-      eventName: null,
-    });
+    const answer = importAnswer<V>(
+      spec.venue,
+      existing!.map(existingRow),
+      new Map(existing!.map((m) => [m._id, m])),
+      { created: 0, skipped: [], warnings: [...warnings, ...extra], eventId: null, eventName: null },
+    );
     return { body: answer, headers: quotaHeaders(limit, limit - used) };
   };
-  // A market, or the named outcomes of an event, already here: nothing to fetch. A whole event is
-  // asked of the venue again (it may have more outcomes than were imported), which is still free
-  // when it creates nothing.
-  if (existing && (target.kind === 'market' || body.market_ids?.length)) return answerExisting();
+  if (existing && spec.covered) return answerExisting();
 
   const taken = await quota.take(agent._id, limit, now);
   if (!taken.ok) {
@@ -116,12 +204,8 @@ export async function submitImport(
     await deps.models.MarketImport.create({
       _id: importId,
       agentId: agent._id,
-      venue: 'polymarket',
-      url: body.polymarket_url,
-      kind: target.kind,
-      eventSlug: target.eventSlug,
-      marketSlug: target.kind === 'market' ? target.marketSlug : null,
-      marketIds: (body.market_ids ?? []).map((id) => id.toLowerCase()),
+      venue: spec.venue,
+      ...spec.record,
       status: 'pending',
       quota: 'charged',
       createdAt: now,
@@ -157,7 +241,7 @@ export async function submitImport(
   }
   if (request?.status !== 'done' || !request.result)
     throw new Error(`import ${importId} ended without an answer`);
-  const result = request.result as unknown as ImportResult;
+  const result = request.result as unknown as ImportResult<V>;
   const warning = [...warnings, result.warning].filter(Boolean).join(' ');
   const used = await quota.used(agent._id, now);
   return {

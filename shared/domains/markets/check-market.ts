@@ -1,5 +1,6 @@
 import { invalidField } from '../../infra/errors.js';
 import type { Models } from '../models.js';
+import { parseKalshiInput } from '../venues/kalshi/kalshi-urls.js';
 import { parsePolymarketUrl, polymarketMarketUrl } from '../venues/polymarket/polymarket-urls.js';
 import type { MarketRecord } from './market.model.js';
 
@@ -14,9 +15,17 @@ export function normalizeMarketUrl(raw: string): string | null {
   }
 }
 
-/** Kalshi market URLs end in the market ticker (…/markets/<series>/<slug>/<TICKER>). */
-const kalshiTickerIn = (normalized: string) =>
-  normalized.startsWith('https://kalshi.com/') ? normalized.split('/').at(-1)!.toUpperCase() : null;
+/**
+ * The tickers a Kalshi URL may name: the one kalshi.md §1.6 finds (fragment, else the last segment of
+ * the series) and the last path segment, which ends most market URLs. Empty for other hosts.
+ */
+function kalshiTickersIn(raw: string, normalized: string): string[] {
+  if (!normalized.startsWith('https://kalshi.com/')) return [];
+  const parsed = parseKalshiInput(raw);
+  const tickers = [normalized.split('/').at(-1)!.toUpperCase()];
+  if (parsed.kind === 'ticker') tickers.push(parsed.ticker);
+  return [...new Set(tickers)];
+}
 
 export interface CheckQuery {
   url?: string;
@@ -56,10 +65,17 @@ export async function checkMarket(models: Models, q: CheckQuery) {
         'Send the full venue URL, starting with https://',
         'query',
       );
-    const ticker = kalshiTickerIn(url);
+    const tickers = kalshiTickersIn(q.url, url);
     const polymarket = parsePolymarketUrl(q.url);
-    filter = ticker
-      ? { $or: [{ url }, { kalshiTicker: ticker }] }
+    filter = tickers.length
+      ? // A market ticker, or an event ticker: every imported market of that event.
+        {
+          $or: [
+            { url },
+            { kalshiTicker: { $in: tickers } },
+            { importSource: 'kalshi', eventRef: { $in: tickers } },
+          ],
+        }
       : polymarket.kind === 'event'
         ? { $or: [{ url }, { importSource: 'polymarket', eventRef: polymarket.eventSlug }] }
         : polymarket.kind === 'market'
@@ -75,7 +91,10 @@ export async function checkMarket(models: Models, q: CheckQuery) {
           : { url };
   } else if (q.condition_id)
     filter = { polymarketId: { $in: [q.condition_id, q.condition_id.toLowerCase()] } };
-  else filter = { kalshiTicker: { $in: [q.ticker!, q.ticker!.toUpperCase()] } };
+  else {
+    const ticker = q.ticker!.trim().toUpperCase();
+    filter = { $or: [{ kalshiTicker: ticker }, { importSource: 'kalshi', eventRef: ticker }] };
+  }
 
   const found = await models.Market.find(filter).sort({ createdAt: 1 }).limit(20).lean();
   if (!found.length) return { exists: false as const };

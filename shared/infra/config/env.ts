@@ -212,7 +212,7 @@ export const EnvSchema = z.object({
     .enum(['live', 'emulated'])
     .default('live')
     .describe(
-      '`live`: adapters call the venue URLs below. `emulated` (`npm start` only): the Polymarket emulator is started on loopback and the URLs point at it, an offline demo of the real-venue flows.',
+      '`live`: adapters call the venue URLs below. `emulated` (`npm start` only): the Polymarket and Kalshi/DFlow/Solana emulators are started on loopback and the URLs point at them, an offline demo of the real-venue flows.',
     ),
   POLYMARKET_GAMMA_URL: httpUrl('https://gamma-api.polymarket.com').describe(
     'Polymarket Gamma API (market and event metadata).',
@@ -224,6 +224,28 @@ export const EnvSchema = z.object({
     'Polymarket Data API (wallet positions).',
   ),
   POLYGON_RPC_URL: httpUrl('https://polygon-rpc.com').describe('Polygon JSON-RPC endpoint (chain id 137).'),
+  KALSHI_BASE_URL: httpUrl('https://api.elections.kalshi.com/trade-api/v2').describe(
+    'Kalshi Trade API v2 public market data (markets, events, orderbooks, historical markets), ending in /trade-api/v2. No key needed.',
+  ),
+  DFLOW_TRADE_API_URL: httpUrl('https://dev-quote-api.dflow.net').describe(
+    'DFlow trade API (`/order`, `/order-status`) that builds the Solana transactions of Kalshi trades. The default dev host needs no key and routes real mainnet liquidity; production is https://quote-api.dflow.net with DFLOW_API_KEY.',
+  ),
+  DFLOW_METADATA_API_URL: httpUrl('https://dev-prediction-markets-api.dflow.net').describe(
+    'DFlow prediction-market metadata API (Kalshi ticker → outcome mints, paths under /api/v1). Production: https://prediction-markets-api.dflow.net with DFLOW_API_KEY.',
+  ),
+  DFLOW_PROOF_API_URL: httpUrl('https://proof.dflow.net').describe(
+    'DFlow Proof (KYC) status API (`/verify/{address}`), public.',
+  ),
+  DFLOW_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Secret. DFlow API key, sent as `x-api-key` to the trade and metadata APIs; needed by the production DFlow hosts, unset for the dev hosts.',
+    ),
+  SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').describe(
+    'Solana JSON-RPC endpoint (mainnet-beta) that Kalshi trades are sent to and read from.',
+  ),
   VENUE_TIMEOUT_MS: positiveInt
     .max(30000)
     .default(5000)

@@ -1,4 +1,5 @@
 import type { BookLevel, OutcomeBook, VenueQuote } from '../venue-adapter.js';
+import { quoteFromTop } from '../top-of-book.js';
 import type { ClobBook } from './clob.schemas.js';
 
 /**
@@ -6,9 +7,6 @@ import type { ClobBook } from './clob.schemas.js';
  * (best last, reference §3.1), but third-party reports show unsorted books, so order is never
  * trusted: levels are sorted here and the best price is the max bid / min ask.
  */
-
-/** Float dust from (bid + ask) / 2 and ask - bid removed; prices are on grids of ≥ 0.0001. */
-const round6 = (x: number) => Number(x.toFixed(6));
 
 function levels(wire: ClobBook['bids']): BookLevel[] {
   // Zero-size levels are cancelled orders some snapshots still list: nothing can fill there.
@@ -24,18 +22,8 @@ export function bookFromWire(b: ClobBook): OutcomeBook {
   };
 }
 
-/**
- * Top of book of one token. YES price = midpoint when both sides quote; with one side empty the
- * last trade price stands in (a one-sided book has no midpoint); with neither, no quote (null).
- */
+/** Top of book of one token (see quoteFromTop: midpoint, else the last trade, else none). */
 export function quoteFromBook(b: ClobBook): VenueQuote | null {
   const book = bookFromWire(b);
-  const bestBid = book.bids[0]?.price ?? null;
-  const bestAsk = book.asks[0]?.price ?? null;
-  if (bestBid !== null && bestAsk !== null) {
-    return { yesPrice: round6((bestBid + bestAsk) / 2), bestBid, bestAsk, spread: round6(bestAsk - bestBid) };
-  }
-  const last = b.last_trade_price;
-  if (last !== null && last > 0 && last < 1) return { yesPrice: last, bestBid, bestAsk, spread: null };
-  return null;
+  return quoteFromTop(book.bids[0]?.price ?? null, book.asks[0]?.price ?? null, b.last_trade_price);
 }
