@@ -2,13 +2,15 @@ import type { ExecutableQuote, OutcomeBook } from './venue-adapter.js';
 
 /**
  * Walks one outcome's book: a buy of `amount` USD takes the asks from the lowest, a sell of `shares`
- * takes the bids from the highest. With no size, the top level alone is quoted. Null on an empty side.
+ * takes the bids from the highest. With no size, the top level alone is quoted. Null on an empty
+ * side, or with no book at all (the venue does not know the market).
  */
 export function walkBook(
-  book: OutcomeBook,
+  book: OutcomeBook | null,
   action: 'buy' | 'sell',
   size: { amount?: number; shares?: number },
 ): ExecutableQuote | null {
+  if (!book) return null;
   const levels = action === 'buy' ? book.asks : book.bids;
   if (!levels.length) return null;
   const best = levels[0]!.price;

@@ -1,6 +1,5 @@
-import type { Logger } from 'pino';
-import { VenueHttpClient } from '../../../infra/http/venue-http-client.js';
-import type { VenueMetrics } from '../../../infra/http/venue-metrics.js';
+import type { VenueHttpClient } from '../../../infra/http/venue-http-client.js';
+import { venueClient, type VenueClientSettings } from '../venue-client.js';
 import { walkBook } from '../book-walk.js';
 import type {
   ExecutableQuote,
@@ -28,17 +27,9 @@ import {
 import { kalshiTickerOrNull as tickerOrNull } from './kalshi-urls.js';
 import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from './map-market.js';
 
-export interface KalshiAdapterOptions {
+export interface KalshiAdapterOptions extends VenueClientSettings {
   /** KALSHI_BASE_URL, ending in /trade-api/v2. */
   baseUrl: string;
-  timeoutMs: number;
-  retries: number;
-  breakerFailures: number;
-  breakerCooldownMs: number;
-  metrics: VenueMetrics;
-  log: Logger;
-  now?: () => number;
-  backoffMs?: number;
 }
 
 /** `tickers=` lists per `GET /markets` call: ~100 tickers keep the URL far below 8 KB. */
@@ -60,17 +51,7 @@ export class KalshiAdapter implements VenueAdapter {
   private readonly http: VenueHttpClient;
 
   constructor(opts: KalshiAdapterOptions) {
-    this.http = new VenueHttpClient({
-      venue: this.id,
-      baseUrl: opts.baseUrl,
-      timeoutMs: opts.timeoutMs,
-      retries: opts.retries,
-      breaker: { failureThreshold: opts.breakerFailures, cooldownMs: opts.breakerCooldownMs },
-      metrics: opts.metrics,
-      log: opts.log,
-      ...(opts.now ? { now: opts.now } : {}),
-      ...(opts.backoffMs === undefined ? {} : { backoffMs: opts.backoffMs }),
-    });
+    this.http = venueClient(this.id, opts.baseUrl, opts);
   }
 
   /** One market by ticker (any case), with its event's title and category. */
@@ -191,8 +172,7 @@ export class KalshiAdapter implements VenueAdapter {
   }
 
   async executableQuote(key: VenueMarketKey, q: ExecutableQuoteRequest): Promise<ExecutableQuote | null> {
-    const book = await this.book(key, q.outcome);
-    return book ? walkBook(book, q.action, { amount: q.amount, shares: q.shares }) : null;
+    return walkBook(await this.book(key, q.outcome), q.action, { amount: q.amount, shares: q.shares });
   }
 
   /** Kalshi's short-window series are not listed as fast markets by this service (yet): none. */

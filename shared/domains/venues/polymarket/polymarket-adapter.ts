@@ -1,6 +1,5 @@
-import type { Logger } from 'pino';
-import { VenueHttpClient } from '../../../infra/http/venue-http-client.js';
-import type { VenueMetrics } from '../../../infra/http/venue-metrics.js';
+import type { VenueHttpClient } from '../../../infra/http/venue-http-client.js';
+import { venueClient, type VenueClientSettings } from '../venue-client.js';
 import { CONDITION_ID, TOKEN_ID } from '../external-ids.js';
 import { walkBook } from '../book-walk.js';
 import type {
@@ -33,19 +32,10 @@ import { bookFromWire, quoteFromBook } from './order-book.js';
 import { MAX_SLUG_LENGTH } from './polymarket-urls.js';
 import { ClobTrading } from './orders/clob-trading.js';
 
-export interface PolymarketAdapterOptions {
+export interface PolymarketAdapterOptions extends VenueClientSettings {
   gammaUrl: string;
   clobUrl: string;
   dataUrl: string;
-  timeoutMs: number;
-  retries: number;
-  breakerFailures: number;
-  breakerCooldownMs: number;
-  metrics: VenueMetrics;
-  log: Logger;
-  now?: () => number;
-  /** First retry's backoff (the client's default when absent); tests shorten it. */
-  backoffMs?: number;
 }
 
 export interface PositionsQuery {
@@ -90,19 +80,9 @@ export class PolymarketAdapter implements VenueAdapter {
   readonly trading: ClobTrading;
 
   constructor(opts: PolymarketAdapterOptions) {
-    const common = {
-      venue: this.id,
-      timeoutMs: opts.timeoutMs,
-      retries: opts.retries,
-      breaker: { failureThreshold: opts.breakerFailures, cooldownMs: opts.breakerCooldownMs },
-      metrics: opts.metrics,
-      log: opts.log,
-      ...(opts.now ? { now: opts.now } : {}),
-      ...(opts.backoffMs === undefined ? {} : { backoffMs: opts.backoffMs }),
-    };
-    this.gamma = new VenueHttpClient({ ...common, baseUrl: opts.gammaUrl });
-    this.clob = new VenueHttpClient({ ...common, baseUrl: opts.clobUrl });
-    this.data = new VenueHttpClient({ ...common, baseUrl: opts.dataUrl });
+    this.gamma = venueClient(this.id, opts.gammaUrl, opts);
+    this.clob = venueClient(this.id, opts.clobUrl, opts);
+    this.data = venueClient(this.id, opts.dataUrl, opts);
     this.trading = new ClobTrading(this.clob);
   }
 
@@ -292,8 +272,7 @@ export class PolymarketAdapter implements VenueAdapter {
 
   /** The outcome's CLOB book walked for the size asked (see walkBook). Null without a book. */
   async executableQuote(key: VenueMarketKey, q: ExecutableQuoteRequest): Promise<ExecutableQuote | null> {
-    const book = await this.book(key, q.outcome);
-    return book ? walkBook(book, q.action, { amount: q.amount, shares: q.shares }) : null;
+    return walkBook(await this.book(key, q.outcome), q.action, { amount: q.amount, shares: q.shares });
   }
 
   /**
