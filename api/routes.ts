@@ -23,6 +23,7 @@ import { walletHandlers } from './handlers/wallet.handlers.js';
 import { broadcastHandlers } from './handlers/broadcast.handlers.js';
 import { onchainHandlers } from './handlers/onchain.handlers.js';
 import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
+import { kalshiHandlers } from './handlers/kalshi.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -47,6 +48,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
 
   ...marketHandlers,
   ...tradingHandlers,
+  ...kalshiHandlers,
   ...readHandlers,
   ...leaderboardHandlers,
   ...adminHandlers,

@@ -6,6 +6,7 @@ import {
 } from './processors/system.processors.js';
 import {
   executeTradeProcessor,
+  followKalshiOrderProcessor,
   reconcileTradesProcessor,
   refreshVolumesProcessor,
   remarkLeaderboardProcessor,
@@ -29,6 +30,7 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-heartbeat': recordHeartbeatProcessor,
   'reconcile-agent-slots': reconcileAgentSlotsProcessor,
   'execute-trade': executeTradeProcessor,
+  'follow-kalshi-order': followKalshiOrderProcessor,
   'reconcile-trades': reconcileTradesProcessor,
   'settle-market': settleMarketProcessor,
   'remark-leaderboard': remarkLeaderboardProcessor,

@@ -13,6 +13,7 @@ import { walletEndpoints } from './wallet.endpoints.js';
 import { broadcastEndpoints } from './broadcast.endpoints.js';
 import { onchainEndpoints } from './onchain.endpoints.js';
 import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
+import { kalshiEndpoints } from './kalshi.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -28,6 +29,7 @@ export const ENDPOINTS = {
 
   ...marketEndpoints,
   ...tradingEndpoints,
+  ...kalshiEndpoints,
   ...readEndpoints,
   ...leaderboardEndpoints,
   ...adminEndpoints,

@@ -22,9 +22,10 @@ interface Caller {
 }
 
 /** An agent key acts on the agent's owner; a user token on that user (auth guarantees one of the two). */
-const ownerOf = ({ deps, agent, user }: Caller) => (agent ? agentOwner(deps, agent) : userOwner(user!));
+export const ownerOf = ({ deps, agent, user }: Caller) =>
+  agent ? agentOwner(deps, agent) : userOwner(user!);
 
-const actorOf = ({ deps, agent }: Caller): SettingsActor =>
+export const actorOf = ({ deps, agent }: Caller): SettingsActor =>
   agent
     ? {
         kind: 'agent',

@@ -20,6 +20,8 @@ import { redemptionModel } from './onchain/redemption.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
+import { kalshiQuoteModel } from './trading/kalshi-quote.model.js';
+import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -45,6 +47,8 @@ export function createModels(conn: Connection) {
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
     ScheduleRun: scheduleRunModel(conn),
+    KalshiQuote: kalshiQuoteModel(conn),
+    SolanaWalletProof: solanaWalletProofModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -12,6 +12,14 @@ export interface Refusal {
   category: 'balance' | 'shares' | 'market' | 'agent' | 'price' | 'limit' | 'venue' | 'internal';
 }
 
+/** A refusal not worth retrying as is, with the hint that says what to do instead. */
+export const refusalOf = (
+  errorCode: string,
+  error: string,
+  hint: string,
+  category: Refusal['category'] = 'venue',
+): Refusal => ({ error, errorCode, retryable: false, hint, category });
+
 export type Decision<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export const accept = <T>(value: T): Decision<T> => ({ ok: true, value });

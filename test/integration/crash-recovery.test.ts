@@ -7,7 +7,17 @@ import { runWorkerProcess } from '../support/worker-process.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
 import { asUser, claim, tokenFor } from '../support/users.js';
-import { newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
+import { kalshiAdmin, newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
+import {
+  importedKalshiMarket,
+  kalshiPosition,
+  kalshiTrader,
+  quote,
+  sentOrders,
+  signQuoted,
+} from '../support/kalshi-traders.js';
+import { kalshiTradeId, kalshiVenueOrder } from '../../shared/domains/trading/kalshi-trade.js';
+import { parseWireTransaction, transactionId } from '../../shared/domains/venues/dflow/solana-transaction.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 
 /**
@@ -42,6 +52,35 @@ async function crashThroughTrade(body: {
     await queues.close();
   }
   return { tradeId, crashes };
+}
+
+/**
+ * Runs a real-venue trade's job on a worker of its own that is SIGKILLed after `killAfter` writes
+ * (`between` looks at the world then), and then on one that takes it to its end (filled).
+ */
+async function killedAfterRelay(
+  tradeId: string,
+  killAfter: number,
+  venueEnv: Record<string, string>,
+  between?: () => Promise<void>,
+) {
+  const ctx = testContext();
+  const prefix = `${ctx.env.QUEUE_PREFIX}-relay-${randomUUID().slice(0, 8)}`;
+  const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+  await queues.enqueue('execute-trade', { tradeId });
+  const finished = async () => {
+    const t = await ctx.deps.models.Trade.findById(tradeId, { status: 1 }).lean();
+    const job = await queues.queues.trades.getJob(`execute-trade-${tradeId}`);
+    return t?.status === 'filled' && (await job?.getState()) === 'completed';
+  };
+  try {
+    assert.equal(await runWorkerProcess(prefix, killAfter, finished, 'trades', venueEnv), 'killed');
+    await between?.();
+    await runWorkerProcess(prefix, null, finished, 'trades', venueEnv);
+  } finally {
+    await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+    await queues.close();
+  }
 }
 
 describe('crash recovery: a worker SIGKILLed between any two writes #integration', function () {
@@ -243,27 +282,12 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
         price: 0.5,
       },
     });
-    const prefix = `${ctx.env.QUEUE_PREFIX}-relay-${randomUUID().slice(0, 8)}`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
-    await queues.enqueue('execute-trade', { tradeId });
-    const finished = async () => {
-      const t = await models.Trade.findById(tradeId, { status: 1 }).lean();
-      const job = await queues.queues.trades.getJob(`execute-trade-${tradeId}`);
-      return t?.status === 'filled' && (await job?.getState()) === 'completed';
-    };
-    const venue = {
+    // Writes: the claim, the signed order recorded, the relay; killed right after the relay.
+    await killedAfterRelay(tradeId, 3, {
       POLYMARKET_GAMMA_URL: ctx.polymarket.gammaUrl,
       POLYMARKET_CLOB_URL: ctx.polymarket.clobUrl,
       POLYMARKET_DATA_URL: ctx.polymarket.dataUrl,
-    };
-    try {
-      // Writes: the claim, the signed order recorded, the relay; killed right after the relay.
-      assert.equal(await runWorkerProcess(prefix, 3, finished, 'trades', venue), 'killed');
-      await runWorkerProcess(prefix, null, finished, 'trades', venue);
-    } finally {
-      await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
-      await queues.close();
-    }
+    });
     const orders = await polymarketAdmin<{ id: string }[]>('GET', `/clob/orders?owner=${address}`);
     assert.equal(orders.length, 1, 'one order reached the venue');
     const t = (await models.Trade.findById(tradeId).lean())!;
@@ -279,6 +303,67 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
       venue: 'polymarket',
     }).lean())!;
     assert.equal(position.sharesYesMicro, Math.round(Number(held.tokens[market.polymarketTokenId!]) * 1e6));
+  });
+
+  it('when a worker is killed between sending a Kalshi transaction and tracking its order, then the order is followed to its end and booked once', async () => {
+    const ctx = testContext();
+    const { models } = ctx.deps;
+    const trader = await kalshiTrader();
+    const address = trader.wallet.publicKey.toBase58();
+    const { marketId } = await importedKalshiMarket(trader.agent);
+    const q = await quote(trader, { market_id: marketId, side: 'yes', amount: 10 }).expect(200);
+    assert.equal(q.body.success, true, q.body.error);
+    // The trade as the submit records it: the signed transaction, its signature as the order id.
+    const signed = signQuoted(q.body.transaction, trader.wallet);
+    const tx = parseWireTransaction(signed)!;
+    const tradeId = kalshiTradeId(transactionId(tx));
+    await models.Trade.create({
+      _id: tradeId,
+      agentId: trader.agent.agent_id,
+      marketId,
+      venue: 'kalshi',
+      side: 'yes',
+      action: 'buy',
+      amountMicro: 10_000_000,
+      sharesMicro: 0,
+      status: 'pending',
+      orderType: 'async',
+      ownerKey: `user:${(await models.Agent.findById(trader.agent.agent_id).lean())!.claimedBy}`,
+      venueOrder: kalshiVenueOrder((await models.KalshiQuote.findById(q.body.quote_id).lean())!, tx, signed),
+    });
+    // Writes: the claim, the send to the Solana RPC; killed right after the send, before any tracking.
+    await killedAfterRelay(
+      tradeId,
+      2,
+      {
+        KALSHI_BASE_URL: ctx.kalshi.kalshiUrl,
+        DFLOW_TRADE_API_URL: ctx.kalshi.dflowTradeUrl,
+        DFLOW_METADATA_API_URL: ctx.kalshi.dflowMetadataUrl,
+        DFLOW_PROOF_API_URL: ctx.kalshi.proofUrl,
+        SOLANA_RPC_URL: ctx.kalshi.rpcUrl,
+      },
+      async () =>
+        assert.equal(
+          (await sentOrders(address)).length,
+          1,
+          'the transaction reached the chain before the kill',
+        ),
+    );
+    const orders = await sentOrders(address);
+    assert.equal(orders.length, 1, 'one order on DFlow');
+    assert.equal(orders[0]!.status, 'closed');
+    const t = (await models.Trade.findById(tradeId).lean())!;
+    assert.equal(t.status, 'filled');
+    assert.equal(t.venueOrder!.orderId, orders[0]!.signature);
+    assert.equal(await models.LedgerEntry.countDocuments({ tradeId }), 1, 'the fill booked once');
+    const held = await kalshiAdmin<{ token_accounts: { mint: string; amount: string }[] }>(
+      'GET',
+      `/wallets/${address}`,
+    );
+    const outcome = held.token_accounts.find((a) => a.mint === t.venueOrder!.tokenId)!;
+    const position = (await kalshiPosition(trader.agent.agent_id, marketId))!;
+    assert.equal(position.sharesYesMicro, Number(outcome.amount));
+    assert.equal(position.sharesYesMicro, 24_000_000);
   });
 
   it('when a settlement is interrupted after every write, then each position is paid exactly once', async () => {

@@ -84,6 +84,7 @@ describe('queue plumbing #integration', () => {
       ping: { nonce: 'abcdefgh' },
       'record-heartbeat': { slot: '202611220400', scheduledAt: '2026-11-22T04:00:00.000Z' },
       'execute-trade': { tradeId: '00000000-0000-4000-8000-000000000001' },
+      'follow-kalshi-order': { tradeId: '00000000-0000-4000-8000-000000000001', poll: 3 },
       'settle-market': { marketId: '00000000-0000-4000-8000-000000000002' },
       'remark-leaderboard': { slot: '202611220400' },
       'refresh-volumes': { slot: '202611220400' },

@@ -1,3 +1,4 @@
+import { followKalshiOrder } from '../../shared/domains/trading/execute-kalshi-order.js';
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
@@ -32,6 +33,9 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   return result;
 };
+
+export const followKalshiOrderProcessor: Processor<'follow-kalshi-order'> = async (data, { deps }) =>
+  followKalshiOrder(deps, data.tradeId, data.poll);
 
 export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) =>
   settleMarket(deps.models, data.marketId, deps.clock);

@@ -1,4 +1,5 @@
 import { AppError } from '../../infra/errors.js';
+import { executeKalshiOrder } from './execute-kalshi-order.js';
 import { executeVenueOrder } from './execute-venue-order.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import { appendLedgerEntry, type EntryDraft, type LedgerResult } from '../ledger/ledger.js';
@@ -102,6 +103,7 @@ export async function executeTrade(
   // The kill switch again, now that a worker takes the trade: one queued before the pause does not
   // run after it. A resumed trade (already executing) began before and runs to its end.
   if (firstRun && t.ownerKey && (await ctx.ownerPaused(t.ownerKey))) return run.refused(TRADING_PAUSED);
+  if (t.venue === 'kalshi') return executeKalshiOrder(ctx, t, market);
   if (t.venue !== 'sim') return executeVenueOrder(ctx, t, market);
   return t.action === 'buy' ? executeBuy(run) : executeSell(run);
 }

@@ -1,6 +1,6 @@
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { fromMicro } from '../money.js';
-import type { Refusal } from '../refusal.js';
+import { refusalOf, type Refusal } from '../refusal.js';
 import { checkStanding, guardedTrade, loadGuard } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
@@ -12,33 +12,16 @@ import { hasClobCredentials } from '../wallets/clob-credentials.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { requireClaimed } from './real-venue-trade.js';
 import { recordAndRun } from './record-and-run.js';
-import { NO_MARKET, refusedResult, venueOrderResult } from './trade-result.js';
+import { MARKET_NOT_FOUND, NO_MARKET, refusedResult, venueOrderResult } from './trade-result.js';
 import type { VenueOrder } from './trade.model.js';
 import type { TradeResult } from './trade.schemas.js';
 import type { VenueTrade } from './venue-trade.js';
 
-const refusal = (
-  errorCode: string,
-  error: string,
-  hint: string,
-  category: Refusal['category'] = 'venue',
-): Refusal => ({
-  error,
-  errorCode,
-  retryable: false,
-  hint,
-  category,
-});
+const refusal = refusalOf;
 
 /** The token of the traded outcome, or why this market cannot be traded on Polymarket. */
 function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tokenId: string } | Refusal {
-  if (!market)
-    return refusal(
-      'market_not_found',
-      'Market not found.',
-      'Use the service market_id (a UUID) from GET /api/sdk/markets.',
-      'market',
-    );
+  if (!market) return MARKET_NOT_FOUND;
   const tokenId = side === 'yes' ? market.polymarketTokenId : market.polymarketNoTokenId;
   if (market.importSource !== 'polymarket' || !market.polymarketId || !tokenId)
     return refusal(

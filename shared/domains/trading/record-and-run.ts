@@ -31,6 +31,8 @@ export interface RecordedTrade {
   fields: Record<string, unknown>;
   /** The account's safeguards, when the venue already read them. */
   guard?: TradeGuard;
+  /** The trade's id when the venue derives it (e.g. from a signed transaction); else a new one. */
+  tradeId?: string;
 }
 
 /**
@@ -49,13 +51,14 @@ export async function recordAndRun({
   fresh,
   fields,
   guard: known,
+  tradeId: givenId,
 }: RecordedTrade): Promise<TradeResult> {
   const { models } = deps;
   const { warnings } = shape;
   const limit = req.price ?? null;
   const guard = known ?? (await loadGuard(deps, agent));
   const guarded = guardedTrade(shape, shape.venue as VenueId);
-  const tradeId = randomUUID();
+  const tradeId = givenId ?? randomUUID();
   const idem = req.idempotency_key
     ? await claimIdempotencyKey<TradeResult>(
         deps.redis,

@@ -89,6 +89,15 @@ export function filledResult(
   return result;
 }
 
+/** A trade on a market id this service does not know. */
+export const MARKET_NOT_FOUND: Refusal = {
+  error: 'Market not found.',
+  errorCode: 'market_not_found',
+  retryable: false,
+  hint: 'Use the service market_id (a UUID) from GET /api/sdk/markets.',
+  category: 'market',
+};
+
 /** No market row: a refusal that still has the full answer shape (numbers never null). */
 export const NO_MARKET = { feeRateBps: 0, currentPrice: 0 } as MarketRecord;
 

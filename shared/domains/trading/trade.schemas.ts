@@ -109,6 +109,10 @@ export const TradeResultSchema = z
     hint: z.string().nullable(),
     error_hint: z.string().nullable(),
     retryable: z.boolean(),
+    fix: z
+      .string()
+      .optional()
+      .meta({ description: 'What to do instead, when the request cannot work as sent.' }),
     warnings: z.array(z.string()),
     dry_run: z.boolean(),
     go_live: GoLiveSchema.optional(),

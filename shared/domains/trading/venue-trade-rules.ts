@@ -1,8 +1,8 @@
 import { toMicro } from '../money.js';
 import { SIM_MAX_TRADE } from '../venues/sim/lmsr.js';
-import type { ExternalVenueId, VenueId } from '../venues/venue-id.js';
+import type { VenueId } from '../venues/venue-id.js';
+import { tradeKalshiVenue } from './kalshi-trade.js';
 import { submitPolymarketTrade } from './polymarket-trade.js';
-import { refuseRealVenueTrade } from './real-venue-trade.js';
 import { submitSimTrade } from './sim-trade.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 import type { VenueTrade } from './venue-trade.js';
@@ -23,13 +23,6 @@ export interface VenueTradeRules {
   submit: (trade: VenueTrade) => Promise<TradeResult>;
 }
 
-/** A real venue without trading yet: the claim and the account safeguards are checked, then the trade is refused. */
-const realVenue = (venue: ExternalVenueId): VenueTradeRules => ({
-  maxBuyMicro: null,
-  warnings: () => [],
-  submit: (trade) => refuseRealVenueTrade(trade, venue),
-});
-
 export const VENUE_TRADE_RULES: Record<VenueId, VenueTradeRules> = {
   sim: {
     maxBuyMicro: toMicro(SIM_MAX_TRADE),
@@ -44,5 +37,9 @@ export const VENUE_TRADE_RULES: Record<VenueId, VenueTradeRules> = {
     warnings: () => [],
     submit: submitPolymarketTrade,
   },
-  kalshi: realVenue('kalshi'),
+  kalshi: {
+    maxBuyMicro: null,
+    warnings: () => [],
+    submit: tradeKalshiVenue,
+  },
 };

@@ -43,11 +43,19 @@ function challengeMessage(baseUrl: string, address: string, nonce: string, issue
   ].join('\n');
 }
 
-/** Issues a single-use challenge for `address` (checksummed) to the account `accountKey`. */
+/** The text a challenge asks the wallet to sign, from its nonce and window. */
+export type ChallengeText = (nonce: string, issuedAt: Date, expiresAt: Date) => string;
+
+/**
+ * Issues a single-use challenge for `address` (checksummed) to the account `accountKey`; `text`
+ * words it for another chain (default: the Polygon sign-in message).
+ */
 export async function issueChallenge(
   deps: Pick<Deps, 'env' | 'redis' | 'clock'>,
   accountKey: string,
   address: string,
+  text: ChallengeText = (nonce, issuedAt, expiresAt) =>
+    challengeMessage(publicBaseUrl(deps.env), address, nonce, issuedAt, expiresAt),
 ) {
   const nonce = randomBytes(16).toString('hex');
   const issuedAt = deps.clock();
@@ -55,7 +63,7 @@ export async function issueChallenge(
   const challenge: WalletChallenge = {
     account: accountKey,
     address,
-    message: challengeMessage(publicBaseUrl(deps.env), address, nonce, issuedAt, expiresAt),
+    message: text(nonce, issuedAt, expiresAt),
     issuedAt: issuedAt.toISOString(),
     expiresAt: expiresAt.toISOString(),
   };

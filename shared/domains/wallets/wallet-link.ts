@@ -79,42 +79,36 @@ function checkConfirmations(current: WalletRecord | null, address: string, input
     );
 }
 
-/** The challenge behind `nonce`, if it may be answered by this account for this address now. */
-async function takeChallenge(
-  deps: LinkDeps,
-  account: WalletAccount,
+/**
+ * The challenge behind `nonce`, if it may be answered by the account `accountKey` for this address
+ * now; `fix` says how to get a fresh one.
+ */
+export async function takeChallenge(
+  deps: Pick<LinkDeps, 'env' | 'redis' | 'clock'>,
+  accountKey: string,
   nonce: string,
   address: string,
+  fix = freshChallengeFix(address),
 ): Promise<WalletChallenge> {
   const taken = await consumeChallenge(deps, nonce);
   if (taken.state === 'used')
-    throw new AppError(
-      400,
-      'challenge_used',
-      'This wallet link nonce has already been used',
-      freshChallengeFix(address),
-    );
-  if (taken.state === 'unknown' || taken.challenge.account !== account.owner.key)
-    throw new AppError(
-      400,
-      'challenge_not_found',
-      'Unknown or expired wallet link nonce',
-      freshChallengeFix(address),
-    );
+    throw new AppError(400, 'challenge_used', 'This wallet link nonce has already been used', fix);
+  if (taken.state === 'unknown' || taken.challenge.account !== accountKey)
+    throw new AppError(400, 'challenge_not_found', 'Unknown or expired wallet link nonce', fix);
   const { challenge } = taken;
   if (Date.parse(challenge.expiresAt) <= deps.clock().getTime())
     throw new AppError(
       400,
       'challenge_expired',
       `The wallet link challenge expired at ${challenge.expiresAt}`,
-      freshChallengeFix(address),
+      fix,
     );
   if (challenge.address !== address)
     throw new AppError(
       400,
       'address_mismatch',
       `The challenge was issued for ${challenge.address}, not ${address}`,
-      freshChallengeFix(address),
+      fix,
     );
   return challenge;
 }
@@ -150,7 +144,7 @@ export async function linkWallet(deps: LinkDeps, account: WalletAccount, input: 
   const current = await readWallet(deps.models, userId);
   checkConfirmations(current, address, input);
 
-  const challenge = await takeChallenge(deps, account, input.nonce, address);
+  const challenge = await takeChallenge(deps, account.owner.key, input.nonce, address);
   const signer = signerOf(challenge.message, input.signature, address);
   if (signer !== address)
     throw new AppError(

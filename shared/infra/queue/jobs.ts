@@ -88,6 +88,13 @@ export const JOBS = {
     options: retrying(8, 100),
     jobId: (d) => `execute-trade-${d.tradeId}`,
   }),
+  /** Looks at an open Kalshi order on DFlow; re-enqueued with a delay until DFlow is done with it. */
+  'follow-kalshi-order': define({
+    queue: 'trades',
+    schema: z.object({ tradeId: z.uuid(), poll: z.number().int().nonnegative() }),
+    options: retrying(3, 1000),
+    jobId: (d) => `follow-kalshi-order-${d.tradeId}-${d.poll}`,
+  }),
   /** Pays out a resolved market's sim positions; retries while trades on it are still in flight. */
   'settle-market': define({
     queue: 'settlement',

@@ -1,0 +1,400 @@
+import assert from 'node:assert/strict';
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { testContext } from '../support/context.js';
+import { api } from '../support/http.js';
+import {
+  ed25519Sign,
+  importedKalshiMarket,
+  kalshiPosition,
+  kalshiTrader,
+  quote,
+  sentOrders,
+  signQuoted,
+  submit,
+  withKalshiSettings,
+  type KalshiTrader,
+} from '../support/kalshi-traders.js';
+import { asAgent } from '../support/polymarket-traders.js';
+import { until } from '../support/until.js';
+import { kalshiAdmin } from '../support/venue-emulators.js';
+
+const addressOf = (t: KalshiTrader) => t.wallet.publicKey.toBase58();
+
+/** A quoted buy of `amount` USDC on the market's side, signed by the trader's wallet. */
+async function signedBuy(t: KalshiTrader, marketId: string, amount = 10, side = 'yes') {
+  const q = await quote(t, { market_id: marketId, side, amount }).expect(200);
+  assert.equal(q.body.success, true, q.body.error);
+  return {
+    quote: q.body,
+    body: {
+      market_id: marketId,
+      side,
+      action: 'buy',
+      quote_id: q.body.quote_id,
+      signed_transaction: signQuoted(q.body.transaction, t.wallet),
+    },
+  };
+}
+
+describe('Kalshi trading: quote, client-signed submit, order tracking #integration', function () {
+  this.timeout(60_000);
+
+  it('when a buy is quoted, signed with web3.js and submitted, then the order opens, closes with fills and books a position', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent, 0.4);
+    const { models } = testContext().deps;
+    await withKalshiSettings({ fill_after_ms: null }, async () => {
+      const { quote: q, body } = await signedBuy(t, marketId, 10);
+      // YES ask 0.41: $10 buys 24 whole contracts; the rest is refunded.
+      assert.equal(q.price, 0.41);
+      assert.equal(q.out_amount, 24);
+      assert.equal(q.wallet_address, addressOf(t));
+      assert.equal(q.wallet_ownership_verified, false);
+      assert.match(q.hint, /\/api\/sdk\/wallet\/solana\/challenge/);
+      assert.ok(Date.parse(q.expires_at) - Date.now() > 290_000);
+
+      const submitted = await submit(t, body).expect(200);
+      assert.equal(submitted.body.success, true, submitted.body.error);
+      assert.equal(submitted.body.fill_status, 'submitted');
+      assert.equal(submitted.body.shares_bought, 0);
+      const tradeId = submitted.body.trade_id as string;
+      const open = (await models.Trade.findById(tradeId).lean())!;
+      assert.equal(open.status, 'open');
+      assert.equal(open.venue, 'kalshi');
+      const [order] = await sentOrders(addressOf(t));
+      assert.equal(order!.status, 'open');
+      assert.equal(open.venueOrder!.orderId, order!.signature);
+
+      await kalshiAdmin('POST', '/orders/fill-now', { signature: order!.signature });
+      const filled = await until(
+        () => models.Trade.findById(tradeId).lean(),
+        (tr) => tr?.status === 'filled',
+      );
+      const result = filled!.result as Record<string, unknown>;
+      assert.equal(result.shares_bought, 24);
+      assert.equal(result.cost, 9.84);
+      assert.equal(result.new_price, 0.41);
+      assert.equal(result.fill_status, 'filled');
+      const position = (await kalshiPosition(t.agent.agent_id, marketId))!;
+      assert.equal(position.sharesYesMicro, 24_000_000);
+      assert.equal(position.costYesMicro, 9_840_000);
+      assert.equal(await models.LedgerEntry.countDocuments({ tradeId }), 1, 'the fill booked once');
+      const trades = await api()
+        .get(`/api/sdk/trades?market_id=${marketId}`)
+        .set(asAgent(t.agent))
+        .expect(200);
+      assert.equal(trades.body.trades.length, 1);
+    });
+  });
+
+  it('when the fill comes within the submit, then the answer carries the TradeResult keys of the fill; a sell needs no KYC', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent, 0.5);
+    const { body } = await signedBuy(t, marketId, 5.1);
+    const bought = await submit(t, body).expect(200);
+    assert.equal(bought.body.success, true, bought.body.error);
+    assert.equal(bought.body.fill_status, 'filled');
+    assert.equal(bought.body.shares_bought, 10);
+    assert.equal(bought.body.cost, 5.1);
+    for (const key of ['trade_id', 'market_id', 'side', 'shares_requested', 'order_status', 'new_price'])
+      assert.ok(key in bought.body, key);
+
+    await kalshiAdmin('DELETE', `/kyc/${addressOf(t)}`);
+    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 4 }).expect(200);
+    assert.equal(q.body.success, true, q.body.error);
+    const sold = await submit(t, {
+      market_id: marketId,
+      side: 'yes',
+      action: 'sell',
+      quote_id: q.body.quote_id,
+      signed_transaction: signQuoted(q.body.transaction, t.wallet),
+    }).expect(200);
+    assert.equal(sold.body.success, true, sold.body.error);
+    assert.equal(sold.body.shares_sold, 4);
+    // YES bid 0.49.
+    assert.equal(sold.body.cost, 1.96);
+    const position = (await kalshiPosition(t.agent.agent_id, marketId))!;
+    assert.equal(position.sharesYesMicro, 6_000_000);
+    assert.equal(position.realizedPnlMicro, 1_960_000 - 2_040_000);
+  });
+
+  it('when the same signed transaction is submitted twice, then it is one trade and one order', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId, 10);
+    const [a, b] = await Promise.all([submit(t, body).expect(200), submit(t, body).expect(200)]);
+    const again = await submit(t, body).expect(200);
+    assert.equal(a.body.trade_id, b.body.trade_id);
+    assert.equal(a.body.trade_id, again.body.trade_id);
+    const { models } = testContext().deps;
+    assert.equal(await models.Trade.countDocuments({ agentId: t.agent.agent_id }), 1);
+    assert.equal((await sentOrders(addressOf(t))).length, 1);
+    await until(
+      () => models.Trade.findById(a.body.trade_id).lean(),
+      (tr) => tr?.status === 'filled',
+    );
+    assert.equal((await kalshiPosition(t.agent.agent_id, marketId))!.sharesYesMicro, 24_000_000);
+  });
+
+  it('when the quote is past its 5 minutes, then the submit answers "Quote expired or not found" and sends nothing', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    const { deps } = testContext();
+    const clock = deps.clock;
+    deps.clock = () => new Date(Date.now() + 301_000);
+    try {
+      const late = await submit(t, body).expect(200);
+      assert.equal(late.body.success, false);
+      assert.equal(late.body.error, 'Quote expired or not found');
+    } finally {
+      deps.clock = clock;
+    }
+    const unknown = await submit(t, { ...body, quote_id: 'no-such-quote' }).expect(200);
+    assert.equal(unknown.body.error, 'Quote expired or not found');
+    assert.equal((await sentOrders(addressOf(t))).length, 0);
+  });
+
+  it('when the wallet is not the registered one or none is registered, then quote and submit say so', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const other = Keypair.generate().publicKey.toBase58();
+    const wrong = await quote(t, {
+      market_id: marketId,
+      side: 'yes',
+      amount: 5,
+      wallet_address: other,
+    }).expect(200);
+    assert.equal(wrong.body.success, false);
+    assert.equal(wrong.body.error, 'Wallet address does not match');
+    assert.match(wrong.body.fix, /bot_solana_wallet/);
+
+    // The wallet changed after the quote: its transaction is not the registered wallet's.
+    const { body } = await signedBuy(t, marketId);
+    await api()
+      .patch('/api/sdk/user/settings')
+      .set(asAgent(t.agent))
+      .send({ bot_solana_wallet: other })
+      .expect(200);
+    const changed = await submit(t, body).expect(200);
+    assert.equal(changed.body.error, 'Wallet address does not match');
+
+    const bare = await kalshiTrader();
+    await api()
+      .patch('/api/sdk/user/settings')
+      .set(asAgent(bare.agent))
+      .send({ bot_solana_wallet: null })
+      .expect(200);
+    const none = await quote(bare, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.equal(none.body.error, 'No Solana wallet linked');
+    assert.equal((await sentOrders(addressOf(t))).length, 0);
+  });
+
+  it('when the wallet is not KYC-verified, then a buy quote answers KYC_REQUIRED with the Proof link', async () => {
+    const t = await kalshiTrader({ kyc: false });
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const q = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.equal(q.body.success, false);
+    assert.equal(q.body.error_code, 'KYC_REQUIRED');
+    assert.match(q.body.error, /^KYC_REQUIRED/);
+    assert.match(q.body.fix, /dflow\.net\/proof\?wallet=/);
+    const status = await api()
+      .get(`/api/proof/status?wallet=${addressOf(t)}`)
+      .expect(200);
+    assert.deepEqual(status.body, {
+      wallet: addressOf(t),
+      verified: false,
+      verify_url: `https://dflow.net/proof?wallet=${addressOf(t)}`,
+    });
+    await kalshiAdmin('POST', `/kyc/${addressOf(t)}`);
+    const verified = await api()
+      .get(`/api/proof/status?wallet=${addressOf(t)}`)
+      .expect(200);
+    assert.equal(verified.body.verified, true);
+  });
+
+  it('when the transaction is altered after signing, or signed by another key, then it is refused before anything is sent', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    // The memo instruction's data (the order it names) changed after the wallet signed.
+    const changed = VersionedTransaction.deserialize(Buffer.from(body.signed_transaction, 'base64'));
+    const memo = changed.message.compiledInstructions.at(-1)!;
+    memo.data = Uint8Array.from(memo.data, (b, i) => (i === 0 ? b ^ 0x01 : b));
+    const altered = await submit(t, {
+      ...body,
+      signed_transaction: Buffer.from(changed.serialize()).toString('base64'),
+    }).expect(200);
+    assert.equal(altered.body.success, false);
+    assert.equal(altered.body.error_code, 'transaction_mismatch');
+
+    const tx = VersionedTransaction.deserialize(Buffer.from(body.signed_transaction, 'base64'));
+    tx.signatures[0] = ed25519Sign(Keypair.generate(), tx.message.serialize());
+    const foreign = await submit(t, {
+      ...body,
+      signed_transaction: Buffer.from(tx.serialize()).toString('base64'),
+    }).expect(200);
+    assert.equal(foreign.body.success, false);
+    assert.equal(foreign.body.error, 'Transaction did not pass signature verification');
+    assert.equal((await sentOrders(addressOf(t))).length, 0);
+    assert.equal(await testContext().deps.models.Trade.countDocuments({ agentId: t.agent.agent_id }), 0);
+  });
+
+  it('when the wallet has no USDC account, then the chain\'s "Invalid account owner" comes back and nothing is booked', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    await kalshiAdmin('DELETE', `/wallets/${addressOf(t)}/usdc-account`);
+    const r = await submit(t, body).expect(200);
+    assert.equal(r.body.success, false);
+    assert.match(r.body.error, /Invalid account owner/);
+    assert.equal(await kalshiPosition(t.agent.agent_id, marketId), null);
+    const again = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.match(again.body.error, /^Invalid account owner/);
+  });
+
+  it('when the Solana RPC is down at the submit, then the trade is refused as unavailable and no position is booked', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    await kalshiAdmin('POST', '/faults', { mode: 'unhealthy', path_prefix: '/solana', count: 1 });
+    try {
+      const r = await submit(t, body).expect(200);
+      assert.equal(r.body.success, false);
+      assert.equal(r.body.error_code, 'venue_unavailable');
+      assert.equal(r.body.retryable, true);
+    } finally {
+      await kalshiAdmin('DELETE', '/faults');
+    }
+    assert.equal((await sentOrders(addressOf(t))).length, 0);
+    assert.equal(await kalshiPosition(t.agent.agent_id, marketId), null);
+  });
+
+  it('when Kalshi is in its maintenance window, then the quote answers route_not_found', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    await withKalshiSettings({ maintenance: 'on' }, async () => {
+      const q = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+      assert.equal(q.body.success, false);
+      assert.equal(q.body.error_code, 'route_not_found');
+      assert.match(q.body.fix, /Thursdays 03:00/);
+    });
+  });
+
+  it('when the order fails with reverts, then the trade is refused and no position is booked', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    await kalshiAdmin('POST', '/orders/script', { outcome: 'fail', count: 1 });
+    const r = await submit(t, body).expect(200);
+    assert.equal(r.body.success, false);
+    assert.equal(r.body.error_code, 'order_failed');
+    assert.match(r.body.error, /refunded/);
+    const trade = (await testContext().deps.models.Trade.findById(r.body.trade_id).lean())!;
+    assert.equal(trade.status, 'rejected');
+    assert.equal(await kalshiPosition(t.agent.agent_id, marketId), null);
+    assert.equal(await testContext().deps.models.LedgerEntry.countDocuments({ tradeId: r.body.trade_id }), 0);
+  });
+
+  it('when the kill switch is on or real trading is off, then the quote is refused', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    await api()
+      .patch('/api/sdk/user/settings')
+      .set(asAgent(t.agent))
+      .send({ trading_paused: true })
+      .expect(200);
+    const paused = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.equal(paused.body.error_code, 'trading_paused');
+    await api()
+      .patch('/api/sdk/user/settings')
+      .send({ trading_paused: false })
+      .set({ Authorization: `Bearer ${t.token}` })
+      .expect(200);
+    await api()
+      .patch('/api/sdk/settings')
+      .send({ sdk_real_trading_enabled: false })
+      .set({ Authorization: `Bearer ${t.token}` })
+      .expect(200);
+    const off = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.equal(off.body.error_code, 'real_trading_disabled');
+  });
+
+  it('when /api/sdk/trade is called with venue kalshi, then a dry run prices from DFlow and a live call points at quote/submit', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent, 0.4);
+    const dry = await api()
+      .post('/api/sdk/trade')
+      .set(asAgent(t.agent))
+      .send({ market_id: marketId, side: 'yes', amount: 10, venue: 'kalshi', dry_run: true })
+      .expect(200);
+    assert.equal(dry.body.success, true, dry.body.error);
+    assert.equal(dry.body.dry_run, true);
+    assert.equal(dry.body.shares_bought, 24);
+    assert.equal(dry.body.new_price, 0.41);
+    const live = await api()
+      .post('/api/sdk/trade')
+      .set(asAgent(t.agent))
+      .send({ market_id: marketId, side: 'yes', amount: 10, venue: 'kalshi' })
+      .expect(200);
+    assert.equal(live.body.success, false);
+    assert.match(live.body.fix, /\/api\/sdk\/trade\/kalshi\/quote.*\/api\/sdk\/trade\/kalshi\/submit/);
+  });
+
+  it('when the wallet signs the ownership challenge, then it is registered with proof and quotes no longer ask for it', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const fresh = Keypair.generate();
+    const address = fresh.publicKey.toBase58();
+    const challenge = await api()
+      .get(`/api/sdk/wallet/solana/challenge?address=${address}`)
+      .set(asAgent(t.agent))
+      .expect(200);
+    assert.match(challenge.body.message, new RegExp(address));
+    const message = new TextEncoder().encode(challenge.body.message);
+
+    const forged = await api()
+      .post('/api/sdk/wallet/solana/verify')
+      .set(asAgent(t.agent))
+      .send({
+        address,
+        nonce: challenge.body.nonce,
+        signature: Buffer.from(ed25519Sign(Keypair.generate(), message)).toString('base64'),
+      })
+      .expect(400);
+    assert.equal(forged.body.error_code, 'signature_mismatch');
+    assert.ok(forged.body.fix);
+
+    const again = await api()
+      .get(`/api/sdk/wallet/solana/challenge?address=${address}`)
+      .set(asAgent(t.agent))
+      .expect(200);
+    const signed = Buffer.from(ed25519Sign(fresh, new TextEncoder().encode(again.body.message))).toString(
+      'base64',
+    );
+    const ok = await api()
+      .post('/api/sdk/wallet/solana/verify')
+      .set(asAgent(t.agent))
+      .send({ address, nonce: again.body.nonce, signature: signed })
+      .expect(200);
+    assert.equal(ok.body.ownership_verified, true);
+    const settings = await api().get('/api/sdk/user/settings').set(asAgent(t.agent)).expect(200);
+    assert.equal(settings.body.solana_wallet_address, address);
+    const replayed = await api()
+      .post('/api/sdk/wallet/solana/verify')
+      .set(asAgent(t.agent))
+      .send({ address, nonce: again.body.nonce, signature: signed })
+      .expect(400);
+    assert.equal(replayed.body.error_code, 'challenge_used');
+    assert.ok(replayed.body.fix);
+
+    await kalshiAdmin('POST', `/kyc/${address}`);
+    await kalshiAdmin('POST', `/wallets/${address}/fund`, { usdc: 100, sol: 1 });
+    const q = await quote({ ...t, wallet: fresh }, { market_id: marketId, side: 'yes', amount: 5 }).expect(
+      200,
+    );
+    assert.equal(q.body.success, true, q.body.error);
+    assert.equal(q.body.wallet_ownership_verified, true);
+    assert.equal(q.body.hint, null);
+  });
+});
