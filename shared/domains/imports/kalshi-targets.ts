@@ -2,7 +2,7 @@ import type { Deps } from '../../composition/deps.js';
 import { KalshiAdapter } from '../venues/kalshi/kalshi-adapter.js';
 import { refuseImport } from './import-refusal.js';
 import type { MarketImportRecord } from './market-import.model.js';
-import type { ImportTargets } from './run-import.js';
+import type { ImportTargets } from './import-targets.js';
 
 const FIX =
   'Send a Kalshi ticker (e.g. KXHIGHNY-26FEB19-B43.5, any case) or the URL of the market page on kalshi.com, or list importable markets with GET /api/sdk/markets/importable?venue=kalshi.';

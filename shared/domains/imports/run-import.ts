@@ -3,12 +3,13 @@ import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import type { VenueEvent, VenueMarket } from '../venues/venue-adapter.js';
+import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import { findKalshiTargets } from './kalshi-targets.js';
+import type { ImportTargets } from './import-targets.js';
 import type { MarketImportRecord } from './market-import.model.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
@@ -52,14 +53,6 @@ export type ImportResult<V extends ExternalVenueId = ExternalVenueId> = {
   skipped: SkippedRow[];
   warning?: string;
 } & VenueIdField<V>;
-
-/** What a request names on its venue: one market, or an event's markets (`wholeEvent`). */
-export interface ImportTargets {
-  event: VenueEvent | null;
-  markets: VenueMarket[];
-  /** The agent asked for a whole event (a page of outcomes), not one market. */
-  wholeEvent: boolean;
-}
 
 /** The Polymarket markets the request names: an event's (up to 10, or the ones asked for) or one market. */
 async function findPolymarketTargets(deps: Deps, req: MarketImportRecord): Promise<ImportTargets> {
