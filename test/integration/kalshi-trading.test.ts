@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
 import {
@@ -11,6 +13,7 @@ import {
   sentOrders,
   signQuoted,
   submit,
+  walletUsdc,
   withKalshiSettings,
   type KalshiTrader,
 } from '../support/kalshi-traders.js';
@@ -34,6 +37,59 @@ async function signedBuy(t: KalshiTrader, marketId: string, amount = 10, side = 
       signed_transaction: signQuoted(q.body.transaction, t.wallet),
     },
   };
+}
+
+/**
+ * After a buy of 10 YES at 0.51 ($5.10) on a market Kalshi prices at 0.50: every read shows the
+ * position in its kalshi bucket, marked at the Kalshi price ($5.00, P&L -0.10).
+ */
+async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
+  const { models } = testContext().deps;
+  await models.Market.updateOne({ _id: marketId }, { $set: { currentPrice: 0.6 } });
+  testContext().deps.caches.markets.delete(marketId);
+  const positions = await api().get('/api/sdk/positions').set(asAgent(t.agent)).expect(200);
+  const row = positions.body.positions.find((p: { market_id: string }) => p.market_id === marketId);
+  assert.equal(row.venue, 'kalshi');
+  assert.equal(row.shares_yes, 10);
+  assert.equal(row.current_value, 5);
+  assert.equal(row.pnl, -0.1);
+  assert.equal(positions.body.kalshi_pnl, -0.1);
+
+  const portfolio = await api().get('/api/sdk/portfolio?venue=all').set(asAgent(t.agent)).expect(200);
+  assert.deepEqual(portfolio.body.kalshi, { balance: 0, pnl: -0.1, positions_count: 1, total_exposure: 5 });
+  assert.deepEqual(portfolio.body.polymarket, { balance: 0, pnl: 0, positions_count: 0, total_exposure: 0 });
+  const only = await api().get('/api/sdk/portfolio?venue=kalshi').set(asAgent(t.agent)).expect(200);
+  assert.equal(only.body.kalshi.total_exposure, 5);
+  assert.equal(only.body.polymarket, null);
+  assert.equal(only.body.sim, null);
+
+  const briefing = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);
+  const kalshi = briefing.body.venues.kalshi;
+  assert.equal(kalshi.currency, 'USDC');
+  assert.equal(kalshi.balance, 0);
+  assert.equal(kalshi.pnl, -0.1);
+  assert.equal(kalshi.realized_pnl, 0);
+  assert.equal(kalshi.unrealized_pnl, -0.1);
+  assert.equal(kalshi.positions_count, 1);
+  assert.equal(kalshi.total_exposure, 5);
+  assert.ok(Array.isArray(kalshi.positions_needing_attention));
+  assert.ok(Array.isArray(kalshi.actions));
+  assert.equal(briefing.body.venues.polymarket, null);
+  assert.equal(briefing.body.venues.sim.positions_count, 0);
+
+  const context = await api().get(`/api/sdk/context/${marketId}`).set(asAgent(t.agent)).expect(200);
+  assert.equal(context.body.positions.sim, null);
+  assert.equal(context.body.positions.polymarket, null);
+  const held = context.body.positions.kalshi;
+  assert.equal(held.venue, 'kalshi');
+  assert.equal(held.side, 'yes');
+  assert.equal(held.shares, 10);
+  assert.equal(held.cost_basis, 5.1);
+  assert.equal(held.current_value, 5);
+  assert.equal(held.unrealized_pnl, -0.1);
+
+  await remarkLeaderboard(models, new Date());
+  assert.equal((await models.Agent.findById(t.agent.agent_id).lean())!.leaderboardPnlMicro, -100_000);
 }
 
 describe('Kalshi trading: quote, client-signed submit, order tracking #integration', function () {
@@ -98,6 +154,7 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(bought.body.cost, 5.1);
     for (const key of ['trade_id', 'market_id', 'side', 'shares_requested', 'order_status', 'new_price'])
       assert.ok(key in bought.body, key);
+    await assertKalshiBuckets(t, marketId);
 
     await kalshiAdmin('DELETE', `/kyc/${addressOf(t)}`);
     const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 4 }).expect(200);
@@ -152,6 +209,93 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     }
     const unknown = await submit(t, { ...body, quote_id: 'no-such-quote' }).expect(200);
     assert.equal(unknown.body.error, 'Quote expired or not found');
+    assert.equal((await sentOrders(addressOf(t))).length, 0);
+  });
+
+  it('when the market finalizes YES, then the position shows resolved at $1, the winning contracts redeem once through quote/submit and a losing side is refused', async () => {
+    const { deps } = testContext();
+    const t = await kalshiTrader();
+    const { marketId, ticker } = await importedKalshiMarket(t.agent, 0.5);
+    const { body } = await signedBuy(t, marketId, 5.1);
+    const bought = await submit(t, body).expect(200);
+    assert.equal(bought.body.shares_bought, 10);
+
+    await kalshiAdmin('POST', `/markets/${ticker}/lifecycle`, { status: 'finalized', result: 'yes' });
+    await checkResolutions(deps);
+    const resolved = await api()
+      .get('/api/sdk/positions?venue=kalshi&status=resolved')
+      .set(asAgent(t.agent))
+      .expect(200);
+    const row = resolved.body.positions.find((p: { market_id: string }) => p.market_id === marketId);
+    assert.equal(row.status, 'resolved');
+    assert.equal(row.current_value, 10);
+    assert.equal(row.pnl, 4.9);
+    const briefing = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);
+    assert.match(briefing.body.venues.kalshi.actions.join(' '), /resolved YES: redeem the winning contracts/);
+
+    // The losing side and a new buy are refused with what to do instead.
+    const losing = await quote(t, { market_id: marketId, side: 'no', action: 'sell', shares: 10 }).expect(
+      200,
+    );
+    assert.equal(losing.body.success, false);
+    assert.equal(losing.body.error_code, 'losing_side');
+    assert.match(losing.body.error, /resolved YES: NO contracts pay nothing/);
+    assert.match(losing.body.fix, /side: "yes", action: "sell"/);
+    const buy = await quote(t, { market_id: marketId, side: 'yes', amount: 5 }).expect(200);
+    assert.equal(buy.body.error_code, 'market_closed');
+
+    const usdcBefore = await walletUsdc(addressOf(t));
+    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 10 }).expect(200);
+    assert.equal(q.body.success, true, q.body.error);
+    assert.equal(q.body.price, 1);
+    assert.equal(q.body.out_amount, 10);
+    const redeem = {
+      market_id: marketId,
+      side: 'yes',
+      action: 'sell',
+      quote_id: q.body.quote_id,
+      signed_transaction: signQuoted(q.body.transaction, t.wallet),
+    };
+    const [a, b] = await Promise.all([submit(t, redeem).expect(200), submit(t, redeem).expect(200)]);
+    assert.equal(a.body.trade_id, b.body.trade_id);
+    const done = await until(
+      () => deps.models.Trade.findById(a.body.trade_id).lean(),
+      (tr) => tr?.status === 'filled',
+    );
+    assert.equal((done!.result as Record<string, unknown>).shares_sold, 10);
+    assert.equal((done!.result as Record<string, unknown>).cost, 10);
+    const again = await submit(t, redeem).expect(200);
+    assert.equal(again.body.trade_id, a.body.trade_id);
+    assert.equal(
+      await deps.models.Trade.countDocuments({ agentId: t.agent.agent_id, action: 'sell' }),
+      1,
+      'one redemption trade',
+    );
+    assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId: a.body.trade_id }), 1);
+    assert.equal((await walletUsdc(addressOf(t))) - usdcBefore, 10, 'the emulator paid $1 a contract once');
+    const position = (await kalshiPosition(t.agent.agent_id, marketId))!;
+    assert.equal(position.sharesYesMicro, 0);
+    assert.equal(position.realizedPnlMicro, 10_000_000 - 5_100_000);
+    const after = await api()
+      .get('/api/sdk/positions?venue=kalshi&status=all')
+      .set(asAgent(t.agent))
+      .expect(200);
+    const closed = after.body.positions.find((p: { market_id: string }) => p.market_id === marketId);
+    assert.ok(['closed', 'settled'].includes(closed.status), closed.status);
+    assert.equal(closed.current_value, 0);
+    assert.equal(closed.pnl, 4.9);
+  });
+
+  it('when the quote\'s blockhash has expired, then the submit answers exactly "Quote expired or not found" with the detail in hint', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent);
+    const { body } = await signedBuy(t, marketId);
+    await kalshiAdmin('POST', '/blocks/advance', { n: 200 });
+    const late = await submit(t, body).expect(200);
+    assert.equal(late.body.success, false);
+    assert.equal(late.body.error, 'Quote expired or not found');
+    assert.match(late.body.hint, /blockhash/i);
+    assert.match(late.body.fix, /kalshi\/quote/);
     assert.equal((await sentOrders(addressOf(t))).length, 0);
   });
 

@@ -101,3 +101,13 @@ export async function withKalshiSettings<T>(
 /** The agent's Kalshi position row, if any. */
 export const kalshiPosition = (agentId: string, marketId: string) =>
   testContext().deps.models.Position.findOne({ agentId, marketId, venue: 'kalshi' }).lean();
+
+/** The wallet's USDC on the emulated chain, in dollars. */
+export async function walletUsdc(address: string): Promise<number> {
+  const w = await kalshiAdmin<{ token_accounts: { mint: string; amount: string }[] }>(
+    'GET',
+    `/wallets/${address}`,
+  );
+  const usdc = w.token_accounts.find((a) => a.mint === 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+  return Number(usdc?.amount ?? 0) / 1e6;
+}

@@ -26,6 +26,18 @@ export function markMicro(
   );
 }
 
+/**
+ * What a position is worth at its own venue: real (polymarket, kalshi) positions at the venue's
+ * price, sim ones at the sim book; resolved markets at the outcome either way.
+ */
+export const venueMarkMicro = (
+  p: Pick<
+    PositionRecord,
+    'venue' | 'sharesYesMicro' | 'sharesNoMicro' | 'reservedYesMicro' | 'reservedNoMicro'
+  >,
+  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & { externalPriceYes?: number | null },
+) => markMicro(p, m, p.venue !== 'sim');
+
 /** `active` while the market trades, `resolved` once it resolved, `settled`/`closed` after. */
 export function positionStatus(p: PositionRecord, m: Pick<MarketRecord, 'status'>): string {
   if (p.status === 'settled') return 'settled';
@@ -36,7 +48,7 @@ export function positionStatus(p: PositionRecord, m: Pick<MarketRecord, 'status'
 /** A row of GET /api/sdk/positions (client-contract §6.1). */
 export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: number) {
   const costMicro = p.costYesMicro + p.costNoMicro;
-  const valueMicro = p.status === 'settled' ? 0 : markMicro(p, m);
+  const valueMicro = p.status === 'settled' ? 0 : venueMarkMicro(p, m);
   const shares = p.sharesYesMicro + p.sharesNoMicro;
   const unrealized = p.status === 'settled' ? 0 : valueMicro - costMicro;
   const redeemable = isRedeemable(p, m);

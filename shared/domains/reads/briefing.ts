@@ -4,8 +4,9 @@ import { marketView } from '../markets/market-view.js';
 import type { Models } from '../models.js';
 import { recommendSkills } from '../skills/skills.js';
 import { fromMicro } from '../money.js';
-import { markMicro } from '../positions/position-views.js';
-import { positionsWithMarkets } from '../trading/reads.js';
+import { venueMarkMicro } from '../positions/position-views.js';
+import { bucket, positionsWithMarkets } from '../trading/reads.js';
+import { EXTERNAL_VENUE_IDS, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
 import { humanDuration } from './context.js';
 import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
 
@@ -40,28 +41,39 @@ export async function newMarketsSince(models: Models, since: Date, baseUrl: stri
 const SOON_SECONDS = 24 * 3600;
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
+type Held = Awaited<ReturnType<typeof positionsWithMarkets>>;
+
+/** What a resolved market asks of a holder, per venue: sim pays out by itself, real venues redeem. */
+const RESOLVED_ACTION: Record<VenueId, string> = {
+  sim: 'the payout is being settled to your balance.',
+  polymarket:
+    'redeem the winning shares (POST /api/sdk/redeem {market_id, side}, or auto-redeem in GET /api/sdk/agents/me/settings).',
+  kalshi:
+    'redeem the winning contracts at $1: POST /api/sdk/trade/kalshi/quote {market_id, side, action: "sell", shares}, sign, then POST /api/sdk/trade/kalshi/submit.',
+};
+
 /**
- * `GET /api/sdk/briefing` (spec §2.4, client-contract §6.5): one call that tells an agent where it
- * stands and what needs attention since `since`.
+ * One venue's open positions as the briefing shows them: their value at the venue's price, and the
+ * ones that need attention since `since` (resolved, big move, resolving soon) with what to do.
  */
-export async function briefing(
+async function venueAttention(
   models: Models,
-  agent: AgentRecord,
-  opts: { since: Date; now: Date; baseUrl: string; newMarkets?: (since: Date) => Promise<NewMarket[]> },
+  venue: VenueId,
+  rows: Held,
+  opts: { since: Date; now: Date; baseUrl: string },
 ) {
   const { since, now, baseUrl } = opts;
-  const rows = (await positionsWithMarkets(models, agent._id, 'sim')).filter(
-    ({ p }) => p.status !== 'settled',
-  );
   const open = rows.filter(
-    ({ p }) => p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
+    ({ p }) =>
+      p.status !== 'settled' &&
+      p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
   );
   let valueMicro = 0;
   let unrealizedMicro = 0;
   const attention = [];
   const actions: string[] = [];
   for (const { p, m } of open) {
-    const value = markMicro(p, m);
+    const value = venueMarkMicro(p, m);
     const cost = p.costYesMicro + p.costNoMicro;
     valueMicro += value;
     unrealizedMicro += value - cost;
@@ -89,9 +101,7 @@ export async function briefing(
       reasons,
     });
     if (reasons.includes('resolved'))
-      actions.push(
-        `"${m.question}" resolved ${m.outcome ? 'YES' : 'NO'}: the payout is being settled to your balance.`,
-      );
+      actions.push(`"${m.question}" resolved ${m.outcome ? 'YES' : 'NO'}: ${RESOLVED_ACTION[venue]}`);
     if (reasons.includes('resolving_soon'))
       actions.push(
         `"${m.question}" resolves in ${humanDuration(seconds!)}: decide whether to hold your ${side.toUpperCase()} shares or sell.`,
@@ -101,6 +111,50 @@ export async function briefing(
         `"${m.question}" moved ${Math.round(move * 100)} points since ${since.toISOString()}: re-check your thesis.`,
       );
   }
+  return { open, valueMicro, unrealizedMicro, attention, actions };
+}
+
+/**
+ * A real venue's block: the portfolio's bucket of that venue (its balance, P&L, count and exposure)
+ * with the briefing's extras; null when the agent never held anything there.
+ */
+async function externalVenue(
+  models: Models,
+  venue: ExternalVenueId,
+  rows: Held,
+  opts: { since: Date; now: Date; baseUrl: string },
+) {
+  const held = rows.filter(({ p }) => p.venue === venue);
+  if (!held.length) return null;
+  const b = bucket(held, 0);
+  const { unrealizedMicro, attention, actions } = await venueAttention(models, venue, held, opts);
+  return {
+    currency: 'USDC',
+    ...b,
+    realized_pnl: fromMicro(held.reduce((s, { p }) => s + p.realizedPnlMicro, 0)),
+    unrealized_pnl: fromMicro(unrealizedMicro),
+    positions_needing_attention: attention,
+    actions,
+  };
+}
+
+/**
+ * `GET /api/sdk/briefing` (spec §2.4, client-contract §6.5): one call that tells an agent where it
+ * stands and what needs attention since `since`.
+ */
+export async function briefing(
+  models: Models,
+  agent: AgentRecord,
+  opts: { since: Date; now: Date; baseUrl: string; newMarkets?: (since: Date) => Promise<NewMarket[]> },
+) {
+  const { since, now, baseUrl } = opts;
+  const all = await positionsWithMarkets(models, agent._id);
+  const { open, valueMicro, unrealizedMicro, attention, actions } = await venueAttention(
+    models,
+    'sim',
+    all.filter(({ p }) => p.venue === 'sim'),
+    { since, now, baseUrl },
+  );
   const realizedMicro = agent.realizedPnlMicro;
   const pnlMicro = realizedMicro + unrealizedMicro;
   const holdings = agent.balanceMicro + valueMicro;
@@ -109,7 +163,7 @@ export async function briefing(
     riskWarnings.push('Your sim balance is zero: register a new agent to keep trading.');
   else if (agent.balanceMicro < agent.startingBalanceMicro * 0.1)
     riskWarnings.push('Less than 10% of your starting balance is left in cash.');
-  const largest = Math.max(0, ...open.map(({ p, m }) => markMicro(p, m)));
+  const largest = Math.max(0, ...open.map(({ p, m }) => venueMarkMicro(p, m)));
   if (holdings > 0 && largest > holdings * 0.5)
     riskWarnings.push('More than half of your holdings sit in one market.');
   if (!open.length && agent.tradesCount === 0)
@@ -138,8 +192,14 @@ export async function briefing(
         positions_needing_attention: attention,
         actions,
       },
-      polymarket: null,
-      kalshi: null,
+      ...(Object.fromEntries(
+        await Promise.all(
+          EXTERNAL_VENUE_IDS.map(async (v) => [
+            v,
+            await externalVenue(models, v, all, { since, now, baseUrl }),
+          ]),
+        ),
+      ) as Record<ExternalVenueId, Awaited<ReturnType<typeof externalVenue>>>),
     },
     opportunities: {
       new_markets: newMarkets,

@@ -5,7 +5,7 @@ import type { MarketRecord } from '../markets/market.model.js';
 import { marketView } from '../markets/market-view.js';
 import type { Models } from '../models.js';
 import { fromMicro, MICRO } from '../money.js';
-import { markMicro } from '../positions/position-views.js';
+import { venueMarkMicro } from '../positions/position-views.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
 import { bookState } from '../venues/sim/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../venues/sim/lmsr.js';
@@ -47,7 +47,7 @@ export function contextPosition(p: PositionRecord | null, m: MarketRecord, now: 
   const side = p.sharesYesMicro >= p.sharesNoMicro ? 'yes' : 'no';
   const shares = side === 'yes' ? p.sharesYesMicro : p.sharesNoMicro;
   const cost = p.costYesMicro + p.costNoMicro;
-  const value = markMicro(p, m);
+  const value = venueMarkMicro(p, m);
   return {
     has_position: true,
     side,

@@ -9,7 +9,7 @@ import { dflowTrading, SolanaRpcError, type DflowOrderStatus } from '../venues/d
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import { orderAnswer, orderFill, recordOrderState, type OrderState } from './execute-venue-order.js';
-import { NO_USDC_ACCOUNT, type KalshiSigned } from './kalshi-trade.js';
+import { NO_USDC_ACCOUNT, QUOTE_GONE, type KalshiSigned } from './kalshi-trade.js';
 import { closeOpenTrade, finishTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, shapeOf } from './trade-result.js';
@@ -38,6 +38,9 @@ const venueRefusal = refusalOf;
 
 const NEW_QUOTE = 'Get a new quote (POST /api/sdk/trade/kalshi/quote), sign it and submit it.';
 
+/** An expired quote, in the exact words of the contract (client-contract §4.3); what happened goes in the hint. */
+const quoteExpired = (detail: string): Refusal => ({ ...QUOTE_GONE, hint: `${detail} ${QUOTE_GONE.hint}` });
+
 /** The node refused the transaction (its own words kept: the client classifies them). */
 function rpcRefusal(err: SolanaRpcError, wallet: string): Refusal {
   const text = err.rpcMessage;
@@ -51,11 +54,8 @@ function rpcRefusal(err: SolanaRpcError, wallet: string): Refusal {
       'agent',
     );
   if (/blockhash not found/i.test(text))
-    return venueRefusal(
-      'quote_expired',
-      `The transaction expired before it was sent (${text}); nothing was spent.`,
-      NEW_QUOTE,
-      'price',
+    return quoteExpired(
+      `The quote's blockhash expired before the transaction was sent (${text}); nothing was spent.`,
     );
   if (/custom program error: 0x1|insufficient funds|no record of a prior credit/i.test(text))
     return venueRefusal(
@@ -93,12 +93,7 @@ function stateOf(t: TradeRecord, s: DflowOrderStatus): OrderState {
 /** Why an order that ended without a fill did. */
 function endRefusal(s: DflowOrderStatus): Refusal {
   if (s.status === 'expired')
-    return venueRefusal(
-      'order_expired',
-      'The transaction never landed before its blockhash expired; nothing was spent.',
-      NEW_QUOTE,
-      'price',
-    );
+    return quoteExpired('The transaction never landed before its blockhash expired; nothing was spent.');
   if (s.status === 'failed') {
     const refunded = (s.reverts ?? []).reduce((sum, r) => sum + Number(r.amount), 0) / 1e6;
     return venueRefusal(

@@ -131,7 +131,7 @@ const walletMismatch = (registered: string) =>
     `The registered Solana wallet is ${registered}: sign with it, or register the new one with PATCH /api/sdk/user/settings {"bot_solana_wallet": "<address>"} and quote again.`,
     'agent',
   );
-const QUOTE_GONE = refusal(
+export const QUOTE_GONE = refusal(
   'quote_expired',
   'Quote expired or not found',
   `Quotes are valid ${QUOTE_TTL_SECONDS / 60} minutes, for the agent, market, side and action they were made for: get a new one (POST /api/sdk/trade/kalshi/quote), sign it and submit it at once.`,
@@ -169,8 +169,14 @@ function orderRefusal(code: string, msg: string, wallet: string, deepLink: strin
   );
 }
 
-/** The market as a Kalshi market, or why it cannot be traded there. */
-function kalshiTicker(market: MarketRecord | null): { ticker: string } | Refusal {
+/**
+ * The market as a Kalshi market, or why it cannot be traded there. A resolved market still takes
+ * one order: the sell of the winning side's contracts, which DFlow redeems at $1 (kalshi.md §4).
+ */
+function kalshiTicker(
+  market: MarketRecord | null,
+  order: { action: 'buy' | 'sell'; side: 'yes' | 'no' },
+): { ticker: string; redemption: boolean } | Refusal {
   if (!market) return MARKET_NOT_FOUND;
   if (market.importSource !== 'kalshi' || !market.kalshiTicker)
     return refusal(
@@ -179,20 +185,34 @@ function kalshiTicker(market: MarketRecord | null): { ticker: string } | Refusal
       'Import the Kalshi market (POST /api/sdk/markets/import/kalshi {kalshi_url}) and trade its market_id.',
       'market',
     );
+  if (market.status === 'resolved' && market.outcome !== null) {
+    const winning = market.outcome ? 'yes' : 'no';
+    if (order.action === 'sell' && order.side === winning)
+      return { ticker: market.kalshiTicker, redemption: true };
+    return refusal(
+      order.action === 'sell' ? 'losing_side' : 'market_closed',
+      order.action === 'sell'
+        ? `This market resolved ${winning.toUpperCase()}: ${order.side.toUpperCase()} contracts pay nothing and cannot be redeemed.`
+        : `This market resolved ${winning.toUpperCase()}: Kalshi takes no new orders.`,
+      `Only the winning side is redeemed, at $1 a contract: quote {market_id, side: "${winning}", action: "sell", shares} if you hold ${winning.toUpperCase()} contracts; losing contracts can simply be left in the wallet.`,
+      'market',
+    );
+  }
   if (market.status !== 'active')
     return refusal(
       'market_closed',
       `This market is ${market.status}: Kalshi takes no new orders.`,
-      'Pick an active market.',
+      market.status === 'closed'
+        ? 'Wait for Kalshi to finalize the result; the winning side can then be redeemed with a sell quote.'
+        : 'Pick an active market.',
       'market',
     );
-  return { ticker: market.kalshiTicker };
+  return { ticker: market.kalshiTicker, redemption: false };
 }
 
+// Read, not cached: whether the market still trades or now redeems (resolved) decides the order.
 const loadMarket = (deps: Deps, id: string) =>
-  isServiceMarketId(id)
-    ? deps.caches.markets.getOrLoad(id, () => deps.models.Market.findById(id).lean())
-    : Promise.resolve(null);
+  isServiceMarketId(id) ? deps.models.Market.findById(id).lean() : Promise.resolve(null);
 
 /** USDC base units of a buy (2 decimals) or contract base units of a sell (5 decimals). */
 const buyMicro = (amount: number) => Math.round(amount * 100) * 10_000;
@@ -229,6 +249,7 @@ async function dflowOrder(
   action: 'buy' | 'sell',
   amount: bigint,
   wallet: string | null,
+  redemption = false,
 ): Promise<{ order: DflowOrder; inputMint: string; outputMint: string; price: number } | Refusal> {
   const dflow = dflowTrading(deps);
   try {
@@ -249,7 +270,11 @@ async function dflowOrder(
       amount,
       ...(wallet ? { userPublicKey: wallet } : {}),
     });
-    return { order, inputMint, outputMint, price: orderPrice(market!, order, side, action) };
+    // A redemption pays what the order says (the market has no book any more): $1, or the scalar payout.
+    const price = redemption
+      ? Math.round((Number(order.outAmount) / Math.max(Number(order.inAmount), 1)) * 1e6) / 1e6
+      : orderPrice(market!, order, side, action);
+    return { order, inputMint, outputMint, price };
   } catch (err) {
     const refused = dflowRefusal(err);
     if (refused) return orderRefusal(refused.code, refused.msg, wallet ?? '', refused.deepLink);
@@ -306,7 +331,7 @@ export async function quoteKalshiTrade(
       ),
     );
   const market = await loadMarket(deps, req.market_id);
-  const ticker = kalshiTicker(market);
+  const ticker = kalshiTicker(market, req);
   if ('errorCode' in ticker) return quoteRefusal(ticker);
 
   const wallet = await solanaWalletOf(deps, guard.owner);
@@ -334,6 +359,7 @@ export async function quoteKalshiTrade(
     req.action,
     BigInt(amountMicro || sharesMicro),
     wallet.address,
+    ticker.redemption,
   );
   if ('errorCode' in made) return quoteRefusal(made, walletFields);
   const { order } = made;
@@ -444,6 +470,12 @@ export async function submitKalshiTrade(
   agent: AgentRecord,
   req: KalshiSubmitRequest,
 ): Promise<TradeResult> {
+  const r = await submitOnce(deps, agent, req);
+  // A refusal says what to do instead as `fix` too, as the quote's refusals do.
+  return !r.success && r.hint && r.fix === undefined ? { ...r, fix: r.hint } : r;
+}
+
+async function submitOnce(deps: Deps, agent: AgentRecord, req: KalshiSubmitRequest): Promise<TradeResult> {
   requireClaimed({ deps, agent });
   const shapeBase: TradeShape = {
     id: null,
@@ -488,7 +520,7 @@ export async function submitKalshiTrade(
       ),
       shape,
     );
-  const ticker = kalshiTicker(market);
+  const ticker = kalshiTicker(market, req);
   if ('errorCode' in ticker) return refuse(ticker, shape);
   const guard = await loadGuard(deps, agent);
   const wallet = await solanaWalletOf(deps, guard.owner);
@@ -578,7 +610,7 @@ export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> 
       fix,
     };
   }
-  const ticker = kalshiTicker(market);
+  const ticker = kalshiTicker(market, req);
   if ('errorCode' in ticker) return refusedResult(shape, shown, ticker, holdings, true);
   const amount = BigInt(req.action === 'buy' ? shape.amountMicro : shape.sharesMicro);
   if (amount <= 0n)
@@ -594,7 +626,7 @@ export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> 
       holdings,
       true,
     );
-  const made = await dflowOrder(deps, ticker.ticker, req.side, req.action, amount, null);
+  const made = await dflowOrder(deps, ticker.ticker, req.side, req.action, amount, null, ticker.redemption);
   if ('errorCode' in made) return refusedResult(shape, shown, made, holdings, true);
   const { order } = made;
   const [inA, outA] = [Number(order.inAmount), Number(order.outAmount)];

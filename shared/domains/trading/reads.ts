@@ -4,7 +4,13 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
-import { markMicro, positionStatus, positionView, type PositionView } from '../positions/position-views.js';
+import {
+  positionStatus,
+  positionView,
+  venueMarkMicro,
+  type PositionView,
+} from '../positions/position-views.js';
+import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import {
@@ -142,14 +148,19 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
   };
 }
 
-function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMicro: number) {
+/**
+ * A venue's bucket of the portfolio (client-contract §6.2) from its positions, marked at the
+ * venue's price. `balanceMicro`: the agent's $SIM on sim; 0 on real venues, whose cash is in the
+ * agent's own wallet on-chain.
+ */
+export function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMicro: number) {
   const open = rows.filter(({ p }) => p.status !== 'settled');
-  const exposure = open.reduce((s, { p, m }) => s + markMicro(p, m), 0);
+  const exposure = open.reduce((s, { p, m }) => s + venueMarkMicro(p, m), 0);
   const pnl = rows.reduce(
     (s, { p, m }) =>
       s +
       p.realizedPnlMicro +
-      (p.status === 'settled' ? 0 : markMicro(p, m) - p.costYesMicro - p.costNoMicro),
+      (p.status === 'settled' ? 0 : venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro),
     0,
   );
   return {
@@ -178,7 +189,7 @@ export async function portfolio(
       p.status !== 'settled' &&
       p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
   );
-  const exposures = open.map(({ p, m }) => markMicro(p, m)).sort((a, b) => b - a);
+  const exposures = open.map(({ p, m }) => venueMarkMicro(p, m)).sort((a, b) => b - a);
   const totalExposure = exposures.reduce((s, x) => s + x, 0);
   const pct = (n: number) => (totalExposure > 0 ? Math.round((n / totalExposure) * 1e4) / 100 : 0);
   const bySource: Record<
@@ -195,10 +206,10 @@ export async function portfolio(
         trade_count: 0,
       });
       b.positions += 1;
-      b.exposure = round6(b.exposure + fromMicro(markMicro(p, m)));
+      b.exposure = round6(b.exposure + fromMicro(venueMarkMicro(p, m)));
       b.realized_pnl = round6(b.realized_pnl + fromMicro(p.realizedPnlMicro));
       b.unrealized_pnl = round6(
-        b.unrealized_pnl + fromMicro(markMicro(p, m) - p.costYesMicro - p.costNoMicro),
+        b.unrealized_pnl + fromMicro(venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro),
       );
     }
   }
@@ -228,15 +239,18 @@ export async function portfolio(
         ? ['More than half of your exposure is in one market.']
         : [],
     sim: venue === undefined || venue === 'sim' ? sim : null,
-    // Real positions at the venue's price (imported markets follow it); the wallet's pUSD is on-chain, not here.
-    polymarket:
-      venue === undefined || venue === 'polymarket'
-        ? bucket(
-            rows.filter(({ p }) => p.venue === 'polymarket'),
-            0,
-          )
-        : null,
-    kalshi: null,
+    // Real positions at the venue's price (imported markets follow it); the wallet's cash is on-chain, not here.
+    ...(Object.fromEntries(
+      EXTERNAL_VENUE_IDS.map((v) => [
+        v,
+        venue === undefined || venue === v
+          ? bucket(
+              rows.filter(({ p }) => p.venue === v),
+              0,
+            )
+          : null,
+      ]),
+    ) as Record<ExternalVenueId, ReturnType<typeof bucket> | null>),
     total: { positions_count: open.length, total_exposure: fromMicro(totalExposure) },
     combos: [],
   };
