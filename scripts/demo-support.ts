@@ -1,7 +1,7 @@
-// Shared by the `npm run demo:*` scripts (polymarket-demo.ts, redemption-demo.ts): printing, HTTP
-// with a stop at the first unexpected answer, the emulator's admin API, user tokens, agents, wallets
-// and imported markets. Each request is printed as `METHOD path → HTTP status` with the fields that
-// matter under it.
+// Shared by the `npm run demo:*` scripts (polymarket-demo.ts, redemption-demo.ts, kalshi-demo.ts):
+// printing, HTTP with a stop at the first unexpected answer, the emulators and their admin APIs, user
+// tokens, agents, wallets, imported markets, positions and resolutions. Each request is printed as
+// `METHOD path → HTTP status` with the fields that matter under it.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +31,9 @@ export function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
+
+/** Whether the command line has the flag `--name` (one without a value). */
+export const flag = (name: string) => process.argv.includes(`--${name}`);
 
 export const baseUrl = (arg('base-url') ?? process.env.BASE_URL ?? 'http://localhost:8080').replace(
   /\/+$/,
@@ -150,43 +153,90 @@ export interface Emulator {
   clobUrl: string;
 }
 
-/** `--emulator` as given (admin or base URL), else the Polymarket hosts the service reports. */
-export async function findEmulator(env: Env): Promise<Emulator> {
-  const given = arg('emulator') ?? process.env.EMULATOR_URL;
-  if (given) {
-    const base = given.replace(/\/+$/, '').replace(/\/__admin$/, '');
-    return { adminUrl: `${base}/__admin`, clobUrl: `${base}/clob` };
-  }
-  // GET /api/admin/venues is operator-only. Read the token the service generated, never create one:
-  // a token that did not exist cannot be the service's.
+/**
+ * `GET /api/admin/venues` (operator-only) as the service answers it: each venue with its hosts.
+ * The operator token is the one the service generated into DATA_DIR (or OPERATOR_TOKEN), never a new one:
+ * a token that did not exist cannot be the service's.
+ */
+async function serviceVenues(env: Env, flag: string): Promise<{ mode: unknown; venues: VenueHosts[] }> {
   const operatorFile = join(env.DATA_DIR, 'operator-token');
   if (!env.OPERATOR_TOKEN && !existsSync(operatorFile)) {
     throw new DemoFailure(
       `No operator token (OPERATOR_TOKEN unset, no ${operatorFile}) to ask GET /api/admin/venues where the ` +
-        'emulator is. Run with the service’s DATA_DIR, or pass --emulator <the /__admin URL of the start banner>.',
+        `emulator is. Run with the service’s DATA_DIR, or pass --${flag} <the /__admin URL of the start banner>.`,
     );
   }
-  const venues = await api('GET', '/api/admin/venues', { auth: resolveOperatorToken(env).token });
-  const polymarket = (venues.venues as { venue: string; hosts: { base_url: string }[] }[]).find(
-    (v) => v.venue === 'polymarket',
-  );
-  const clob = polymarket?.hosts.find((h) => h.base_url.endsWith('/clob'))?.base_url;
-  show({ mode: venues.mode, polymarket_clob: clob ?? null });
-  expect(
-    venues.mode === 'emulated' && clob,
-    'The service does not run against the emulator: start it with VENUES=emulated npm start.',
-    venues,
-  );
-  return { adminUrl: `${clob.slice(0, -'/clob'.length)}/__admin`, clobUrl: clob };
+  const answer = await api('GET', '/api/admin/venues', { auth: resolveOperatorToken(env).token });
+  return { mode: answer.mode, venues: answer.venues as VenueHosts[] };
 }
 
+interface VenueHosts {
+  venue: string;
+  hosts: { base_url: string }[];
+}
+
+/** A venue host's base URL ending in `suffix`, checked to be an emulated one. */
+async function emulatedHost(env: Env, venue: string, suffix: string, flag: string): Promise<string> {
+  const answer = await serviceVenues(env, flag);
+  const host = answer.venues
+    .find((v) => v.venue === venue)
+    ?.hosts.find((h) => h.base_url.endsWith(suffix))?.base_url;
+  show({ mode: answer.mode, [`${venue}_host`]: host ?? null });
+  expect(
+    answer.mode === 'emulated' && host,
+    'The service does not run against the emulators: start it with VENUES=emulated npm start.',
+    answer,
+  );
+  return host.slice(0, -suffix.length);
+}
+
+/** An emulator's `/__admin` URL from one given as admin or base URL. */
+const adminOf = (given: string) => `${given.replace(/\/+$/, '').replace(/\/__admin$/, '')}/__admin`;
+
+/** `--emulator` as given (admin or base URL), else the Polymarket hosts the service reports. */
+export async function findEmulator(env: Env): Promise<Emulator> {
+  const given = arg('emulator') ?? process.env.EMULATOR_URL;
+  if (given) {
+    const adminUrl = adminOf(given);
+    return { adminUrl, clobUrl: `${adminUrl.slice(0, -'/__admin'.length)}/clob` };
+  }
+  const base = await emulatedHost(env, 'polymarket', '/clob', 'emulator');
+  return { adminUrl: `${base}/__admin`, clobUrl: `${base}/clob` };
+}
+
+export interface KalshiEmulator {
+  /** Shown in request lines instead of the emulator's host. */
+  name: 'kalshi';
+  adminUrl: string;
+  /** KALSHI_BASE_URL of the emulator (Kalshi Trade API v2). */
+  kalshiUrl: string;
+}
+
+/**
+ * The Kalshi emulator (Kalshi, DFlow, Proof and Solana RPC on one server): `--kalshi` as given (admin
+ * or base URL, as `npm run emulators` prints KALSHI_EMULATOR_ADMIN_URL), else the Kalshi host the
+ * service reports.
+ */
+export async function findKalshiEmulator(env: Env): Promise<KalshiEmulator> {
+  const given = arg('kalshi') ?? process.env.KALSHI_EMULATOR_ADMIN_URL;
+  const base = given
+    ? adminOf(given).slice(0, -'/__admin'.length)
+    : await emulatedHost(env, 'kalshi', '/trade-api/v2', 'kalshi');
+  return { name: 'kalshi', adminUrl: `${base}/__admin`, kalshiUrl: `${base}/trade-api/v2` };
+}
+
+/** A request to an emulator's admin API, printed as `<emulator>/__admin/…` (or `<kalshi>/__admin/…`). */
 export const emulatorAdmin = (
-  emulator: Emulator,
+  emulator: { adminUrl: string; name?: string },
   method: string,
   path: string,
   body?: unknown,
   opts: { quiet?: boolean } = {},
-) => request(`${emulator.adminUrl}${path}`, `<emulator>/__admin${path}`, method, { body, ...opts });
+) =>
+  request(`${emulator.adminUrl}${path}`, `<${emulator.name ?? 'emulator'}>/__admin${path}`, method, {
+    body,
+    ...opts,
+  });
 
 /** Gives a wallet pUSD and the exchange approvals a real wallet sets on chain once. */
 export async function fundAndApprove(emulator: Emulator, address: string, pusd: number) {
@@ -407,3 +457,49 @@ export const tradeFields = (r: Json) => ({
   order_id: r.order_id,
   ...(r.success ? {} : { error: r.error, error_code: r.error_code, hint: r.hint }),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Positions and resolution
+
+export const positionFields = (p: Json | undefined) =>
+  p
+    ? {
+        market_id: p.market_id,
+        venue: p.venue,
+        side: p.side,
+        shares_yes: p.shares_yes,
+        cost_basis: p.cost_basis,
+        current_value: p.current_value,
+        pnl: p.pnl,
+        status: p.status,
+        market_status: p.market_status,
+        redeemable: p.redeemable,
+        redeemable_side: p.redeemable_side,
+        payout: p.payout,
+      }
+    : { position: null };
+
+/** The agent's position in `marketId` on `venue` (any status), from `GET /api/sdk/positions`. */
+export async function positionIn(
+  agent: Agent,
+  marketId: string,
+  venue: string,
+  quiet = false,
+): Promise<Json | undefined> {
+  const r = await api('GET', `/api/sdk/positions?venue=${venue}&status=all`, { auth: agent.apiKey, quiet });
+  return (r.positions as Json[]).find((p) => p.market_id === marketId);
+}
+
+/** Waits until `GET /api/sdk/markets/{id}` shows the market resolved (the check-resolutions job); the market. */
+export async function waitResolved(agent: Agent, marketId: string, timeoutMs: number): Promise<Json> {
+  const m = await waitFor(
+    `GET /api/sdk/markets/${marketId} shows it resolved (check-resolutions job)`,
+    async () =>
+      (await api('GET', `/api/sdk/markets/${marketId}`, { auth: agent.apiKey, quiet: true })).market as Json,
+    (r) => r.status === 'resolved',
+    { timeoutMs },
+  );
+  console.log(`  GET    /api/sdk/markets/${marketId} → HTTP 200`);
+  show({ status: m.status, outcome: m.outcome, resolved_at: m.resolved_at });
+  return m;
+}

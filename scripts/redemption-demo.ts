@@ -27,6 +27,8 @@ import {
   importFreshMarket,
   linkNewWallet,
   newUser,
+  positionFields,
+  positionIn,
   registerAgent,
   registerClobCredentials,
   request,
@@ -35,6 +37,7 @@ import {
   trade,
   tradeFields,
   waitFor,
+  waitResolved,
   type Agent,
   type Emulator,
   type Json,
@@ -145,27 +148,6 @@ async function pusdOf(emulator: Emulator, address: string): Promise<number> {
   return Number(ledger.pusd);
 }
 
-const positionFields = (p: Json | undefined) =>
-  p
-    ? {
-        market_id: p.market_id,
-        side: p.side,
-        shares_yes: p.shares_yes,
-        status: p.status,
-        redeemable: p.redeemable,
-        redeemable_side: p.redeemable_side,
-        payout: p.payout,
-      }
-    : { position: null };
-
-async function positionIn(agent: Agent, marketId: string, quiet = false): Promise<Json | undefined> {
-  const r = await api('GET', '/api/sdk/positions?venue=polymarket&status=all', {
-    auth: agent.apiKey,
-    quiet,
-  });
-  return (r.positions as Json[]).find((p) => p.market_id === marketId);
-}
-
 /** Resolves YES on the emulator, then waits for the service's check-resolutions job to see it. */
 async function resolveYes(emulator: Emulator, agent: Agent, market: Market) {
   const resolved = await emulatorAdmin(emulator, 'POST', `/markets/${market.conditionId}/resolve`, {
@@ -177,16 +159,7 @@ async function resolveYes(emulator: Emulator, agent: Agent, market: Market) {
     outcomePrices: resolved.outcomePrices,
     umaResolutionStatus: resolved.umaResolutionStatus,
   });
-  const m = await waitFor(
-    `GET /api/sdk/markets/${market.marketId} shows it resolved (check-resolutions job)`,
-    async () =>
-      (await api('GET', `/api/sdk/markets/${market.marketId}`, { auth: agent.apiKey, quiet: true }))
-        .market as Json,
-    (r) => r.status === 'resolved',
-    { timeoutMs: waitMs },
-  );
-  console.log(`  GET    /api/sdk/markets/${market.marketId} → HTTP 200`);
-  show({ status: m.status, outcome: m.outcome, resolved_at: m.resolved_at });
+  await waitResolved(agent, market.marketId, waitMs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +211,7 @@ async function externalWalletFlow(env: Env, emulator: Emulator) {
 
   heading('A6. Resolve the market YES on the emulator; the service picks it up');
   await resolveYes(emulator, a, market);
-  const before = await positionIn(a, market.marketId);
+  const before = await positionIn(a, market.marketId, 'polymarket');
   show(positionFields(before));
   expect(
     before?.redeemable === true && before.redeemable_side === 'yes',
@@ -291,7 +264,7 @@ async function externalWalletFlow(env: Env, emulator: Emulator) {
   expect(replay.recorded === false, 'The replayed report was recorded again.', replay);
 
   heading('A8. After: the position is settled, the pUSD balance rose by the payout');
-  const after = await positionIn(a, market.marketId);
+  const after = await positionIn(a, market.marketId, 'polymarket');
   show(positionFields(after));
   expect(after?.redeemable === false && after.status === 'settled', 'The position is not settled.', after);
   const pusdAfter = await pusdOf(emulator, wallet.address);
@@ -369,7 +342,7 @@ async function managedWalletFlow(env: Env, emulator: Emulator) {
   await resolveYes(emulator, b, market);
   const settled = await waitFor(
     'the auto-redeem job has settled the position',
-    () => positionIn(b, market.marketId, true),
+    () => positionIn(b, market.marketId, 'polymarket', true),
     (p) => p?.status === 'settled',
     { timeoutMs: waitMs },
   );
