@@ -6,7 +6,8 @@
 // proof), which the emulator KYC-verifies and funds; it quotes a buy, signs the quoted v0
 // VersionedTransaction locally, submits it, and follows it until GET /api/sdk/trades shows it filled
 // and GET /api/sdk/positions the position. It also buys on sim in the same market; then the market is
-// finalized YES on the emulator and the service resolves it and settles the sim position.
+// finalized YES on the emulator, the service resolves it and settles the sim position, and the agent
+// redeems its winning contracts at $1 (a sell quote, signed and submitted like the buy).
 // Each request is printed with its HTTP status and the fields that matter; the first unexpected
 // answer stops the demo with exit code 1. Run it with the service's DATA_DIR in the environment, as
 // the other demos (user tokens, operator token; `--kalshi` skips the venue look-up).
@@ -171,30 +172,36 @@ async function proofStatus(a: Agent, address: string) {
 async function walletBalances(kalshi: KalshiEmulator, address: string) {
   const w = await emulatorAdmin(kalshi, 'GET', `/wallets/${address}`);
   const accounts = (w.token_accounts ?? []) as Json[];
+  const usdc = Number(accounts.find((t) => t.mint === USDC_MINT)?.ui_amount ?? 0);
   show({
     kyc: w.kyc,
     sol: w.sol,
-    usdc: accounts.find((t) => t.mint === USDC_MINT)?.ui_amount ?? 0,
+    usdc,
     outcome_tokens: accounts
       .filter((t) => t.ticker)
       .map((t) => `${String(t.ui_amount)} ${String(t.ticker)} ${String(t.side).toUpperCase()}`),
   });
-  return w;
+  return { ...w, usdc };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Quote, sign, submit, fill
 
-/** POST /api/sdk/trade/kalshi/quote for a YES buy, as the official client sends it. */
-async function quoteBuy(a: Agent, market: KalshiMarket, address: string) {
+/** POST /api/sdk/trade/kalshi/quote, as the official client sends it: a YES buy of `amount` USDC, or a sell of `shares`. */
+async function quote(
+  a: Agent,
+  market: KalshiMarket,
+  address: string,
+  order: { action: 'buy'; amount: number } | { action: 'sell'; shares: number },
+) {
   const q = await api('POST', '/api/sdk/trade/kalshi/quote', {
     auth: a.apiKey,
     body: {
       market_id: market.marketId,
       side: 'yes',
-      action: 'buy',
-      amount: KALSHI_USDC,
-      shares: 0,
+      action: order.action,
+      amount: order.action === 'buy' ? order.amount : 0,
+      shares: order.action === 'sell' ? order.shares : 0,
       wallet_address: address,
     },
   });
@@ -211,6 +218,31 @@ async function quoteBuy(a: Agent, market: KalshiMarket, address: string) {
   });
   expect(q.success === true && typeof q.transaction === 'string', 'The quote was refused.', q);
   return { quoteId: String(q.quote_id), transaction: q.transaction };
+}
+
+/** POST /api/sdk/trade/kalshi/submit of a signed quote; the trade as answered. */
+async function submit(
+  a: Agent,
+  market: KalshiMarket,
+  action: 'buy' | 'sell',
+  quoteId: string,
+  signed: string,
+) {
+  const submitted = await api('POST', '/api/sdk/trade/kalshi/submit', {
+    auth: a.apiKey,
+    body: {
+      market_id: market.marketId,
+      side: 'yes',
+      action,
+      quote_id: quoteId,
+      signed_transaction: signed,
+      reasoning: 'demo: Kalshi through DFlow',
+      source: 'demo',
+    },
+  });
+  show({ trade_id: submitted.trade_id, ...tradeFields(submitted) });
+  expect(submitted.success === true, 'The submit was refused.', submitted);
+  return submitted;
 }
 
 /** Deserializes the quoted transaction with web3.js, signs it with the wallet; base64 and its signature. */
@@ -320,7 +352,7 @@ runDemo(async (env) => {
   await walletBalances(kalshi, address);
 
   heading(`5. Quote a $${KALSHI_USDC} YES buy, sign the transaction locally, submit it`);
-  const q = await quoteBuy(a, market, address);
+  const q = await quote(a, market, address, { action: 'buy', amount: KALSHI_USDC });
   const { signed, signature } = signQuoted(q.transaction, wallet);
   // --manual-fill: the emulator leaves landed orders open until fill-now (by default it fills them
   // ~2 s after landing, usually within the submit's own wait); its settings are put back after.
@@ -328,20 +360,7 @@ runDemo(async (env) => {
   if (settings) await emulatorAdmin(kalshi, 'POST', '/settings', { fill_after_ms: null });
   let tradeId: string;
   try {
-    const submitted = await api('POST', '/api/sdk/trade/kalshi/submit', {
-      auth: a.apiKey,
-      body: {
-        market_id: market.marketId,
-        side: 'yes',
-        action: 'buy',
-        quote_id: q.quoteId,
-        signed_transaction: signed,
-        reasoning: 'demo: Kalshi through DFlow',
-        source: 'demo',
-      },
-    });
-    show({ trade_id: submitted.trade_id, ...tradeFields(submitted) });
-    expect(submitted.success === true, 'The submit was refused.', submitted);
+    const submitted = await submit(a, market, 'buy', q.quoteId, signed);
     tradeId = String(submitted.trade_id);
 
     heading('6. Fill it on the emulator; the service follows the order to its fill');
@@ -405,6 +424,28 @@ runDemo(async (env) => {
   const after = await positionIn(a, market.marketId, 'kalshi');
   show(positionFields(after));
 
+  heading(`9. Redeem the ${shares} winning contracts: a sell quote at $1, signed locally, submitted`);
+  const usdcBefore = await walletBalances(kalshi, address);
+  const r = await quote(a, market, address, { action: 'sell', shares });
+  const redemption = signQuoted(r.transaction, wallet);
+  const redeemed = await submit(a, market, 'sell', r.quoteId, redemption.signed);
+  await fillIfOpen(kalshi, redemption.signature);
+  await waitTradeFilled(a, market, String(redeemed.trade_id));
+  const closed = await waitFor(
+    'the Kalshi position is closed by the redemption',
+    () => positionIn(a, market.marketId, 'kalshi', true),
+    (p) => p?.status === 'closed' || p?.status === 'settled',
+    { timeoutMs: 60_000, everyMs: 1000 },
+  );
+  console.log('  GET    /api/sdk/positions?venue=kalshi&status=all → HTTP 200');
+  show(positionFields(closed));
+  const usdcAfter = await walletBalances(kalshi, address);
+  const paid = Math.round((usdcAfter.usdc - usdcBefore.usdc) * 1e6) / 1e6;
+  console.log(
+    `  wallet USDC ${usdcBefore.usdc} → ${usdcAfter.usdc} (+${paid}) for ${shares} winning contracts`,
+  );
+  expect(Math.abs(paid - shares) < 0.011, `The redemption paid ${paid}, not $1 × ${shares}.`);
+
   heading('Summary');
   show({
     market: `${market.ticker} (${market.marketId})`,
@@ -415,6 +456,7 @@ runDemo(async (env) => {
     kalshi_position: `${String(after?.shares_yes)} YES, ${String(after?.status)}`,
     resolution: `${String(resolved.status)} ${String(resolved.outcome)} at ${String(resolved.resolved_at)}`,
     sim_settlement: `${simShares} shares paid ${rise}, position ${String(settled?.status)}`,
+    kalshi_redemption: `${shares} contracts paid ${paid} USDC, position ${String(closed?.status)}`,
   });
   console.log('\nDemo complete: every step answered as expected.');
 });
