@@ -6,6 +6,7 @@
 //   2. Redis: Debian's redis-server when there is none and no Redis URL is configured
 //   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
 //      resolve mongo-java-server with Maven and record the launcher's classpath
+//   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -127,7 +128,47 @@ function ensureMongoWire() {
   writeFileSync(`${CLASSPATH_FILE}.stamp`, sha256(join(MONGO_JAVA_DIR, 'pom.xml')));
 }
 
+/**
+ * For the tests only: the Python client's Solana library (`solders`) in a venv of the project's own,
+ * so the Kalshi emulator test can check that what the Python client signs is accepted. Reinstalled
+ * when its pinned requirements change. Without Python the test skips, except under CI.
+ */
+const SOLDERS_VENV = join(root, '.cache', 'solders-venv');
+const SOLDERS_REQUIREMENTS = join(root, 'test', 'emulators', 'kalshi', 'requirements.txt');
+function ensureSoldersVenv() {
+  const python = join(SOLDERS_VENV, 'bin', 'python');
+  const stamp = `${SOLDERS_VENV}.stamp`;
+  const wanted = sha256(SOLDERS_REQUIREMENTS);
+  if (existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  const options = [
+    'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
+    'or set SOLDERS_PYTHON to a python that has solders installed',
+  ];
+  if (!onPath('python3')) {
+    if (process.env.CI) fail('Python 3 is needed for the solders signing check.', options);
+    say('python3 not found: the solders signing check of the Kalshi emulator test will be skipped.');
+    return;
+  }
+  say("installing solders (the Python client's Solana library) into .cache/solders-venv…");
+  const ok =
+    run('python3', ['-m', 'venv', SOLDERS_VENV]) &&
+    run(join(SOLDERS_VENV, 'bin', 'pip'), [
+      'install',
+      '-q',
+      '--disable-pip-version-check',
+      '-r',
+      SOLDERS_REQUIREMENTS,
+    ]);
+  if (!ok) {
+    if (process.env.CI) fail('solders could not be installed into .cache/solders-venv.', options);
+    say('solders could not be installed: the solders signing check will be skipped.');
+    return;
+  }
+  writeFileSync(stamp, wanted);
+}
+
 ensureNodeModules();
 ensureRedis();
 ensureMongoWire();
+if (forTests) ensureSoldersVenv();
 say('ready.');

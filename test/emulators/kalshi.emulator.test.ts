@@ -407,9 +407,16 @@ describe('Kalshi emulator', () => {
     });
 
     it('when the Python client signs with solders (as Simmer does), then the RPC accepts it', async function () {
-      // solders is not an npm package: a venv made by hand (see KALSHI.md) or SOLDERS_PYTHON.
+      // solders is not an npm package: `npm test` installs it into .cache/solders-venv (scripts/setup.mjs),
+      // or SOLDERS_PYTHON names a python that has it. Skipped only outside CI, where Python may be missing.
       const python = process.env.SOLDERS_PYTHON ?? '.cache/solders-venv/bin/python';
-      if (!existsSync(python)) return this.skip();
+      if (!existsSync(python)) {
+        assert.ok(
+          !process.env.CI,
+          `no solders python at ${python}: npm test installs it (scripts/setup.mjs)`,
+        );
+        return this.skip();
+      }
       const { body: order } = await buyOrder();
       // Simmer's signing: sign the versioned wire bytes of the message, keep other slots, populate.
       const script = [
