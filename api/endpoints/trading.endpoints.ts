@@ -24,7 +24,7 @@ const CancelResultSchema = z
   .meta({ id: 'CancelOrdersResult' });
 
 const CANCEL_NOTE =
-  'Cancels on the venue (Polymarket CLOB) under the owner’s credentials, then syncs each trade: what already matched stays booked, the rest is closed.';
+  'Cancels on the venue (Polymarket CLOB) under the owner’s credentials, then syncs each trade: what already matched stays booked, the rest is closed. Kalshi (DFlow) orders cannot be cancelled: they are listed in `not_canceled` and fill or expire by themselves.';
 
 export const tradingEndpoints = {
   trade: endpoint({

@@ -120,6 +120,17 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
       const [order] = await sentOrders(addressOf(t));
       assert.equal(order!.status, 'open');
       assert.equal(open.venueOrder!.orderId, order!.signature);
+      // Listed as open; a cancel is refused (DFlow orders cannot be cancelled) and nothing changes.
+      const listed = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+      assert.deepEqual(
+        listed.body.orders.map((o: { order_id: string; venue: string }) => [o.order_id, o.venue]),
+        [[order!.signature, 'kalshi']],
+      );
+      const cancel = await api().delete('/api/sdk/orders').set(asAgent(t.agent)).expect(200);
+      assert.equal(cancel.body.success, false);
+      assert.deepEqual(cancel.body.canceled, []);
+      assert.match(cancel.body.not_canceled[order!.signature!], /kalshi orders cannot be cancelled/);
+      assert.equal((await models.Trade.findById(tradeId).lean())!.status, 'open');
 
       await kalshiAdmin('POST', '/orders/fill-now', { signature: order!.signature });
       const filled = await until(

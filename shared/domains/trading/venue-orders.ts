@@ -146,6 +146,11 @@ export async function cancelOrders(
   for (const t of trades) {
     const orderId = t.venueOrder?.orderId;
     if (!orderId) continue;
+    if (t.venue !== 'polymarket') {
+      // A DFlow order is a landed Solana transaction: it fills or expires on its own within seconds.
+      notCanceled[orderId] = `${t.venue} orders cannot be cancelled: they fill or expire by themselves`;
+      continue;
+    }
     const creds = await credentialsOf(ctx, t);
     if (!creds) {
       notCanceled[orderId] = 'no CLOB credentials for the wallet of this account';
