@@ -239,6 +239,8 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
       .expect(200);
     const row = resolved.body.positions.find((p: { market_id: string }) => p.market_id === marketId);
     assert.equal(row.status, 'resolved');
+    assert.equal(row.redeemable, true);
+    assert.equal(row.redeemable_side, 'yes');
     assert.equal(row.current_value, 10);
     assert.equal(row.pnl, 4.9);
     const briefing = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);

@@ -8,15 +8,16 @@ export const winningSharesMicro = (
 ) => (outcome ? p.sharesYesMicro : p.sharesNoMicro);
 
 /**
- * A Polymarket position that a redemption would pay: unsettled, on a resolved market, holding
- * winning shares. Losing shares redeem for 0, so they are not offered for redemption.
+ * A real-venue position that a redemption would pay: unsettled, on a resolved market, holding
+ * winning shares (Polymarket: `/api/sdk/redeem`; Kalshi: a sell quote of the winning contracts,
+ * which DFlow redeems at $1). Losing shares redeem for 0, so they are not offered for redemption.
  */
 export function isRedeemable(
   p: Pick<PositionRecord, 'venue' | 'status' | 'sharesYesMicro' | 'sharesNoMicro'>,
   m: Pick<MarketRecord, 'status' | 'outcome'>,
 ): boolean {
   return (
-    p.venue === 'polymarket' &&
+    p.venue !== 'sim' &&
     p.status !== 'settled' &&
     m.status === 'resolved' &&
     m.outcome !== null &&
