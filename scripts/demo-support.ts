@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClobClient } from '@polymarket/clob-client-v2';
+import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
 import jwt from 'jsonwebtoken';
 import { createWalletClient, custom } from 'viem';
@@ -502,4 +502,25 @@ export async function waitResolved(agent: Agent, marketId: string, timeoutMs: nu
   console.log(`  GET    /api/sdk/markets/${marketId} → HTTP 200`);
   show({ status: m.status, outcome: m.outcome, resolved_at: m.resolved_at });
   return m;
+}
+
+/** A FAK buy of YES for $10, signed by the official client (the service only relays it); the shares bought. */
+export async function signedBuy(a: Agent, clob: ClobClient, market: Market): Promise<number> {
+  const signed = await clob.createMarketOrder({
+    tokenID: market.yesToken,
+    amount: 10,
+    side: Side.BUY,
+    price: 0.6,
+    orderType: OrderType.FAK,
+  });
+  const r = await trade(a, {
+    market_id: market.marketId,
+    side: 'yes',
+    amount: 10,
+    order_type: 'FAK',
+    signed_order: signed,
+  });
+  show(tradeFields(r));
+  expect(r.success === true && r.fill_status === 'filled', 'The signed buy did not fill.', r);
+  return Number(r.shares_bought);
 }

@@ -8,7 +8,7 @@
 // is read from GET /api/admin/venues with the operator token. `--emulator` (the `/__admin` URL the
 // start banner prints, or the emulator's base URL; env EMULATOR_URL works too) skips that look-up.
 import { randomBytes } from 'node:crypto';
-import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
+import { ClobClient, Side } from '@polymarket/clob-client-v2';
 import type { Env } from '../shared/infra/config/env.js';
 import {
   api,
@@ -32,6 +32,7 @@ import {
   type Emulator,
   type Json,
   type Market,
+  signedBuy,
 } from './demo-support.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -68,23 +69,7 @@ async function step3ExternalWallet(emulator: Emulator, a: Agent): Promise<ClobCl
 /** 4. A FAK buy of YES for $10, signed by the official client; the service only relays it. */
 async function step4SignedBuy(a: Agent, clob: ClobClient, market: Market) {
   heading('4. Agent A buys YES with a client-signed FAK order');
-  const signed = await clob.createMarketOrder({
-    tokenID: market.yesToken,
-    amount: 10,
-    side: Side.BUY,
-    price: 0.6,
-    orderType: OrderType.FAK,
-  });
-  const r = await trade(a, {
-    market_id: market.marketId,
-    side: 'yes',
-    amount: 10,
-    order_type: 'FAK',
-    signed_order: signed,
-  });
-  show(tradeFields(r));
-  expect(r.success === true && r.fill_status === 'filled', 'The signed buy did not fill.', r);
-  return Number(r.shares_bought);
+  return signedBuy(a, clob, market);
 }
 
 /** 5. A GTC sell far above the book rests; it is listed as open, then cancelled. */

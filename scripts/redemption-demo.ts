@@ -12,7 +12,7 @@
 // Waiting: the service sees a resolution at its next check-resolutions run (every
 // RESOLUTION_CHECK_SECONDS, 60 s by default) and auto-redeem runs every minute, so a run takes a
 // few minutes; `--wait-seconds <n>` (default 240) bounds each wait.
-import { AssetType, OrderType, Side, type ClobClient } from '@polymarket/clob-client-v2';
+import { AssetType } from '@polymarket/clob-client-v2';
 import type { Wallet } from 'ethers';
 import type { Env } from '../shared/infra/config/env.js';
 import {
@@ -42,6 +42,7 @@ import {
   type Emulator,
   type Json,
   type Market,
+  signedBuy,
 } from './demo-support.js';
 
 const waitMs = Number(arg('wait-seconds') ?? 240) * 1000;
@@ -270,26 +271,6 @@ async function externalWalletFlow(env: Env, emulator: Emulator) {
   const pusdAfter = await pusdOf(emulator, wallet.address);
   checkPayout('A (external wallet)', pusdBefore, pusdAfter, Number(reported.payout), shares);
   return { approvals, redeemTx: hash, shares, pusdBefore, pusdAfter };
-}
-
-async function signedBuy(a: Agent, clob: ClobClient, market: Market): Promise<number> {
-  const signed = await clob.createMarketOrder({
-    tokenID: market.yesToken,
-    amount: 10,
-    side: Side.BUY,
-    price: 0.6,
-    orderType: OrderType.FAK,
-  });
-  const r = await trade(a, {
-    market_id: market.marketId,
-    side: 'yes',
-    amount: 10,
-    order_type: 'FAK',
-    signed_order: signed,
-  });
-  show(tradeFields(r));
-  expect(r.success === true && r.fill_status === 'filled', 'The signed buy did not fill.', r);
-  return Number(r.shares_bought);
 }
 
 function checkPayout(who: string, before: number, after: number, payout: number, shares: number) {
