@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { faultInjector, requestLog, syncClock } from './control.js';
 import { adminRouter } from './routes/admin.js';
@@ -97,16 +96,7 @@ export async function startKalshiEmulator(opts: KalshiEmulatorOptions = {}): Pro
   const host = opts.host ?? '127.0.0.1';
   const state = new KalshiState(opts);
   const { app, releaseHanging } = createKalshiApp(state);
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { server, url } = await listen(app, host, opts.port);
   return {
     url,
     kalshiUrl: `${url}/trade-api/v2`,

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { faultInjector, requestLog, syncClock } from './control.js';
 import { accountRouter } from './routes/account.js';
@@ -103,16 +102,7 @@ export async function startPolymarketEmulator(
   const host = opts.host ?? '127.0.0.1';
   const state = new PolymarketState(opts);
   const { app, chain, releaseHanging } = createPolymarketApp(state);
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { server, url } = await listen(app, host, opts.port);
   return {
     url,
     gammaUrl: `${url}/gamma`,
