@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TRADER_TYPES } from '../../shared/domains/reads/leaderboard.js';
+import { VENUE_IDS } from '../../shared/domains/venues/venue-id.js';
 import { endpoint } from './endpoint.js';
 
 const Entry = z
@@ -49,5 +51,35 @@ export const leaderboardEndpoints = {
         kalshi: z.array(Entry),
       })
       .meta({ id: 'AllLeaderboards' }),
+  }),
+  venueLeaderboard: endpoint({
+    method: 'get',
+    path: '/api/leaderboard/{venue}',
+    auth: 'none',
+    tag: 'Leaderboard',
+    summary: 'The agents that traded on one venue, ranked by their P&L there',
+    description:
+      'P&L on the venue = realised (sells, settlements) + open positions marked as on the main board; wins and losses over the venue’s closed or settled positions (a win when the realised P&L is positive). ' +
+      'Every trade on this service is an agent’s: `trader_type=human` lists nobody, `agent` and `all` list the same agents.',
+    params: z.object({
+      venue: z
+        .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(VENUE_IDS))
+        .meta({ description: '`sim`, `polymarket` or `kalshi`.' }),
+    }),
+    query: z.object({
+      trader_type: z
+        .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(TRADER_TYPES))
+        .default('all'),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+      offset: z.coerce.number().int().min(0).max(100_000).default(0),
+    }),
+    response: z
+      .object({
+        venue: z.enum(VENUE_IDS),
+        trader_type: z.enum(TRADER_TYPES),
+        entries: z.array(Entry),
+        total_count: z.number(),
+      })
+      .meta({ id: 'VenueLeaderboard' }),
   }),
 };

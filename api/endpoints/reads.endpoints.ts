@@ -144,4 +144,56 @@ export const readEndpoints = {
       })
       .meta({ id: 'Briefing' }),
   }),
+  outcomes: endpoint({
+    method: 'get',
+    path: '/api/sdk/outcomes',
+    auth: 'agent',
+    tag: 'Reads',
+    summary: 'Outcomes of one skill: trades, P&L, wins and losses of the positions its trades opened',
+    description:
+      '`trades` counts the agent’s filled trades carrying `skill_slug` = `skill`. A position (market, venue) belongs to the skill whose `skill_slug` was on the buy that opened it (its first filled buy), so each position counts for one skill only. ' +
+      '`pnl` = realised P&L of those positions (sells and settlements, from the ledger) + open shares marked at the venue’s price. ' +
+      'A position is decided once closed (sold out) or settled: a win when its realised P&L is positive, otherwise a loss; `settled_*` count the settled ones only. ' +
+      '`confidence_breakdown`: decided by market resolution (`settlement`), by fills on the sim book (`native`), by fills on a real venue (`mirror`). ' +
+      '`since` keeps the trades made, and the positions opened, from then on.',
+    query: z.object({
+      skill: z.string().trim().min(1, 'skill is the skill slug (query ?skill=<slug>)').max(200),
+      since: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .meta({ description: 'ISO timestamp; default all time.' }),
+    }),
+    response: z
+      .looseObject({
+        skill: z.string(),
+        trades: z.number(),
+        pnl: z.number(),
+        wins: z.number(),
+        losses: z.number(),
+        settled_pnl: z.number(),
+        resolved_markets: z.number(),
+        settled_wins: z.number(),
+        settled_losses: z.number(),
+        confidence_breakdown: z.object({ settlement: z.number(), native: z.number(), mirror: z.number() }),
+      })
+      .meta({ id: 'SkillOutcomes' }),
+  }),
+  expiringPositions: endpoint({
+    method: 'get',
+    path: '/api/sdk/positions/expiring',
+    auth: 'agent',
+    freshAgent: true,
+    tag: 'Reads',
+    summary: 'Open positions in markets resolving within `hours` (1–168, default 24), soonest first',
+    query: z.object({
+      hours: z.coerce.number().int().min(1, 'hours is 1 to 168').max(168, 'hours is 1 to 168').default(24),
+    }),
+    response: z
+      .looseObject({
+        positions: z.array(z.record(z.string(), z.unknown())),
+        count: z.number(),
+        hours: z.number(),
+      })
+      .meta({ id: 'ExpiringPositions' }),
+  }),
 };

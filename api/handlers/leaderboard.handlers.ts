@@ -1,4 +1,4 @@
-import { sdkAgentsBoard } from '../../shared/domains/reads/leaderboard.js';
+import { sdkAgentsBoard, venueBoard } from '../../shared/domains/reads/leaderboard.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
@@ -26,4 +26,23 @@ export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
     polymarket: [],
     kalshi: [],
   }),
+  venueLeaderboard: async ({ deps, params, query }) => {
+    const compute = () => venueBoard(deps.models, params.venue, query.trader_type, query.limit, query.offset);
+    const key = {
+      venue: params.venue,
+      traderType: query.trader_type,
+      limit: query.limit,
+      offset: query.offset,
+    };
+    return deps.env.READ_CACHE_SECONDS > 0
+      ? cachedRead(
+          deps.redis,
+          deps.env.QUEUE_PREFIX,
+          'venue-leaderboard',
+          key,
+          deps.env.READ_CACHE_SECONDS,
+          compute,
+        )
+      : compute();
+  },
 };

@@ -1,6 +1,8 @@
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
+import { skillOutcomes } from '../../shared/domains/reads/skill-outcomes.js';
+import { expiringPositions } from '../../shared/domains/positions/expiring.js';
 import { walletPositions } from '../../shared/domains/reads/wallet-positions.js';
 import { marketContext } from '../../shared/domains/reads/context.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
@@ -41,4 +43,8 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
     };
     return briefing(deps.models, agent, { since, now, baseUrl, newMarkets });
   },
+  outcomes: async ({ deps, agent, query }) =>
+    skillOutcomes(deps.models, agent._id, query.skill, query.since ? new Date(query.since) : null),
+  expiringPositions: async ({ deps, agent, query }) =>
+    expiringPositions(deps.models, agent, query.hours, deps.clock()),
 };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { testContext } from '../support/context.js';
+import { LEADERBOARD_ENTRY_FIELDS } from '../support/contract-fields.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
 
@@ -55,18 +56,7 @@ describe('leaderboard #integration', () => {
     assert.equal(l.loss_count, 1);
     assert.equal(w.is_claimed, false);
     assert.equal(w.trades_count, 1);
-    for (const key of [
-      'id',
-      'name',
-      'status',
-      'description',
-      'owner_wallet_address',
-      'created_at',
-      'last_trade_at',
-      'pnl_percent',
-      'win_rate',
-    ])
-      assert.ok(key in w, key);
+    for (const key of LEADERBOARD_ENTRY_FIELDS) assert.ok(key in w, key);
     assert.equal(res.total_agents, await deps.models.Agent.countDocuments({ tradesCount: { $gt: 0 } }));
     assert.ok(idle);
   });

@@ -2,8 +2,43 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
+import type { VenueId } from '../venues/venue-id.js';
+import type { TradeStatus } from '../trading/trade.model.js';
 
 export const SDK_AGENTS_BOARD = 'sdk-agents';
+
+/**
+ * Positions with their unrealised P&L: open shares marked at current prices (imported markets at the
+ * venue's price, so an agent cannot pump its own mark on the sim book) less their cost; settled
+ * positions have none. Positions of a market not found are left out.
+ */
+async function markedPositions(models: Models, filter: Record<string, unknown>) {
+  const positions = await models.Position.find(filter, {
+    agentId: 1,
+    marketId: 1,
+    venue: 1,
+    status: 1,
+    sharesYesMicro: 1,
+    sharesNoMicro: 1,
+    reservedYesMicro: 1,
+    reservedNoMicro: 1,
+    costYesMicro: 1,
+    costNoMicro: 1,
+    realizedPnlMicro: 1,
+  }).lean();
+  const markets = await models.Market.find(
+    { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
+    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
+  ).lean();
+  const byId = new Map(markets.map((m) => [m._id, m]));
+  return positions.flatMap((p) => {
+    const m = byId.get(p.marketId);
+    if (!m) return [];
+    const unrealizedMicro =
+      p.status === 'settled' ? 0 : markMicro(p, m, true) - p.costYesMicro - p.costNoMicro;
+    return [{ p, unrealizedMicro }];
+  });
+}
 
 /**
  * Re-marks every agent that has traded: realised P&L (a counter kept on write by the ledger) plus its
@@ -14,31 +49,9 @@ export async function remarkLeaderboard(
   models: Models,
   now: Date,
 ): Promise<{ agents: number; changed: number }> {
-  const positions = await models.Position.find(
-    { status: { $ne: 'settled' } },
-    {
-      agentId: 1,
-      marketId: 1,
-      sharesYesMicro: 1,
-      sharesNoMicro: 1,
-      reservedYesMicro: 1,
-      reservedNoMicro: 1,
-      costYesMicro: 1,
-      costNoMicro: 1,
-    },
-  ).lean();
-  const markets = await models.Market.find(
-    { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
-    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
-  ).lean();
-  const byId = new Map(markets.map((m) => [m._id, m]));
   const unrealized = new Map<string, number>();
-  for (const p of positions) {
-    const m = byId.get(p.marketId);
-    if (!m) continue;
-    const u = markMicro(p, m, true) - p.costYesMicro - p.costNoMicro;
-    unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + u);
-  }
+  for (const { p, unrealizedMicro } of await markedPositions(models, { status: { $ne: 'settled' } }))
+    unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { tradesCount: { $gt: 0 } },
     { realizedPnlMicro: 1, leaderboardPnlMicro: 1 },
@@ -58,9 +71,12 @@ export async function remarkLeaderboard(
   return { agents: agents.length, changed: ops.length };
 }
 
+/** Wins over decided outcomes, 0 to 1 with 4 decimals (0 when nothing is decided yet). */
+export const winRate = (wins: number, losses: number) =>
+  wins + losses ? Math.round((wins / (wins + losses)) * 1e4) / 1e4 : 0;
+
 /** A leaderboard entry (spec §2.5). */
 export function leaderboardEntry(a: AgentRecord, rank: number) {
-  const decided = a.winCount + a.lossCount;
   return {
     rank,
     id: a._id,
@@ -75,7 +91,7 @@ export function leaderboardEntry(a: AgentRecord, rank: number) {
     pnl_percent: a.startingBalanceMicro
       ? Math.round((a.leaderboardPnlMicro / a.startingBalanceMicro) * 1e4) / 100
       : 0,
-    win_rate: decided ? Math.round((a.winCount / decided) * 1e4) / 1e4 : 0,
+    win_rate: winRate(a.winCount, a.lossCount),
     trades_count: a.tradesCount,
     win_count: a.winCount,
     loss_count: a.lossCount,
@@ -113,4 +129,69 @@ export async function rankOf(
       leaderboardPnlMicro: { $gt: agent.leaderboardPnlMicro },
     }))
   );
+}
+
+/** A trade that moved shares: filled, or a venue order that has matched part of its size. */
+export const FILLED = {
+  status: { $in: ['filled', 'open'] satisfies TradeStatus[] },
+  'fill.sharesMicro': { $gt: 0 },
+};
+
+export const TRADER_TYPES = ['all', 'agent', 'human'] as const;
+export type TraderType = (typeof TRADER_TYPES)[number];
+
+/**
+ * GET /api/leaderboard/{venue} (client-contract §9): the agents that traded on one venue, ranked by
+ * their P&L there — realised (sells, settlements) plus open positions marked as on the main board —
+ * with wins and losses counted over that venue's decided positions (closed or settled: a win when
+ * the realised P&L is positive). Every trade on this service is an agent's, so `human` lists nobody.
+ * Computed on read from the venue's positions; the handler caches the page.
+ */
+export async function venueBoard(
+  models: Models,
+  venue: VenueId,
+  traderType: TraderType,
+  limit: number,
+  offset: number,
+) {
+  const empty = { venue, trader_type: traderType, entries: [], total_count: 0 };
+  if (traderType === 'human') return empty;
+  const perAgent = new Map<string, { pnl: number; wins: number; losses: number }>();
+  for (const { p, unrealizedMicro } of await markedPositions(models, { venue })) {
+    const a = perAgent.get(p.agentId) ?? { pnl: 0, wins: 0, losses: 0 };
+    a.pnl += p.realizedPnlMicro + unrealizedMicro;
+    if (p.status !== 'open') a[p.realizedPnlMicro > 0 ? 'wins' : 'losses'] += 1;
+    perAgent.set(p.agentId, a);
+  }
+  const counts: { _id: string; n: number }[] = await models.Trade.aggregate([
+    { $match: { venue, ...FILLED } },
+    { $group: { _id: '$agentId', n: { $sum: 1 } } },
+  ]);
+  const tradesOf = new Map(counts.map((c) => [c._id, c.n]));
+  const ranked = [...perAgent]
+    .filter(([id]) => tradesOf.has(id))
+    .map(([id, a]) => ({ id, ...a, pnl: Math.round(a.pnl) }))
+    .sort((x, y) => y.pnl - x.pnl || (x.id < y.id ? -1 : 1));
+  const page = ranked.slice(offset, offset + limit);
+  const agents = new Map(
+    (await models.Agent.find({ _id: { $in: page.map((r) => r.id) } }).lean()).map((a) => [a._id, a]),
+  );
+  const entries = page.flatMap((r, i) => {
+    const a = agents.get(r.id);
+    if (!a) return [];
+    return [
+      {
+        ...leaderboardEntry(a, offset + i + 1),
+        venue,
+        trader_type: 'agent',
+        total_pnl: fromMicro(r.pnl),
+        pnl_percent: a.startingBalanceMicro ? Math.round((r.pnl / a.startingBalanceMicro) * 1e4) / 100 : 0,
+        win_rate: winRate(r.wins, r.losses),
+        trades_count: tradesOf.get(r.id) ?? 0,
+        win_count: r.wins,
+        loss_count: r.losses,
+      },
+    ];
+  });
+  return { ...empty, entries, total_count: ranked.length };
 }
