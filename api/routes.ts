@@ -24,6 +24,7 @@ import { broadcastHandlers } from './handlers/broadcast.handlers.js';
 import { onchainHandlers } from './handlers/onchain.handlers.js';
 import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
 import { kalshiHandlers } from './handlers/kalshi.handlers.js';
+import { webhookHandlers } from './handlers/webhooks.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -45,6 +46,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...broadcastHandlers,
   ...onchainHandlers,
   ...agentWalletHandlers,
+  ...webhookHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

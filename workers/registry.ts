@@ -23,6 +23,7 @@ import {
 } from './processors/venue.processors.js';
 import { broadcastTxProcessor, followTxReceiptProcessor } from './processors/broadcast.processors.js';
 import { autoRedeemProcessor, redeemPositionProcessor } from './processors/redemption.processors.js';
+import { deliverWebhookProcessor } from './processors/webhook.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -46,4 +47,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'follow-tx-receipt': followTxReceiptProcessor,
   'redeem-position': redeemPositionProcessor,
   'auto-redeem': autoRedeemProcessor,
+  'deliver-webhook': deliverWebhookProcessor,
 };

@@ -14,6 +14,7 @@ import { broadcastEndpoints } from './broadcast.endpoints.js';
 import { onchainEndpoints } from './onchain.endpoints.js';
 import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
 import { kalshiEndpoints } from './kalshi.endpoints.js';
+import { webhookEndpoints } from './webhooks.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -26,6 +27,7 @@ export const ENDPOINTS = {
   ...broadcastEndpoints,
   ...onchainEndpoints,
   ...agentWalletEndpoints,
+  ...webhookEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

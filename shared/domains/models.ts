@@ -22,6 +22,7 @@ import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
 import { kalshiQuoteModel } from './trading/kalshi-quote.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
+import { webhookModel } from './webhooks/webhook.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -49,6 +50,7 @@ export function createModels(conn: Connection) {
     ScheduleRun: scheduleRunModel(conn),
     KalshiQuote: kalshiQuoteModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
+    Webhook: webhookModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -82,6 +82,10 @@ export const mochaHooks = {
       VENUE_TIMEOUT_MS: '1000',
       VENUE_RETRIES: '1',
       VENUE_BREAKER_COOLDOWN_MS: '1000',
+      // Webhook receivers in tests listen on 127.0.0.1; retries are quick (webhooks.test.ts).
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_RETRY_BASE_MS: '10',
+      WEBHOOK_TIMEOUT_MS: '2000',
     });
     const deps = await createDeps(env, { redisUrl, mongoUri }, log);
     await seedCatalogue(deps.models.Market, deps.clock());

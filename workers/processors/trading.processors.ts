@@ -12,6 +12,7 @@ import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js
 import type { Deps } from '../../shared/composition/deps.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
+import { emitMarketResolved, emitTradeExecuted } from '../../shared/domains/webhooks/events.js';
 
 /** One group commit per process: the trades its workers hold go to the database together. */
 const batchers = new WeakMap<Deps, TradeBatcher>();
@@ -31,14 +32,19 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
   const result = await batcherOf(deps).execute(data.tradeId);
   // Only buys take an admission; a trade the API already marked failed has no result at all.
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
+  // After the fill is recorded; a retried job emits the same event id again, which queues nothing.
+  if (result?.success) await emitTradeExecuted(deps, data.tradeId);
   return result;
 };
 
 export const followKalshiOrderProcessor: Processor<'follow-kalshi-order'> = async (data, { deps }) =>
   followKalshiOrder(deps, data.tradeId, data.poll);
 
-export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) =>
-  settleMarket(deps.models, data.marketId, deps.clock);
+export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) => {
+  const settled = await settleMarket(deps.models, data.marketId, deps.clock);
+  await emitMarketResolved(deps, data.marketId);
+  return settled;
+};
 
 export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
   remarkLeaderboard(deps.models, deps.clock());

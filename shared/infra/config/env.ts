@@ -291,6 +291,24 @@ export const EnvSchema = z.object({
     .describe(
       'Crash tests only (refused in production): the process SIGKILLs itself after this many money-path writes.',
     ),
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe(
+      'Tests and local demos only (refused in production): webhooks may deliver to loopback (127.0.0.0/8, ::1, names resolving there). Link-local, metadata and private ranges stay refused.',
+    ),
+  WEBHOOK_RETRY_BASE_MS: positiveInt
+    .default(2000)
+    .describe(
+      'First retry delay of a failed webhook delivery; each further retry waits twice as long (10 attempts per event).',
+    ),
+  WEBHOOK_TIMEOUT_MS: positiveInt
+    .max(30_000)
+    .default(5000)
+    .describe(
+      'Deadline of one webhook delivery (connect, send and response); slower receivers count as failures.',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')
@@ -344,6 +362,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const env = parsed.data;
   if (env.NODE_ENV === 'production' && env.FAULT_KILL_AFTER_WRITES !== undefined) {
     throw new ConfigError(['FAULT_KILL_AFTER_WRITES: fault injection is refused when NODE_ENV=production']);
+  }
+  if (env.NODE_ENV === 'production' && env.WEBHOOK_ALLOW_LOOPBACK) {
+    throw new ConfigError([
+      'WEBHOOK_ALLOW_LOOPBACK: loopback webhook receivers are refused when NODE_ENV=production (unset it)',
+    ]);
   }
   if (env.NODE_ENV === 'production' && !env.JWT_SECRET && !env.JWT_PUBLIC_KEY) {
     throw new ConfigError([

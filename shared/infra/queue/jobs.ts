@@ -164,6 +164,23 @@ export const JOBS = {
   }),
   /** Finds resolved winning positions of managed wallets with auto-redeem on and enqueues their redemption. */
   'auto-redeem': slotJob('auto-redeem', 'redemptions'),
+  /**
+   * Delivers one event to one webhook (shared/domains/webhooks/deliver-webhook.ts). The id is the
+   * webhook and the event, so emitting an event again enqueues nothing new; a delivery that fails is
+   * retried with exponential backoff (the base delay is WEBHOOK_RETRY_BASE_MS, given at enqueue).
+   */
+  'deliver-webhook': define({
+    queue: 'webhooks',
+    schema: z.object({
+      webhookId: z.uuid(),
+      eventId: z.string().min(1).max(200),
+      type: z.string().min(1).max(64),
+      createdAt: z.iso.datetime(),
+      data: z.record(z.string(), z.unknown()),
+    }),
+    options: { ...retrying(10, 2000), backoff: { type: 'exponential', delay: 2000 } },
+    jobId: (d) => `deliver-webhook-${d.webhookId}-${idPart(d.eventId)}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppError, unavailable } from '../errors.js';
 import { JOBS, type JobData, type JobName } from './jobs.js';
@@ -42,8 +42,15 @@ export class QueueClient {
     return this.queues[def.queue].getJob((def.jobId as (d: JobData<N>) => string)(data));
   }
 
-  /** `delay`: run no earlier than this many ms from now (a follow-up poll). */
-  async enqueue<N extends JobName>(name: N, data: JobData<N>, opts: { delay?: number } = {}): Promise<Job> {
+  /**
+   * `delay`: run no earlier than this many ms from now (a follow-up poll). `backoff`: retry delays
+   * that come from config instead of the job's defaults.
+   */
+  async enqueue<N extends JobName>(
+    name: N,
+    data: JobData<N>,
+    opts: Pick<JobsOptions, 'delay' | 'backoff'> = {},
+  ): Promise<Job> {
     const def = JOBS[name];
     const parsed = def.schema.safeParse(data);
     if (!parsed.success) {

@@ -19,6 +19,8 @@ export const QUEUE_NAMES = [
   'tx-broadcasts',
   /** Redeeming resolved Polymarket positions: on request (the API waits) and by the auto-redeem job. */
   'redemptions',
+  /** Delivering signed webhook events to agents' receivers, retried with backoff. */
+  'webhooks',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

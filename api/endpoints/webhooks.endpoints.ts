@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { WEBHOOK_EVENTS } from '../../shared/domains/webhooks/webhook.model.js';
+import { endpoint } from './endpoint.js';
+
+const SSRF_NOTE =
+  'Deliveries are POSTed as JSON `{id, type, created_at, data}` (`id` is the event id: deduplicate on it, delivery is at least once) with `X-Simmer-Signature` (hex HMAC-SHA256 of the raw body with the secret, when one is set) and `X-Simmer-Timestamp`. The URL must be https in production and resolve to a public address (loopback, link-local, private and metadata ranges are refused, at registration and at every connect); redirects are not followed. Failed deliveries are retried with exponential backoff; 10 consecutive failures deactivate the webhook (`active: false`).';
+
+const WebhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.enum(WEBHOOK_EVENTS)),
+    active: z.boolean(),
+    consecutive_failures: z.number().int(),
+    last_delivery_at: z.string().nullable(),
+    last_error: z.string().nullable(),
+    has_secret: z.boolean(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Webhook' });
+
+export const webhookEndpoints = {
+  registerWebhook: endpoint({
+    method: 'post',
+    path: '/api/sdk/webhooks',
+    auth: 'agent',
+    tag: 'Webhooks',
+    summary: 'Register a webhook receiver for trade.executed, market.resolved and price.movement events',
+    description: SSRF_NOTE,
+    body: z.object({
+      url: z.string().min(1).max(2048),
+      events: z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length).nullish(),
+      secret: z.string().min(8).max(256).nullish(),
+    }),
+    response: WebhookSchema,
+    errors: [409],
+  }),
+  listWebhooks: endpoint({
+    method: 'get',
+    path: '/api/sdk/webhooks',
+    auth: 'agent',
+    tag: 'Webhooks',
+    summary: 'The agent’s webhooks with their delivery state',
+    response: z.object({ webhooks: z.array(WebhookSchema), count: z.number().int() }),
+  }),
+  testWebhook: endpoint({
+    method: 'post',
+    path: '/api/sdk/webhooks/test',
+    auth: 'agent',
+    tag: 'Webhooks',
+    summary: 'Send a signed `webhook.test` event to every active webhook of the agent (no body)',
+    response: z.object({
+      success: z.boolean(),
+      event_id: z.string(),
+      queued: z.number().int(),
+      webhook_ids: z.array(z.string()),
+      message: z.string(),
+    }),
+  }),
+  deleteWebhook: endpoint({
+    method: 'delete',
+    path: '/api/sdk/webhooks/{webhook_id}',
+    auth: 'agent',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook (queued deliveries to it are dropped)',
+    params: z.object({ webhook_id: z.string().min(1).max(100) }),
+    response: z.object({ success: z.boolean(), id: z.string() }),
+    errors: [404],
+  }),
+};

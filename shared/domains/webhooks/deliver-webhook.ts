@@ -1,0 +1,149 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
+import type { JobData } from '../../infra/queue/jobs.js';
+import { secretBox } from '../../infra/secrets/master-key.js';
+import { MAX_CONSECUTIVE_FAILURES, webhookSecretContext } from './webhook.model.js';
+import {
+  assertPublicAddress,
+  hostOf,
+  parseWebhookUrl,
+  pinnedLookup,
+  UnsafeWebhookUrl,
+  urlGuardOf,
+  type UrlGuard,
+} from './url-guard.js';
+
+/** Bytes of a receiver's answer read at most; the rest is dropped with the connection. */
+export const RESPONSE_CAP_BYTES = 64 * 1024;
+
+export const SIGNATURE_HEADER = 'x-simmer-signature';
+export const TIMESTAMP_HEADER = 'x-simmer-timestamp';
+
+/** The exact bytes a delivery sends: the same for every attempt of one event, so its signature is too. */
+export const deliveryBody = (d: JobData<'deliver-webhook'>) =>
+  JSON.stringify({ id: d.eventId, type: d.type, created_at: d.createdAt, data: d.data });
+
+/** Hex HMAC-SHA256 of the raw body with the webhook's secret. */
+export const signBody = (secret: string | Buffer, body: string) =>
+  createHmac('sha256', secret).update(body).digest('hex');
+
+/**
+ * One POST to a receiver through the guard: the name resolved and checked at connect time and the
+ * checked address used, no redirect followed, a deadline on the whole exchange and at most
+ * RESPONSE_CAP_BYTES of the answer read. Resolves with the status; rejects on a network error.
+ */
+function post(url: URL, body: string, headers: Record<string, string>, guard: UrlGuard, timeoutMs: number) {
+  const host = hostOf(url);
+  // An IP literal never goes through `lookup`: it is checked here instead.
+  assertPublicAddress(host, guard);
+  const send = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise<number>((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: pinnedLookup(guard),
+        // A fresh connection per delivery: no pooled socket skips the connect-time check.
+        agent: false,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > RESPONSE_CAP_BYTES) res.destroy();
+        });
+        res.on('close', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export type DeliveryResult =
+  | { delivered: true; status: number }
+  | { delivered: false; skipped: 'deleted' | 'inactive' }
+  | { delivered: false; disabled: true; error: string };
+
+/**
+ * Delivers one event to one webhook (the `deliver-webhook` job). A 2xx answer is a delivery: the
+ * failure count goes back to 0 and `lastDeliveryAt` is set. Anything else (3xx included: redirects are
+ * not followed) counts one consecutive failure and throws so that the job is retried with backoff;
+ * the failure that reaches MAX_CONSECUTIVE_FAILURES deactivates the webhook and ends the retries.
+ * At least once: a worker dying after the receiver answered sends the same event (same `id`) again.
+ */
+export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>): Promise<DeliveryResult> {
+  const { Webhook } = deps.models;
+  const hook = await Webhook.findById(d.webhookId).lean();
+  if (!hook) return { delivered: false, skipped: 'deleted' };
+  if (!hook.active) return { delivered: false, skipped: 'inactive' };
+  const guard = urlGuardOf(deps.env);
+  const body = deliveryBody(d);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'agent-trading-webhooks/1',
+    'x-simmer-event': d.type,
+    'x-simmer-event-id': d.eventId,
+    [TIMESTAMP_HEADER]: String(Math.floor(deps.clock().getTime() / 1000)),
+  };
+  if (hook.secret) {
+    const secret = secretBox(deps.env).open(hook.secret, webhookSecretContext(hook._id));
+    try {
+      headers[SIGNATURE_HEADER] = signBody(secret, body);
+    } finally {
+      secret.fill(0);
+    }
+  }
+  let failure: string;
+  try {
+    const status = await post(
+      parseWebhookUrl(hook.url, guard),
+      body,
+      headers,
+      guard,
+      deps.env.WEBHOOK_TIMEOUT_MS,
+    );
+    if (status >= 200 && status < 300) {
+      await Webhook.updateOne(
+        { _id: hook._id },
+        { $set: { consecutiveFailures: 0, lastDeliveryAt: deps.clock(), lastError: null } },
+      );
+      return { delivered: true, status };
+    }
+    failure =
+      status >= 300 && status < 400
+        ? `the receiver answered ${status} (a redirect; redirects are not followed)`
+        : `the receiver answered ${status}`;
+  } catch (err) {
+    failure =
+      err instanceof UnsafeWebhookUrl
+        ? `refused: ${err.message}`
+        : `not delivered: ${(err as Error).message}`;
+  }
+  const counted = await Webhook.findOneAndUpdate(
+    { _id: hook._id, active: true },
+    { $inc: { consecutiveFailures: 1 }, $set: { lastError: failure } },
+    { returnDocument: 'after' },
+  ).lean();
+  if (!counted) return { delivered: false, skipped: 'inactive' };
+  if (counted.consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) {
+    await Webhook.updateOne({ _id: hook._id, active: true }, { $set: { active: false } });
+    return { delivered: false, disabled: true, error: failure };
+  }
+  throw new AppError(
+    502,
+    'webhook_delivery_failed',
+    `Webhook ${hook._id} delivery of ${d.eventId} failed: ${failure}`,
+    'The receiver must answer 2xx within the timeout; the delivery is retried with backoff.',
+    { retryable: true },
+  );
+}

@@ -1,0 +1,58 @@
+import type { Deps } from '../../composition/deps.js';
+import { fromMicro } from '../money.js';
+import { emitWebhookEvent } from './webhooks.js';
+
+type EmitDeps = Pick<Deps, 'models' | 'queues' | 'env' | 'clock'>;
+
+/**
+ * `trade.executed` for a trade whose fill is recorded (status `filled`, read back from the database,
+ * so only a durable fill is announced). The event id is the trade's: emitting again is a no-op.
+ */
+export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
+  const t = await deps.models.Trade.findOne({ _id: tradeId, status: 'filled' }).lean();
+  if (!t?.fill) return { queued: 0, webhook_ids: [] };
+  return emitWebhookEvent(deps, [t.agentId], {
+    type: 'trade.executed',
+    id: `trade.executed.${t._id}`,
+    data: {
+      trade_id: t._id,
+      agent_id: t.agentId,
+      market_id: t.marketId,
+      venue: t.venue,
+      side: t.side,
+      action: t.action,
+      shares: fromMicro(t.fill.sharesMicro ?? 0),
+      amount: fromMicro(t.fill.amountMicro ?? 0),
+      price_before: t.fill.priceBefore ?? null,
+      price_after: t.fill.priceAfter ?? null,
+      source: t.source,
+      skill_slug: t.skillSlug,
+      executed_at: (t.finishedAt ?? deps.clock()).toISOString(),
+    },
+  });
+}
+
+/**
+ * `market.resolved` for a resolved market, to the agents holding (or having held) a position in it.
+ * The event id is the market's: the settlement job may run several times, the event goes out once.
+ */
+export async function emitMarketResolved(deps: EmitDeps, marketId: string) {
+  const market = await deps.models.Market.findById(marketId, {
+    status: 1,
+    outcome: 1,
+    question: 1,
+    resolvedAt: 1,
+  }).lean();
+  if (market?.status !== 'resolved' || market.outcome === null) return { queued: 0, webhook_ids: [] };
+  const agentIds = (await deps.models.Position.distinct('agentId', { marketId })) as string[];
+  return emitWebhookEvent(deps, agentIds, {
+    type: 'market.resolved',
+    id: `market.resolved.${marketId}`,
+    data: {
+      market_id: marketId,
+      question: market.question,
+      outcome: market.outcome,
+      resolved_at: market.resolvedAt?.toISOString() ?? null,
+    },
+  });
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../composition/deps.js';
+import { AppError, invalidField, notFound } from '../../infra/errors.js';
+import { secretBox } from '../../infra/secrets/master-key.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { assertPublicHost, hostOf, parseWebhookUrl, UnsafeWebhookUrl, urlGuardOf } from './url-guard.js';
+import {
+  WEBHOOK_EVENTS,
+  webhookSecretContext,
+  type WebhookEvent,
+  type WebhookRecord,
+} from './webhook.model.js';
+
+/** Webhooks one agent may hold (active or not). */
+export const MAX_WEBHOOKS_PER_AGENT = 10;
+
+/** The event type of `POST /api/sdk/webhooks/test`, sent to every active webhook of the agent. */
+export const TEST_EVENT = 'webhook.test';
+
+export interface WebhookRegistration {
+  url: string;
+  events?: WebhookEvent[] | null;
+  secret?: string | null;
+}
+
+export const webhookView = (w: WebhookRecord) => ({
+  id: w._id,
+  url: w.url,
+  events: w.events,
+  active: w.active,
+  consecutive_failures: w.consecutiveFailures,
+  last_delivery_at: w.lastDeliveryAt?.toISOString() ?? null,
+  last_error: w.lastError,
+  has_secret: w.secret !== null,
+  created_at: (w as unknown as { createdAt: Date }).createdAt.toISOString(),
+});
+
+/** The URL checked by the SSRF guard, every address its host resolves to included. */
+async function checkedUrl(deps: Pick<Deps, 'env'>, raw: string): Promise<string> {
+  const guard = urlGuardOf(deps.env);
+  try {
+    const url = parseWebhookUrl(raw, guard);
+    await assertPublicHost(hostOf(url), guard);
+    return url.toString();
+  } catch (err) {
+    if (err instanceof UnsafeWebhookUrl) throw invalidField('url', err.message, raw, err.fix);
+    throw err;
+  }
+}
+
+export async function registerWebhook(deps: Deps, agent: AgentRecord, reg: WebhookRegistration) {
+  const { Webhook } = deps.models;
+  const url = await checkedUrl(deps, reg.url);
+  if ((await Webhook.countDocuments({ agentId: agent._id })) >= MAX_WEBHOOKS_PER_AGENT)
+    throw new AppError(
+      409,
+      'webhook_limit',
+      `An agent may hold ${MAX_WEBHOOKS_PER_AGENT} webhooks`,
+      'Delete one you no longer use (DELETE /api/sdk/webhooks/{id}) first.',
+      { retryable: false },
+    );
+  const id = randomUUID();
+  const events = reg.events?.length ? [...new Set(reg.events)] : [...WEBHOOK_EVENTS];
+  const secret = reg.secret ? secretBox(deps.env).seal(reg.secret, webhookSecretContext(id)) : null;
+  const created = await Webhook.create({ _id: id, agentId: agent._id, url, events, secret });
+  return webhookView(created.toObject() as WebhookRecord);
+}
+
+export async function listWebhooks(deps: Deps, agent: AgentRecord) {
+  const hooks = await deps.models.Webhook.find({ agentId: agent._id }).sort({ createdAt: 1 }).lean();
+  return { webhooks: hooks.map((h) => webhookView(h as WebhookRecord)), count: hooks.length };
+}
+
+export async function deleteWebhook(deps: Deps, agent: AgentRecord, id: string) {
+  const deleted = await deps.models.Webhook.deleteOne({ _id: id, agentId: agent._id });
+  if (!deleted.deletedCount)
+    throw notFound('Webhook', 'List your webhooks (GET /api/sdk/webhooks) and use one of their ids.');
+  return { success: true, id };
+}
+
+/**
+ * Enqueues one delivery of an event to each active webhook of these agents subscribed to it (every
+ * active one for the test event). The job id is the webhook and the event id, so emitting the same
+ * event again (a retried trade job, a second settlement run) delivers nothing new.
+ */
+export async function emitWebhookEvent(
+  deps: Pick<Deps, 'models' | 'queues' | 'env' | 'clock'>,
+  agentIds: string[],
+  event: { type: WebhookEvent | typeof TEST_EVENT; id: string; data: Record<string, unknown> },
+): Promise<{ queued: number; webhook_ids: string[] }> {
+  if (!agentIds.length) return { queued: 0, webhook_ids: [] };
+  const hooks = await deps.models.Webhook.find(
+    {
+      agentId: { $in: agentIds },
+      active: true,
+      ...(event.type === TEST_EVENT ? {} : { events: event.type }),
+    },
+    { _id: 1 },
+  ).lean();
+  const createdAt = deps.clock().toISOString();
+  const backoff = { type: 'exponential', delay: deps.env.WEBHOOK_RETRY_BASE_MS };
+  await Promise.all(
+    hooks.map((h) =>
+      deps.queues.enqueue(
+        'deliver-webhook',
+        { webhookId: h._id, eventId: event.id, type: event.type, createdAt, data: event.data },
+        { backoff },
+      ),
+    ),
+  );
+  return { queued: hooks.length, webhook_ids: hooks.map((h) => h._id) };
+}
+
+export async function testWebhooks(deps: Deps, agent: AgentRecord) {
+  const eventId = `${TEST_EVENT}.${randomUUID()}`;
+  const sent = await emitWebhookEvent(deps, [agent._id], {
+    type: TEST_EVENT,
+    id: eventId,
+    data: { agent_id: agent._id, message: 'Test delivery from POST /api/sdk/webhooks/test.' },
+  });
+  return {
+    success: sent.queued > 0,
+    event_id: eventId,
+    ...sent,
+    message: sent.queued
+      ? `A ${TEST_EVENT} event is on its way to ${sent.queued} webhook(s).`
+      : 'No active webhook: register one with POST /api/sdk/webhooks first.',
+  };
+}
