@@ -5,6 +5,11 @@ import {
   TradesQuerySchema,
 } from '../../shared/domains/trading/reads.schemas.js';
 import {
+  BatchTradeRequestSchema,
+  BatchTradeResultSchema,
+  MAX_BATCH_LEGS,
+} from '../../shared/domains/trading/batch-trades.js';
+import {
   PreparedTradeSchema,
   TradeRequestSchema,
   TradeResultSchema,
@@ -41,6 +46,21 @@ export const tradingEndpoints = {
       'The deprecated `execute: true` trades nothing: it answers the parameters of a Polymarket YES buy (`order_params`, `intent_id`) to place yourself.',
     body: TradeRequestSchema,
     response: z.union([TradeResultSchema, PreparedTradeSchema]),
+    errors: [403, 503],
+  }),
+  batchTrades: endpoint({
+    method: 'post',
+    path: '/api/sdk/trades/batch',
+    auth: 'agent',
+    tag: 'Trading',
+    summary: `Up to ${MAX_BATCH_LEGS} buys in one request, each a normal trade; atomic: all or none`,
+    description:
+      'Each leg is priced first by a dry run (`dry_run_price`, `slippage` against the price before); a leg projected beyond `max_slippage` is `aborted`, and a placed leg is limited to it. ' +
+      'Each leg then runs as `POST /api/sdk/trade` would (safeguards, ledger, exactly once); refusals are HTTP 200 with the leg’s `error`. ' +
+      '`atomic: true` (sim only, distinct markets) decides all or none before any leg runs — nothing is ever reversed: every leg’s projection, the balance for the total and every leg’s safeguards (admissions held together, so the batch fits the daily cap) must pass, or nothing is applied (`applied: "none"`). ' +
+      'A leg can still fail in execution if the market or balance changed in between (a race); the answer then says which legs filled (`applied: "partial"` and a warning).',
+    body: BatchTradeRequestSchema,
+    response: BatchTradeResultSchema,
     errors: [403, 503],
   }),
   listTrades: endpoint({

@@ -1,3 +1,4 @@
+import { submitBatchTrades } from '../../shared/domains/trading/batch-trades.js';
 import { listPositions, listTrades, portfolio } from '../../shared/domains/trading/reads.js';
 import { submitTrade } from '../../shared/domains/trading/submit-trade.js';
 import { cancelOrders, listOpenOrders } from '../../shared/domains/trading/venue-orders.js';
@@ -6,6 +7,7 @@ import type { tradingEndpoints } from '../endpoints/trading.endpoints.js';
 
 export const tradingHandlers: HandlersFor<typeof tradingEndpoints> = {
   trade: async ({ deps, agent, body }) => submitTrade(deps, agent, body),
+  batchTrades: async ({ deps, agent, body }) => submitBatchTrades(deps, agent, body),
   listTrades: async ({ deps, agent, query }) => listTrades(deps.models, agent, query),
   listPositions: async ({ deps, agent, query }) => listPositions(deps.models, agent, query),
   openOrders: async ({ deps, agent }) => listOpenOrders(deps, agent),

@@ -33,6 +33,8 @@ export interface RecordedTrade {
   guard?: TradeGuard;
   /** The trade's id when the venue derives it (e.g. from a signed transaction); else a new one. */
   tradeId?: string;
+  /** The buy's admission when the caller took it already (VenueTrade.admitted); else taken here. */
+  admitted?: Admission | null;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function recordAndRun({
   fields,
   guard: known,
   tradeId: givenId,
+  admitted,
 }: RecordedTrade): Promise<TradeResult> {
   const { models } = deps;
   const { warnings } = shape;
@@ -85,7 +88,7 @@ export async function recordAndRun({
       await idem?.abandon();
       return refusedResult(shape, await fresh(), standing, holdings, false);
     }
-    admission = await admitTrade(deps, guard, agent._id, guarded);
+    admission = admitted !== undefined ? admitted : await admitTrade(deps, guard, agent._id, guarded);
   } catch (err) {
     await idem?.abandon();
     throw err;

@@ -94,6 +94,7 @@ export async function submitSimTrade({
   req,
   shape,
   holdings,
+  admitted,
 }: VenueTrade): Promise<TradeResult> {
   const { models } = deps;
   // The cached market settles existence and tradeability; an answer that shows its price and is
@@ -123,5 +124,5 @@ export async function submitSimTrade({
   const limit = req.price ?? null;
   if (req.dry_run) return dryRun(models, agent, market, shape, limit, deps.clock());
 
-  return recordAndRun({ deps, agent, req, shape, holdings, market, fresh: current, fields: {} });
+  return recordAndRun({ deps, agent, req, shape, holdings, market, fresh: current, fields: {}, admitted });
 }

@@ -1,4 +1,5 @@
 import type { AgentRecord } from '../agents/agent.model.js';
+import type { Admission } from '../limits/counters.js';
 import { invalidField } from '../../infra/errors.js';
 import { fromMicro } from '../money.js';
 import type { Deps } from '../../composition/deps.js';
@@ -17,6 +18,8 @@ export async function submitTrade(
   deps: Deps,
   agent: AgentRecord,
   req: TradeRequest,
+  /** A buy's admission the caller already took (an atomic batch: batch-trades.ts); else taken per trade. */
+  admitted?: Admission | null,
 ): Promise<TradeResult | PreparedTrade> {
   // The legacy `execute: true` (prepare_real_trade) only prepares an order: never a trade, on any venue.
   if (req.execute === true) return prepareRealTrade(deps, req);
@@ -45,5 +48,5 @@ export async function submitTrade(
       req.amount,
       `Split the buy into trades of at most ${fromMicro(max)} $SIM.`,
     );
-  return rules.submit({ deps, agent, req, shape, holdings });
+  return rules.submit({ deps, agent, req, shape, holdings, admitted });
 }

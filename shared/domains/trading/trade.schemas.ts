@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { VENUE_NAMES } from '../venues/venue-id.js';
 
-const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
+export const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
 export const TradeRequestSchema = z
   .object({
