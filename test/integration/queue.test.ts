@@ -107,6 +107,14 @@ describe('queue plumbing #integration', () => {
         attempt: 'r1',
       },
       'auto-redeem': { slot: '202611220400' },
+      // Event ids name the event type and its subject and may hold ':' themselves.
+      'deliver-webhook': {
+        webhookId: '00000000-0000-4000-8000-000000000005',
+        eventId: 'trade.executed:00000000-0000-4000-8000-000000000001',
+        type: 'trade.executed',
+        createdAt: '2026-11-22T04:00:00.000Z',
+        data: { trade_id: '00000000-0000-4000-8000-000000000001' },
+      },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);
