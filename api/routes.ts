@@ -25,6 +25,7 @@ import { onchainHandlers } from './handlers/onchain.handlers.js';
 import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
 import { kalshiHandlers } from './handlers/kalshi.handlers.js';
 import { webhookHandlers } from './handlers/webhooks.handlers.js';
+import { alertHandlers } from './handlers/alerts.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -47,6 +48,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...onchainHandlers,
   ...agentWalletHandlers,
   ...webhookHandlers,
+  ...alertHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

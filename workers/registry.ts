@@ -23,7 +23,7 @@ import {
 } from './processors/venue.processors.js';
 import { broadcastTxProcessor, followTxReceiptProcessor } from './processors/broadcast.processors.js';
 import { autoRedeemProcessor, redeemPositionProcessor } from './processors/redemption.processors.js';
-import { deliverWebhookProcessor } from './processors/webhook.processors.js';
+import { deliverWebhookProcessor, evaluatePriceAlertsProcessor } from './processors/webhook.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -48,4 +48,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'redeem-position': redeemPositionProcessor,
   'auto-redeem': autoRedeemProcessor,
   'deliver-webhook': deliverWebhookProcessor,
+  'evaluate-price-alerts': evaluatePriceAlertsProcessor,
 };

@@ -15,6 +15,7 @@ import { onchainEndpoints } from './onchain.endpoints.js';
 import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
 import { kalshiEndpoints } from './kalshi.endpoints.js';
 import { webhookEndpoints } from './webhooks.endpoints.js';
+import { alertEndpoints } from './alerts.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -28,6 +29,7 @@ export const ENDPOINTS = {
   ...onchainEndpoints,
   ...agentWalletEndpoints,
   ...webhookEndpoints,
+  ...alertEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

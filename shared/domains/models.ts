@@ -23,6 +23,7 @@ import { scheduleRunModel } from './system/schedule-run.model.js';
 import { kalshiQuoteModel } from './trading/kalshi-quote.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
+import { priceAlertModel } from './alerts/price-alert.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -51,6 +52,7 @@ export function createModels(conn: Connection) {
     KalshiQuote: kalshiQuoteModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),
+    PriceAlert: priceAlertModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -115,6 +115,10 @@ describe('queue plumbing #integration', () => {
         createdAt: '2026-11-22T04:00:00.000Z',
         data: { trade_id: '00000000-0000-4000-8000-000000000001' },
       },
+      'evaluate-price-alerts': {
+        marketId: 'sim-market-1',
+        cause: 'trade-00000000-0000-4000-8000-000000000001',
+      },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -13,6 +13,7 @@ import type { Deps } from '../../shared/composition/deps.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 import { emitMarketResolved, emitTradeExecuted } from '../../shared/domains/webhooks/events.js';
+import { enqueueAlertEvaluation } from '../../shared/domains/alerts/evaluate-price-alerts.js';
 
 /** One group commit per process: the trades its workers hold go to the database together. */
 const batchers = new WeakMap<Deps, TradeBatcher>();
@@ -33,7 +34,11 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
   // Only buys take an admission; a trade the API already marked failed has no result at all.
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   // After the fill is recorded; a retried job emits the same event id again, which queues nothing.
-  if (result?.success) await emitTradeExecuted(deps, data.tradeId);
+  if (result?.success) {
+    await emitTradeExecuted(deps, data.tradeId);
+    // The fill moved the market's price: its alerts are evaluated off the trade path.
+    await enqueueAlertEvaluation(deps, result.market_id, `trade-${data.tradeId}`);
+  }
   return result;
 };
 

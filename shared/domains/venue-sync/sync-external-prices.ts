@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { enqueueAlertEvaluation } from '../alerts/evaluate-price-alerts.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendMarketEvent, bookState } from '../markets/market-log.js';
 import { accept, refuse } from '../refusal.js';
@@ -76,6 +77,7 @@ async function reanchorBook(
       { _id: m._id, 'book.version': (unchanged as { version: number }).version },
       { $set: { 'book.anchoredAt': now, 'book.anchorPrice': quote.yesPrice } },
     );
+  if (result.event) await enqueueAlertEvaluation(deps, m._id, `anchor-${result.event.seq}`);
   return Boolean(result.event);
 }
 

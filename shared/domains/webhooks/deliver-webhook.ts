@@ -74,27 +74,84 @@ export type DeliveryResult =
   | { delivered: false; skipped: 'deleted' | 'inactive' }
   | { delivered: false; disabled: true; error: string };
 
+/** The headers of every delivery of an event but the signature. */
+const eventHeaders = (deps: Deps, d: JobData<'deliver-webhook'>): Record<string, string> => ({
+  'content-type': 'application/json',
+  'user-agent': 'agent-trading-webhooks/1',
+  'x-simmer-event': d.type,
+  'x-simmer-event-id': d.eventId,
+  [TIMESTAMP_HEADER]: String(Math.floor(deps.clock().getTime() / 1000)),
+});
+
+/** One attempt through the guard: the 2xx status, or why it failed (`refused` by the SSRF guard). */
+async function attempt(
+  deps: Deps,
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; failure?: undefined } | { failure: string; refused: boolean }> {
+  const guard = urlGuardOf(deps.env);
+  try {
+    const status = await post(
+      parseWebhookUrl(rawUrl, guard),
+      body,
+      headers,
+      guard,
+      deps.env.WEBHOOK_TIMEOUT_MS,
+    );
+    if (status >= 200 && status < 300) return { status };
+    return {
+      failure:
+        status >= 300 && status < 400
+          ? `the receiver answered ${status} (a redirect; redirects are not followed)`
+          : `the receiver answered ${status}`,
+      refused: false,
+    };
+  } catch (err) {
+    return err instanceof UnsafeWebhookUrl
+      ? { failure: `refused: ${err.message}`, refused: true }
+      : { failure: `not delivered: ${(err as Error).message}`, refused: false };
+  }
+}
+
+const deliveryFailed = (target: string, eventId: string, failure: string) =>
+  new AppError(
+    502,
+    'webhook_delivery_failed',
+    `${target} delivery of ${eventId} failed: ${failure}`,
+    'The receiver must answer 2xx within the timeout; the delivery is retried with backoff.',
+    { retryable: true },
+  );
+
 /**
- * Delivers one event to one webhook (the `deliver-webhook` job). A 2xx answer is a delivery: the
+ * A price alert's event to the alert's own `webhook_url`: unsigned (the alert has no secret),
+ * retried with backoff like any delivery, dropped when the alert is deleted or the guard refuses the URL.
+ */
+async function deliverToAlert(deps: Deps, d: JobData<'deliver-webhook'>): Promise<DeliveryResult> {
+  const alert = await deps.models.PriceAlert.findById(d.alertId, { webhookUrl: 1 }).lean();
+  if (!alert?.webhookUrl) return { delivered: false, skipped: 'deleted' };
+  const result = await attempt(deps, alert.webhookUrl, deliveryBody(d), eventHeaders(deps, d));
+  if (result.failure === undefined) return { delivered: true, status: result.status };
+  if (result.refused) return { delivered: false, disabled: true, error: result.failure };
+  throw deliveryFailed(`Alert ${d.alertId} webhook_url`, d.eventId, result.failure);
+}
+
+/**
+ * Delivers one event to one webhook (the `deliver-webhook` job), or to a price alert's own URL when
+ * the job names an alert. A 2xx answer is a delivery: the
  * failure count goes back to 0 and `lastDeliveryAt` is set. Anything else (3xx included: redirects are
  * not followed) counts one consecutive failure and throws so that the job is retried with backoff;
  * the failure that reaches MAX_CONSECUTIVE_FAILURES deactivates the webhook and ends the retries.
  * At least once: a worker dying after the receiver answered sends the same event (same `id`) again.
  */
 export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>): Promise<DeliveryResult> {
+  if (d.alertId) return deliverToAlert(deps, d);
   const { Webhook } = deps.models;
   const hook = await Webhook.findById(d.webhookId).lean();
   if (!hook) return { delivered: false, skipped: 'deleted' };
   if (!hook.active) return { delivered: false, skipped: 'inactive' };
-  const guard = urlGuardOf(deps.env);
   const body = deliveryBody(d);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': 'agent-trading-webhooks/1',
-    'x-simmer-event': d.type,
-    'x-simmer-event-id': d.eventId,
-    [TIMESTAMP_HEADER]: String(Math.floor(deps.clock().getTime() / 1000)),
-  };
+  const headers = eventHeaders(deps, d);
   if (hook.secret) {
     const secret = secretBox(deps.env).open(hook.secret, webhookSecretContext(hook._id));
     try {
@@ -103,32 +160,15 @@ export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>):
       secret.fill(0);
     }
   }
-  let failure: string;
-  try {
-    const status = await post(
-      parseWebhookUrl(hook.url, guard),
-      body,
-      headers,
-      guard,
-      deps.env.WEBHOOK_TIMEOUT_MS,
+  const result = await attempt(deps, hook.url, body, headers);
+  if (result.failure === undefined) {
+    await Webhook.updateOne(
+      { _id: hook._id },
+      { $set: { consecutiveFailures: 0, lastDeliveryAt: deps.clock(), lastError: null } },
     );
-    if (status >= 200 && status < 300) {
-      await Webhook.updateOne(
-        { _id: hook._id },
-        { $set: { consecutiveFailures: 0, lastDeliveryAt: deps.clock(), lastError: null } },
-      );
-      return { delivered: true, status };
-    }
-    failure =
-      status >= 300 && status < 400
-        ? `the receiver answered ${status} (a redirect; redirects are not followed)`
-        : `the receiver answered ${status}`;
-  } catch (err) {
-    failure =
-      err instanceof UnsafeWebhookUrl
-        ? `refused: ${err.message}`
-        : `not delivered: ${(err as Error).message}`;
+    return { delivered: true, status: result.status };
   }
+  const failure = result.failure;
   const counted = await Webhook.findOneAndUpdate(
     { _id: hook._id, active: true },
     { $inc: { consecutiveFailures: 1 }, $set: { lastError: failure } },
@@ -139,11 +179,5 @@ export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>):
     await Webhook.updateOne({ _id: hook._id, active: true }, { $set: { active: false } });
     return { delivered: false, disabled: true, error: failure };
   }
-  throw new AppError(
-    502,
-    'webhook_delivery_failed',
-    `Webhook ${hook._id} delivery of ${d.eventId} failed: ${failure}`,
-    'The receiver must answer 2xx within the timeout; the delivery is retried with backoff.',
-    { retryable: true },
-  );
+  throw deliveryFailed(`Webhook ${hook._id}`, d.eventId, failure);
 }

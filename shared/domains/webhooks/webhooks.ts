@@ -35,15 +35,15 @@ export const webhookView = (w: WebhookRecord) => ({
   created_at: (w as unknown as { createdAt: Date }).createdAt.toISOString(),
 });
 
-/** The URL checked by the SSRF guard, every address its host resolves to included. */
-async function checkedUrl(deps: Pick<Deps, 'env'>, raw: string): Promise<string> {
+/** The URL checked by the SSRF guard, every address its host resolves to included (`field` names it in a refusal). */
+export async function checkedUrl(deps: Pick<Deps, 'env'>, raw: string, field = 'url'): Promise<string> {
   const guard = urlGuardOf(deps.env);
   try {
     const url = parseWebhookUrl(raw, guard);
     await assertPublicHost(hostOf(url), guard);
     return url.toString();
   } catch (err) {
-    if (err instanceof UnsafeWebhookUrl) throw invalidField('url', err.message, raw, err.fix);
+    if (err instanceof UnsafeWebhookUrl) throw invalidField(field, err.message, raw, err.fix);
     throw err;
   }
 }

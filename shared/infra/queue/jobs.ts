@@ -171,15 +171,33 @@ export const JOBS = {
    */
   'deliver-webhook': define({
     queue: 'webhooks',
-    schema: z.object({
-      webhookId: z.uuid(),
-      eventId: z.string().min(1).max(200),
-      type: z.string().min(1).max(64),
-      createdAt: z.iso.datetime(),
-      data: z.record(z.string(), z.unknown()),
-    }),
+    schema: z
+      .object({
+        webhookId: z.uuid().optional(),
+        /** Instead of a registered webhook: a price alert's own `webhook_url` (unsigned, no failure count). */
+        alertId: z.uuid().optional(),
+        eventId: z.string().min(1).max(200),
+        type: z.string().min(1).max(64),
+        createdAt: z.iso.datetime(),
+        data: z.record(z.string(), z.unknown()),
+      })
+      .refine((d) => Boolean(d.webhookId) !== Boolean(d.alertId), {
+        message: 'exactly one of webhookId and alertId',
+      }),
     options: { ...retrying(10, 2000), backoff: { type: 'exponential', delay: 2000 } },
-    jobId: (d) => `deliver-webhook-${d.webhookId}-${idPart(d.eventId)}`,
+    jobId: (d) => `deliver-webhook-${d.webhookId ?? `alert-${d.alertId}`}-${idPart(d.eventId)}`,
+  }),
+  /**
+   * Walks a market's untriggered price alerts over its new price events (shared/domains/alerts/
+   * evaluate-price-alerts.ts). Enqueued per recorded price change (`cause`: the trade, or the
+   * re-anchor's event seq), so a retried producer enqueues nothing new; any run covers every event
+   * since each alert's last one, so a lost or late job only delays a firing until the next change.
+   */
+  'evaluate-price-alerts': define({
+    queue: 'webhooks',
+    schema: z.object({ marketId: z.string().min(1), cause: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/) }),
+    options: retrying(5, 500),
+    jobId: (d) => `evaluate-price-alerts-${idPart(d.marketId)}-${d.cause}`,
   }),
 } satisfies Record<string, JobDefinition>;
 
