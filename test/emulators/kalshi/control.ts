@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RPC_FAULT_MODES, type FaultMode, type FaultRule } from './model.js';
 import type { KalshiState } from './state.js';
+import { hangingRequests } from '../hanging-requests.js';
 
 // Cross-cutting behaviour of the non-admin surface: every request is logged (so tests can assert
 // what was fetched), may be failed by an armed fault rule, and clock-driven state (block height,
@@ -60,33 +61,17 @@ function failureBody(path: string, status: 429 | 500 | 503): unknown {
 }
 
 export function faultInjector(state: KalshiState) {
-  const hanging = new Set<{ timer: NodeJS.Timeout; res: Response }>();
-  const release = () => {
-    for (const h of hanging) {
-      clearTimeout(h.timer);
-      h.res.destroy();
-    }
-    hanging.clear();
-  };
+  const hanging = hangingRequests();
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const rule = takeFault(state, req.path, HTTP_MODES);
     if (!rule) return next();
     switch (rule.mode) {
       case 'slow':
-      case 'timeout': {
-        // slow: answer normally, hangMs late; timeout: never answer, drop the connection after hangMs.
-        const entry = {
-          res,
-          timer: setTimeout(() => {
-            hanging.delete(entry);
-            if (rule.mode === 'slow') next();
-            else res.destroy();
-          }, rule.hangMs),
-        };
-        if (rule.mode === 'timeout') entry.timer.unref();
-        hanging.add(entry);
+        hanging.slow(res, rule.hangMs, next);
         return;
-      }
+      case 'timeout':
+        hanging.timeout(res, rule.hangMs);
+        return;
       case '429':
         res.status(429).set('Retry-After', '1').json(failureBody(req.path, 429));
         return;
@@ -94,7 +79,7 @@ export function faultInjector(state: KalshiState) {
         res.status(Number(rule.mode)).json(failureBody(req.path, Number(rule.mode) as 500 | 503));
     }
   };
-  return { middleware, release };
+  return { middleware, release: hanging.release };
 }
 
 export const isRpcFault = (mode: FaultMode) => RPC_FAULT_MODES.includes(mode);

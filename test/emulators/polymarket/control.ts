@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { FaultMode, FaultRule } from './model.js';
 import type { PolymarketState } from './state.js';
+import { hangingRequests } from '../hanging-requests.js';
 
 // Cross-cutting behaviour of the non-admin surface: every request is logged (so tests can assert
 // "nothing was fetched"), then may be failed by an armed fault rule, then clock-driven state is
@@ -31,31 +32,16 @@ function takeFault(state: PolymarketState, path: string): FaultRule | undefined 
  * connections a `timeout` fault left hanging (called on shutdown).
  */
 export function faultInjector(state: PolymarketState) {
-  const hanging = new Set<{ timer: NodeJS.Timeout; res: Response }>();
-  const release = () => {
-    for (const h of hanging) {
-      clearTimeout(h.timer);
-      h.res.destroy();
-    }
-    hanging.clear();
-  };
+  const hanging = hangingRequests();
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const rule = takeFault(state, req.path);
     if (!rule) return next();
     const gamma = req.path.startsWith('/gamma');
     switch (rule.mode) {
-      case 'slow': {
+      case 'slow':
         // Answer normally, hangMs late (a slow venue rather than a dead one).
-        const entry = {
-          res,
-          timer: setTimeout(() => {
-            hanging.delete(entry);
-            next();
-          }, rule.hangMs),
-        };
-        hanging.add(entry);
+        hanging.slow(res, rule.hangMs, next);
         return;
-      }
       case '500':
         // Gamma's real 500 body (third-party capture); the CLOB uses `{"error": ...}`.
         res
@@ -76,22 +62,13 @@ export function faultInjector(state: PolymarketState) {
       case 'truncated':
         res.status(200).type('application/json').send('[{"id":"540817","question":"Will');
         return;
-      case 'timeout': {
+      case 'timeout':
         // Never answer; after hangMs drop the connection (clients should have timed out already).
-        const entry = {
-          res,
-          timer: setTimeout(() => {
-            hanging.delete(entry);
-            res.destroy();
-          }, rule.hangMs),
-        };
-        entry.timer.unref();
-        hanging.add(entry);
+        hanging.timeout(res, rule.hangMs);
         return;
-      }
     }
   };
-  return { middleware, release };
+  return { middleware, release: hanging.release };
 }
 
 export function syncClock(state: PolymarketState) {
