@@ -21,11 +21,19 @@ const tradingSettingsSchema = new Schema(
     defaultStopLossPct: { type: Number },
     defaultTakeProfitPct: { type: Number },
     solanaWalletAddress: { type: String },
+    /**
+     * Bumped by every change. An update is decided on the settings it read (an agent key may only
+     * tighten), so it writes only while the revision is still the one it read (compare-and-set).
+     */
+    revision: { type: Number },
   },
   { collection: 'trading_settings', timestamps: true, versionKey: false },
 );
 
-type SettingPaths = Omit<InferSchemaType<typeof tradingSettingsSchema>, '_id' | 'createdAt' | 'updatedAt'>;
+type SettingPaths = Omit<
+  InferSchemaType<typeof tradingSettingsSchema>,
+  '_id' | 'createdAt' | 'updatedAt' | 'revision'
+>;
 
 /** Every safeguard with its value: the owner's stored ones over DEFAULT_TRADING_SETTINGS. */
 export type TradingSettings = Override<
@@ -57,7 +65,10 @@ export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
 export const isPaused = (s: TradingSettings) => s.pausedByUser || s.pausedByAgent;
 
 // No path has a default: a document holds only the settings its owner set.
-export type TradingSettingsRecord = SchemaRecord<typeof tradingSettingsSchema, Partial<TradingSettings>>;
+export type TradingSettingsRecord = SchemaRecord<
+  typeof tradingSettingsSchema,
+  Partial<TradingSettings> & { revision?: number }
+>;
 export type TradingSettingsModel = Model<TradingSettingsRecord>;
 
 export function tradingSettingsModel(conn: Connection): TradingSettingsModel {

@@ -1,4 +1,5 @@
 import { AppError, invalidField } from '../../infra/errors.js';
+import { isDuplicateKey } from '../refusal.js';
 import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
 import { walletFields } from '../wallets/wallet-view.js';
@@ -14,12 +15,17 @@ export async function readSettings(
   models: Models,
   owner: Pick<SettingsOwner, 'key'>,
 ): Promise<TradingSettings> {
+  return (await readRevision(models, owner)).settings;
+}
+
+/** The stored settings over the defaults, with the revision an update must still find to write. */
+async function readRevision(models: Models, owner: Pick<SettingsOwner, 'key'>) {
   const stored = await models.TradingSettings.findById(owner.key).lean();
   const settings = { ...DEFAULT_TRADING_SETTINGS };
   for (const key of SETTING_KEYS) {
     if (stored?.[key] !== undefined) (settings as Record<string, unknown>)[key] = stored[key];
   }
-  return settings;
+  return { settings, revision: stored?.revision };
 }
 
 /**
@@ -201,6 +207,43 @@ function changesFor(
   return set as Partial<TradingSettings>;
 }
 
+const SETTINGS_WRITE_ATTEMPTS = 5;
+
+/**
+ * Writes the changes `decide` makes of the stored settings, only if nothing changed them since they
+ * were read: a compare-and-set on the revision (a first write finds no document, or one written
+ * before revisions, and a concurrent first write loses on the unique _id). A lost race decides again
+ * on what won, so an agent key can never loosen what its human tightened in between.
+ */
+async function writeDecided(
+  deps: Deps,
+  owner: SettingsOwner,
+  decide: (current: TradingSettings) => Partial<TradingSettings>,
+) {
+  for (let attempt = 1; attempt <= SETTINGS_WRITE_ATTEMPTS; attempt++) {
+    const { settings, revision } = await readRevision(deps.models, owner);
+    const set = decide(settings);
+    const unchangedSinceRead = revision === undefined ? { $exists: false } : revision;
+    try {
+      const written = await deps.models.TradingSettings.updateOne(
+        { _id: owner.key, revision: unchangedSinceRead },
+        { $set: set, $inc: { revision: 1 } },
+        { upsert: true },
+      );
+      if (written.matchedCount + written.upsertedCount > 0) return;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+  throw new AppError(
+    503,
+    'settings_busy',
+    'The settings kept changing while this update was decided',
+    'Read the settings again (GET /api/sdk/settings) and retry in a moment.',
+    { retryable: true, headers: { 'Retry-After': '1' } },
+  );
+}
+
 /** Applies a partial update for the owner (a user, or an unclaimed agent) and returns the new settings. */
 export async function updateSettings(
   deps: Deps,
@@ -208,8 +251,7 @@ export async function updateSettings(
   input: TradingSettingsUpdate,
   actor: SettingsActor,
 ) {
-  const set = changesFor(deps, owner, input, actor, await readSettings(deps.models, owner));
-  await deps.models.TradingSettings.updateOne({ _id: owner.key }, { $set: set }, { upsert: true });
+  await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current));
   await deps.invalidation.publish('settings', owner.key);
   const view = await settingsView(deps, owner);
   const ignored = (['user_email', 'dynamic_user_id'] as const).filter((k) => input[k] !== undefined);
