@@ -41,7 +41,8 @@ export const tradingEndpoints = {
     description:
       'Business refusals (insufficient balance, market resolved, …) are HTTP 200 with `success: false`, `error`, `error_code`, `retryable`. ' +
       'On `sim` the book fills at once; `price` is a limit on the average fill (refused, not partially filled, when not met). ' +
-      'With `idempotency_key` the first completed answer is replayed for 24 h; a duplicate in flight gets a retryable 503. ' +
+      'With `idempotency_key` the first completed answer is replayed for 24 h; a duplicate in flight gets a retryable 503; ' +
+      'the key is bound to its trade (venue, market, side, action, amount, shares, price, order type): the same key with another trade is a 422 `idempotency_key_reused`. ' +
       'If the worker has not finished within the deadline (25 s) the answer is `fill_status: "submitted"` with the `trade_id`. ' +
       'The deprecated `execute: true` trades nothing: it answers the parameters of a Polymarket YES buy (`order_params`, `intent_id`) to place yourself.',
     body: TradeRequestSchema,

@@ -156,6 +156,14 @@ export const TROUBLESHOOT_PATTERNS: readonly TroubleshootPattern[] = [
     source: 'README',
   },
   {
+    id: 'idempotency_key_reused',
+    pattern: /idempotency_key_reused/i,
+    explanation:
+      'The idempotency_key was first sent with a different trade; a key is bound to its first request.',
+    fix: 'Use a new idempotency_key for a new trade; resend a key only with the identical request.',
+    source: 'POST /api/sdk/trade (docs)',
+  },
+  {
     id: 'idempotency',
     pattern: /idempotency/i,
     explanation:

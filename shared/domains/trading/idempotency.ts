@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError } from '../../infra/errors.js';
+import { AppError, RequestValidationError } from '../../infra/errors.js';
 
 /** Completed answers are replayed for 24 hours (spec §4.2). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -20,6 +20,61 @@ const cacheUnavailable = (cause: unknown) =>
       retryable: true,
       cause,
     },
+  );
+
+/**
+ * What a key is bound to: the trade a request asks for (venue, market, side, action, quantized amount
+ * and shares, limit price, order type). Free text (reasoning, source) is left out: a retry may word it anew.
+ */
+export interface TradeIntent {
+  venue: string;
+  marketId: string;
+  side: string;
+  action: string;
+  amountMicro: number;
+  sharesMicro: number;
+  limitPrice: number | null;
+  orderType: string | null;
+}
+
+/** A short digest of the intent, stored with the key in the same Redis value (no extra round trip). */
+export const fingerprintOf = (intent: TradeIntent) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        intent.venue,
+        intent.marketId,
+        intent.side,
+        intent.action,
+        intent.amountMicro,
+        intent.sharesMicro,
+        intent.limitPrice,
+        intent.orderType,
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 22);
+
+/** The Redis value of a key: the trade in flight or the completed answer, with the request's fingerprint. */
+interface StoredClaim<T> {
+  inFlight?: string;
+  answer?: T;
+  /** Absent on keys stored before fingerprints: those replay as before. */
+  fp?: string;
+}
+
+export const keyReused = (key: string) =>
+  new RequestValidationError(
+    [
+      {
+        loc: ['body', 'idempotency_key'],
+        msg: 'idempotency_key_reused: this key was first sent with a different trade (venue, market, side, action, amount, shares, price or order type)',
+        type: 'idempotency_key_reused',
+        input: key,
+        ctx: {},
+      },
+    ],
+    'Use a new idempotency_key for a new trade; resend a key only with the identical request, to get its first answer.',
   );
 
 export type IdempotencyClaim<T> =
@@ -47,12 +102,16 @@ export async function claimIdempotencyKey<T>(
   agentId: string,
   key: string,
   tradeId: string,
+  fingerprint: string,
 ): Promise<IdempotencyClaim<T>> {
   const redisKey = redisKeyOf(prefix, agentId, key);
+  const store = (value: StoredClaim<T>, ttlSeconds: number) =>
+    redis.set(redisKey, JSON.stringify({ ...value, fp: fingerprint }), 'EX', ttlSeconds);
+  let parsed: StoredClaim<T>;
   try {
     const claimed = await redis.set(
       redisKey,
-      JSON.stringify({ inFlight: tradeId }),
+      JSON.stringify({ inFlight: tradeId, fp: fingerprint }),
       'EX',
       IN_FLIGHT_TTL_SECONDS,
       'NX',
@@ -61,14 +120,10 @@ export async function claimIdempotencyKey<T>(
       return {
         state: 'first',
         complete: async (answer) => {
-          await redis
-            .set(redisKey, JSON.stringify({ answer }), 'EX', IDEMPOTENCY_TTL_SECONDS)
-            .catch(() => undefined);
+          await store({ answer }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
         },
         keepPointing: async () => {
-          await redis
-            .set(redisKey, JSON.stringify({ inFlight: tradeId }), 'EX', IDEMPOTENCY_TTL_SECONDS)
-            .catch(() => undefined);
+          await store({ inFlight: tradeId }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
         },
         abandon: async () => {
           await redis.del(redisKey).catch(() => undefined);
@@ -76,14 +131,15 @@ export async function claimIdempotencyKey<T>(
       };
     }
     const stored = await redis.get(redisKey);
-    if (stored === null) return claimIdempotencyKey(redis, prefix, agentId, key, tradeId); // expired in between
-    const parsed = JSON.parse(stored) as { inFlight?: string; answer?: T };
-    return parsed.answer !== undefined
-      ? { state: 'replay', answer: parsed.answer }
-      : { state: 'in-flight', tradeId: parsed.inFlight! };
+    if (stored === null) return claimIdempotencyKey(redis, prefix, agentId, key, tradeId, fingerprint); // expired in between
+    parsed = JSON.parse(stored) as StoredClaim<T>;
   } catch (err) {
     throw cacheUnavailable(err);
   }
+  if (parsed.fp !== undefined && parsed.fp !== fingerprint) throw keyReused(key);
+  return parsed.answer !== undefined
+    ? { state: 'replay', answer: parsed.answer }
+    : { state: 'in-flight', tradeId: parsed.inFlight! };
 }
 
 export const duplicateInFlight = () =>
@@ -104,9 +160,11 @@ export async function rememberAnswer<T>(
   prefix: string,
   agentId: string,
   key: string,
+  fingerprint: string,
   answer: T,
 ): Promise<void> {
+  const value: StoredClaim<T> = { answer, fp: fingerprint };
   await redis
-    .set(redisKeyOf(prefix, agentId, key), JSON.stringify({ answer }), 'EX', IDEMPOTENCY_TTL_SECONDS)
+    .set(redisKeyOf(prefix, agentId, key), JSON.stringify(value), 'EX', IDEMPOTENCY_TTL_SECONDS)
     .catch(() => undefined);
 }

@@ -12,7 +12,7 @@ import {
 } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
-import { claimIdempotencyKey, duplicateInFlight, rememberAnswer } from './idempotency.js';
+import { claimIdempotencyKey, duplicateInFlight, fingerprintOf, rememberAnswer } from './idempotency.js';
 import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
@@ -62,6 +62,17 @@ export async function recordAndRun({
   const guard = known ?? (await loadGuard(deps, agent));
   const guarded = guardedTrade(shape, shape.venue as VenueId);
   const tradeId = givenId ?? randomUUID();
+  const orderType = req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC');
+  const fingerprint = fingerprintOf({
+    venue: shape.venue,
+    marketId: market._id,
+    side: req.side,
+    action: req.action,
+    amountMicro: shape.amountMicro,
+    sharesMicro: shape.sharesMicro,
+    limitPrice: limit,
+    orderType,
+  });
   const idem = req.idempotency_key
     ? await claimIdempotencyKey<TradeResult>(
         deps.redis,
@@ -69,13 +80,21 @@ export async function recordAndRun({
         agent._id,
         req.idempotency_key,
         tradeId,
+        fingerprint,
       )
     : null;
   if (idem?.state === 'replay') return idem.answer;
   if (idem?.state === 'in-flight') {
     const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
     if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {
-      await rememberAnswer(deps.redis, deps.env.QUEUE_PREFIX, agent._id, req.idempotency_key!, first.result);
+      await rememberAnswer(
+        deps.redis,
+        deps.env.QUEUE_PREFIX,
+        agent._id,
+        req.idempotency_key!,
+        fingerprint,
+        first.result,
+      );
       return first.result as TradeResult;
     }
     throw duplicateInFlight();
@@ -104,7 +123,7 @@ export async function recordAndRun({
       action: req.action,
       amountMicro: shape.amountMicro,
       sharesMicro: shape.sharesMicro,
-      orderType: req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC'),
+      orderType,
       limitPrice: limit,
       reasoning: req.reasoning ?? null,
       source: req.source ?? null,
