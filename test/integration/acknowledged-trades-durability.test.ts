@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { freePort } from '../../shared/infra/embedded/child-process.js';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+
+/** Agents that may buy the same market sides over and over (as bench/measure.ts TRADING_BENCH_ENV). */
+const TRADING_ENV = {
+  REGISTER_RATE_LIMIT_PER_MINUTE: '1000000',
+  SIM_COOLDOWN_SECONDS: '0',
+  FAILED_TRADE_COOLDOWN_SECONDS: '0',
+  TIER_MAX_TRADES_PER_DAY: '1000000,1000000,1000000',
+};
+
+const post = (url: string, body: unknown, key?: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+
+/** The children `npm start` recorded in its lock file: [redis-server, MongoDB-wire server]. */
+const embeddedChildren = (dataDir: string) =>
+  (JSON.parse(readFileSync(join(dataDir, 'embedded.pid'), 'utf8')) as { children: number[] }).children;
+
+const mongoUriOf = (service: ServiceProcess) => {
+  const m = /Started mongo-java-server at (mongodb:\/\/\S+)/.exec(service.output());
+  assert.ok(m, `the banner names the MongoDB-wire server:\n${service.output()}`);
+  return m[1]!;
+};
+
+describe('acknowledged trades on the embedded default survive a crash of its database #integration', function () {
+  this.timeout(300_000);
+  let dataDir: string;
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ats-ack-durability-'));
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('when the MongoDB-wire server is killed with SIGKILL while trades flow, then every trade answered filled is in the database after a restart', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const first = await startServiceProcess(dataDir, port, TRADING_ENV);
+    if (!/Started mongo-java-server/.test(first.output())) {
+      first.proc.kill('SIGTERM');
+      await first.exited;
+      return; // a real mongod journals on its own
+    }
+    const keys: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await post(`${base}/api/sdk/agents/register`, { name: `durable-${i}` });
+      assert.equal(r.status, 200);
+      keys.push(((await r.json()) as { api_key: string }).api_key);
+    }
+    const list = await fetch(`${base}/api/sdk/markets?limit=8&venue=sim`, {
+      headers: { authorization: `Bearer ${keys[0]}` },
+    });
+    const markets = ((await list.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
+    assert.ok(markets.length >= 2);
+
+    // Trades started every 20 ms (not waiting for answers), until well after the database died.
+    const filled: string[] = [];
+    const inFlight: Promise<void>[] = [];
+    let n = 0;
+    const trade = async (i: number) => {
+      try {
+        const r = await post(
+          `${base}/api/sdk/trade`,
+          {
+            market_id: markets[i % markets.length],
+            side: i % 2 ? 'yes' : 'no',
+            amount: 1,
+            idempotency_key: `durable-${i}`,
+          },
+          keys[i % keys.length],
+        );
+        const body = (await r.json()) as { success?: boolean; fill_status?: string; trade_id?: string };
+        if (r.status === 200 && body.success && body.fill_status === 'filled') filled.push(body.trade_id!);
+      } catch {
+        // The service answering nothing is not an acknowledgement.
+      }
+    };
+    const pace = setInterval(() => inFlight.push(trade(n++)), 20);
+    await new Promise((r) => setTimeout(r, 4000));
+    const [, mongoPid] = embeddedChildren(dataDir);
+    process.kill(mongoPid!, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 1500));
+    clearInterval(pace);
+    await Promise.race([Promise.all(inFlight), new Promise((r) => setTimeout(r, 10_000))]);
+    const acknowledged = [...filled];
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    assert.ok(acknowledged.length > 50, `trades were filled before the crash (${acknowledged.length})`);
+
+    // The same data directory: the restart stops the dead service's Redis and reopens the H2 file.
+    const second = await startServiceProcess(dataDir, port, TRADING_ENV);
+    const conn = await mongoose.createConnection(mongoUriOf(second), { dbName: 'agent_trading' }).asPromise();
+    try {
+      const found = await conn
+        .db!.collection<{ _id: string }>('trades')
+        .find({ _id: { $in: acknowledged }, status: 'filled' }, { projection: { _id: 1 } })
+        .toArray();
+      const missing = acknowledged.filter((id) => !found.some((t) => t._id === id));
+      assert.deepEqual(
+        missing,
+        [],
+        `${missing.length} of ${acknowledged.length} trades answered filled were lost`,
+      );
+    } finally {
+      await conn.close();
+      second.proc.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+});
