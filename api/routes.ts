@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Deps } from '../shared/composition/deps.js';
 import { closestMatch } from '../shared/util/closest-match.js';
 import {
@@ -26,6 +26,7 @@ import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
 import { kalshiHandlers } from './handlers/kalshi.handlers.js';
 import { webhookHandlers } from './handlers/webhooks.handlers.js';
 import { alertHandlers } from './handlers/alerts.handlers.js';
+import { monitorHandlers } from './handlers/monitors.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -34,6 +35,7 @@ import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
 
 import { JsonText } from './http/json-text.js';
+import { jsonBody } from './http/json-body.js';
 import { parseRequestPart } from './http/validation.js';
 
 /** Exhaustive: an endpoint without a handler fails to compile. */
@@ -49,6 +51,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...agentWalletHandlers,
   ...webhookHandlers,
   ...alertHandlers,
+  ...monitorHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,
@@ -90,7 +93,7 @@ export function registerEndpoints(
   const operatorAuth = requireOperator(opts.operatorToken);
   const userAuth = requireUser(deps, createJwtVerifier(deps.env));
 
-  const bodyParser = express.json({ limit: deps.env.REQUEST_BODY_LIMIT });
+  const bodyParser = jsonBody(deps.env.REQUEST_BODY_LIMIT);
   for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, EndpointSpec][]) {
     const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
     const chain: RequestHandler[] = [];
@@ -104,7 +107,7 @@ export function registerEndpoints(
 
     // After auth, so that per-agent limits know the agent (per-IP limits work either way).
     if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);
-    if (spec.body) chain.push(bodyParser);
+    if (spec.body) chain.push(...bodyParser);
     chain.push(async (req, res) => {
       const query = (req.query ?? {}) as Record<string, unknown>;
       const input = {

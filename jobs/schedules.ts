@@ -68,6 +68,8 @@ export const SCHEDULES: ScheduleSpec[] = [
   slotSchedule('expire-sim-markets', '* * * * *'),
   // Every 5 minutes: trades whose job failed for good or vanished are resumed (nothing left reserved).
   slotSchedule('reconcile-trades', '*/5 * * * *'),
+  // Stop-loss / take-profit monitors checked against current prices; crossings sell or raise risk alerts.
+  intervalSchedule('evaluate-position-monitors', (env) => env.RISK_MONITOR_SECONDS),
   // Every minute: managed wallets' winning positions in resolved Polymarket markets are redeemed.
   slotSchedule('auto-redeem', '* * * * *'),
 ];

@@ -24,6 +24,10 @@ import {
 import { broadcastTxProcessor, followTxReceiptProcessor } from './processors/broadcast.processors.js';
 import { autoRedeemProcessor, redeemPositionProcessor } from './processors/redemption.processors.js';
 import { deliverWebhookProcessor, evaluatePriceAlertsProcessor } from './processors/webhook.processors.js';
+import {
+  evaluatePositionMonitorsProcessor,
+  exitMonitoredPositionProcessor,
+} from './processors/monitor.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -49,4 +53,6 @@ export const PROCESSORS: ProcessorRegistry = {
   'auto-redeem': autoRedeemProcessor,
   'deliver-webhook': deliverWebhookProcessor,
   'evaluate-price-alerts': evaluatePriceAlertsProcessor,
+  'evaluate-position-monitors': evaluatePositionMonitorsProcessor,
+  'exit-monitored-position': exitMonitoredPositionProcessor,
 };

@@ -16,6 +16,7 @@ import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
 import { kalshiEndpoints } from './kalshi.endpoints.js';
 import { webhookEndpoints } from './webhooks.endpoints.js';
 import { alertEndpoints } from './alerts.endpoints.js';
+import { monitorEndpoints } from './monitors.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -30,6 +31,7 @@ export const ENDPOINTS = {
   ...agentWalletEndpoints,
   ...webhookEndpoints,
   ...alertEndpoints,
+  ...monitorEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

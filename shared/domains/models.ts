@@ -24,6 +24,8 @@ import { kalshiQuoteModel } from './trading/kalshi-quote.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
 import { priceAlertModel } from './alerts/price-alert.model.js';
+import { positionMonitorModel } from './monitors/position-monitor.model.js';
+import { riskAlertModel } from './monitors/risk-alert.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -53,6 +55,8 @@ export function createModels(conn: Connection) {
     SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),
     PriceAlert: priceAlertModel(conn),
+    PositionMonitor: positionMonitorModel(conn),
+    RiskAlert: riskAlertModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -119,6 +119,13 @@ describe('queue plumbing #integration', () => {
         marketId: 'sim-market-1',
         cause: 'trade-00000000-0000-4000-8000-000000000001',
       },
+      'evaluate-position-monitors': { every: 10, bucket: 178_000_000 },
+      // Monitor ids join agent, market, venue and side with ':'.
+      'exit-monitored-position': {
+        monitorId: 'agent-1:00000000-0000-4000-8000-000000000004:sim:yes',
+        generation: 2,
+        attempt: 'r29666',
+      },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -12,7 +12,12 @@ import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js
 import type { Deps } from '../../shared/composition/deps.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
-import { emitMarketResolved, emitTradeExecuted } from '../../shared/domains/webhooks/events.js';
+import {
+  announceTradeExecuted,
+  emitMarketResolved,
+  filledTrade,
+} from '../../shared/domains/webhooks/events.js';
+import { protectFilledBuy } from '../../shared/domains/monitors/monitors.js';
 import { enqueueAlertEvaluation } from '../../shared/domains/alerts/evaluate-price-alerts.js';
 
 /** One group commit per process: the trades its workers hold go to the database together. */
@@ -35,7 +40,12 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   // After the fill is recorded; a retried job emits the same event id again, which queues nothing.
   if (result?.success) {
-    await emitTradeExecuted(deps, data.tradeId);
+    const filled = await filledTrade(deps, data.tradeId);
+    if (filled) {
+      await announceTradeExecuted(deps, filled);
+      // A buy is protected by the owner's default stop-loss / take-profit (auto_risk_monitor_enabled).
+      await protectFilledBuy(deps, filled);
+    }
     // The fill moved the market's price: its alerts are evaluated off the trade path.
     await enqueueAlertEvaluation(deps, result.market_id, `trade-${data.tradeId}`);
   }

@@ -7,6 +7,7 @@ import { fromMicro } from '../money.js';
 import { venueMarkMicro } from '../positions/position-views.js';
 import { bucket, positionsWithMarkets } from '../trading/reads.js';
 import { EXTERNAL_VENUE_IDS, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
+import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
 import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
 
@@ -214,8 +215,7 @@ export async function briefing(
       rank,
       total_agents: meta?.totalAgents ?? 0,
     },
-    risk_alerts: [],
-    triggered_risk_alerts: [],
+    ...(await briefingRiskAlerts(models, agent._id, now)),
     risk_warnings: riskWarnings,
     sdk_update: { update_available: false },
     skill_updates: [],

@@ -4,13 +4,17 @@ import { emitWebhookEvent } from './webhooks.js';
 
 type EmitDeps = Pick<Deps, 'models' | 'queues' | 'env' | 'clock'>;
 
-/**
- * `trade.executed` for a trade whose fill is recorded (status `filled`, read back from the database,
- * so only a durable fill is announced). The event id is the trade's: emitting again is a no-op.
- */
-export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
+/** A trade whose fill is recorded (status `filled`, read back from the database): only a durable fill is announced. */
+export const filledTrade = async (deps: Pick<Deps, 'models'>, tradeId: string) => {
   const t = await deps.models.Trade.findOne({ _id: tradeId, status: 'filled' }).lean();
-  if (!t?.fill) return { queued: 0, webhook_ids: [] };
+  return t?.fill ? t : null;
+};
+
+/** `trade.executed` for a filled trade. The event id is the trade's: emitting again is a no-op. */
+export function announceTradeExecuted(
+  deps: EmitDeps,
+  t: NonNullable<Awaited<ReturnType<typeof filledTrade>>>,
+) {
   return emitWebhookEvent(deps, [t.agentId], {
     type: 'trade.executed',
     id: `trade.executed.${t._id}`,
@@ -21,15 +25,21 @@ export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
       venue: t.venue,
       side: t.side,
       action: t.action,
-      shares: fromMicro(t.fill.sharesMicro ?? 0),
-      amount: fromMicro(t.fill.amountMicro ?? 0),
-      price_before: t.fill.priceBefore ?? null,
-      price_after: t.fill.priceAfter ?? null,
+      shares: fromMicro(t.fill!.sharesMicro ?? 0),
+      amount: fromMicro(t.fill!.amountMicro ?? 0),
+      price_before: t.fill!.priceBefore ?? null,
+      price_after: t.fill!.priceAfter ?? null,
       source: t.source,
       skill_slug: t.skillSlug,
       executed_at: (t.finishedAt ?? deps.clock()).toISOString(),
     },
   });
+}
+
+/** `trade.executed` for a trade by id, if its fill is recorded. */
+export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
+  const t = await filledTrade(deps, tradeId);
+  return t ? announceTradeExecuted(deps, t) : { queued: 0, webhook_ids: [] };
 }
 
 /**

@@ -286,6 +286,10 @@ export const EnvSchema = z.object({
     .min(5)
     .default(60)
     .describe('How often open and closed imported markets are checked for resolution on their venue.'),
+  RISK_MONITOR_SECONDS: positiveInt
+    .min(2)
+    .default(10)
+    .describe('How often stop-loss / take-profit monitors are evaluated against current prices.'),
   FAULT_KILL_AFTER_WRITES: positiveInt
     .optional()
     .describe(

@@ -199,6 +199,27 @@ export const JOBS = {
     options: retrying(5, 500),
     jobId: (d) => `evaluate-price-alerts-${idPart(d.marketId)}-${d.cause}`,
   }),
+  /**
+   * Reads every active position monitor in batches (one price read per market of a batch) and
+   * triggers those whose position crossed its threshold (shared/domains/monitors/evaluate-monitors.ts).
+   */
+  'evaluate-position-monitors': intervalJob('evaluate-position-monitors', 'risk-monitors'),
+  /**
+   * Carries out a triggered monitor's exit: a sell through the trade pipeline (`source:
+   * risk-monitor`), or a risk alert for an external wallet (shared/domains/monitors/exit-position.ts).
+   * `attempt` is `t` when the trigger enqueues it and `r<bucket>` when the evaluation finds the exit
+   * unfinished later: the exit's idempotency key makes every attempt place the sell at most once.
+   */
+  'exit-monitored-position': define({
+    queue: 'risk-monitors',
+    schema: z.object({
+      monitorId: z.string().min(1).max(300),
+      generation: z.number().int().positive(),
+      attempt: z.string().regex(/^(t|r\d+)$/),
+    }),
+    options: retrying(5, 2000),
+    jobId: (d) => `exit-monitored-position-${idPart(d.monitorId)}-${d.generation}-${d.attempt}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

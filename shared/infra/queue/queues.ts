@@ -21,6 +21,8 @@ export const QUEUE_NAMES = [
   'redemptions',
   /** Delivering signed webhook events to agents' receivers, retried with backoff. */
   'webhooks',
+  /** Stop-loss / take-profit monitors: the scheduled evaluation and the exits it triggers. */
+  'risk-monitors',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

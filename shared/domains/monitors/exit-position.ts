@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import type { Deps } from '../../composition/deps.js';
+import { afterWrite } from '../../infra/faults.js';
+import { agentOwner } from '../limits/settings-owner.js';
+import { fromMicro } from '../money.js';
+import { submitTrade } from '../trading/submit-trade.js';
+import { FINAL_TRADE_STATUSES } from '../trading/trade.model.js';
+import { TradeRequestSchema, type TradeResult } from '../trading/trade.schemas.js';
+import { walletOf } from '../wallets/managed-wallet.js';
+import type { PositionMonitorRecord } from './position-monitor.model.js';
+import { raiseRiskAlert } from './risk-alerts.js';
+
+/** The `source` of the sells monitors place: visible in GET /api/sdk/trades and the webhooks. */
+export const RISK_MONITOR_SOURCE = 'risk-monitor';
+
+/**
+ * The exit's idempotency key: one per trigger (monitor and generation), so every attempt of one exit
+ * is the same request to the trade pipeline, which places it at most once.
+ */
+const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
+  `risk-monitor-${createHash('sha256').update(m._id).digest('hex').slice(0, 32)}-${m.generation}`;
+
+/**
+ * Whether the service can sell this position itself: sim always, Polymarket when the service signs
+ * for the account's wallet (managed); an external wallet or Kalshi (always the agent's own Solana
+ * wallet) gets a risk alert for its client to act on.
+ */
+async function sellsItself(deps: Deps, m: PositionMonitorRecord, agentId: string) {
+  if (m.venue === 'sim') return true;
+  if (m.venue !== 'polymarket') return false;
+  const agent = await deps.models.Agent.findById(agentId, { claimedBy: 1 }).lean();
+  if (!agent) return false;
+  const wallet = await walletOf(deps, await agentOwner(deps, agent));
+  return wallet?.ownership === 'managed';
+}
+
+type Finish = Pick<PositionMonitorRecord, 'exitOutcome' | 'exitTradeId' | 'exitError'>;
+
+/** The exit's outcome, recorded once: guarded on the trigger it belongs to. */
+async function finish(deps: Deps, m: PositionMonitorRecord, outcome: Finish) {
+  const done = await deps.models.PositionMonitor.updateOne(
+    { _id: m._id, state: 'triggered', generation: m.generation },
+    { $set: { state: 'done', ...outcome } },
+  );
+  afterWrite(done.modifiedCount > 0);
+}
+
+/**
+ * The sell of a triggered monitor through the normal pipeline (every safeguard applies). A trade
+ * this exit already recorded (found by its key) is followed rather than placed again, so the exit
+ * stays single even after the idempotency claim in Redis has lapsed.
+ */
+async function sell(deps: Deps, m: PositionMonitorRecord): Promise<TradeResult | 'pending'> {
+  const key = exitKey(m);
+  const placed = await deps.models.Trade.findOne(
+    { agentId: m.agentId, marketId: m.marketId, idempotencyKey: key },
+    { status: 1, result: 1 },
+  ).lean();
+  if (placed)
+    return FINAL_TRADE_STATUSES.includes(placed.status) && placed.result
+      ? (placed.result as TradeResult)
+      : 'pending';
+  const agent = await deps.models.Agent.findById(m.agentId).lean();
+  if (!agent) throw new Error(`agent ${m.agentId} of monitor ${m._id} not found`);
+  const label = m.exitReason === 'take_profit' ? 'Take-profit' : 'Stop-loss';
+  const result = await submitTrade(
+    deps,
+    agent,
+    TradeRequestSchema.parse({
+      market_id: m.marketId,
+      side: m.side,
+      action: 'sell',
+      shares: fromMicro(m.exitSharesMicro ?? 0),
+      venue: m.venue,
+      // A real-venue exit takes what the book gives now rather than resting.
+      order_type: m.venue === 'sim' ? undefined : 'FAK',
+      source: RISK_MONITOR_SOURCE,
+      reasoning: `${label} monitor: the position's P&L reached ${Math.round((m.triggerPnlPct ?? 0) * 1000) / 10}% at price ${m.triggerPrice}.`,
+      signal_data: { exit_reason: m.exitReason, trigger_price: m.triggerPrice, pnl_pct: m.triggerPnlPct },
+      idempotency_key: key,
+    }),
+  );
+  if (!('fill_status' in result)) throw new Error('a monitor exit prepared an order instead of trading');
+  return result.fill_status === 'submitted' || result.fill_status === 'unconfirmed' ? 'pending' : result;
+}
+
+/**
+ * The `exit-monitored-position` job: a triggered monitor's exit, carried out once. A sale the venue
+ * has not finished yet throws, so the job retries (and the evaluation re-enqueues it later if the
+ * retries run out); the monitor stays `triggered` until its outcome is recorded.
+ */
+export async function exitMonitoredPosition(deps: Deps, monitorId: string, generation: number) {
+  const m = (await deps.models.PositionMonitor.findById(monitorId).lean()) as PositionMonitorRecord | null;
+  if (!m || m.state !== 'triggered' || m.generation !== generation)
+    return { monitor_id: monitorId, outcome: 'skipped' };
+  if (!(await sellsItself(deps, m, m.agentId))) {
+    await raiseRiskAlert(deps, m);
+    afterWrite();
+    await finish(deps, m, { exitOutcome: 'alerted', exitTradeId: null, exitError: null });
+    return { monitor_id: monitorId, outcome: 'alerted' };
+  }
+  const result = await sell(deps, m);
+  if (result === 'pending') throw new Error(`the exit sell of monitor ${monitorId} is not final yet`);
+  await finish(
+    deps,
+    m,
+    result.success
+      ? { exitOutcome: 'sold', exitTradeId: result.trade_id, exitError: null }
+      : {
+          exitOutcome: 'refused',
+          exitTradeId: result.trade_id,
+          exitError: result.error ?? result.error_code,
+        },
+  );
+  return { monitor_id: monitorId, outcome: result.success ? 'sold' : 'refused', trade_id: result.trade_id };
+}

@@ -1,0 +1,213 @@
+import type { Deps } from '../../composition/deps.js';
+import { AppError, invalidField } from '../../infra/errors.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { currentSettings } from '../limits/trading-settings.js';
+import { fromMicro } from '../money.js';
+import { positionId, type PositionRecord } from '../positions/position.model.js';
+import { isDuplicateKey } from '../refusal.js';
+import type { VenueId } from '../venues/venue-id.js';
+import { monitorId, type PositionMonitorRecord } from './position-monitor.model.js';
+import { monitoredPrice, pnlFraction, sideHolding } from './thresholds.js';
+
+export interface MonitorRequest {
+  side: 'yes' | 'no';
+  stop_loss_pct?: number | null;
+  take_profit_pct?: number | null;
+}
+
+/** A monitor (re)armed: a new generation, so an evaluation still holding the old one cannot trigger it. */
+const armed = (
+  m: Pick<PositionMonitorRecord, 'agentId' | 'marketId' | 'venue' | 'side'>,
+  thresholds: Pick<PositionMonitorRecord, 'stopLossPct' | 'takeProfitPct' | 'origin'>,
+) => ({
+  $set: {
+    ...m,
+    ...thresholds,
+    state: 'active',
+    exitReason: null,
+    triggeredAt: null,
+    triggerPrice: null,
+    triggerPnlPct: null,
+    exitSharesMicro: null,
+    exitOutcome: null,
+    exitTradeId: null,
+    exitError: null,
+  },
+  $inc: { generation: 1 },
+});
+
+const positionNotFound = (marketId: string, side: string, venue: string) =>
+  new AppError(
+    404,
+    'position_not_found',
+    `No ${side.toUpperCase()} shares held in market ${marketId} on ${venue}`,
+    `A monitor watches shares you hold: buy first, or pass ?venue= for a position on another venue (the default is polymarket; sim positions need ?venue=sim).`,
+  );
+
+const exitInProgress = () =>
+  new AppError(
+    409,
+    'monitor_exit_in_progress',
+    'This monitor has triggered and its exit is being carried out',
+    'Wait a few seconds and read GET /api/sdk/positions/monitors (or your trades) before setting a new one.',
+  );
+
+/** `POST /api/sdk/positions/{market_id}/monitor` (client-contract §7.2). */
+export async function setMonitor(
+  deps: Deps,
+  agent: AgentRecord,
+  marketId: string,
+  venue: VenueId,
+  req: MonitorRequest,
+) {
+  const stopLossPct = req.stop_loss_pct ?? null;
+  const takeProfitPct = req.take_profit_pct ?? null;
+  if (stopLossPct === null && takeProfitPct === null)
+    throw invalidField(
+      'stop_loss_pct',
+      'at least one of stop_loss_pct and take_profit_pct is required',
+      null,
+      'Send e.g. {"side": "yes", "stop_loss_pct": 0.5} (sell when the position has lost 50%) and/or "take_profit_pct": 1.0 (sell at +100%).',
+    );
+  const position = await deps.models.Position.findById(positionId(agent._id, marketId, venue)).lean();
+  const holding = position && sideHolding(position, req.side);
+  if (!position || position.status !== 'open' || !holding || holding.freeMicro <= 0)
+    throw positionNotFound(marketId, req.side, venue);
+  const id = monitorId(agent._id, marketId, venue, req.side);
+  try {
+    await deps.models.PositionMonitor.updateOne(
+      { _id: id, state: { $ne: 'triggered' } },
+      armed(
+        { agentId: agent._id, marketId, venue, side: req.side },
+        { stopLossPct, takeProfitPct, origin: 'manual' },
+      ),
+      { upsert: true },
+    );
+  } catch (err) {
+    // The filter missed an existing monitor: it is triggered (its exit is running).
+    if (isDuplicateKey(err)) throw exitInProgress();
+    throw err;
+  }
+  const parts = [
+    stopLossPct !== null ? `stop-loss at -${Math.round(stopLossPct * 100)}%` : null,
+    takeProfitPct !== null ? `take-profit at +${Math.round(takeProfitPct * 100)}%` : null,
+  ].filter(Boolean);
+  return {
+    success: true,
+    market_id: marketId,
+    side: req.side,
+    venue,
+    message: `Monitor set on ${req.side.toUpperCase()}: ${parts.join(', ')}. Checked every ${deps.env.RISK_MONITOR_SECONDS} s.`,
+    stop_loss_pct: stopLossPct,
+    take_profit_pct: takeProfitPct,
+    shares: fromMicro(holding.heldMicro),
+    cost_basis: fromMicro(holding.costMicro),
+  };
+}
+
+/** `GET /api/sdk/positions/monitors`: monitors watching or exiting, under both keys clients read. */
+export async function listMonitors(deps: Deps, agent: AgentRecord) {
+  const { PositionMonitor, Position, Market } = deps.models;
+  const monitors = (await PositionMonitor.find({
+    agentId: agent._id,
+    state: { $in: ['active', 'triggered'] },
+  })
+    .sort({ createdAt: -1 })
+    .lean()) as PositionMonitorRecord[];
+  const [positions, markets] = await Promise.all([
+    Position.find({ _id: { $in: monitors.map((m) => positionId(m.agentId, m.marketId, m.venue)) } }).lean(),
+    Market.find(
+      { _id: { $in: [...new Set(monitors.map((m) => m.marketId))] } },
+      { question: 1, currentPrice: 1, externalPriceYes: 1, status: 1 },
+    ).lean(),
+  ]);
+  const positionById = new Map(positions.map((p) => [p._id, p as PositionRecord]));
+  const marketById = new Map(markets.map((m) => [m._id as string, m]));
+  const rows = monitors.map((m) => {
+    const p = positionById.get(positionId(m.agentId, m.marketId, m.venue));
+    const market = marketById.get(m.marketId);
+    const holding = p ? sideHolding(p, m.side) : null;
+    const price = market ? monitoredPrice(market, m.venue, m.side) : null;
+    const pnl = holding && price !== null ? pnlFraction(holding, price) : null;
+    return {
+      market_id: m.marketId,
+      question: market?.question ?? null,
+      venue: m.venue,
+      side: m.side,
+      stop_loss_pct: m.stopLossPct,
+      take_profit_pct: m.takeProfitPct,
+      shares: holding ? fromMicro(holding.heldMicro) : 0,
+      cost_basis: holding ? fromMicro(holding.costMicro) : 0,
+      current_price: price,
+      pnl_pct: pnl === null ? null : Math.round(pnl * 1e4) / 1e4,
+      status: m.state as 'active' | 'triggered',
+      exit_reason: m.exitReason,
+      auto: m.origin === 'auto',
+      created_at: m.createdAt.toISOString(),
+    };
+  });
+  return { monitors: rows, settings: rows, count: rows.length };
+}
+
+/** `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching. */
+export async function deleteMonitor(
+  deps: Deps,
+  agent: AgentRecord,
+  marketId: string,
+  venue: VenueId,
+  side: 'yes' | 'no',
+) {
+  const id = monitorId(agent._id, marketId, venue, side);
+  const { deletedCount } = await deps.models.PositionMonitor.deleteOne({
+    _id: id,
+    state: { $ne: 'triggered' },
+  });
+  if (!deletedCount) {
+    const left = await deps.models.PositionMonitor.exists({ _id: id });
+    if (left) throw exitInProgress();
+    throw new AppError(
+      404,
+      'monitor_not_found',
+      `No monitor on ${side.toUpperCase()} of market ${marketId} on ${venue}`,
+      'List yours with GET /api/sdk/positions/monitors (pass ?venue=sim for sim positions).',
+    );
+  }
+  return { success: true, market_id: marketId, side, venue, message: 'Monitor removed.' };
+}
+
+/**
+ * A filled buy is protected by the owner's default monitor when `auto_risk_monitor_enabled`: armed
+ * unless the side already has one (an agent's own thresholds are kept; an exit running is left
+ * alone). One write: the upsert matches only a finished monitor, and an existing live one makes
+ * the insert a duplicate key, which is the "already protected" answer.
+ */
+export async function protectFilledBuy(
+  deps: Pick<Deps, 'models' | 'caches'>,
+  t: {
+    agentId: string;
+    marketId: string;
+    venue: VenueId;
+    side: 'yes' | 'no';
+    action: string;
+    ownerKey: string | null;
+  },
+) {
+  if (t.action !== 'buy' || !t.ownerKey) return false;
+  const s = await currentSettings(deps, { key: t.ownerKey });
+  if (!s.autoRiskMonitorEnabled || (s.defaultStopLossPct === null && s.defaultTakeProfitPct === null))
+    return false;
+  try {
+    await deps.models.PositionMonitor.updateOne(
+      { _id: monitorId(t.agentId, t.marketId, t.venue, t.side), state: 'done' },
+      armed(
+        { agentId: t.agentId, marketId: t.marketId, venue: t.venue, side: t.side },
+        { stopLossPct: s.defaultStopLossPct, takeProfitPct: s.defaultTakeProfitPct, origin: 'auto' },
+      ),
+      { upsert: true },
+    );
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
