@@ -77,7 +77,8 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
   }
   let sort = 'volume';
   if (q.sort) {
-    if (q.sort in SORTS) sort = q.sort;
+    // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's members.
+    if (Object.hasOwn(SORTS, q.sort)) sort = q.sort;
     else warnings.push(unknownValue('sort', q.sort, Object.keys(SORTS)));
   }
   const include = new Set(

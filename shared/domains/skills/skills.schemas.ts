@@ -6,8 +6,7 @@ const registryPage = z
   .url({ protocol: /^https$/ })
   .max(500)
   .meta({ description: 'An https page that ends in /<slug>.' });
-const lastSegment = (url: string | undefined) =>
-  url ? new URL(url).pathname.replace(/\/+$/, '').split('/').at(-1) : undefined;
+const lastSegment = (url: string) => new URL(url).pathname.replace(/\/+$/, '').split('/').at(-1);
 
 /**
  * Spec §2.5's skill submission. The registry link is `registry_url` in the spec and `clawhub_url` in
@@ -46,10 +45,17 @@ export const SkillSubmissionSchema = z
     path: ['registry_url'],
   })
   // The page reviewed must be the package installed: `install` is `clawhub install <slug>`.
-  .refine((b) => lastSegment(b.registry_url ?? b.clawhub_url) === b.slug, {
-    message: 'the registry page must be the page of this slug (its URL ends in /<slug>)',
-    path: ['registry_url'],
-  })
+  .refine(
+    (b) => {
+      const page = b.registry_url ?? b.clawhub_url;
+      // A page that is not a URL is already reported on its own field (the refinements still run).
+      return !page || !URL.canParse(page) || lastSegment(page) === b.slug;
+    },
+    {
+      message: 'the registry page must be the page of this slug (its URL ends in /<slug>)',
+      path: ['registry_url'],
+    },
+  )
   .meta({ id: 'SkillSubmission' });
 export type SkillSubmission = z.output<typeof SkillSubmissionSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { freeFormObject } from '../../util/free-form-object.js';
 import { VENUE_NAMES } from '../venues/venue-id.js';
 
 export const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
@@ -29,12 +30,12 @@ export const TradeRequestSchema = z
     reasoning: z.string().max(5000).nullish(),
     source: z.string().max(200).nullish(),
     skill_slug: z.string().max(200).nullish(),
-    signal_data: z.record(z.string(), z.unknown()).nullish(),
+    signal_data: freeFormObject().nullish(),
     execute: z.boolean().nullish().meta({
       description: 'Deprecated: true only prepares a Polymarket YES buy (order_params) and trades nothing.',
     }),
     wallet_address: z.string().max(200).nullish(),
-    signed_order: z.record(z.string(), z.unknown()).nullish().meta({
+    signed_order: freeFormObject().nullish().meta({
       description:
         'Polymarket, external wallet: the V2 CLOB order signed locally (salt, maker, signer, tokenId, makerAmount, takerAmount, side, signatureType, timestamp, metadata, builder, signature).',
     }),

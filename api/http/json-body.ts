@@ -1,0 +1,100 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { AppError } from '../../shared/infra/errors.js';
+
+/** The media types read as JSON bodies: `application/json` and any `+json` suffix type. */
+const JSON_TYPES = ['application/json', '+json'];
+
+const SEND_JSON = 'Send the body as UTF-8 JSON with `Content-Type: application/json`.';
+
+/**
+ * Body routes read JSON only. A body of another type would otherwise be skipped by the parser and
+ * reported as "body: Field required", which sends the caller after the wrong problem; a request
+ * without a body goes on, so its missing fields are still listed (422).
+ */
+const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  const hasContent =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasContent && !req.is(JSON_TYPES)) {
+    throw new AppError(
+      415,
+      'unsupported_media_type',
+      `Unsupported Content-Type: ${req.headers['content-type'] ?? '(none)'}; this endpoint reads JSON`,
+      SEND_JSON,
+    );
+  }
+  next();
+};
+
+/** The parser chain of every route that takes a body. */
+export function jsonBody(limit: string): RequestHandler[] {
+  return [requireJsonContentType, express.json({ limit, type: JSON_TYPES })];
+}
+
+/** What body-parser (and raw-body, zlib under it) attach to the errors they pass on. */
+interface ParserFailure extends Error {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+  limit?: number;
+  charset?: string;
+  encoding?: string;
+}
+
+/**
+ * body-parser's errors (and any other 4xx http-errors error Express's middleware raises) as the
+ * contract's answers: the caller's mistake, with a fix, never a 500. `undefined` for anything else.
+ * A decompression failure carries no `type`, only the 400 that body-parser gives every failed read.
+ */
+export function bodyParserFailure(err: unknown, req: Request): AppError | undefined {
+  const e = err as ParserFailure;
+  if (!(e instanceof Error) || typeof e.status !== 'number' || e.status >= 500 || !e.expose) return undefined;
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'malformed_json', `Malformed JSON body: ${e.message}`, SEND_JSON);
+    case 'entity.too.large':
+      return new AppError(
+        413,
+        'body_too_large',
+        `Request body too large (limit ${e.limit} bytes)`,
+        'Send a smaller body; no endpoint needs more than a few kilobytes.',
+      );
+    case 'encoding.unsupported':
+      return new AppError(
+        415,
+        'unsupported_content_encoding',
+        `Unsupported Content-Encoding: ${e.encoding ?? encoding}`,
+        'Send the body uncompressed, or compressed with gzip, deflate or br.',
+      );
+    case 'charset.unsupported':
+      return new AppError(
+        415,
+        'unsupported_charset',
+        `Unsupported body charset: ${e.charset ?? e.message}`,
+        SEND_JSON,
+      );
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError(
+        400,
+        'body_incomplete',
+        `The request body was incomplete: ${e.message}`,
+        'Send the whole body, with a Content-Length that matches it.',
+      );
+  }
+  if (!e.type && encoding !== 'identity') {
+    return new AppError(
+      400,
+      'body_decoding_failed',
+      `Could not decode the ${encoding} body: ${e.message}`,
+      `Compress the body with ${encoding} as the Content-Encoding header says, or send it uncompressed without that header.`,
+    );
+  }
+  // Another 4xx raised by Express's own middleware (e.g. a malformed URI): its status, as the caller's mistake.
+  return new AppError(
+    e.status,
+    'bad_request',
+    `Bad request: ${e.message}`,
+    'Check the request against /openapi.json and send it again.',
+  );
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import type { Express } from 'express';
+import { buildApp } from '../../api/app.js';
+import { createLogger } from '../../shared/infra/logger.js';
+import { testContext } from '../support/context.js';
+import { agentWithMarket, trade } from '../support/factories.js';
+import { api, randomIp, registerAgent, type RegisteredAgent } from '../support/http.js';
+
+const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+/** The contract's error body: JSON with `detail`, the same text in `error`, and a `fix`. */
+function assertErrorBody(res: {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}) {
+  assert.match(res.headers['content-type'] ?? '', /application\/json/);
+  assert.equal(typeof res.body.fix, 'string', JSON.stringify(res.body));
+  assert.ok(res.body.error, JSON.stringify(res.body));
+}
+
+describe('input hardening: no 500 from what a caller sends #integration', () => {
+  describe('sort keys', () => {
+    for (const sort of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      it(`when GET /api/sdk/markets?sort=${sort}, then 200 with the default order and a warning naming the valid sorts`, async () => {
+        const { agent } = await agentWithMarket();
+        const res = await api().get(`/api/sdk/markets?sort=${sort}`).set(asAgent(agent));
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.match(res.body.warning, new RegExp(`Unknown sort '${sort}' ignored`));
+        assert.match(res.body.warning, /Valid values: volume, recent, created/);
+      });
+    }
+  });
+
+  describe('request bodies the parser refuses', () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      it(`when a ${encoding} body is corrupt, then 400 JSON with a fix (no auth needed), never a 500`, async () => {
+        const res = await postRaw(
+          testContext().app,
+          '/api/sdk/agents/register',
+          encoding,
+          Buffer.from('not compressed'),
+        );
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assertErrorBody(res);
+        assert.match(res.body.detail as string, new RegExp(`${encoding} body`, 'i'));
+      });
+    }
+
+    it('when a gzip body is valid, then it is read as usual', async () => {
+      const body = gzipSync(JSON.stringify({ name: 'gzipped' }));
+      const res = await postRaw(testContext().app, '/api/sdk/agents/register', 'gzip', body);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(typeof res.body.api_key, 'string', 'registered: the required name was read');
+    });
+
+    it('when the content encoding is unknown, then 415 naming it, with a fix', async () => {
+      const res = await postRaw(testContext().app, '/api/sdk/agents/register', 'zstd-ish', Buffer.from('{}'));
+      assert.equal(res.status, 415, JSON.stringify(res.body));
+      assertErrorBody(res);
+      assert.match(res.body.detail as string, /zstd-ish/);
+    });
+
+    it('when a body is sent as text/plain, then 415 naming the content type, not "Field required"', async () => {
+      const res = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', randomIp())
+        .set('Content-Type', 'text/plain')
+        .send('{"name": "plain"}');
+      assert.equal(res.status, 415, JSON.stringify(res.body));
+      assertErrorBody(res);
+      assert.match(res.body.detail as string, /text\/plain/);
+      assert.match(res.body.fix as string, /application\/json/);
+    });
+
+    it('when a JSON body has a charset other than UTF-8, then 415 naming it', async () => {
+      const res = await api()
+        .post('/api/sdk/agents/register')
+        .set('X-Forwarded-For', randomIp())
+        .set('Content-Type', 'application/json; charset=klingon')
+        .send('{"name": "x"}');
+      assert.equal(res.status, 415, JSON.stringify(res.body));
+      assertErrorBody(res);
+      assert.match(res.body.detail as string, /klingon/);
+    });
+
+    it('when a route takes a body and none is sent, then its fields are reported missing (422), as before', async () => {
+      const res = await api().post('/api/sdk/agents/register').set('X-Forwarded-For', randomIp());
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+    });
+
+    it('when the parser refuses a body, then the log line is a warning without a stack', async () => {
+      const ctx = testContext();
+      const lines: string[] = [];
+      const capture = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString('utf8'));
+          done();
+        },
+      });
+      const log = createLogger('info', 'parser-errors', capture);
+      const app = buildApp({ ...ctx.deps, log }, { operatorToken: ctx.operatorToken });
+      const res = await postRaw(app, '/api/sdk/agents/register', 'gzip', Buffer.from('corrupt'));
+      assert.equal(res.status, 400);
+      const entries = lines.map((l) => JSON.parse(l) as { level: number; err?: { stack?: string } });
+      assert.ok(!entries.some((e) => e.level >= 50), `no error-level line: ${lines.join('')}`);
+      assert.ok(
+        entries.some((e) => e.level === 40),
+        `a warning: ${lines.join('')}`,
+      );
+      assert.ok(!lines.join('').includes('    at '), `no stack: ${lines.join('')}`);
+    });
+  });
+
+  describe('URLs that do not parse', () => {
+    it('when a skill is submitted with registry_url "not a url", then 422 on registry_url', async () => {
+      const agent = await registerAgent();
+      const res = await api()
+        .post('/api/sdk/skills')
+        .set(asAgent(agent))
+        .send({ slug: 'not-a-url', name: 'x', description: 'y', registry_url: 'not a url' });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.ok(
+        res.body.detail.some((d: { loc: string[] }) => d.loc.join('.') === 'body.registry_url'),
+        JSON.stringify(res.body.detail),
+      );
+    });
+  });
+
+  describe('keys of free-form objects', () => {
+    for (const [name, signal] of [
+      ['a NUL', { 'a\u0000b': 1 }],
+      ['a $-leading', { $where: 'sleep(1000)' }],
+      ['a .-leading', { '.hidden': 1 }],
+      ['a nested $-leading', { nested: { deeper: [{ $gt: 1 }] } }],
+    ] as const) {
+      it(`when signal_data has ${name} key, then 422 on signal_data and nothing is traded`, async () => {
+        const { agent, market } = await agentWithMarket();
+        const res = await trade(agent, {
+          market_id: market._id,
+          side: 'yes',
+          amount: 1,
+          signal_data: signal,
+        });
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.equal(res.body.detail[0].loc.slice(0, 2).join('.'), 'body.signal_data');
+        assert.equal(typeof res.body.fix, 'string');
+        const trades = await api().get('/api/sdk/trades').set(asAgent(agent)).expect(200);
+        assert.equal(trades.body.trades.length, 0);
+      });
+    }
+
+    it('when signal_data nests deeper than the database allows, then 422, never a 500', async () => {
+      const { agent, market } = await agentWithMarket();
+      let deep: Record<string, unknown> = { leaf: 1 };
+      for (let i = 0; i < 150; i++) deep = { level: deep };
+      const res = await trade(agent, { market_id: market._id, side: 'yes', amount: 1, signal_data: deep });
+      assert.equal(res.status, 422, JSON.stringify(res.body).slice(0, 500));
+      assert.match(res.body.detail[0].msg, /nested deeper than/);
+    });
+
+    it('when signal_data has ordinary keys (dots inside, unicode), then the trade goes through', async () => {
+      const { agent, market } = await agentWithMarket();
+      const res = await trade(agent, {
+        market_id: market._id,
+        side: 'yes',
+        amount: 1,
+        signal_data: { 'model.v2': 0.61, édge: [1, { ok: true }] },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+    });
+  });
+});
+
+/**
+ * POSTs bytes as they are, with a Content-Encoding, over a real socket (supertest re-encodes Buffer
+ * bodies it is given together with a Content-Encoding header).
+ */
+async function postRaw(app: Express, path: string, encoding: string, body: Buffer) {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Content-Encoding': encoding,
+        'X-Forwarded-For': randomIp(),
+      },
+      body,
+    });
+    return {
+      status: res.status,
+      headers: Object.fromEntries(res.headers) as Record<string, string>,
+      body: (await res.json()) as Record<string, unknown>,
+    };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
