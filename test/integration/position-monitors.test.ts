@@ -1,0 +1,323 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { evaluateMonitors } from '../../shared/domains/monitors/evaluate-monitors.js';
+import { monitorId } from '../../shared/domains/monitors/position-monitor.model.js';
+import { QueueClient } from '../../shared/infra/queue/queue-client.js';
+import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
+import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { externalTrader, importedMarket, signedBuy } from '../support/polymarket-traders.js';
+import { until } from '../support/until.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
+import { runWorkerProcess } from '../support/worker-process.js';
+
+const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+/** client-contract §7.2 / §7.1: what the official client reads. */
+const MONITOR_SET_FIELDS = [
+  'success',
+  'market_id',
+  'side',
+  'message',
+  'stop_loss_pct',
+  'take_profit_pct',
+  'shares',
+  'cost_basis',
+];
+const RISK_ALERT_FIELDS = ['market_id', 'side', 'shares', 'exit_reason', 'token_id', 'venue'];
+
+interface TradeRow {
+  id: string;
+  action: string;
+  side: string;
+  source: string | null;
+  shares: number;
+  status?: string;
+}
+
+const monitorsOf = async (a: RegisteredAgent) =>
+  (await api().get('/api/sdk/positions/monitors').set(asAgent(a)).expect(200)).body as {
+    monitors: Record<string, unknown>[];
+    settings: Record<string, unknown>[];
+    count: number;
+  };
+const tradesOf = async (a: RegisteredAgent, venue = 'sim') =>
+  (await api().get(`/api/sdk/trades?venue=${venue}&limit=200`).set(asAgent(a)).expect(200)).body
+    .trades as TradeRow[];
+const riskSells = async (a: RegisteredAgent) =>
+  (await tradesOf(a)).filter((t) => t.source === 'risk-monitor' && t.action === 'sell');
+const monitorState = async (a: RegisteredAgent, marketId: string, venue = 'sim', side = 'yes') =>
+  (await testContext()
+    .deps.models.PositionMonitor.findById(monitorId(a.agent_id, marketId, venue, side))
+    .lean()) ?? null;
+const yesShares = async (a: RegisteredAgent, marketId: string) => {
+  const res = await api().get('/api/sdk/positions?venue=sim&status=all').set(asAgent(a)).expect(200);
+  const row = (res.body.positions as { market_id: string; shares_yes: number }[]).find(
+    (p) => p.market_id === marketId,
+  );
+  return row?.shares_yes ?? 0;
+};
+
+/** Buys `side` by fresh agents (no cooldowns) until `done` holds; the answers' new prices. */
+async function pushUntil(marketId: string, side: 'yes' | 'no', done: () => Promise<boolean>, amount = 150) {
+  for (let i = 0; i < 20; i++) {
+    if (await done()) return;
+    const res = await trade(await registerAgent(), { market_id: marketId, side, amount, venue: 'sim' });
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+  }
+  assert.fail('the price never got there');
+}
+
+/** A sim buy of YES by `agent`; its answer. */
+async function buyYes(agent: RegisteredAgent, marketId: string, amount = 100) {
+  const res = await trade(agent, { market_id: marketId, side: 'yes', amount, venue: 'sim' });
+  assert.equal(res.body.success, true, JSON.stringify(res.body));
+  return res.body as { shares_bought: number; cost: number };
+}
+
+/** The side's P&L fraction the evaluation sees for a sim YES holding. */
+async function pnlOf(agent: RegisteredAgent, marketId: string) {
+  const { Position, Market } = testContext().deps.models;
+  const [p, m] = await Promise.all([
+    Position.findById(`${agent.agent_id}:${marketId}:sim`).lean(),
+    Market.findById(marketId, { currentPrice: 1 }).lean(),
+  ]);
+  return ((p!.sharesYesMicro + p!.reservedYesMicro) * m!.currentPrice - p!.costYesMicro) / p!.costYesMicro;
+}
+
+const setMonitor = (a: RegisteredAgent, marketId: string, body: Record<string, unknown>, venue?: string) =>
+  api()
+    .post(`/api/sdk/positions/${marketId}/monitor${venue ? `?venue=${venue}` : ''}`)
+    .set(asAgent(a))
+    .send(body);
+
+describe('Position monitors and risk alerts #integration', function () {
+  this.timeout(120_000);
+
+  it('a buy arms the default stop-loss; a manual monitor answers the client’s fields; both keys list it; delete removes it', async () => {
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id, 50);
+    // Unclaimed agents start with auto_risk_monitor_enabled and a 50% stop (client-contract §3.3).
+    let list = await until(
+      () => monitorsOf(agent),
+      (l) => l.count === 1,
+    );
+    assert.deepEqual(list.monitors, list.settings);
+    assert.equal(list.monitors[0]!.market_id, market._id);
+    assert.equal(list.monitors[0]!.venue, 'sim');
+    assert.equal(list.monitors[0]!.stop_loss_pct, 0.5);
+    assert.equal(list.monitors[0]!.take_profit_pct, null);
+    assert.equal(list.monitors[0]!.auto, true);
+
+    // The client never sends a venue: Polymarket is the default, where this agent holds nothing.
+    const none = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }).expect(404);
+    assert.equal(none.body.error_code ?? none.body.code, 'position_not_found', JSON.stringify(none.body));
+    assert.ok(none.body.fix);
+    await setMonitor(agent, market._id, { side: 'yes' }, 'sim').expect(422);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 1.5 }, 'sim').expect(422);
+
+    const set = await setMonitor(
+      agent,
+      market._id,
+      { side: 'YES', stop_loss_pct: 0.25, take_profit_pct: 0.4 },
+      'sim',
+    ).expect(200);
+    for (const f of MONITOR_SET_FIELDS) assert.ok(f in set.body, `${f} in ${JSON.stringify(set.body)}`);
+    assert.equal(set.body.success, true);
+    assert.equal(set.body.stop_loss_pct, 0.25);
+    assert.equal(set.body.take_profit_pct, 0.4);
+    assert.ok(set.body.shares > 0 && set.body.cost_basis > 0);
+    list = await monitorsOf(agent);
+    assert.equal(list.count, 1);
+    assert.equal(list.monitors[0]!.auto, false);
+    assert.equal(list.monitors[0]!.stop_loss_pct, 0.25);
+
+    // A second buy keeps the agent's own thresholds.
+    await buyYes(agent, market._id, 10);
+    assert.equal((await monitorsOf(agent)).monitors[0]!.stop_loss_pct, 0.25);
+
+    await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
+      .set(asAgent(agent))
+      .expect(200);
+    assert.equal((await monitorsOf(agent)).count, 0);
+    await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
+      .set(asAgent(agent))
+      .expect(404);
+  });
+
+  it('stop-loss on sim fires once when another agent’s trades move the price through it, sells through the pipeline, and the monitor is gone', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    const bought = await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+
+    // No crossing, no exit.
+    let run = await evaluateMonitors(deps, new Date());
+    assert.ok(run.evaluated >= 1);
+    assert.equal((await monitorState(agent, market._id))!.state, 'active');
+
+    await pushUntil(market._id, 'no', async () => (await pnlOf(agent, market._id)) <= -0.2);
+    run = await evaluateMonitors(deps, new Date());
+    assert.ok(run.triggered >= 1, JSON.stringify(run));
+    const m = await until(
+      () => monitorState(agent, market._id),
+      (s) => s?.state === 'done',
+    );
+    assert.equal(m!.exitOutcome, 'sold');
+    assert.equal(m!.exitReason, 'stop_loss');
+    const sells = await riskSells(agent);
+    assert.equal(sells.length, 1, JSON.stringify(sells));
+    assert.equal(sells[0]!.side, 'yes');
+    assert.equal(sells[0]!.id, m!.exitTradeId);
+    assert.ok(Math.abs(sells[0]!.shares - bought.shares_bought) < 1e-5, JSON.stringify(sells[0]));
+    assert.equal(await yesShares(agent, market._id), 0);
+    assert.equal((await monitorsOf(agent)).count, 0, 'the monitor is gone');
+
+    // Fired once: later evaluations and further moves sell nothing more.
+    await Promise.all([evaluateMonitors(deps, new Date()), evaluateMonitors(deps, new Date())]);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await riskSells(agent)).length, 1);
+  });
+
+  it('take-profit on sim fires once when the price rises through it', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', take_profit_pct: 0.15 }, 'sim').expect(200);
+    // A drop is not a take-profit.
+    await pushUntil(market._id, 'no', async () => (await pnlOf(agent, market._id)) <= -0.1);
+    await evaluateMonitors(deps, new Date());
+    assert.equal((await monitorState(agent, market._id))!.state, 'active');
+
+    await pushUntil(market._id, 'yes', async () => (await pnlOf(agent, market._id)) >= 0.15);
+    await evaluateMonitors(deps, new Date());
+    const m = await until(
+      () => monitorState(agent, market._id),
+      (s) => s?.state === 'done',
+    );
+    assert.equal(m!.exitReason, 'take_profit');
+    assert.equal(m!.exitOutcome, 'sold');
+    assert.equal((await riskSells(agent)).length, 1);
+    assert.equal(await yesShares(agent, market._id), 0);
+  });
+
+  it('overlapping evaluations trigger and sell exactly once', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+    await pushUntil(market._id, 'no', async () => (await pnlOf(agent, market._id)) <= -0.2);
+    const runs = await Promise.all(Array.from({ length: 4 }, () => evaluateMonitors(deps, new Date())));
+    const mine = runs.reduce((n, r) => n + r.triggered, 0);
+    assert.ok(mine >= 1);
+    await until(
+      () => monitorState(agent, market._id),
+      (s) => s?.state === 'done',
+    );
+    // The same exit enqueued again (as the resume path does) places nothing new.
+    const m = (await monitorState(agent, market._id))!;
+    await deps.queues.enqueue('exit-monitored-position', {
+      monitorId: m._id,
+      generation: m.generation,
+      attempt: 'r1',
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await riskSells(agent)).length, 1);
+  });
+
+  it('a worker SIGKILLed after every write of the evaluation, the exit and the sell still sells exactly once', async () => {
+    const ctx = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    const bought = await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+    await pushUntil(market._id, 'no', async () => (await pnlOf(agent, market._id)) <= -0.2);
+
+    // The evaluation, the exit and the trade all run in a separate worker under a queue prefix of
+    // their own, killed after each write that made progress.
+    const prefix = `${ctx.env.QUEUE_PREFIX}-monitor-${randomUUID().slice(0, 8)}`;
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const finished = async () => (await monitorState(agent, market._id))?.state === 'done';
+    let crashes = 0;
+    try {
+      await queues.enqueue('evaluate-position-monitors', { every: 10, bucket: 1 });
+      for (let i = 0; i < 40 && !(await finished()); i++) {
+        // Resume exits whose job the crashes used up (the scheduled evaluation does this every tick).
+        if (i > 0) await evaluateMonitors({ ...ctx.deps, queues }, new Date(Date.now() + 120_000 * i));
+        if ((await runWorkerProcess(prefix, 1, finished, 'risk-monitors,trades')) === 'killed') crashes++;
+      }
+      if (!(await finished())) await runWorkerProcess(prefix, null, finished, 'risk-monitors,trades');
+    } finally {
+      await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
+      await queues.close();
+    }
+    console.log(`      monitor crash test: worker killed ${crashes} times, then finished`);
+    assert.ok(crashes >= 2, `the worker was killed ${crashes} times`);
+    const m = (await monitorState(agent, market._id))!;
+    assert.equal(m.exitOutcome, 'sold');
+    const sells = await riskSells(agent);
+    assert.equal(sells.length, 1, JSON.stringify(sells));
+    assert.ok(Math.abs(sells[0]!.shares - bought.shares_bought) < 1e-5);
+    assert.equal(await yesShares(agent, market._id), 0);
+  });
+
+  it('an external wallet’s position raises a risk alert instead of selling; the briefing shows it; the client deletes it', async () => {
+    const { deps } = testContext();
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent, [0.5, 0.5]);
+    const bought = await signedBuy(t, m);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    // The client's own call: no venue (Polymarket by default).
+    const set = await setMonitor(t.agent, m.marketId, { side: 'yes', stop_loss_pct: 0.3 }).expect(200);
+    assert.equal(set.body.venue, 'polymarket');
+
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/price`, { yes: 0.2 });
+    await syncExternalPrices(deps, `monitors-${Date.now()}`);
+    await until(
+      async () =>
+        (await deps.models.Market.findById(m.marketId, { externalPriceYes: 1 }).lean())?.externalPriceYes,
+      (p) => p !== undefined && p !== null && p < 0.3,
+    );
+    await evaluateMonitors(deps, new Date());
+    const done = await until(
+      () => monitorState(t.agent, m.marketId, 'polymarket'),
+      (s) => s?.state === 'done',
+    );
+    assert.equal(done!.exitOutcome, 'alerted');
+
+    const res = await api().get('/api/sdk/risk-alerts').set(asAgent(t.agent)).expect(200);
+    assert.equal(res.body.risk_alerts.length, 1, JSON.stringify(res.body));
+    const alert = res.body.risk_alerts[0];
+    for (const f of RISK_ALERT_FIELDS) assert.ok(f in alert, `${f} in ${JSON.stringify(alert)}`);
+    assert.equal(alert.market_id, m.marketId);
+    assert.equal(alert.side, 'yes');
+    assert.equal(alert.exit_reason, 'stop_loss');
+    assert.equal(alert.venue, 'polymarket');
+    assert.equal(alert.token_id, m.yes);
+    assert.ok(Math.abs(alert.shares - (bought.body.shares_bought as number)) < 1e-5);
+    assert.equal(
+      (await tradesOf(t.agent, 'polymarket')).filter((x) => x.source === 'risk-monitor').length,
+      0,
+    );
+
+    const brief = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);
+    assert.equal(brief.body.triggered_risk_alerts.length, 1);
+    assert.equal(brief.body.triggered_risk_alerts[0].market_id, m.marketId);
+    const message = brief.body.risk_alerts[0].message as string;
+    // The official client reads "gas", or "pol" outside "polymarket", as a gas shortage.
+    assert.ok(!/gas/i.test(message) && !/pol(?!ymarket)/i.test(message), message);
+
+    await api().delete(`/api/sdk/risk-alerts/${m.marketId}/yes`).set(asAgent(t.agent)).expect(200);
+    await api().delete(`/api/sdk/risk-alerts/${m.marketId}/yes`).set(asAgent(t.agent)).expect(404);
+    assert.deepEqual((await api().get('/api/sdk/risk-alerts').set(asAgent(t.agent)).expect(200)).body, {
+      risk_alerts: [],
+    });
+  });
+});
