@@ -37,7 +37,9 @@ const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
           ? [{}, { agentKey: [] }]
           : auth === 'operator'
             ? [{ operatorToken: [] }, { operatorBasic: [] }]
-            : [];
+            : auth === 'operator-optional'
+              ? [{}, { operatorToken: [] }, { operatorBasic: [] }]
+              : [];
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);
@@ -123,7 +125,7 @@ function buildDocument(env: Env) {
       },
     });
   }
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Prediction-market agent trading service',
@@ -133,6 +135,29 @@ function buildDocument(env: Env) {
     },
     servers: [{ url: publicBaseUrl(env) }],
   });
+  return nullableRefsAsAnyOf(document);
+}
+
+type JsonNode = Record<string, unknown>;
+
+/**
+ * zod-to-openapi (9.x, OpenAPI 3.1) writes a nullable named schema as
+ * `allOf: [{$ref}, {type: [T, 'null']}]`, which no `null` can satisfy (the `$ref` half refuses it):
+ * generated clients then reject every answer where the field is null. Rewritten here as
+ * `anyOf: [{$ref}, {type: 'null'}]`, keeping the annotations (description, …) of the second half.
+ */
+export function nullableRefsAsAnyOf<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(nullableRefsAsAnyOf) as T;
+  if (!node || typeof node !== 'object') return node;
+  const out: JsonNode = {};
+  for (const [key, value] of Object.entries(node as JsonNode)) out[key] = nullableRefsAsAnyOf(value);
+  const allOf = out.allOf as JsonNode[] | undefined;
+  const [ref, nullable, ...more] = allOf ?? [];
+  const types = nullable?.type;
+  if (!ref?.$ref || more.length || !Array.isArray(types) || !types.includes('null')) return out as T;
+  const { type: _type, ...annotations } = nullable!;
+  const { allOf: _allOf, ...rest } = out;
+  return { ...rest, ...annotations, anyOf: [ref, { type: 'null' }] } as T;
 }
 
 let cached: { key: string; doc: ReturnType<typeof buildDocument> } | undefined;

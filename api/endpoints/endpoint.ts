@@ -8,15 +8,24 @@ import type { JsonText } from '../http/json-text.js';
 /**
  * Who may call: anyone, an agent (API key), anyone with an optional agent key (`agent-optional`: a
  * key that is sent must be valid), a human (user JWT), either of the two (`agent-or-user`: the
- * token's shape decides), or an operator (OPERATOR_TOKEN).
+ * token's shape decides), an operator (OPERATOR_TOKEN), or anyone with an optional operator token
+ * (`operator-optional`: a token that is sent must be valid; `req.operator` tells the handler).
  */
-export type AuthMode = 'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-user' | 'operator';
+export type AuthMode =
+  | 'none'
+  | 'agent'
+  | 'agent-optional'
+  | 'user'
+  | 'agent-or-user'
+  | 'operator'
+  | 'operator-optional';
 
 /** Named per-IP/per-agent/per-account limits; the numbers come from config or the spec (§8). */
 export type RateLimitName =
   | 'register'
   | 'context'
   | 'claim'
+  | 'claim-lookup'
   | 'import'
   | 'wallet-positions'
   | 'wallet-challenge'

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { agentWithMarket, makeMarket, trade } from '../support/factories.js';
+import { api, type RegisteredAgent } from '../support/http.js';
+import { publishedSchema } from '../support/published-schema.js';
+import { asAgent, claimedAgent } from '../support/polymarket-traders.js';
+import { asUser } from '../support/users.js';
+
+/**
+ * Real answers of the main read routes checked against /openapi.json, as a generated client checks
+ * them: drift between what the service sends and what it publishes fails here, not in a client.
+ * Each row: the route's template (as published) and the concrete path to call.
+ */
+function readRoutes(marketId: string): { template: string; path: string }[] {
+  return [
+    { template: '/api/sdk/agents/me', path: '/api/sdk/agents/me' },
+    { template: '/api/sdk/context/{market_id}', path: `/api/sdk/context/${marketId}` },
+    { template: '/api/sdk/context/{market_id}', path: `/api/sdk/context/${marketId}?venue=sim` },
+    { template: '/api/sdk/positions', path: '/api/sdk/positions' },
+    { template: '/api/sdk/portfolio', path: '/api/sdk/portfolio' },
+    { template: '/api/sdk/briefing', path: '/api/sdk/briefing' },
+    { template: '/api/sdk/markets', path: '/api/sdk/markets' },
+    { template: '/api/sdk/markets/{market_id}', path: `/api/sdk/markets/${marketId}` },
+    { template: '/api/sdk/trades', path: '/api/sdk/trades' },
+    { template: '/api/sdk/settings', path: '/api/sdk/settings' },
+  ];
+}
+
+async function checkAll(agent: RegisteredAgent, marketId: string) {
+  const doc = (await api().get('/openapi.json').expect(200)).body;
+  const schema = publishedSchema(doc);
+  const problems: string[] = [];
+  for (const { template, path } of readRoutes(marketId)) {
+    const res = await api().get(path).set(asAgent(agent));
+    assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+    for (const e of schema.conformanceErrors('get', template, res.status, res.body))
+      problems.push(`GET ${path}: ${e}`);
+  }
+  return problems;
+}
+
+describe('OpenAPI conformance of real answers #integration', () => {
+  it('when a fresh agent reads a market it has no position in, then every read answer matches the published schema', async () => {
+    const { agent, market } = await agentWithMarket();
+    const problems = await checkAll(agent, market._id);
+    assert.deepEqual(problems, []);
+  });
+
+  it('when an agent holds a sim position, then every read answer matches the published schema', async () => {
+    const { agent, market } = await agentWithMarket();
+    const bought = await trade(agent, { market_id: market._id, side: 'yes', amount: 25 });
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    await trade(agent, { market_id: (await makeMarket())._id, side: 'no', amount: 5 });
+    const problems = await checkAll(agent, market._id);
+    assert.deepEqual(problems, []);
+  });
+
+  it('when a claimed agent reads, then every read answer and its human’s settings match the published schema', async () => {
+    const { agent, token } = await claimedAgent();
+    const market = await makeMarket();
+    await trade(agent, { market_id: market._id, side: 'no', amount: 3 });
+    const problems = await checkAll(agent, market._id);
+    const doc = (await api().get('/openapi.json').expect(200)).body;
+    const settings = await api().get('/api/sdk/user/settings').set(asUser(token)).expect(200);
+    problems.push(
+      ...publishedSchema(doc).conformanceErrors('get', '/api/sdk/user/settings', 200, settings.body),
+    );
+    assert.deepEqual(problems, []);
+  });
+});
