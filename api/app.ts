@@ -51,6 +51,8 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         byIp,
       ),
       claim: perMinute('claim', 10, 'claims per minute per IP', byIp),
+      // Both claim-code lookups (API and page) share one bucket: a code cannot be guessed by volume.
+      'claim-lookup': perMinute('claim-lookup', 30, 'claim code lookups per minute per IP', byIp),
       'wallet-positions': perMinute(
         'wallet-positions',
         60,

@@ -7,6 +7,7 @@ import {
   ClaimInfoResponseSchema,
   RegisterAgentRequestSchema,
   RegisterAgentResponseSchema,
+  RotateClaimCodeResponseSchema,
 } from '../../shared/domains/agents/agent.schemas.js';
 import { z } from 'zod';
 import { endpoint } from './endpoint.js';
@@ -50,9 +51,12 @@ export const agentEndpoints = {
     auth: 'none',
     tag: 'Agents',
     summary: 'Public information about an agent for its claim page (never the key)',
+    description:
+      'An unclaimed code expires CLAIM_CODE_TTL_HOURS after it was issued (410 `claim_code_expired`; the agent rotates it). 30 lookups per minute per IP, shared with `/claim/{claim_code}`.',
     params: ClaimCodeParamsSchema,
     response: ClaimInfoResponseSchema,
-    errors: [404],
+    errors: [404, 410, 429],
+    rateLimit: 'claim-lookup',
   }),
   claimPage: endpoint({
     method: 'get',
@@ -63,6 +67,18 @@ export const agentEndpoints = {
     params: ClaimCodeParamsSchema,
     response: z.string(),
     produces: 'text/html',
-    errors: [404],
+    errors: [404, 410, 429],
+    rateLimit: 'claim-lookup',
+  }),
+  rotateClaimCode: endpoint({
+    method: 'post',
+    path: '/api/sdk/agents/me/claim-code/rotate',
+    auth: 'agent',
+    tag: 'Agents',
+    summary: "Replace the calling (unclaimed) agent's claim code: the old code stops working at once",
+    description:
+      'For a code shared too widely or expired. The new code works for CLAIM_CODE_TTL_HOURS; a claimed agent has none to rotate (409 `already_claimed`).',
+    response: RotateClaimCodeResponseSchema,
+    errors: [409],
   }),
 };

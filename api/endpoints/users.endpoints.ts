@@ -30,16 +30,19 @@ export const userEndpoints = {
     tag: 'Users',
     summary: 'Claim an agent with its claim code: links it to you and enables real trading',
     description:
-      'A code works once. Claiming beyond your tier limit answers 409 `tier_limit_reached`. 10 per minute per IP.',
+      'A code works once, and only within CLAIM_CODE_TTL_HOURS of being issued (410 `claim_code_expired`: ask the agent to rotate it). Claiming beyond your tier limit answers 409 `tier_limit_reached`. 10 per minute per IP.',
     body: z
       .object({
-        claim_code: z.string().trim().regex(CLAIM_CODE_PATTERN, 'a claim code looks like reef-X4B2Q7'),
+        claim_code: z
+          .string()
+          .trim()
+          .regex(CLAIM_CODE_PATTERN, 'a claim code looks like reef-X4B2Q7-M9KD3T-7HWQ2P'),
       })
       .meta({ id: 'ClaimRequest' }),
     response: AgentAction.extend({ claimed: z.literal(true), claimed_by: z.string() }).meta({
       id: 'ClaimResponse',
     }),
-    errors: [404, 409, 429],
+    errors: [404, 409, 410, 429],
     rateLimit: 'claim',
   }),
   listUserAgents: endpoint({

@@ -1,19 +1,23 @@
 import { agentMeView } from '../../shared/domains/agents/agent-views.js';
 import { claimInfo, claimPage } from '../../shared/domains/agents/claim-page.js';
 import { registerAgent } from '../../shared/domains/agents/register-agent.js';
+import { rotateClaimCode } from '../../shared/domains/agents/rotate-claim-code.js';
 import { updateAgentSettings } from '../../shared/domains/agents/update-agent-settings.js';
 import { loadGuard } from '../../shared/domains/limits/trade-guard.js';
 import { realTradingEnabled } from '../../shared/domains/limits/trading-settings.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import { walletFields } from '../../shared/domains/wallets/wallet-view.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 
 const claimUrlOf = (env: Env) => claimUrlFor(publicBaseUrl(env));
+const claimClock = (deps: Deps) => ({ ttlHours: deps.env.CLAIM_CODE_TTL_HOURS, now: deps.clock() });
 
 export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
-  registerAgent: async ({ deps, body }) => registerAgent(deps.models.Agent, body, claimUrlOf(deps.env)),
+  registerAgent: async ({ deps, body }) =>
+    registerAgent(deps.models.Agent, body, claimUrlOf(deps.env), deps.clock()),
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));
@@ -32,7 +36,13 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
   updateMySettings: async ({ deps, agent, body }) =>
     updateAgentSettings(deps.models.Agent, deps.invalidation, agent._id, body),
 
-  getClaimInfo: async ({ deps, params }) => claimInfo(deps.models, params.claim_code),
+  getClaimInfo: async ({ deps, params }) => claimInfo(deps.models, params.claim_code, claimClock(deps)),
 
-  claimPage: async ({ deps, params }) => claimPage(deps.models, params.claim_code),
+  claimPage: async ({ deps, params }) => claimPage(deps.models, params.claim_code, claimClock(deps)),
+
+  rotateClaimCode: async ({ deps, agent }) =>
+    rotateClaimCode(deps.models.Agent, deps.invalidation, agent._id, {
+      ...claimClock(deps),
+      claimUrlFor: claimUrlOf(deps.env),
+    }),
 };

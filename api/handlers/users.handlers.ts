@@ -19,6 +19,7 @@ export const userHandlers: HandlersFor<typeof userEndpoints> = {
       body.claim_code,
       deps.env.TIER_AGENT_LIMITS,
       deps.clock(),
+      deps.env.CLAIM_CODE_TTL_HOURS,
     );
     // The human gets a managed wallet to trade with when they have no wallet yet.
     await ensureWalletOnClaim(deps, user._id);

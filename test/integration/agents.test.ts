@@ -14,7 +14,7 @@ describe('agents #integration', () => {
       assert.match(body.agent_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.match(body.api_key, /^sk_live_[A-Za-z0-9_-]{32,}$/);
       assert.ok(body.api_key.startsWith(body.key_prefix.replace('...', '')));
-      assert.match(body.claim_code, /^[a-z]+-[2-9A-Z]{6}$/);
+      assert.match(body.claim_code, /^[a-z]+(-[2-9A-HJKMNP-Z]{6}){3}$/);
       assert.equal(body.claim_url, `http://localhost:8080/claim/${body.claim_code}`);
       assert.equal(body.status, 'unclaimed');
       assert.equal(body.starting_balance, 10000);

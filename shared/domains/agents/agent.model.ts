@@ -16,6 +16,8 @@ const agentSchema = new Schema(
     apiKeyHash: { type: String, required: true },
     keyPrefix: { type: String, required: true },
     claimCode: { type: String, required: true },
+    /** When the claim code was issued (registration or rotation); it expires CLAIM_CODE_TTL_HOURS later. */
+    claimCodeIssuedAt: { type: Date, default: null },
     claimedBy: { type: String, default: null },
     claimedAt: { type: Date, default: null },
     status: { type: String, enum: AGENT_STATUSES, required: true, default: 'unclaimed' },

@@ -110,7 +110,7 @@ export const AgentSettingsResponseSchema = z
   .meta({ id: 'AgentSettings' });
 
 export const ClaimCodeParamsSchema = z.object({
-  claim_code: z.string().min(3).max(40).meta({ example: 'reef-X4B2Q7' }),
+  claim_code: z.string().min(3).max(40).meta({ example: 'reef-X4B2Q7-M9KD3T-7HWQ2P' }),
 });
 
 export const ClaimInfoResponseSchema = z
@@ -121,8 +121,22 @@ export const ClaimInfoResponseSchema = z
     status: AgentStatusSchema,
     claimed: z.boolean(),
     claim_code: z.string(),
+    claim_code_expires_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the code stops working unless rotated; null once claimed.' }),
     created_at: z.string(),
     starting_balance: z.number(),
     claim_instructions: z.string(),
   })
   .meta({ id: 'ClaimInfo', description: 'Public information for a claim page. Never carries the API key.' });
+
+export const RotateClaimCodeResponseSchema = z
+  .object({
+    success: z.literal(true),
+    agent_id: z.uuid(),
+    claim_code: z.string(),
+    claim_url: z.string(),
+    claim_code_expires_at: z.string(),
+  })
+  .meta({ id: 'RotatedClaimCode' });

@@ -5,6 +5,7 @@ import type { AgentModel } from './agent.model.js';
 import type { RegisterAgentRequest } from './agent.schemas.js';
 import { generateApiKey, hashApiKey, keyPrefixOf } from './api-key.js';
 import { generateClaimCode } from './claim-code.js';
+import { isDuplicateKey } from '../refusal.js';
 
 /** Paper-trading caps an unclaimed agent starts with (client-contract §3.1). */
 export const DEFAULT_AGENT_LIMITS = {
@@ -14,17 +15,15 @@ export const DEFAULT_AGENT_LIMITS = {
   daily_limit_usd: fromMicro(DEFAULT_TRADING_SETTINGS.sdkDailyLimitMicro),
 };
 
-const isDuplicateKey = (err: unknown) =>
-  typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
-
 export async function registerAgent(
   Agent: AgentModel,
   input: RegisterAgentRequest,
   claimUrlFor: (code: string) => string,
+  now: Date,
 ) {
   const apiKey = generateApiKey();
   const agentId = randomUUID();
-  // A claim code collision is possible (short codes for humans); draw again rather than fail.
+  // A claim code collision is all but impossible (89 random bits); were one drawn, draw again rather than fail.
   for (let attempt = 1; ; attempt++) {
     const claimCode = generateClaimCode();
     try {
@@ -37,6 +36,7 @@ export async function registerAgent(
         apiKeyHash: hashApiKey(apiKey),
         keyPrefix: keyPrefixOf(apiKey),
         claimCode,
+        claimCodeIssuedAt: now,
         status: 'unclaimed',
       });
       return {

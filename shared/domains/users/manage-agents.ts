@@ -2,6 +2,7 @@ import { AppError, notFound } from '../../infra/errors.js';
 import type { Invalidation } from '../../infra/invalidation.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { AgentSettingsUpdate } from '../agents/agent.schemas.js';
+import { assertClaimCodeLive } from '../agents/claim-code.js';
 import { updateAgentSettings } from '../agents/update-agent-settings.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
@@ -80,12 +81,16 @@ export async function claimAgent(
   claimCode: string,
   limits: TierLimits,
   now: Date,
+  claimCodeTtlHours: number,
 ) {
-  const agent = await models.Agent.findOne({ claimCode }, { _id: 1, claimedBy: 1 }).lean();
+  const agent = await models.Agent.findOne(
+    { claimCode },
+    { _id: 1, claimedBy: 1, claimCodeIssuedAt: 1, createdAt: 1 },
+  ).lean();
   if (!agent)
     throw notFound(
       'Claim code',
-      'Check the code: it is the claim_code the agent received at registration (e.g. reef-X4B2Q7).',
+      'Check the code: it is the claim_code the agent received at registration (e.g. reef-X4B2Q7-M9KD3T-7HWQ2P).',
     );
   const alreadyClaimed = () =>
     new AppError(
@@ -95,9 +100,11 @@ export async function claimAgent(
       'An agent can be claimed once; if it is yours, find it in GET /api/sdk/agents.',
     );
   if (agent.claimedBy) throw alreadyClaimed();
+  assertClaimCodeLive(agent, claimCodeTtlHours, now);
   await takeSlot(models, user, limits);
+  // The code is part of the guard: one rotated away since it was read claims nothing.
   const claimed = await models.Agent.updateOne(
-    { _id: agent._id, claimedBy: null },
+    { _id: agent._id, claimedBy: null, claimCode },
     { $set: { claimedBy: user._id, claimedAt: now } },
   );
   if (claimed.modifiedCount === 0) {

@@ -327,6 +327,12 @@ export const EnvSchema = z.object({
   REGISTER_RATE_LIMIT_PER_MINUTE: positiveInt
     .default(10)
     .describe('Agent registrations allowed per client IP per minute.'),
+  CLAIM_CODE_TTL_HOURS: positiveInt
+    .max(24 * 365)
+    .default(168)
+    .describe(
+      'How long an unclaimed agent’s claim code works after it was issued (registration or rotation); later it answers 410 and the agent rotates it.',
+    ),
   READY_TIMEOUT_MS: positiveInt
     .default(5000)
     .describe('Deadline of the queue round trip made by GET /healthz/ready.'),
