@@ -4,6 +4,7 @@ import { startInfrastructure, type InfrastructureHandle } from '../infra/embedde
 import { createLogger, type Logger } from '../infra/logger.js';
 import { armFaults } from '../infra/faults.js';
 import type { Role, RunningRole } from './role.js';
+import { reconcileRedisWithDatabase } from '../domains/trading/reconcile-redis.js';
 
 export interface RunningProcess {
   env: Env;
@@ -83,6 +84,9 @@ export async function runProcess(
     infrastructure = opts.embedded ? await startInfrastructure(env, log) : undefined;
     const infra = infrastructure?.infra ?? { redisUrl: env.REDIS_URL!, mongoUri: env.MONGODB_URI! };
     deps = await createDeps(env, infra, log);
+    // This process owns the embedded database, which a kill may have stopped short of writes Redis
+    // already answered for; nothing serves yet, so nothing admits buys while Redis is recounted.
+    if (infrastructure && !env.MONGODB_URI) await reconcileRedisWithDatabase(deps);
     for (const role of roles) running.push(await role.start(deps));
   } catch (err) {
     log.error({ err }, 'start failed');

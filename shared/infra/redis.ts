@@ -32,3 +32,15 @@ export async function connectRedis(url: string, profile: RedisProfile, name: str
   await redis.connect();
   return redis;
 }
+
+/** Every key matching `pattern` (SCAN, so a large keyspace is walked without blocking Redis). */
+export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const keys = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    for (const key of batch) keys.add(key);
+    cursor = next;
+  } while (cursor !== '0');
+  return [...keys];
+}

@@ -114,4 +114,52 @@ describe('acknowledged trades on the embedded default survive a crash of its dat
       await second.exited;
     }
   });
+
+  it('when the database lost a trade that Redis answered and counted, then the restarted service neither replays it as success nor counts it', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'ats-ack-reconcile-'));
+    try {
+      const first = await startServiceProcess(dir, port, TRADING_ENV);
+      const r = await post(`${base}/api/sdk/agents/register`, { name: 'reconciled' });
+      const { api_key: key, agent_id: agentId } = (await r.json()) as { api_key: string; agent_id: string };
+      const list = await fetch(`${base}/api/sdk/markets?limit=2&venue=sim`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const [marketId] = ((await list.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
+      const buy = { market_id: marketId, side: 'yes', amount: 1, idempotency_key: 'lost-in-crash' };
+      const lost = (await (await post(`${base}/api/sdk/trade`, buy, key)).json()) as { trade_id: string };
+      const kept = await post(`${base}/api/sdk/trade`, { ...buy, idempotency_key: 'kept' }, key);
+      assert.equal(((await kept.json()) as { fill_status: string }).fill_status, 'filled');
+      const todayCount = async () => {
+        const seen = await fetch(`${base}/api/sdk/agents/${agentId}/cooldowns`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return ((await seen.json()) as { daily: { trades_today: number } }).daily.trades_today;
+      };
+      assert.equal(await todayCount(), 2);
+      // What a database killed before its write was durable leaves: Redis answered and counted a
+      // trade the database does not have.
+      const conn = await mongoose
+        .createConnection(mongoUriOf(first), { dbName: 'agent_trading' })
+        .asPromise();
+      await conn.db!.collection<{ _id: string }>('trades').deleteOne({ _id: lost.trade_id });
+      await conn.close();
+      first.proc.kill('SIGKILL');
+      await first.exited;
+
+      const second = await startServiceProcess(dir, port, TRADING_ENV);
+      try {
+        assert.equal(await todayCount(), 1, 'the lost trade is no longer counted');
+        const replay = await post(`${base}/api/sdk/trade`, buy, key);
+        const body = (await replay.json()) as { trade_id: string };
+        assert.notEqual(body.trade_id, lost.trade_id, 'a replay is not the lost trade’s success');
+      } finally {
+        second.proc.kill('SIGTERM');
+        await second.exited;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

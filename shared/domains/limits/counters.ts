@@ -52,7 +52,7 @@ export type AdmissionVerdict =
   | { ok: false; reason: CooldownKind; expiresAt: Date }
   | { ok: false; reason: 'daily_trades' | 'daily_spend'; usedTrades: number; usedSpendMicro: number };
 
-const DAY_TTL_SECONDS = 2 * 24 * 3600;
+export const DAY_TTL_SECONDS = 2 * 24 * 3600;
 
 export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 /** Whole seconds from `now` until `until`, never negative. */
@@ -64,7 +64,8 @@ export const nextUtcMidnight = (now: Date) =>
 const memberOf = (kind: CooldownKind, t: Omit<CooldownTarget, 'agentId'>) =>
   `${kind}|${t.venue}|${t.marketId}|${t.side}`;
 
-const keysFor = (prefix: string) => ({
+/** Where the safeguards live in Redis (also read by reconcile-counters.ts). */
+export const limitKeys = (prefix: string) => ({
   cooldowns: (agentId: string) => `${prefix}:limits:cooldowns:${agentId}`,
   day: (ownerKey: string, day: string) => `${prefix}:limits:day:${ownerKey}:${day}`,
   released: (admissionId: string) => `${prefix}:limits:released:${admissionId}`,
@@ -124,7 +125,7 @@ export async function admitBuy(
   prefix: string,
   req: BuyAdmissionRequest,
 ): Promise<AdmissionVerdict> {
-  const keys = keysFor(prefix);
+  const keys = limitKeys(prefix);
   const day = utcDay(req.now);
   const reply = (await ADMIT(
     redis,
@@ -176,7 +177,7 @@ export async function releaseAdmission(
   now: Date,
   failed?: { target: CooldownTarget; until: Date },
 ): Promise<void> {
-  const keys = keysFor(prefix);
+  const keys = limitKeys(prefix);
   await RELEASE(
     redis,
     [keys.released(admission.id), keys.day(admission.ownerKey, admission.day), keys.cooldowns(agentId)],
@@ -200,7 +201,7 @@ export async function activeCooldowns(
   now: Date,
 ): Promise<Cooldown[]> {
   const flat = await redis.zrangebyscore(
-    keysFor(prefix).cooldowns(agentId),
+    limitKeys(prefix).cooldowns(agentId),
     `(${now.getTime()}`,
     '+inf',
     'WITHSCORES',
@@ -220,6 +221,6 @@ export async function activeCooldowns(
 
 /** Buys counted today (UTC) for the owner, and their real-venue spend. */
 export async function dailyUsage(redis: Redis, prefix: string, ownerKey: string, now: Date) {
-  const [trades, spent] = await redis.hmget(keysFor(prefix).day(ownerKey, utcDay(now)), 'trades', 'spent');
+  const [trades, spent] = await redis.hmget(limitKeys(prefix).day(ownerKey, utcDay(now)), 'trades', 'spent');
   return { trades: Number(trades ?? 0), spentMicro: Number(spent ?? 0) };
 }

@@ -168,3 +168,20 @@ export async function rememberAnswer<T>(
     .set(redisKeyOf(prefix, agentId, key), JSON.stringify(value), 'EX', IDEMPOTENCY_TTL_SECONDS)
     .catch(() => undefined);
 }
+
+/** Every idempotency key stored under `prefix`, as a SCAN pattern. */
+export const idempotencyKeyPattern = (prefix: string) => `${prefix}:idem:*`;
+
+/**
+ * The trade a stored idempotency value points at: the trade of a cached answer, or the one a claim
+ * placed; null when it names none (an answer given before any trade was recorded) or is unreadable.
+ */
+export function tradeIdOfStoredIdempotency(stored: string): string | null {
+  try {
+    const parsed = JSON.parse(stored) as { inFlight?: unknown; answer?: { trade_id?: unknown } };
+    const id = parsed.answer !== undefined ? parsed.answer?.trade_id : parsed.inFlight;
+    return typeof id === 'string' && id ? id : null;
+  } catch {
+    return null;
+  }
+}
