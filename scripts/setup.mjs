@@ -7,6 +7,7 @@
 //   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
 //      resolve mongo-java-server with Maven and record the launcher's classpath
 //   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
+//   5. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const forTests = process.argv.includes('--for-tests');
+const forFuzz = process.argv.includes('--for-fuzz');
 const redisUrl = forTests ? process.env.TEST_REDIS_URL : process.env.REDIS_URL;
 const mongoUri = forTests ? process.env.TEST_MONGODB_URI : process.env.MONGODB_URI;
 const quiet = process.argv.includes('--quiet');
@@ -167,8 +169,39 @@ function ensureSoldersVenv() {
   writeFileSync(stamp, wanted);
 }
 
+/**
+ * For `npm run fuzz` only: schemathesis, pinned in test/security/requirements.txt, in a venv of the
+ * project's own; reinstalled when the pin changes. Nothing else needs it, so it is not installed
+ * by `npm start` or `npm test`.
+ */
+const FUZZ_VENV = join(root, '.cache', 'fuzz-venv');
+const FUZZ_REQUIREMENTS = join(root, 'test', 'security', 'requirements.txt');
+function ensureFuzzVenv() {
+  const stamp = `${FUZZ_VENV}.stamp`;
+  const wanted = sha256(FUZZ_REQUIREMENTS);
+  if (existsSync(join(FUZZ_VENV, 'bin', 'st')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)
+    return;
+  const options = [
+    'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
+  ];
+  if (!onPath('python3')) fail('Python 3 is needed for the contract fuzzing (schemathesis).', options);
+  say('installing schemathesis into .cache/fuzz-venv…');
+  const ok =
+    run('python3', ['-m', 'venv', FUZZ_VENV]) &&
+    run(join(FUZZ_VENV, 'bin', 'pip'), [
+      'install',
+      '-q',
+      '--disable-pip-version-check',
+      '-r',
+      FUZZ_REQUIREMENTS,
+    ]);
+  if (!ok) fail('schemathesis could not be installed into .cache/fuzz-venv.', options);
+  writeFileSync(stamp, wanted);
+}
+
 ensureNodeModules();
 ensureRedis();
 ensureMongoWire();
 if (forTests) ensureSoldersVenv();
+if (forFuzz) ensureFuzzVenv();
 say('ready.');

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import type { Express } from 'express';
+import { buildApp } from '../../../api/app.js';
+import { jwtSecret } from '../../../shared/infra/jwt.js';
+import { testContext } from '../../support/context.js';
+import { makeMarket } from '../../support/factories.js';
+import { randomIp, registerAgent, type RegisteredAgent } from '../../support/http.js';
+import { asUser, claim, tokenFor } from '../../support/users.js';
+import type { Principal } from './route-table.js';
+
+/** A human with one claimed agent: the attacker (A) or the victim (B). */
+export interface Party {
+  userId: string;
+  userToken: string;
+  agent: RegisteredAgent;
+}
+
+/**
+ * The cast of the attack suite: attacker A and victim B (each a human with a claimed agent), an
+ * unclaimed agent C of nobody's, B's webhook, alert and trade, a sim market, and a canary HTTP
+ * server on loopback that counts every request an SSRF payload makes the service send.
+ */
+export interface World {
+  app: Express;
+  a: Party;
+  b: Party;
+  c: RegisteredAgent;
+  /** An unclaimed agent that the claim route's cases may claim (C stays a victim). */
+  spare: RegisteredAgent;
+  marketId: string;
+  victimIds: Record<string, string>;
+  canary: { port: number; hits: () => number; close: () => Promise<void> };
+  credential: (who: Principal, party?: Party) => string | undefined;
+}
+
+async function party(tag: string): Promise<Party> {
+  const userId = `sec-${tag}-${randomBytes(4).toString('hex')}`;
+  const userToken = tokenFor(userId);
+  const agent = await registerAgent({ name: `security-${tag}-${randomBytes(3).toString('hex')}` });
+  const res = await claim(userToken, agent.claim_code);
+  if (res.status !== 200) throw new Error(`claim failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { userId, userToken, agent };
+}
+
+async function startCanary(): Promise<World['canary']> {
+  let hits = 0;
+  const server: Server = createServer((req, res) => {
+    hits += 1;
+    res.end('canary');
+  });
+  // '::' takes IPv6 and IPv4-mapped connections alike, so every loopback spelling lands here.
+  await new Promise<void>((r) => server.listen(0, '::', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    hits: () => hits,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+export async function createWorld(): Promise<World> {
+  const ctx = testContext();
+  // The suite's own app: like production, webhooks to loopback are refused (the shared test app
+  // allows them for its webhook receivers); everything else is the shared deps.
+  const app = buildApp(
+    { ...ctx.deps, env: { ...ctx.env, WEBHOOK_ALLOW_LOOPBACK: false } },
+    { operatorToken: ctx.operatorToken },
+  );
+  const [a, b, c, spare, market] = await Promise.all([
+    party('a'),
+    party('b'),
+    registerAgent(),
+    registerAgent(),
+    makeMarket(),
+  ]);
+  const asB = (path: string) =>
+    request(ctx.app)
+      .post(path)
+      .set('Authorization', `Bearer ${b.agent.api_key}`)
+      .set('X-Forwarded-For', randomIp());
+  const webhook = await asB('/api/sdk/webhooks').send({ url: 'http://127.0.0.1:9/victim-hook' });
+  const alert = await asB('/api/sdk/alerts').send({
+    market_id: market._id,
+    side: 'yes',
+    condition: 'above',
+    threshold: 0.9,
+  });
+  const trade = await asB('/api/sdk/trade').send({ market_id: market._id, side: 'yes', amount: 5 });
+  for (const [what, res] of [
+    ['webhook', webhook],
+    ['alert', alert],
+    ['trade', trade],
+  ] as const) {
+    if (res.status >= 300)
+      throw new Error(`victim ${what} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  const canary = await startCanary();
+  const operatorToken = ctx.operatorToken;
+  return {
+    app,
+    a,
+    b,
+    c,
+    spare,
+    marketId: market._id,
+    victimIds: {
+      webhook_id: webhook.body.id,
+      alert_id: alert.body.id,
+      order_id: trade.body.trade_id,
+      quote_id: trade.body.trade_id,
+    },
+    canary,
+    credential: (who, p = a) =>
+      who === 'agent'
+        ? p.agent.api_key
+        : who === 'user'
+          ? p.userToken
+          : who === 'operator'
+            ? operatorToken
+            : undefined,
+  };
+}
+
+/** Tokens that must never authenticate anybody (full form of the broken-authentication cases). */
+export function forgedCredentials(world: World): Record<string, string> {
+  const secret = jwtSecret(testContext().env);
+  const sub = world.a.userId;
+  const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ sub, exp: Math.floor(Date.now() / 1000) + 600 })).toString(
+    'base64url',
+  );
+  return {
+    'unknown agent key': `sk_live_${randomBytes(24).toString('base64url')}`,
+    'agent key with a changed character':
+      world.a.agent.api_key.slice(0, -1) + (world.a.agent.api_key.endsWith('A') ? 'B' : 'A'),
+    'JWT signed with another secret': jwt.sign({ sub }, 'not-the-secret', {
+      algorithm: 'HS256',
+      expiresIn: 600,
+    }),
+    'JWT with alg none': `${header}.${payload}.`,
+    'expired JWT': jwt.sign({ sub, exp: Math.floor(Date.now() / 1000) - 60 }, secret, { algorithm: 'HS256' }),
+    'wrong operator token': randomBytes(24).toString('base64url'),
+  };
+}
+
+export { asUser };
