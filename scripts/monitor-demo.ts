@@ -52,6 +52,19 @@ async function receiver(secret: string) {
   return { url: `http://127.0.0.1:${port}/hooks`, got, close: () => server.close() };
 }
 
+/** Registration is limited per IP (10 a minute): a demo run right after another waits its turn. */
+async function registerPusher(name: string) {
+  for (;;) {
+    try {
+      return await registerAgent(name);
+    } catch (err) {
+      if (!(err instanceof DemoFailure) || err.status !== 429) throw err;
+      console.log('  (registration limit for this IP: waiting a minute)');
+      await new Promise((r) => setTimeout(r, 60_000));
+    }
+  }
+}
+
 runDemo(async () => {
   const secret = randomBytes(16).toString('hex');
   const rx = await receiver(secret);
@@ -102,7 +115,7 @@ runDemo(async () => {
       return row ? Number(row.pnl) / Number(row.cost_basis) : 0;
     };
     for (let i = 0; i < 8 && (await pnl()) > -STOP; i++) {
-      const b = await registerAgent(`monitor-demo-pusher-${i + 1}`);
+      const b = await registerPusher(`monitor-demo-pusher-${i + 1}`);
       const push = await api('POST', '/api/sdk/trade', {
         auth: b.apiKey,
         body: { market_id: marketId, side: 'no', amount: 500, venue: 'sim' },
