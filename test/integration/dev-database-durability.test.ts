@@ -38,4 +38,45 @@ describe('the embedded database (mongo-java-server on an H2 file) #integration',
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('when a write command fails part-way, then what it applied before failing survives SIGKILL too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ats-durability-'));
+    const log = createLogger('silent', 'test');
+    try {
+      let server = await startMongoServer({ dir, persistent: true, log });
+      if (server.engine !== 'mongo-java-server') return;
+      let conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      const docs = conn.db!.collection<{ _id: string; n: unknown }>('partial');
+      await docs.insertMany([
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 'text' },
+      ]);
+      // An ordered insert stops at the duplicate; an update of many stops at the document it cannot
+      // change: each answers an error, and what came before it stays applied (as on MongoDB).
+      await assert.rejects(
+        docs.insertMany(
+          [
+            { _id: 'c', n: 1 },
+            { _id: 'a', n: 2 },
+            { _id: 'd', n: 1 },
+          ],
+          { ordered: true },
+        ),
+      );
+      await assert.rejects(docs.updateMany({}, { $inc: { n: 1 } }));
+      const applied = await docs.find().sort({ _id: 1 }).toArray();
+      server.child.process.kill('SIGKILL');
+      await new Promise((r) => server.child.process.once('exit', r));
+      await conn.close().catch(() => undefined);
+
+      server = await startMongoServer({ dir, persistent: true, log });
+      conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      const after = conn.db!.collection<{ _id: string; n: unknown }>('partial');
+      assert.deepEqual(await after.find().sort({ _id: 1 }).toArray(), applied);
+      await conn.close();
+      await server.child.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
