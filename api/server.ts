@@ -5,6 +5,7 @@ import { runProcess } from '../shared/composition/run-process.js';
 import type { Role } from '../shared/composition/role.js';
 import { isMain } from '../shared/infra/process/is-main.js';
 import { buildApp } from './app.js';
+import { answerClientErrorsWithJson } from './http/client-errors.js';
 
 function closeServer(server: Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
@@ -32,6 +33,7 @@ export const apiRole: Role = {
     const app = buildApp(deps, { operatorToken: token });
     const server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(deps.env.PORT, deps.env.HOST, () => resolve(s));
+      answerClientErrorsWithJson(s);
       s.once('error', reject);
     });
     deps.log.info({ port: deps.env.PORT, host: deps.env.HOST }, 'api listening');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { endpoint } from './endpoint.js';
 
 const CheckSchema = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
+const CheckStateSchema = z.enum(['ok', 'down']);
 
 export const systemEndpoints = {
   x402Import: endpoint({
@@ -48,22 +49,34 @@ export const systemEndpoints = {
     path: '/healthz/live',
     auth: 'none',
     tag: 'System',
-    summary: 'Liveness: the process answers',
-    response: z.object({ status: z.literal('ok') }),
+    summary: 'Liveness: the process answers and can heal itself',
+    description:
+      'Answers 503 `{"status":"down"}` once `npm start` gave up restarting an embedded Redis or database that kept exiting (EMBEDDED_RESTART_MAX_FAILURES): the process then needs a restart.',
+    response: z.object({ status: z.enum(['ok', 'down']) }),
+    errors: [503],
   }),
   ready: endpoint({
     method: 'get',
     path: '/healthz/ready',
-    auth: 'none',
+    auth: 'operator-optional',
     tag: 'System',
     summary:
       'Readiness: MongoDB and Redis answer and a no-op job makes a round trip through the queue to a worker',
-    description: 'Answers 503 with the same body when any check fails.',
+    description:
+      'Answers 503 with the same body when any check fails. The queue round trip is shared by the probes of a few seconds. With the operator token the answer adds `details` (latencies, what failed, the scheduler heartbeat).',
     response: z
       .object({
         status: z.enum(['ok', 'unavailable']),
-        checks: z.object({ mongodb: CheckSchema, redis: CheckSchema, queue: CheckSchema }),
-        scheduler_last_heartbeat: z.string().nullable(),
+        checks: z.object({ mongodb: CheckStateSchema, redis: CheckStateSchema, queue: CheckStateSchema }),
+        details: z
+          .object({
+            mongodb: CheckSchema,
+            redis: CheckSchema,
+            queue: CheckSchema,
+            scheduler_last_heartbeat: z.string().nullable(),
+          })
+          .optional()
+          .describe('Only for the operator token: the messages name internal hosts and ports.'),
       })
       .meta({ id: 'Readiness' }),
     errors: [503],
@@ -71,9 +84,12 @@ export const systemEndpoints = {
   metrics: endpoint({
     method: 'get',
     path: '/metrics',
-    auth: 'none',
+    // Queue depths, routes and venue error rates describe the deployment: operators only.
+    auth: 'operator',
     tag: 'System',
     summary: 'Prometheus metrics: HTTP latency histograms, queue depths, process metrics',
+    description:
+      'Scrape with the operator token: `authorization: {type: Bearer, credentials: <OPERATOR_TOKEN>}` in the Prometheus job.',
     response: z.string(),
     produces: 'text/plain',
   }),

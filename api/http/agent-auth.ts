@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { authenticateAgent } from '../../shared/domains/agents/authenticate-agent.js';
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { AppError } from '../../shared/infra/errors.js';
+import { bearerToken } from '../../shared/infra/authorization-header.js';
 import type { Deps } from '../../shared/composition/deps.js';
 
 declare module 'express-serve-static-core' {
@@ -20,10 +21,7 @@ export function unauthorized(
   });
 }
 
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1] ?? null;
-}
+export { bearerToken };
 
 /**
  * Resolves `Authorization: Bearer sk_live_…` to the agent, or answers the contract's 401. From the

@@ -1,20 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../../shared/infra/errors.js';
-import { bearerToken } from './agent-auth.js';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
-
-function presentedToken(header: string | undefined): string | null {
-  const bearer = bearerToken(header);
-  if (bearer) return bearer;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-  if (!basic?.[1]) return null;
-  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon >= 0 ? decoded.slice(colon + 1) : null;
-}
+import { isOperatorCredential } from '../../shared/infra/authorization-header.js';
 
 /**
  * Operator routes: scripts send `Authorization: Bearer <token>`, browsers HTTP Basic with the token
@@ -22,8 +8,7 @@ function presentedToken(header: string | undefined): string | null {
  */
 export function requireOperator(token: string): RequestHandler {
   return (req, _res, next) => {
-    const presented = presentedToken(req.headers.authorization);
-    if (!presented || !sameSecret(presented, token)) {
+    if (!isOperatorCredential(req.headers.authorization, token)) {
       throw new AppError(
         401,
         'unauthorized',
