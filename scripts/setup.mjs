@@ -7,7 +7,8 @@
 //   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
 //      resolve mongo-java-server with Maven and record the launcher's classpath
 //   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
-//   5. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
+//   5. with --for-tests: Debian's chromium for the browser tests (playwright-core drives it)
+//   6. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -170,6 +171,28 @@ function ensureSoldersVenv() {
 }
 
 /**
+ * For the tests only: a Chromium for the browser tests (playwright-core drives it; no browser download).
+ * CHROMIUM_PATH, or `chromium` on the PATH, or Debian's package installed with apt-get. Without one the
+ * browser tests are skipped with a printed reason; under CI a missing browser fails instead.
+ */
+function ensureChromium() {
+  if (process.env.CHROMIUM_PATH || onPath('chromium') || onPath('chromium-browser')) return;
+  const options = [
+    'install Chromium (Debian: `sudo apt-get install chromium`)',
+    'or set CHROMIUM_PATH to a Chromium or Chrome executable',
+  ];
+  if (onPath('apt-get') && process.getuid?.() === 0) {
+    say("installing Debian's chromium for the browser tests…");
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () =>
+      run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env });
+    if (install() || (run('apt-get', ['update', '-qq'], { env }) && install())) return;
+  }
+  if (process.env.CI) fail('Chromium is needed for the browser tests.', options);
+  say('no Chromium: the browser tests will be skipped (install `chromium` or set CHROMIUM_PATH).');
+}
+
+/**
  * For `npm run fuzz` only: schemathesis, pinned in test/security/requirements.txt, in a venv of the
  * project's own; reinstalled when the pin changes. Nothing else needs it, so it is not installed
  * by `npm start` or `npm test`.
@@ -203,5 +226,6 @@ ensureNodeModules();
 ensureRedis();
 ensureMongoWire();
 if (forTests) ensureSoldersVenv();
+if (forTests) ensureChromium();
 if (forFuzz) ensureFuzzVenv();
 say('ready.');
