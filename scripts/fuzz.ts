@@ -113,7 +113,8 @@ async function main(): Promise<number> {
     );
     const code = await new Promise<number>((done) => {
       const child = spawn(st, args, {
-        cwd: root,
+        // Schemathesis keeps its state (.schemathesis/) in the working directory.
+        cwd: reportDir,
         stdio: 'inherit',
         env: {
           ...process.env,

@@ -17,6 +17,8 @@ export const systemEndpoints = {
     response: z
       .object({ detail: z.string(), error: z.string(), fix: z.string(), resets_at: z.string() })
       .meta({ id: 'PaymentRequired' }),
+    // The only answer is the 402: published, so that generated clients accept it.
+    errors: [402],
   }),
   sdkHealth: endpoint({
     method: 'get',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { expressPath, type EndpointSpec } from '../../api/endpoints/endpoint.js';
 import { testContext } from '../support/context.js';
+import { publishedSchema } from '../support/published-schema.js';
 import { randomIp, registerAgent } from '../support/http.js';
 import { knownFindingOf, type CaseFailure } from './support/known-findings.js';
 import {
@@ -29,6 +30,8 @@ const FULL = process.env.SECURITY_FULL === '1';
 const SLOW_MS = 3000;
 
 interface Sent {
+  method: string;
+  template: string;
   route: string;
   label: string;
   status: number;
@@ -69,6 +72,8 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
   const started = Date.now();
   const res = opts.body !== undefined ? await req.send(opts.body as object) : await req;
   const answer: Sent = {
+    method: spec.method,
+    template: spec.path,
     route: current.route || name,
     label: current.label,
     status: res.status,
@@ -433,6 +438,25 @@ for (const [name, spec] of ROUTES) {
   }
 }
 
+// Baseline: every route once with its own credential (a third party's, as it may release itself),
+// so that the cross-cutting checks below see every route's ordinary answer too.
+for (const [name, spec] of ROUTES) {
+  const principal = legitimate(spec)[0] ?? 'none';
+  add({
+    category: 'Baseline',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} as its own ${principal}`,
+    run: async (world) => {
+      const res = await call(world, name, spec, {
+        credential: world.credential(principal, world.d),
+        params: ownParams(world, spec, world.d),
+        body: sampleBody(world, spec),
+      });
+      return res.status >= 500 ? `answered ${res.status}` : undefined;
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 describe('OWASP API Top 10 attack suite, generated from the endpoint table #security', function () {
   this.timeout(FULL ? 30 * 60_000 : 120_000);
@@ -512,6 +536,22 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
       })
       .map((r) => `${r.route} (${r.label}) ${r.status}: ${r.text.slice(0, 160)}`);
     assert.deepEqual([...new Set(bad)], []);
+  });
+
+  it('when any generated request was answered, then its status and body are the ones /openapi.json publishes', async () => {
+    const schema = publishedSchema((await request(world.app).get('/openapi.json')).body);
+    const departures = new Set<string>();
+    for (const r of sent) {
+      if (!/application\/json/.test(r.headers['content-type'] ?? '')) continue;
+      const where = `${r.method.toUpperCase()} ${r.template} ${r.status}`;
+      try {
+        const errors = schema.conformanceErrors(r.method, r.template, r.status, r.body);
+        if (errors.length) departures.add(`${where}: ${errors.slice(0, 3).join('; ')}`);
+      } catch (err) {
+        departures.add(`${where}: ${(err as Error).message}`);
+      }
+    }
+    assert.deepEqual([...departures], []);
   });
 
   it('when any generated request was answered, then no body carries a stack trace or a source path', () => {

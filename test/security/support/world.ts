@@ -28,6 +28,8 @@ export interface World {
   app: Express;
   a: Party;
   b: Party;
+  /** A third human with a claimed agent, for calls that may change or release their own caller. */
+  d: Party;
   c: RegisteredAgent;
   /** An unclaimed agent that the claim route's cases may claim (C stays a victim). */
   spare: RegisteredAgent;
@@ -69,9 +71,10 @@ export async function createWorld(): Promise<World> {
     { ...ctx.deps, env: { ...ctx.env, WEBHOOK_ALLOW_LOOPBACK: false } },
     { operatorToken: ctx.operatorToken },
   );
-  const [a, b, c, spare, market] = await Promise.all([
+  const [a, b, d, c, spare, market] = await Promise.all([
     party('a'),
     party('b'),
+    party('d'),
     registerAgent(),
     registerAgent(),
     makeMarket(),
@@ -103,6 +106,7 @@ export async function createWorld(): Promise<World> {
     app,
     a,
     b,
+    d,
     c,
     spare,
     marketId: market._id,
