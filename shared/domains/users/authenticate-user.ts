@@ -1,8 +1,11 @@
-import type { JwtVerifier } from '../../infra/jwt.js';
+import { UserTokenRefused, type JwtVerifier } from '../../infra/jwt.js';
 import type { Models } from '../models.js';
 import type { UserRecord } from './user.model.js';
 
-/** The user a valid token names, created on first use; null for any invalid token. */
+/**
+ * The user a valid token names, created on first use; null for an invalid token, UserTokenRefused
+ * for a valid one the service does not take (e.g. too long-lived).
+ */
 export async function authenticateUser(
   models: Models,
   verifier: JwtVerifier,
@@ -11,7 +14,8 @@ export async function authenticateUser(
   let claims;
   try {
     claims = verifier.verify(token);
-  } catch {
+  } catch (err) {
+    if (err instanceof UserTokenRefused) throw err; // its fix says more than "invalid token"
     return null;
   }
   try {

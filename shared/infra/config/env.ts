@@ -22,6 +22,16 @@ const httpUrl = (fallback: string) =>
     .default(fallback)
     .transform((v) => v.replace(/\/+$/, ''));
 
+const SECONDS_PER_UNIT: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
+
+/** A duration as `<n>d`, `<n>h`, `<n>m`, `<n>s` or plain seconds, read as a number of seconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d+[dhms]?$/, 'a duration such as 30d, 12h, 90m, 45s or a number of seconds')
+    .default(fallback)
+    .transform((v) => Number.parseInt(v, 10) * (SECONDS_PER_UNIT[v.at(-1)!] ?? 1));
+
 const semver = z.string().regex(/^\d+(\.\d+){0,2}$/, 'a version such as 0.24.5');
 
 /** Three numbers, free,pro,elite, as a lookup by tier. */
@@ -103,6 +113,9 @@ export const EnvSchema = z.object({
     .describe('PEM public key (RSA → RS256, EC → ES256) that verifies user tokens instead of JWT_SECRET.'),
   JWT_ISSUER: z.string().optional().describe('Required `iss` of user tokens, when set.'),
   JWT_AUDIENCE: z.string().optional().describe('Required `aud` of user tokens, when set.'),
+  JWT_MAX_LIFETIME: duration('30d').describe(
+    'Longest accepted lifetime of a user token (`exp` minus the earlier of `iat` and now), e.g. 30d, 12h, 90m or a number of seconds; longer-lived tokens answer 401 with a fix.',
+  ),
   SECRETS_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters')
@@ -327,6 +340,12 @@ export const EnvSchema = z.object({
   REGISTER_RATE_LIMIT_PER_MINUTE: positiveInt
     .default(10)
     .describe('Agent registrations allowed per client IP per minute.'),
+  LEADERBOARD_LINK_WINDOW_HOURS: positiveInt
+    .max(24 * 365)
+    .default(24)
+    .describe(
+      'Two agents of one owner or one registration address that trade the same market within this many hours of each other do not rank on it (leaderboard farming).',
+    ),
   CLAIM_CODE_TTL_HOURS: positiveInt
     .max(24 * 365)
     .default(168)
@@ -336,6 +355,22 @@ export const EnvSchema = z.object({
   READY_TIMEOUT_MS: positiveInt
     .default(5000)
     .describe('Deadline of the queue round trip made by GET /healthz/ready.'),
+  MONGODB_SERVER_SELECTION_TIMEOUT_MS: positiveInt
+    .max(30_000)
+    .default(750)
+    .describe(
+      'How long a database command waits for a reachable MongoDB server before failing: during an outage requests answer 503 with Retry-After after this long. (Startup waits up to 30 s for the database.)',
+    ),
+  EMBEDDED_RESTART_MAX_FAILURES: positiveInt
+    .default(5)
+    .describe(
+      '`npm start` restarts its embedded Redis and MongoDB-wire server when they exit, with backoff; after this many exits of one within EMBEDDED_RESTART_WINDOW_SECONDS it gives up and GET /healthz/live answers 503, so that an orchestrator restarts the service.',
+    ),
+  EMBEDDED_RESTART_WINDOW_SECONDS: positiveInt
+    .default(300)
+    .describe(
+      'The window in which EMBEDDED_RESTART_MAX_FAILURES exits of an embedded server open the circuit.',
+    ),
   SHUTDOWN_TIMEOUT_MS: positiveInt
     .default(15000)
     .describe('How long a graceful shutdown waits for HTTP requests and active jobs before forcing.'),
