@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import {
   api,
   arg,
+  DemoFailure,
   expect,
   heading,
   registerAgent,
