@@ -30,7 +30,7 @@ import { monitorHandlers } from './handlers/monitors.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
-import { requireOperator } from './http/operator-auth.js';
+import { optionalOperator, requireOperator } from './http/operator-auth.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
 
@@ -91,6 +91,7 @@ export function registerEndpoints(
   const cachedAgentAuth = requireAgent(deps);
   const freshAgentAuth = requireAgent(deps, { fresh: true });
   const operatorAuth = requireOperator(opts.operatorToken);
+  const optionalOperatorAuth = optionalOperator(opts.operatorToken);
   const userAuth = requireUser(deps, createJwtVerifier(deps.env));
 
   const bodyParser = jsonBody(deps.env.REQUEST_BODY_LIMIT);
@@ -101,6 +102,7 @@ export function registerEndpoints(
     const agentAuth = spec.freshAgent ? freshAgentAuth : cachedAgentAuth;
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);
+    if (spec.auth === 'operator-optional') chain.push(optionalOperatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
     if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));
     if (spec.auth === 'agent-optional') chain.push(optionalAgent(agentAuth));

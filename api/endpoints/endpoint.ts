@@ -12,13 +12,7 @@ import type { JsonText } from '../http/json-text.js';
  * (`operator-optional`: a token that is sent must be valid; `req.operator` tells the handler).
  */
 export type AuthMode =
-  | 'none'
-  | 'agent'
-  | 'agent-optional'
-  | 'user'
-  | 'agent-or-user'
-  | 'operator'
-  | 'operator-optional';
+  'none' | 'agent' | 'agent-optional' | 'user' | 'agent-or-user' | 'operator' | 'operator-optional';
 
 /** Named per-IP/per-agent/per-account limits; the numbers come from config or the spec (§8). */
 export type RateLimitName =

@@ -16,8 +16,12 @@ const claimUrlOf = (env: Env) => claimUrlFor(publicBaseUrl(env));
 const claimClock = (deps: Deps) => ({ ttlHours: deps.env.CLAIM_CODE_TTL_HOURS, now: deps.clock() });
 
 export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
-  registerAgent: async ({ deps, body }) =>
-    registerAgent(deps.models.Agent, body, claimUrlOf(deps.env), deps.clock()),
+  registerAgent: async ({ deps, body, req }) =>
+    registerAgent(deps.models.Agent, body, {
+      claimUrlFor: claimUrlOf(deps.env),
+      now: deps.clock(),
+      clientIp: req.ip,
+    }),
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));

@@ -27,7 +27,15 @@ export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
     kalshi: [],
   }),
   venueLeaderboard: async ({ deps, params, query }) => {
-    const compute = () => venueBoard(deps.models, params.venue, query.trader_type, query.limit, query.offset);
+    const compute = () =>
+      venueBoard(
+        deps.models,
+        params.venue,
+        query.trader_type,
+        query.limit,
+        query.offset,
+        deps.env.LEADERBOARD_LINK_WINDOW_HOURS,
+      );
     const key = {
       venue: params.venue,
       traderType: query.trader_type,

@@ -62,7 +62,7 @@ export const settleMarketProcessor: Processor<'settle-market'> = async (data, { 
 };
 
 export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
-  remarkLeaderboard(deps.models, deps.clock());
+  remarkLeaderboard(deps.models, deps.clock(), deps.env.LEADERBOARD_LINK_WINDOW_HOURS);
 
 export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_data, { deps }) =>
   refreshVolumes(deps.models, deps.clock());

@@ -30,8 +30,12 @@ const agentSchema = new Schema(
     /** Sequence number of the last ledger entry applied to this document (see ledger/ledger.ts). */
     ledgerSeq: { type: Number, required: true, default: 0 },
     simTradesCount: { type: Number, required: true, default: 0 },
-    /** Realised P&L plus open positions marked at the last leaderboard re-mark (see reads/leaderboard.ts). */
+    /** Realised P&L plus open positions marked at the last leaderboard re-mark, as ranked (see reads/leaderboard.ts). */
     leaderboardPnlMicro: { type: Number, required: true, default: 0 },
+    /** P&L left off the boards: markets traded together with a linked agent (reads/linked-agents.ts). */
+    linkedPnlMicro: { type: Number, required: true, default: 0 },
+    /** A digest of the client address the agent registered from: agents of one address are linked on the boards. */
+    registeredFrom: { type: String, default: null },
     markedAt: { type: Date, default: null },
     realTradesCount: { type: Number, required: true, default: 0 },
     tradesCount: { type: Number, required: true, default: 0 },

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { fromMicro, STARTING_BALANCE_MICRO } from '../money.js';
 import { DEFAULT_TRADING_SETTINGS } from '../limits/trading-settings.model.js';
 import type { AgentModel } from './agent.model.js';
@@ -15,11 +15,20 @@ export const DEFAULT_AGENT_LIMITS = {
   daily_limit_usd: fromMicro(DEFAULT_TRADING_SETTINGS.sdkDailyLimitMicro),
 };
 
+/**
+ * What the agent keeps of the address it registered from: a digest, enough to link agents of one
+ * address on the leaderboards (reads/linked-agents.ts) without storing the address itself. Loopback
+ * links nobody: it is every local client of `npm start`, or a proxy whose TRUST_PROXY is not set.
+ */
+function registrationAddress(ip: string | undefined): string | null {
+  if (!ip || /^(?:::ffff:)?127\.|^::1$/.test(ip)) return null;
+  return createHash('sha256').update(`agent-registration:${ip}`).digest('base64url').slice(0, 22);
+}
+
 export async function registerAgent(
   Agent: AgentModel,
   input: RegisterAgentRequest,
-  claimUrlFor: (code: string) => string,
-  now: Date,
+  opts: { claimUrlFor: (code: string) => string; now: Date; clientIp: string | undefined },
 ) {
   const apiKey = generateApiKey();
   const agentId = randomUUID();
@@ -36,7 +45,8 @@ export async function registerAgent(
         apiKeyHash: hashApiKey(apiKey),
         keyPrefix: keyPrefixOf(apiKey),
         claimCode,
-        claimCodeIssuedAt: now,
+        claimCodeIssuedAt: opts.now,
+        registeredFrom: registrationAddress(opts.clientIp),
         status: 'unclaimed',
       });
       return {
@@ -44,7 +54,7 @@ export async function registerAgent(
         api_key: apiKey,
         key_prefix: keyPrefixOf(apiKey),
         claim_code: claimCode,
-        claim_url: claimUrlFor(claimCode),
+        claim_url: opts.claimUrlFor(claimCode),
         status: 'unclaimed' as const,
         starting_balance: fromMicro(STARTING_BALANCE_MICRO),
         limits: { ...DEFAULT_AGENT_LIMITS },

@@ -4,6 +4,7 @@ import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import type { VenueId } from '../venues/venue-id.js';
 import type { TradeStatus } from '../trading/trade.model.js';
+import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 
 export const SDK_AGENTS_BOARD = 'sdk-agents';
 
@@ -25,6 +26,8 @@ async function markedPositions(models: Models, filter: Record<string, unknown>) 
     costYesMicro: 1,
     costNoMicro: 1,
     realizedPnlMicro: 1,
+    openedAt: 1,
+    lastTradeAt: 1,
   }).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
@@ -42,25 +45,35 @@ async function markedPositions(models: Models, filter: Record<string, unknown>) 
 
 /**
  * Re-marks every agent that has traded: realised P&L (a counter kept on write by the ledger) plus its
- * open positions marked at current prices (the venue's price for imported markets). Run by a
- * scheduled job; reads then cost one indexed page whatever the number of agents.
+ * open positions marked at current prices (the venue's price for imported markets), less what it
+ * made on markets it traded together with a linked agent (linked-agents.ts), which is kept apart in
+ * linkedPnlMicro. Run by a scheduled job; reads then cost one indexed page whatever the number of agents.
  */
 export async function remarkLeaderboard(
   models: Models,
   now: Date,
+  linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
 ): Promise<{ agents: number; changed: number }> {
   const unrealized = new Map<string, number>();
   for (const { p, unrealizedMicro } of await markedPositions(models, { status: { $ne: 'settled' } }))
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { tradesCount: { $gt: 0 } },
-    { realizedPnlMicro: 1, leaderboardPnlMicro: 1 },
+    { realizedPnlMicro: 1, leaderboardPnlMicro: 1, linkedPnlMicro: 1, claimedBy: 1, registeredFrom: 1 },
   ).lean();
+  const linkedPnl = await linkedPnlByAgent(models, agents, linkWindowHours);
   const ops = agents
-    .map((a) => ({ a, total: a.realizedPnlMicro + Math.round(unrealized.get(a._id) ?? 0) }))
-    .filter(({ a, total }) => total !== a.leaderboardPnlMicro)
-    .map(({ a, total }) => ({
-      updateOne: { filter: { _id: a._id }, update: { $set: { leaderboardPnlMicro: total, markedAt: now } } },
+    .map((a) => {
+      const linked = Math.round(linkedPnl.get(a._id) ?? 0);
+      const total = a.realizedPnlMicro + Math.round(unrealized.get(a._id) ?? 0);
+      return { a, ranked: total - linked, linked };
+    })
+    .filter(({ a, ranked, linked }) => ranked !== a.leaderboardPnlMicro || linked !== (a.linkedPnlMicro ?? 0))
+    .map(({ a, ranked, linked }) => ({
+      updateOne: {
+        filter: { _id: a._id },
+        update: { $set: { leaderboardPnlMicro: ranked, linkedPnlMicro: linked, markedAt: now } },
+      },
     }));
   if (ops.length) await models.Agent.bulkWrite(ops, { ordered: false });
   await models.LeaderboardMeta.updateOne(
@@ -69,6 +82,27 @@ export async function remarkLeaderboard(
     { upsert: true },
   );
   return { agents: agents.length, changed: ops.length };
+}
+
+/** Per agent, the P&L (realised and marked) of its positions that do not rank; only linked agents have any. */
+async function linkedPnlByAgent(
+  models: Models,
+  agents: Parameters<typeof linkedAgents>[0],
+  linkWindowHours: number,
+): Promise<Map<string, number>> {
+  const linked = linkedAgents(agents);
+  const pnl = new Map<string, number>();
+  if (!linked.size) return pnl;
+  const positions = await markedPositions(models, { agentId: { $in: [...linked.keys()] } });
+  const unranked = unrankedPositionIds(
+    positions.map(({ p }) => p),
+    linked,
+    linkWindowHours * 3600_000,
+  );
+  for (const { p, unrealizedMicro } of positions)
+    if (unranked.has(p._id))
+      pnl.set(p.agentId, (pnl.get(p.agentId) ?? 0) + p.realizedPnlMicro + unrealizedMicro);
+  return pnl;
 }
 
 /** Wins over decided outcomes, 0 to 1 with 4 decimals (0 when nothing is decided yet). */
@@ -96,6 +130,8 @@ export function leaderboardEntry(a: AgentRecord, rank: number) {
     win_count: a.winCount,
     loss_count: a.lossCount,
     is_claimed: Boolean(a.claimedBy),
+    /** P&L made on markets traded together with a linked agent: shown, never ranked (linked-agents.ts). */
+    unranked_pnl: fromMicro(a.linkedPnlMicro ?? 0),
   };
 }
 
@@ -153,15 +189,30 @@ export async function venueBoard(
   traderType: TraderType,
   limit: number,
   offset: number,
+  linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
 ) {
   const empty = { venue, trader_type: traderType, entries: [], total_count: 0 };
   if (traderType === 'human') return empty;
-  const perAgent = new Map<string, { pnl: number; wins: number; losses: number }>();
-  for (const { p, unrealizedMicro } of await markedPositions(models, { venue })) {
-    const a = perAgent.get(p.agentId) ?? { pnl: 0, wins: 0, losses: 0 };
+  const positions = await markedPositions(models, { venue });
+  const holders = await models.Agent.find(
+    { _id: { $in: [...new Set(positions.map(({ p }) => p.agentId))] } },
+    { claimedBy: 1, registeredFrom: 1 },
+  ).lean();
+  const unranked = unrankedPositionIds(
+    positions.map(({ p }) => p),
+    linkedAgents(holders),
+    linkWindowHours * 3600_000,
+  );
+  const perAgent = new Map<string, { pnl: number; wins: number; losses: number; unranked: number }>();
+  for (const { p, unrealizedMicro } of positions) {
+    const a = perAgent.get(p.agentId) ?? { pnl: 0, wins: 0, losses: 0, unranked: 0 };
+    perAgent.set(p.agentId, a);
+    if (unranked.has(p._id)) {
+      a.unranked += p.realizedPnlMicro + unrealizedMicro;
+      continue;
+    }
     a.pnl += p.realizedPnlMicro + unrealizedMicro;
     if (p.status !== 'open') a[p.realizedPnlMicro > 0 ? 'wins' : 'losses'] += 1;
-    perAgent.set(p.agentId, a);
   }
   const counts: { _id: string; n: number }[] = await models.Trade.aggregate([
     { $match: { venue, ...FILLED } },
@@ -190,6 +241,7 @@ export async function venueBoard(
         trades_count: tradesOf.get(r.id) ?? 0,
         win_count: r.wins,
         loss_count: r.losses,
+        unranked_pnl: fromMicro(Math.round(r.unranked)),
       },
     ];
   });

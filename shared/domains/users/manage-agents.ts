@@ -60,7 +60,8 @@ export function userAgentView(a: AgentRecord) {
     description: a.description ?? null,
     status: a.status,
     balance: fromMicro(a.balanceMicro),
-    total_pnl: fromMicro(a.leaderboardPnlMicro),
+    // The owner sees the whole P&L, the part the public boards leave out (linked agents) included.
+    total_pnl: fromMicro(a.leaderboardPnlMicro + (a.linkedPnlMicro ?? 0)),
     realized_pnl: fromMicro(a.realizedPnlMicro),
     trades_count: a.tradesCount,
     win_count: a.winCount,
