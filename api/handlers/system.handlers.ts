@@ -1,25 +1,10 @@
 import { secondsToUtcMidnight } from '../../shared/domains/limits/daily-quota.js';
 import { versionCheck } from '../../shared/domains/system/version-check.js';
-import { randomBytes } from 'node:crypto';
-import { lastHeartbeat } from '../../shared/domains/system/heartbeat.js';
-import { pingMongo } from '../../shared/infra/mongo.js';
+import { checkReadiness, type CheckResult } from '../../shared/domains/system/readiness.js';
+import { liveness } from '../../shared/composition/liveness.js';
 import type { systemEndpoints } from '../endpoints/system.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import { API_VERSION, getOpenApiDocument } from '../openapi.js';
-
-async function timed(check: () => Promise<unknown>) {
-  const started = performance.now();
-  try {
-    await check();
-    return { ok: true, latency_ms: Math.round(performance.now() - started) };
-  } catch (err) {
-    return {
-      ok: false,
-      latency_ms: Math.round(performance.now() - started),
-      error: err instanceof Error ? err.message : String(err),
-    };
-  }
-}
 
 export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
   x402Import: async ({ deps, res }) => {
@@ -41,29 +26,27 @@ export const systemHandlers: HandlersFor<typeof systemEndpoints> = {
     version: API_VERSION,
   }),
 
-  live: async () => ({ status: 'ok' }),
+  live: async ({ deps, res }) => {
+    const status = liveness(deps.infra);
+    if (status === 'down') res.status(503);
+    return { status };
+  },
 
-  ready: async ({ deps, res }) => {
-    const [mongodb, redis, queue] = await Promise.all([
-      timed(() => pingMongo(deps.mongo)),
-      timed(() => deps.redis.ping()),
-      timed(async () => {
-        const nonce = randomBytes(12).toString('base64url');
-        const outcome = await deps.queues.enqueueAndWait('ping', { nonce }, deps.env.READY_TIMEOUT_MS);
-        if (outcome.state === 'pending')
-          throw new Error(
-            `no worker answered within ${deps.env.READY_TIMEOUT_MS} ms (is a worker consuming the system queue?)`,
-          );
-        if (outcome.state === 'failed') throw new Error(outcome.reason);
-      }),
-    ]);
-    const heartbeat = await lastHeartbeat(deps.models.Heartbeat, 'scheduler').catch(() => null);
-    const ok = mongodb.ok && redis.ok && queue.ok;
+  ready: async ({ deps, req, res }) => {
+    const { ok, checks, schedulerLastHeartbeat } = await checkReadiness(deps);
     if (!ok) res.status(503);
+    const state = (check: CheckResult) => (check.ok ? 'ok' : 'down');
     return {
       status: ok ? 'ok' : 'unavailable',
-      checks: { mongodb, redis, queue },
-      scheduler_last_heartbeat: heartbeat?.processedAt ? heartbeat.processedAt.toISOString() : null,
+      checks: { mongodb: state(checks.mongodb), redis: state(checks.redis), queue: state(checks.queue) },
+      ...(req.operator
+        ? {
+            details: {
+              ...checks,
+              scheduler_last_heartbeat: schedulerLastHeartbeat?.toISOString() ?? null,
+            },
+          }
+        : {}),
     };
   },
 

@@ -81,7 +81,7 @@ export interface Deps {
 }
 
 export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
-  const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB);
+  const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
   const models = createModels(mongo);
   await ensureIndexes(models);
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');

@@ -71,7 +71,10 @@ export function spawnManaged(name: string, command: string, args: string[], log:
   };
 }
 
-/** Polls `probe` until it succeeds, the child exits, or the deadline passes. */
+/**
+ * Polls `probe` until it succeeds, the child exits, or the deadline passes; a child that does not
+ * get there is stopped (a failed restart must not leave one behind holding the port or the files).
+ */
 export async function waitUntilReady(
   child: ManagedChild,
   probe: () => Promise<void>,
@@ -91,5 +94,6 @@ export async function waitUntilReady(
       await new Promise((r) => setTimeout(r, 150));
     }
   }
+  await child.stop(2000);
   throw new Error(`${child.name} did not become ready within ${timeoutMs} ms: ${String(lastError)}`);
 }

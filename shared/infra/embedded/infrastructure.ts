@@ -5,12 +5,18 @@ import type { Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 import { isAlive } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
-import { startRedisServer, type EmbeddedServer } from './redis-server.js';
+import { startRedisServer } from './redis-server.js';
+import { superviseServer, type RestartPolicy, type SupervisedServer } from './supervisor.js';
 
 /** Where Redis and MongoDB are: from config, or from the embedded servers `npm start` runs. */
 export interface Infrastructure {
   redisUrl: string;
   mongoUri: string;
+  /**
+   * Embedded servers this process gave up restarting (their circuit opened): while any is listed
+   * the process is not live. Absent when nothing is embedded.
+   */
+  abandonedServers?: () => string[];
 }
 
 export interface InfrastructureHandle {
@@ -52,11 +58,16 @@ async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void>
 /**
  * The embedded default: REDIS_URL / MONGODB_URI when set, otherwise our own redis-server (AOF) and
  * MongoDB-wire server (mongod, or mongo-java-server on an H2 file) with their data under DATA_DIR.
- * A lock file stops two processes from sharing one data directory.
+ * A lock file stops two processes from sharing one data directory. The embedded servers are
+ * supervised (restarted when they exit; see supervisor.ts), and the lock file follows their pids.
  */
 export async function startInfrastructure(env: Env, log: Logger): Promise<InfrastructureHandle> {
   const dataDir = resolve(env.DATA_DIR);
-  const children: EmbeddedServer[] = [];
+  const children: SupervisedServer[] = [];
+  const policy: RestartPolicy = {
+    maxFailures: env.EMBEDDED_RESTART_MAX_FAILURES,
+    windowMs: env.EMBEDDED_RESTART_WINDOW_SECONDS * 1000,
+  };
   const started: string[] = [];
   const needsEmbedded = !env.REDIS_URL || !env.MONGODB_URI;
   const lockFile = join(dataDir, 'embedded.pid');
@@ -69,17 +80,23 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
       lockFile,
       JSON.stringify({
         pid: process.pid,
-        children: children.map((c) => c.child.process.pid ?? 0),
+        children: children.map((c) => c.pid()),
       } satisfies LockState),
     );
   const stop = async () => {
-    for (const child of children.reverse()) await child.child.stop();
+    for (const child of children.reverse()) await child.stop();
     if (needsEmbedded) rmSync(lockFile, { force: true });
   };
   try {
     let redisUrl = env.REDIS_URL;
     if (!redisUrl) {
-      const redis = await startRedisServer({ dir: join(dataDir, 'redis'), persistent: true, log });
+      const redis = await superviseServer({
+        name: 'redis-server',
+        start: (port) => startRedisServer({ dir: join(dataDir, 'redis'), persistent: true, log, port }),
+        policy,
+        log,
+        onRestarted: recordChildren,
+      });
       children.push(redis);
       recordChildren();
       redisUrl = redis.url;
@@ -87,13 +104,25 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     }
     let mongoUri = env.MONGODB_URI;
     if (!mongoUri) {
-      const mongo = await startMongoServer({ dir: join(dataDir, 'mongo'), persistent: true, log });
+      let engine = '';
+      const mongo = await superviseServer({
+        name: 'database',
+        start: async (port) => {
+          const server = await startMongoServer({ dir: join(dataDir, 'mongo'), persistent: true, log, port });
+          engine = server.engine;
+          return server;
+        },
+        policy,
+        log,
+        onRestarted: recordChildren,
+      });
       children.push(mongo);
       recordChildren();
       mongoUri = mongo.url;
-      started.push(`${mongo.engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
+      started.push(`${engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
     }
-    return { infra: { redisUrl, mongoUri }, started, stop };
+    const abandonedServers = () => children.filter((c) => c.gaveUp()).map((c) => c.name);
+    return { infra: { redisUrl, mongoUri, abandonedServers }, started, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -23,9 +23,11 @@ export async function startMongoServer(opts: {
   dir: string;
   persistent: boolean;
   log: Logger;
+  /** A restart reuses the port clients know; a first start takes a free one. */
+  port?: number;
 }): Promise<EmbeddedServer & { engine: MongoEngine }> {
   mkdirSync(opts.dir, { recursive: true });
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const engine: MongoEngine = onPath('mongod') ? 'mongod' : 'mongo-java-server';
   let child;
   if (engine === 'mongod') {

@@ -16,9 +16,11 @@ export async function startRedisServer(opts: {
   dir: string;
   persistent: boolean;
   log: Logger;
+  /** A restart reuses the port clients know; a first start takes a free one. */
+  port?: number;
 }): Promise<EmbeddedServer> {
   mkdirSync(opts.dir, { recursive: true });
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const args = [
     '--port',
     String(port),

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../../composition/deps.js';
+import { LocalCache } from '../../infra/local-cache.js';
+import { pingMongo } from '../../infra/mongo.js';
+import type { QueueClient } from '../../infra/queue/queue-client.js';
+import { lastHeartbeat } from './heartbeat.js';
+
+/** One dependency's answer, with what went wrong (for operators only: it names hosts and ports). */
+export interface CheckResult {
+  ok: boolean;
+  latency_ms: number;
+  error?: string;
+}
+
+export interface Readiness {
+  ok: boolean;
+  checks: { mongodb: CheckResult; redis: CheckResult; queue: CheckResult };
+  schedulerLastHeartbeat: Date | null;
+}
+
+async function timed(check: () => Promise<unknown>): Promise<CheckResult> {
+  const started = performance.now();
+  try {
+    await check();
+    return { ok: true, latency_ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    return {
+      ok: false,
+      latency_ms: Math.round(performance.now() - started),
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
+
+/**
+ * How long one queue round trip answers readiness probes. Probes come from load balancers every few
+ * seconds per replica (and from anyone: the route is public); a job per probe would fill the system
+ * queue, so concurrent and closely following probes share one.
+ */
+export const QUEUE_CHECK_CACHE_MS = 5000;
+
+/** Per queue client (one per process), the last queue round trip. */
+const queueChecks = new WeakMap<QueueClient, LocalCache<CheckResult>>();
+
+function queueRoundTrip(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult> {
+  let cache = queueChecks.get(deps.queues);
+  if (!cache) {
+    cache = new LocalCache<CheckResult>(1, () => QUEUE_CHECK_CACHE_MS);
+    queueChecks.set(deps.queues, cache);
+  }
+  return cache.getOrLoad('queue', () =>
+    timed(async () => {
+      const nonce = randomBytes(12).toString('base64url');
+      const outcome = await deps.queues.enqueueAndWait('ping', { nonce }, deps.env.READY_TIMEOUT_MS);
+      if (outcome.state === 'pending')
+        throw new Error(
+          `no worker answered within ${deps.env.READY_TIMEOUT_MS} ms (is a worker consuming the system queue?)`,
+        );
+      if (outcome.state === 'failed') throw new Error(outcome.reason);
+    }),
+  );
+}
+
+/** MongoDB and Redis answer, and a no-op job makes a round trip through the queue to a worker. */
+export async function checkReadiness(
+  deps: Pick<Deps, 'mongo' | 'redis' | 'queues' | 'env' | 'models'>,
+): Promise<Readiness> {
+  const [mongodb, redis, queue] = await Promise.all([
+    timed(() => pingMongo(deps.mongo)),
+    timed(() => deps.redis.ping()),
+    queueRoundTrip(deps),
+  ]);
+  // Without the database the heartbeat read would only wait out the server-selection timeout again.
+  const heartbeat = mongodb.ok
+    ? await lastHeartbeat(deps.models.Heartbeat, 'scheduler').catch(() => null)
+    : null;
+  return {
+    ok: mongodb.ok && redis.ok && queue.ok,
+    checks: { mongodb, redis, queue },
+    schedulerLastHeartbeat: heartbeat?.processedAt ?? null,
+  };
+}

@@ -1,0 +1,38 @@
+import mongoose from 'mongoose';
+import { AppError } from './errors.js';
+
+const { MongoNetworkError, MongoServerSelectionError, MongoTopologyClosedError, MongoNotConnectedError } =
+  mongoose.mongo;
+
+/**
+ * The driver's ways of saying "no database to talk to" (as opposed to a query it refused): the
+ * server went away mid-command (network), none answered within the server-selection timeout, or
+ * the client is closed (shutting down). Causes are followed, for errors that wrap one of these.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (
+      e instanceof MongoNetworkError ||
+      e instanceof MongoServerSelectionError ||
+      e instanceof MongoTopologyClosedError ||
+      e instanceof MongoNotConnectedError ||
+      // Mongoose's own error for a connection that has not been made yet.
+      e.name === 'MongooseServerSelectionError'
+    )
+      return true;
+  }
+  return false;
+}
+
+/** Long enough for a restarted embedded database (or a replica-set election) to answer again. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** A 503 the clients retry (`retryable`, Retry-After); the driver's message, which names hosts, stays in the log. */
+export const databaseUnavailable = (cause: unknown) =>
+  new AppError(
+    503,
+    'database_unavailable',
+    'The database is unavailable right now',
+    `Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
+    { retryable: true, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, cause },
+  );

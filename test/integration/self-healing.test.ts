@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, isAlive } from '../../shared/infra/embedded/child-process.js';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+
+/** The children `npm start` records in its lock file: [redis-server, MongoDB-wire server]. */
+const embeddedChildren = (dataDir: string) =>
+  (JSON.parse(readFileSync(join(dataDir, 'embedded.pid'), 'utf8')) as { children: number[] }).children;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns a value, or fails with the last thing it saw. */
+async function eventually<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(250);
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
+}
+
+/** A one-dollar buy on a sim market; resolves with the HTTP status and the body. */
+async function buy(base: string, key: string, marketId: string, side: 'yes' | 'no') {
+  const res = await fetch(`${base}/api/sdk/trade`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ market_id: marketId, side, amount: 1 }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: res.status, body: (await res.json()) as { success?: boolean; fill_status?: string } };
+}
+
+const filled = (r: { status: number; body: { success?: boolean; fill_status?: string } }) =>
+  r.status === 200 && r.body.success === true && r.body.fill_status === 'filled';
+
+async function stopService(service: ServiceProcess | undefined) {
+  if (!service || service.proc.exitCode !== null) return;
+  service.proc.kill('SIGTERM');
+  await Promise.race([service.exited, sleep(30_000)]);
+  if (service.proc.exitCode === null) service.proc.kill('SIGKILL');
+}
+
+describe('npm start: supervised embedded Redis and database #integration', function () {
+  this.timeout(300_000);
+  let dataDir: string;
+  let service: ServiceProcess | undefined;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ats-self-healing-'));
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && service)
+      console.error(`service output:\n${service.output().slice(-6000)}`);
+    await stopService(service);
+    service = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A service with a registered agent and a sim market on which a first trade filled. */
+  async function tradingService() {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    service = await startServiceProcess(dataDir, port, {
+      SIM_COOLDOWN_SECONDS: '0',
+      FAILED_TRADE_COOLDOWN_SECONDS: '0',
+    });
+    const reg = await fetch(`${base}/api/sdk/agents/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"self-healing"}',
+    });
+    const { api_key: key } = (await reg.json()) as { api_key: string };
+    const list = await fetch(`${base}/api/sdk/markets?limit=2&venue=sim`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const [marketId] = ((await list.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
+    assert.ok(marketId, 'the seeded catalogue has a sim market');
+    assert.ok(filled(await buy(base, key, marketId, 'yes')), 'a trade fills before anything dies');
+    return { base, key, marketId };
+  }
+
+  for (const [which, index] of [
+    ['Redis', 0],
+    ['database', 1],
+  ] as const) {
+    it(`when the embedded ${which} is killed with SIGKILL, then it is restarted on its port and trades fill again`, async () => {
+      const { base, key, marketId } = await tradingService();
+      const pid = embeddedChildren(dataDir)[index]!;
+      process.kill(pid, 'SIGKILL');
+      await eventually(`a trade fills after the ${which} child was killed`, 60_000, async () =>
+        filled(await buy(base, key, marketId, 'no')) ? true : undefined,
+      );
+      const restarted = embeddedChildren(dataDir)[index]!;
+      assert.notEqual(restarted, pid, `the lock file names the restarted ${which} child`);
+      assert.ok(isAlive(restarted));
+      const live = await fetch(`${base}/healthz/live`);
+      assert.equal(live.status, 200, 'a restart within the circuit keeps the process live');
+    });
+  }
+
+  it('when the embedded Redis keeps dying, then the circuit gives up and GET /healthz/live answers 503', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    service = await startServiceProcess(dataDir, port, {
+      EMBEDDED_RESTART_MAX_FAILURES: '2',
+      EMBEDDED_RESTART_WINDOW_SECONDS: '120',
+    });
+    assert.equal((await fetch(`${base}/healthz/live`)).status, 200);
+    const [firstPid] = embeddedChildren(dataDir);
+    process.kill(firstPid!, 'SIGKILL');
+    const secondPid = await eventually('the Redis child is restarted once', 30_000, async () => {
+      const [pid] = embeddedChildren(dataDir);
+      return pid !== firstPid && isAlive(pid!) ? pid : undefined;
+    });
+    process.kill(secondPid!, 'SIGKILL');
+    const live = await eventually('GET /healthz/live answers 503', 30_000, async () => {
+      const res = await fetch(`${base}/healthz/live`);
+      return res.status === 503 ? res : undefined;
+    });
+    const body = (await live.json()) as { status: string };
+    assert.equal(body.status, 'down');
+    await sleep(1000);
+    const [afterPid] = embeddedChildren(dataDir);
+    assert.ok(afterPid === secondPid || !isAlive(afterPid!), 'no restart after the circuit opened');
+  });
+});
