@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { matchError } from '../../shared/domains/support/troubleshoot.js';
 import { testContext } from '../support/context.js';
 import { api, randomIp, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { claim, tokenFor } from '../support/users.js';
@@ -80,6 +81,7 @@ describe('claim codes: rate-limited lookups, 80-bit codes, expiry and rotation #
       assert.equal(res.status, 410, JSON.stringify(res.body));
       assert.equal(res.body.error_code, 'claim_code_expired');
       assert.match(res.body.fix, /claim-code\/rotate/);
+      assert.equal(matchError(res.body.error).error_code, 'claim_code_expired', 'troubleshoot explains it');
     }
     const me = await api().get('/api/sdk/agents/me').set(asAgent(agent)).expect(200);
     assert.equal(me.body.claimed, false, 'an expired code claims nothing');

@@ -200,6 +200,14 @@ export const TROUBLESHOOT_PATTERNS: readonly TroubleshootPattern[] = [
     source: 'spec §3',
   },
   {
+    id: 'claim_code_expired',
+    pattern: /claim code has expired|claim_code_expired/i,
+    explanation:
+      'An unclaimed agent’s claim code works for CLAIM_CODE_TTL_HOURS after it was issued (7 days by default).',
+    fix: 'The agent calls POST /api/sdk/agents/me/claim-code/rotate with its API key and shares the new claim_url.',
+    source: 'README (claim codes)',
+  },
+  {
     id: 'timeout',
     pattern: /timed? ?out|submitted/i,
     explanation: 'The trade was accepted but did not finish before the wait deadline; it carries on.',
