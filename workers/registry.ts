@@ -6,6 +6,7 @@ import {
 } from './processors/system.processors.js';
 import {
   executeTradeProcessor,
+  afterTradeFillProcessor,
   followKalshiOrderProcessor,
   reconcileTradesProcessor,
   refreshVolumesProcessor,
@@ -35,6 +36,7 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-heartbeat': recordHeartbeatProcessor,
   'reconcile-agent-slots': reconcileAgentSlotsProcessor,
   'execute-trade': executeTradeProcessor,
+  'after-trade-fill': afterTradeFillProcessor,
   'follow-kalshi-order': followKalshiOrderProcessor,
   'reconcile-trades': reconcileTradesProcessor,
   'settle-market': settleMarketProcessor,

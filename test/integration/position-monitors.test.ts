@@ -232,7 +232,9 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.equal((await riskSells(agent)).length, 1);
   });
 
-  it('a worker SIGKILLed after every write of the evaluation, the exit and the sell still sells exactly once', async () => {
+  it('a worker SIGKILLed after every write of the evaluation, the exit and the sell still sells exactly once', async function () {
+    // About a dozen worker starts (tsx) in a row.
+    this.timeout(300_000);
     const ctx = testContext();
     const agent = await registerAgent();
     const market = await makeMarket({ b: 400 });

@@ -119,6 +119,7 @@ describe('queue plumbing #integration', () => {
         marketId: 'sim-market-1',
         cause: 'trade-00000000-0000-4000-8000-000000000001',
       },
+      'after-trade-fill': { tradeId: '00000000-0000-4000-8000-000000000001' },
       'evaluate-position-monitors': { every: 10, bucket: 178_000_000 },
       // Monitor ids join agent, market, venue and side with ':'.
       'exit-monitored-position': {

@@ -38,18 +38,26 @@ export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { 
   const result = await batcherOf(deps).execute(data.tradeId);
   // Only buys take an admission; a trade the API already marked failed has no result at all.
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
-  // After the fill is recorded; a retried job emits the same event id again, which queues nothing.
-  if (result?.success) {
-    const filled = await filledTrade(deps, data.tradeId);
-    if (filled) {
-      await announceTradeExecuted(deps, filled);
-      // A buy is protected by the owner's default stop-loss / take-profit (auto_risk_monitor_enabled).
-      await protectFilledBuy(deps, filled);
-    }
-    // The fill moved the market's price: its alerts are evaluated off the trade path.
-    await enqueueAlertEvaluation(deps, result.market_id, `trade-${data.tradeId}`);
-  }
+  // What follows the fill runs off the answer's path; a retried job enqueues the same id, which queues nothing.
+  if (result?.success) await deps.queues.enqueue('after-trade-fill', { tradeId: data.tradeId });
   return result;
+};
+
+/**
+ * A recorded fill's effects, each idempotent: the `trade.executed` event (its id is the trade's), the
+ * buy's default monitor (armed once), the evaluation of the market's price alerts (job id per trade).
+ */
+export const afterTradeFillProcessor: Processor<'after-trade-fill'> = async (data, { deps }) => {
+  const filled = await filledTrade(deps, data.tradeId);
+  if (!filled) return { trade_id: data.tradeId, filled: false };
+  const [announced, armed] = await Promise.all([
+    announceTradeExecuted(deps, filled),
+    // A buy is protected by the owner's default stop-loss / take-profit (auto_risk_monitor_enabled).
+    protectFilledBuy(deps, filled),
+    // The fill moved the market's price.
+    enqueueAlertEvaluation(deps, filled.marketId, `trade-${data.tradeId}`),
+  ]);
+  return { trade_id: data.tradeId, filled: true, webhooks: announced.queued, monitor_armed: armed };
 };
 
 export const followKalshiOrderProcessor: Processor<'follow-kalshi-order'> = async (data, { deps }) =>

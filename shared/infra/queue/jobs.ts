@@ -200,6 +200,17 @@ export const JOBS = {
     jobId: (d) => `evaluate-price-alerts-${idPart(d.marketId)}-${d.cause}`,
   }),
   /**
+   * What follows a recorded fill, kept off the trade's answer (workers/processors/trading.processors.ts):
+   * `trade.executed` to the agent's webhooks, the buy's default monitor, the market's price alerts.
+   * Enqueued by the execute-trade job after the fill; a retried trade job enqueues the same id.
+   */
+  'after-trade-fill': define({
+    queue: 'trade-effects',
+    schema: z.object({ tradeId: z.string().min(1).max(200) }),
+    options: retrying(5, 1000),
+    jobId: (d) => `after-trade-fill-${idPart(d.tradeId)}`,
+  }),
+  /**
    * Reads every active position monitor in batches (one price read per market of a batch) and
    * triggers those whose position crossed its threshold (shared/domains/monitors/evaluate-monitors.ts).
    */

@@ -7,6 +7,8 @@ export const QUEUE_NAMES = [
   'system',
   /** Trade execution: the API waits on these (request-reply). */
   'trades',
+  /** What follows a fill, off the trade's answer: its webhook event, the buy's monitor, the market's alerts. */
+  'trade-effects',
   /** Paying out resolved markets. */
   'settlement',
   /** Market imports from external venues: the API waits on these (request-reply). */
