@@ -30,6 +30,7 @@ import { monitorHandlers } from './handlers/monitors.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
+import { limitReleasedAgent } from './http/released-agent.js';
 import { optionalOperator, requireOperator } from './http/operator-auth.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
@@ -106,6 +107,7 @@ export function registerEndpoints(
     if (spec.auth === 'user') chain.push(userAuth);
     if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));
     if (spec.auth === 'agent-optional') chain.push(optionalAgent(agentAuth));
+    if (spec.auth.startsWith('agent')) chain.push(limitReleasedAgent(spec));
 
     // After auth, so that per-agent limits know the agent (per-IP limits work either way).
     if (spec.rateLimit) chain.push(opts.rateLimits[spec.rateLimit]);

@@ -54,6 +54,12 @@ export interface EndpointSpec {
   /** Error statuses worth documenting beyond the ones implied by auth and validation. */
   errors?: readonly number[];
   rateLimit?: RateLimitName;
+  /**
+   * A released agent's key (its human released it; status `suspended`) may only read its own data:
+   * GETs of agent routes, never an account route's answer nor a change (api/http/released-agent.ts).
+   * `answers-itself`: the handler answers such a key itself (e.g. a trade's 200 `success: false`).
+   */
+  releasedAgent?: 'answers-itself';
 }
 
 export const endpoint = <const E extends EndpointSpec>(spec: E): E => spec;

@@ -70,6 +70,8 @@ export const limitsEndpoints = {
     method: 'get',
     path: '/api/sdk/agents/{agent_id}/cooldowns',
     auth: 'agent-or-user',
+    // An agent key reads only its own agent's cooldowns here (the handler checks the id).
+    releasedAgent: 'answers-itself',
     tag: 'Settings',
     summary: 'What would refuse this agent’s next buy now: cooldowns with expiry, daily counts, kill switch',
     description: 'The agent’s own API key, or its owner’s JWT (another user’s agent answers 404).',

@@ -9,6 +9,8 @@ export const supportEndpoints = {
     method: 'post',
     path: '/api/sdk/troubleshoot',
     auth: 'agent-optional',
+    // Explains "Agent is suspended." to the released agent itself; reads nothing of the owner.
+    releasedAgent: 'answers-itself',
     freshAgent: true,
     tag: 'Support',
     summary: 'Explain an error and what to do about it',

@@ -36,6 +36,8 @@ export const tradingEndpoints = {
     method: 'post',
     path: '/api/sdk/trade',
     auth: 'agent',
+    // A released agent's trade is refused as a business outcome (client-contract §1.5).
+    releasedAgent: 'answers-itself',
     tag: 'Trading',
     summary: 'Buy (sized by amount) or sell (by shares); dry_run quotes without trading',
     description:
@@ -53,6 +55,7 @@ export const tradingEndpoints = {
     method: 'post',
     path: '/api/sdk/trades/batch',
     auth: 'agent',
+    releasedAgent: 'answers-itself',
     tag: 'Trading',
     summary: `Up to ${MAX_BATCH_LEGS} buys in one request, each a normal trade; atomic: all or none`,
     description:

@@ -318,10 +318,11 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal((await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro, 10_000_000_000);
     });
 
-    it('when an agent has been released, then its key can read settings but change nothing', async () => {
+    it('when an agent has been released, then its key can neither read its former owner’s settings nor change them', async () => {
       const { user, agent } = await claimedAgent();
       await api().post(`/api/sdk/agents/${agent.agent_id}/release`).set(asUser(user)).expect(200);
-      await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200);
+      const read = await api().get('/api/sdk/settings').set(asAgent(agent)).expect(403);
+      assert.equal(read.body.error_code, 'agent_suspended');
       const res = await patchSettings(asAgent(agent), { max_trades_per_day: 500 });
       assert.equal(res.status, 403);
       assert.equal(res.body.error_code, 'agent_suspended');
