@@ -98,7 +98,7 @@ describe('npm start: supervised embedded Redis and database #integration', funct
       const { base, key, marketId } = await tradingService();
       const pid = embeddedChildren(dataDir)[index]!;
       process.kill(pid, 'SIGKILL');
-      await eventually(`a trade fills after the ${which} child was killed`, 60_000, async () =>
+      await eventually(`a trade fills after the ${which} child was killed`, 90_000, async () =>
         filled(await buy(base, key, marketId, 'no')) ? true : undefined,
       );
       const restarted = embeddedChildren(dataDir)[index]!;
