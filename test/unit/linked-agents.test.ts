@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { linkedAgents, unrankedPositionIds } from '../../shared/domains/reads/linked-agents.js';
+import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 
 const HOUR = 3600_000;
 const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * HOUR);
-const position = (agentId: string, marketId: string, from: number, to = from, venue = 'sim') => ({
+const position = (agentId: string, marketId: string, from: number, to = from, venue: VenueId = 'sim') => ({
   _id: `${agentId}:${marketId}:${venue}`,
   agentId,
   marketId,
