@@ -2,7 +2,8 @@
 // Idempotent set-up, run at the start of `npm start` and `npm test` (and on its own as `npm run setup`).
 // Plain Node with no dependencies, because it runs before node_modules exists. It reads process.env
 // itself: it decides what to install, before the service's config module can be loaded.
-//   1. node modules: `npm ci` when node_modules is missing or older than package-lock.json
+//   1. node modules: `npm install` when node_modules is missing, older than package-lock.json, or
+//      lacks the dev dependencies a non-production run needs (the stamp records both)
 //   2. Redis: Debian's redis-server when there is none and no Redis URL is configured
 //   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
 //      resolve mongo-java-server with Maven and record the launcher's classpath
@@ -37,23 +38,38 @@ function run(cmd, args, opts = {}) {
 }
 
 // 1. Node modules ----------------------------------------------------------------------------------
+// Dev dependencies (mocha, the venues' official clients, autocannon, …) are needed by everything but a
+// production start: `NODE_ENV=production npm start` installs without them, and a later `npm test`
+// must then install again rather than trust the stamp.
+const needDevDependencies = forTests || forFuzz || process.env.NODE_ENV !== 'production';
+
+/** The stamp: the lock file's hash and whether dev dependencies were installed; null when unreadable. */
+function readStamp(file) {
+  try {
+    const stamp = JSON.parse(readFileSync(file, 'utf8'));
+    return stamp && typeof stamp === 'object' ? stamp : null;
+  } catch {
+    return null;
+  }
+}
+
 function ensureNodeModules() {
   const lock = join(root, 'package-lock.json');
-  const stamp = join(root, 'node_modules', '.setup-stamp');
-  if (
-    existsSync(stamp) &&
-    readFileSync(stamp, 'utf8') === sha256(existsSync(lock) ? lock : join(root, 'package.json'))
-  )
-    return;
-  say('installing node modules…');
+  const stampFile = join(root, 'node_modules', '.setup-stamp');
+  const lockHash = sha256(existsSync(lock) ? lock : join(root, 'package.json'));
+  const stamp = readStamp(stampFile);
+  if (stamp?.lock === lockHash && (stamp.dev === true || !needDevDependencies)) return;
+  say(`installing node modules${needDevDependencies ? '' : ' (without dev dependencies)'}…`);
   // `npm install` rather than `npm ci`: it installs the locked versions just the same, but tolerates a
   // registry mirror that lacks other platforms' optional binaries (npm ci refuses the lock file then).
-  if (!run('npm', ['install', '--no-audit', '--no-fund'])) {
+  // The dev flag is explicit: NODE_ENV=production alone would make npm omit them, even for the tests.
+  const devFlag = needDevDependencies ? '--include=dev' : '--omit=dev';
+  if (!run('npm', ['install', '--no-audit', '--no-fund', devFlag])) {
     fail('npm could not install the node modules.', [
       'check the npm registry is reachable, then run `npm run setup` again',
     ]);
   }
-  writeFileSync(stamp, sha256(existsSync(lock) ? lock : join(root, 'package.json')));
+  writeFileSync(stampFile, JSON.stringify({ lock: lockHash, dev: needDevDependencies }));
 }
 
 // 2. Redis -------------------------------------------------------------------------------------------
