@@ -7,9 +7,10 @@ import type { ScheduleSpec } from './define-schedule.js';
 type SlotJobName = { [N in JobName]: { slot: string } extends JobData<N> ? N : never }[JobName];
 
 /** A schedule whose tick enqueues its job for the UTC minute slot (one job per slot, however many schedulers). */
-const slotSchedule = (name: SlotJobName, cron: string): ScheduleSpec => ({
+const slotSchedule = (name: SlotJobName, cron: string, description: string): ScheduleSpec => ({
   name,
   cron,
+  description,
   tick: async (deps, scheduledAt) => {
     await deps.queues.enqueue(name, { slot: minuteSlot(scheduledAt) });
   },
@@ -24,9 +25,14 @@ type IntervalJobName = {
  * Ticks every 5 seconds and enqueues its job once per interval read from config (`every` seconds):
  * the bucket id makes every scheduler that ticks inside one interval enqueue the same job.
  */
-const intervalSchedule = (name: IntervalJobName, every: (env: Env) => number): ScheduleSpec => ({
+const intervalSchedule = (
+  name: IntervalJobName,
+  every: (env: Env) => number,
+  description: string,
+): ScheduleSpec => ({
   name,
   cron: '*/5 * * * * *',
+  description,
   tick: async (deps, scheduledAt) => {
     const seconds = every(deps.env);
     await deps.queues.enqueue(name, {
@@ -40,8 +46,9 @@ const intervalSchedule = (name: IntervalJobName, every: (env: Env) => number): S
 export const SCHEDULES: ScheduleSpec[] = [
   {
     name: 'heartbeat',
-    // Every minute: proves cron → queue → worker → MongoDB end to end; readiness shows the last one.
     cron: '* * * * *',
+    description:
+      'Every minute: proves cron → queue → worker → MongoDB end to end; readiness shows the last heartbeat.',
     tick: async (deps, scheduledAt) => {
       await deps.queues.enqueue('record-heartbeat', {
         slot: minuteSlot(scheduledAt),
@@ -49,29 +56,66 @@ export const SCHEDULES: ScheduleSpec[] = [
       });
     },
   },
-  // Every minute: P&L of open positions follows prices, so the leaderboard is re-marked.
-  slotSchedule('remark-leaderboard', '* * * * *'),
-  // Every five minutes: fills older than 24 h leave the 24 h volume lists sort by.
-  slotSchedule('refresh-volumes', '*/5 * * * *'),
-  // Every 15 minutes: a price point per market that moved in the slot (history anchors).
-  slotSchedule('snapshot-prices', '*/15 * * * *'),
-  // Every 10 minutes: tier-slot counters a crash left one off are repaired.
-  slotSchedule('reconcile-agent-slots', '*/10 * * * *'),
-  // Imported markets follow their venue: prices (and the sim book's anchor), closes and resolutions.
-  intervalSchedule('sync-external-prices', (env) => env.EXTERNAL_PRICE_SECONDS),
-  intervalSchedule('check-resolutions', (env) => env.RESOLUTION_CHECK_SECONDS),
-  // Real-venue orders that rest or wait: matches booked, finished orders closed.
-  intervalSchedule('sync-venue-orders', (env) => env.ORDER_SYNC_SECONDS),
-  // Every minute: the venues' rolling fast markets are imported ahead of their windows.
-  slotSchedule('import-fast-markets', '* * * * *'),
-  // Every minute: sim markets past resolves_at stop trading; the catalogue is topped up.
-  slotSchedule('expire-sim-markets', '* * * * *'),
-  // Every 5 minutes: trades whose job failed for good or vanished are resumed (nothing left reserved).
-  slotSchedule('reconcile-trades', '*/5 * * * *'),
-  // Stop-loss / take-profit monitors checked against current prices; crossings sell or raise risk alerts.
-  intervalSchedule('evaluate-position-monitors', (env) => env.RISK_MONITOR_SECONDS),
-  // Every minute: managed wallets' winning positions in resolved Polymarket markets are redeemed.
-  slotSchedule('auto-redeem', '* * * * *'),
+  slotSchedule(
+    'remark-leaderboard',
+    '* * * * *',
+    'Every minute: re-marks every agent’s P&L at current prices, so the leaderboard follows prices.',
+  ),
+  slotSchedule(
+    'refresh-volumes',
+    '*/5 * * * *',
+    'Every five minutes: fills older than 24 h leave the 24 h volumes markets are sorted by.',
+  ),
+  slotSchedule(
+    'snapshot-prices',
+    '*/15 * * * *',
+    'Every 15 minutes: a price point for each market that moved (the price-history anchors).',
+  ),
+  slotSchedule(
+    'reconcile-agent-slots',
+    '*/10 * * * *',
+    'Every 10 minutes: repairs users’ tier-slot counters a crash left one off.',
+  ),
+  intervalSchedule(
+    'sync-external-prices',
+    (env) => env.EXTERNAL_PRICE_SECONDS,
+    'Every EXTERNAL_PRICE_SECONDS: refreshes imported markets’ venue prices and re-anchors their sim books.',
+  ),
+  intervalSchedule(
+    'check-resolutions',
+    (env) => env.RESOLUTION_CHECK_SECONDS,
+    'Every RESOLUTION_CHECK_SECONDS: closes imported markets the venue closed and settles the ones it resolved.',
+  ),
+  intervalSchedule(
+    'sync-venue-orders',
+    (env) => env.ORDER_SYNC_SECONDS,
+    'Every ORDER_SYNC_SECONDS: follows real-venue orders that rest or wait, books their matches, closes finished ones.',
+  ),
+  slotSchedule(
+    'import-fast-markets',
+    '* * * * *',
+    'Every minute: imports the venues’ rolling fast markets (5 m / 15 m crypto windows) ahead of their windows.',
+  ),
+  slotSchedule(
+    'expire-sim-markets',
+    '* * * * *',
+    'Every minute: sim markets past resolves_at stop trading and the sim catalogue is topped up.',
+  ),
+  slotSchedule(
+    'reconcile-trades',
+    '*/5 * * * *',
+    'Every five minutes: resumes trades whose job failed for good or vanished (nothing is left reserved).',
+  ),
+  intervalSchedule(
+    'evaluate-position-monitors',
+    (env) => env.RISK_MONITOR_SECONDS,
+    'Every RISK_MONITOR_SECONDS: checks stop-loss / take-profit monitors against prices; crossings sell or raise risk alerts.',
+  ),
+  slotSchedule(
+    'auto-redeem',
+    '* * * * *',
+    'Every minute: redeems managed wallets’ winning positions in resolved Polymarket markets.',
+  ),
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

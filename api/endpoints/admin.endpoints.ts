@@ -4,6 +4,56 @@ import { MarketIdParamsSchema } from './markets.endpoints.js';
 
 const AuditValueSchema = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
+const ScheduleSchema = z
+  .object({
+    name: z.string(),
+    cron: z.string().describe('Cron expression, UTC (six fields when it has seconds)'),
+    description: z.string().describe('What a tick sets in motion'),
+    paused: z
+      .boolean()
+      .describe('Paused by an operator: the jobs process skips its ticks (counted in `skips`)'),
+    paused_at: z.string().nullable(),
+    paused_by: z.string().nullable().describe("The console operator's name, or `api` for Bearer callers"),
+    runs: z.number(),
+    failures: z.number(),
+    skips: z.number(),
+    last_run: z.object({
+      started_at: z.string().nullable(),
+      finished_at: z.string().nullable(),
+      duration_ms: z.number().nullable(),
+      outcome: z.enum(['succeeded', 'failed', 'running', 'skipped']).nullable(),
+      error: z.string().nullable(),
+    }),
+    last_skipped_at: z.string().nullable(),
+    next_run_at: z.string().describe('Next tick from the cron expression (a paused schedule skips it)'),
+  })
+  .meta({ id: 'Schedule' });
+
+const OperatorActionSchema = z
+  .object({
+    at: z.string(),
+    actor: z.string(),
+    action: z.string(),
+    target: z.string(),
+    detail: z.string().nullable(),
+  })
+  .meta({ id: 'OperatorAction' });
+
+const ScheduleNameParams = z.object({ name: z.string().min(1).max(64) });
+
+const scheduleAction = (verb: 'pause' | 'resume' | 'run', summary: string, description: string) =>
+  endpoint({
+    method: 'post',
+    path: `/api/admin/schedules/{name}/${verb}`,
+    auth: 'operator',
+    tag: 'Operator',
+    summary,
+    description,
+    params: ScheduleNameParams,
+    response: ScheduleSchema,
+    errors: [404],
+  });
+
 export const adminEndpoints = {
   resolveMarket: endpoint({
     method: 'post',
@@ -91,4 +141,30 @@ export const adminEndpoints = {
       })
       .meta({ id: 'LedgerAudit' }),
   }),
+  schedules: endpoint({
+    method: 'get',
+    path: '/api/admin/schedules',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: 'Every schedule of the jobs process: cron, last run and outcome, next run, failures, paused',
+    response: z
+      .object({
+        schedules: z.array(ScheduleSchema),
+        actions: z
+          .array(OperatorActionSchema)
+          .describe('The latest schedule actions (pause, resume, run), newest first'),
+      })
+      .meta({ id: 'ScheduleList' }),
+  }),
+  pauseSchedule: scheduleAction(
+    'pause',
+    'Pause a schedule: the jobs process skips its ticks until it is resumed',
+    'Persisted in the database and read on every tick, so every jobs replica honours it. Audited.',
+  ),
+  resumeSchedule: scheduleAction('resume', 'Resume a paused schedule', 'Audited.'),
+  runSchedule: scheduleAction(
+    'run',
+    "Run a schedule's tick now (it enqueues its work; workers do it)",
+    'Runs whether or not the schedule is paused. Recorded as a run and audited with its outcome.',
+  ),
 };
