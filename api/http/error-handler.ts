@@ -22,9 +22,21 @@ export const notFoundHandler: RequestHandler = (req, res) => {
     );
 };
 
+/** Express's router could not decode a path parameter (`%E0%A4%A`): the caller's 400, not our 500. */
+const malformedPath = (err: unknown) =>
+  err instanceof URIError && (err as URIError & { status?: number }).status === 400
+    ? new AppError(
+        400,
+        'malformed_path',
+        `Malformed percent-encoding in the path: ${err.message}`,
+        'Percent-encode path segments as UTF-8 (e.g. encodeURIComponent) and send the request again.',
+      )
+    : undefined;
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
   if (err instanceof VenueHttpError) err = venueUnavailable(err);
+  err = malformedPath(err) ?? err;
   if (isDatabaseUnavailable(err)) err = databaseUnavailable(err);
   const unreadableBody = bodyParserFailure(err, req);
   if (unreadableBody) {

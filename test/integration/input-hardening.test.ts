@@ -116,6 +116,17 @@ describe('input hardening: no 500 from what a caller sends #integration', () => 
     });
   });
 
+  describe('paths that do not decode', () => {
+    for (const path of ['/api/sdk/markets/%E0%A4%A', '/api/sdk/context/%ZZ', '/api/sdk/agents/claim/%FF']) {
+      it(`when GET ${path} (a malformed percent-encoding), then 400 JSON with a fix, never a 500`, async () => {
+        const res = await api().get(path);
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assertErrorBody(res);
+        assert.match(res.body.detail as string, /percent-encoding/);
+      });
+    }
+  });
+
   describe('URLs that do not parse', () => {
     it('when a skill is submitted with registry_url "not a url", then 422 on registry_url', async () => {
       const agent = await registerAgent();
