@@ -1,13 +1,32 @@
 import mongoose from 'mongoose';
 import { AppError } from './errors.js';
 
-const { MongoNetworkError, MongoServerSelectionError, MongoTopologyClosedError, MongoNotConnectedError } =
-  mongoose.mongo;
+const {
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoNotConnectedError,
+} = mongoose.mongo;
+
+/**
+ * Server answers that mean "no writable primary right now" (a replica-set election or step-down, a
+ * server shutting down): the command was not run, and it will be once a primary is back.
+ */
+const NO_PRIMARY_CODE_NAMES = new Set([
+  'NotWritablePrimary',
+  'NotPrimaryNoSecondaryOk',
+  'NotPrimaryOrSecondary',
+  'PrimarySteppedDown',
+  'InterruptedDueToReplStateChange',
+  'ShutdownInProgress',
+  'InterruptedAtShutdown',
+]);
 
 /**
  * The driver's ways of saying "no database to talk to" (as opposed to a query it refused): the
- * server went away mid-command (network), none answered within the server-selection timeout, or
- * the client is closed (shutting down). Causes are followed, for errors that wrap one of these.
+ * server went away mid-command (network), none answered within the server-selection timeout, no
+ * primary is writable for the moment, or the client is closed (shutting down). Causes are followed, for errors that wrap one of these.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -16,6 +35,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       e instanceof MongoServerSelectionError ||
       e instanceof MongoTopologyClosedError ||
       e instanceof MongoNotConnectedError ||
+      (e instanceof MongoServerError && NO_PRIMARY_CODE_NAMES.has(e.codeName ?? '')) ||
       // Mongoose's own error for a connection that has not been made yet.
       e.name === 'MongooseServerSelectionError'
     )
