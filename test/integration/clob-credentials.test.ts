@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { Wallet, type HDNodeWallet } from 'ethers';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
@@ -10,7 +9,7 @@ import {
   deriveManagedClobCredentials,
 } from '../../shared/domains/wallets/clob-credentials.js';
 import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
-import { createLogger } from '../../shared/infra/logger.js';
+import { capturingLogger } from '../support/capture.js';
 import { testContext } from '../support/context.js';
 import { randomIp, registerAgent } from '../support/http.js';
 import { asUser, tokenFor } from '../support/users.js';
@@ -259,14 +258,7 @@ describe('CLOB credentials #integration', () => {
   describe('secret leak check', () => {
     it('when credentials are stored and a managed wallet exists, then no collection, log line or answer holds a key, secret or passphrase in clear', async () => {
       const ctx = testContext();
-      const lines: string[] = [];
-      const capture = new Writable({
-        write(chunk: Buffer, _enc, done) {
-          lines.push(chunk.toString('utf8'));
-          done();
-        },
-      });
-      const log = createLogger('trace', 'leak-check', capture);
+      const { log, lines } = capturingLogger('trace', 'leak-check');
       const deps = { ...ctx.deps, log };
       const app = buildApp(deps, { operatorToken: ctx.operatorToken });
       const answers: string[] = [];

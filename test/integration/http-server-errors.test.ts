@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { apiRole } from '../../api/server.js';
+import { freePort } from '../support/capture.js';
 import { testContext } from '../support/context.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Sends raw bytes and reads the whole answer until the server closes the connection. */
 async function rawExchange(

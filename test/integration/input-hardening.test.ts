@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import type { Express } from 'express';
 import { buildApp } from '../../api/app.js';
-import { createLogger } from '../../shared/infra/logger.js';
+import { capturingLogger } from '../support/capture.js';
 import { testContext } from '../support/context.js';
 import { agentWithMarket, trade } from '../support/factories.js';
 import { api, randomIp, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -95,14 +94,7 @@ describe('input hardening: no 500 from what a caller sends #integration', () => 
 
     it('when the parser refuses a body, then the log line is a warning without a stack', async () => {
       const ctx = testContext();
-      const lines: string[] = [];
-      const capture = new Writable({
-        write(chunk: Buffer, _enc, done) {
-          lines.push(chunk.toString('utf8'));
-          done();
-        },
-      });
-      const log = createLogger('info', 'parser-errors', capture);
+      const { log, lines } = capturingLogger('info', 'parser-errors');
       const app = buildApp({ ...ctx.deps, log }, { operatorToken: ctx.operatorToken });
       const res = await postRaw(app, '/api/sdk/agents/register', 'gzip', Buffer.from('corrupt'));
       assert.equal(res.status, 400);

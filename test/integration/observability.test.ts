@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { healthRole } from '../../shared/composition/health-server.js';
+import { freePort } from '../support/capture.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent } from '../support/http.js';
 
 const asOperator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('observability #integration', () => {
   it('when /metrics is scraped, then it has HTTP latency histograms by route and queue depths', async () => {
