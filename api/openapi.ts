@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
+import { releasedAgentMayCall } from './http/released-agent.js';
 
 /** The interface version of spec §9 (the service's own package version is separate). */
 export const API_VERSION = '1.0.0';
@@ -17,11 +18,13 @@ export const UI_MOUNTS = [
 ] as const;
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed JSON body',
+  400: 'Malformed request: JSON body, body encoding or path percent-encoding',
   401: 'Missing or invalid credentials',
+  403: 'Refused for this caller (e.g. the key of an agent its human released)',
   404: 'Not found',
   409: 'Conflict',
   413: 'Request body too large',
+  415: 'Unsupported media type: send JSON (application/json, UTF-8; gzip, deflate or br allowed)',
   429: 'Rate limit exceeded (see Retry-After)',
   503: 'Temporarily unavailable; retry',
 };
@@ -43,8 +46,10 @@ const security = (auth: EndpointSpec['auth']): Record<string, string[]>[] =>
 
 function errorResponses(e: EndpointSpec) {
   const statuses = new Set<number>(e.errors ?? []);
-  if (e.body) statuses.add(400).add(413);
+  if (e.body) statuses.add(400).add(413).add(415);
+  if (e.params) statuses.add(400);
   if (e.auth !== 'none') statuses.add(401);
+  if (e.auth.startsWith('agent') && !releasedAgentMayCall(e)) statuses.add(403);
   const responses: Record<
     string,
     {
