@@ -36,6 +36,7 @@ export const ID_NAMES: Record<string, { owned: boolean; why: string }> = {
   ids: { owned: false, why: 'market ids: the public catalogue' },
   id: { owned: false, why: 'a JSON-RPC request id, chosen by the caller' },
   side: { owned: false, why: 'a market side (yes/no)' },
+  name: { owned: false, why: 'a schedule name (operator routes; BFLA cases cover them)' },
   condition_id: { owned: false, why: 'a venue market id, public' },
   claim_code: { owned: false, why: 'shown to the human on purpose; enumeration is issue 16 finding 4' },
   venue: { owned: false, why: 'a venue name' },
