@@ -11,6 +11,7 @@ import { requireOperator } from './http/operator-auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
+import { publicDashboard } from './web/dashboard.js';
 
 function trustProxySetting(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
@@ -27,6 +28,7 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(requestLogging(deps.log));
   app.use(httpMetrics(deps.metrics));
+  app.use(publicDashboard(deps));
 
   // Spec §8: per-minute limits, per client IP or per agent.
   const byIp = (req: Request) => req.ip ?? 'unknown';

@@ -210,6 +210,44 @@ export const marketEndpoints = {
       .object({ markets: z.array(MarketRow), count: z.number(), status: z.string() })
       .meta({ id: 'PublicMarketList' }),
   }),
+  publicMarketHistory: endpoint({
+    method: 'get',
+    path: '/api/markets/{market_id}/history',
+    auth: 'none',
+    tag: 'Markets',
+    summary: "Public price history for a chart (no auth): the sim price, the venue's price and the trades",
+    description:
+      "What the dashboard's market page draws: the sim price on the `hours`/`interval` grid plus its value now, the external (venue) price the book was re-anchored to (null on sim markets), and every fill in the window. Shared for READ_CACHE_SECONDS.",
+    params: MarketIdParamsSchema,
+    query: HistoryQuerySchema,
+    response: z
+      .object({
+        market_id: z.string(),
+        question: z.string(),
+        hours: z.number(),
+        interval_minutes: z.number(),
+        has_external_price: z.boolean(),
+        points: z.array(
+          z.object({
+            timestamp: z.string(),
+            price_yes: z.number(),
+            external_price_yes: z.number().nullable(),
+          }),
+        ),
+        trades: z.array(
+          z.object({
+            timestamp: z.string(),
+            side: z.enum(['yes', 'no']).nullable(),
+            action: z.enum(['buy', 'sell']).nullable(),
+            amount: z.number(),
+            shares: z.number(),
+            price_after: z.number().meta({ description: 'The sim YES price the fill left the book at.' }),
+          }),
+        ),
+      })
+      .meta({ id: 'MarketChartHistory' }),
+    errors: [404],
+  }),
   fastMarkets: endpoint({
     method: 'get',
     path: '/api/sdk/fast-markets',

@@ -1,5 +1,5 @@
 import { agentMeView } from '../../shared/domains/agents/agent-views.js';
-import { claimInfo, claimPage } from '../../shared/domains/agents/claim-page.js';
+import { claimInfo, claimPageData } from '../../shared/domains/agents/claim-page.js';
 import { registerAgent } from '../../shared/domains/agents/register-agent.js';
 import { rotateClaimCode } from '../../shared/domains/agents/rotate-claim-code.js';
 import { updateAgentSettings } from '../../shared/domains/agents/update-agent-settings.js';
@@ -11,6 +11,7 @@ import type { Deps } from '../../shared/composition/deps.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
+import { claimPage } from '../web/pages/claim.page.js';
 
 const claimUrlOf = (env: Env) => claimUrlFor(publicBaseUrl(env));
 const claimClock = (deps: Deps) => ({ ttlHours: deps.env.CLAIM_CODE_TTL_HOURS, now: deps.clock() });
@@ -42,7 +43,8 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
 
   getClaimInfo: async ({ deps, params }) => claimInfo(deps.models, params.claim_code, claimClock(deps)),
 
-  claimPage: async ({ deps, params }) => claimPage(deps.models, params.claim_code, claimClock(deps)),
+  claimPage: async ({ deps, params }) =>
+    claimPage(await claimPageData(deps.models, params.claim_code, claimClock(deps)), publicBaseUrl(deps.env)),
 
   rotateClaimCode: async ({ deps, agent }) =>
     rotateClaimCode(deps.models.Agent, deps.invalidation, agent._id, {

@@ -5,12 +5,14 @@ import { executablePrice } from '../../shared/domains/markets/executable-price.j
 import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
 import { priceHistory } from '../../shared/domains/markets/history.js';
+import { marketChartHistory } from '../../shared/domains/markets/chart-history.js';
 import { getMarket, listMarkets, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import { JsonText, withFields } from '../http/json-text.js';
+import { sharedRead } from '../http/shared-read.js';
 import type { marketEndpoints } from '../endpoints/markets.endpoints.js';
 
 interface MarketList {
@@ -84,6 +86,12 @@ async function sharedList<T extends MarketList, E extends Record<string, unknown
   return new JsonText(withFields(render(template, deps.clock().getTime()), extra), template.warning);
 }
 
+/** The chart data of a market, shared by the public JSON route and the dashboard's market page. */
+export const publicChartHistory = (deps: Deps, marketId: string, q: { hours: number; interval: number }) =>
+  sharedRead(deps, 'market-chart', { marketId, ...q }, () =>
+    marketChartHistory(deps.models, marketId, q.hours, q.interval, deps.clock()),
+  );
+
 export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   checkMarket: async ({ deps, query }) => checkMarket(deps.models, query),
   listMarkets: async ({ deps, agent, query }) =>
@@ -128,6 +136,7 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
       () => listPublicMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock()),
       {},
     ),
+  publicMarketHistory: async ({ deps, params, query }) => publicChartHistory(deps, params.market_id, query),
   fastMarkets: async ({ deps, agent, query }) => ({
     ...(await listFastMarkets(deps.models, query, publicBaseUrl(deps.env), deps.clock())),
     agent_id: agent._id,

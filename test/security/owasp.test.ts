@@ -488,6 +488,13 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
     assert.deepEqual(unclassified, [], 'classify these in test/security/support/route-table.ts ID_NAMES');
   });
 
+  it('when a request reaches the SSRF canary by any loopback spelling, then it is counted (the SSRF cases are not vacuous)', async () => {
+    const before = world.canary.hits();
+    for (const host of ['127.0.0.1', '[::1]', 'localhost'])
+      await fetch(`http://${host}:${world.canary.port}/self-check`);
+    assert.equal(world.canary.hits() - before, 3);
+  });
+
   it('when request bodies are sampled from the table, then most pass their own schema (the attacks reach handlers)', () => {
     const bodies = ROUTES.filter(([, s]) => s.body);
     const rejected = bodies

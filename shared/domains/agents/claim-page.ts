@@ -1,5 +1,8 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
+import { fromMicro } from '../money.js';
+import { leaderboardEntry, rankOf } from '../reads/leaderboard.js';
+import type { AgentRecord } from './agent.model.js';
 import { claimInfoView } from './agent-views.js';
 import { assertClaimCodeLive, claimCodeExpiresAt } from './claim-code.js';
 
@@ -9,14 +12,15 @@ export interface ClaimCodeClock {
   now: Date;
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 /**
  * `GET /api/sdk/agents/claim/{code}`: what the claim page shows about an agent (never its key); 404
  * for an unknown code, 410 for an unclaimed one past its time.
  */
 export async function claimInfo(models: Pick<Models, 'Agent'>, code: string, clock: ClaimCodeClock) {
+  return claimView(await liveClaimAgent(models, code, clock), clock);
+}
+
+async function liveClaimAgent(models: Pick<Models, 'Agent'>, code: string, clock: ClaimCodeClock) {
   const agent = await models.Agent.findOne({ claimCode: code }).lean();
   if (!agent) {
     throw notFound(
@@ -25,27 +29,32 @@ export async function claimInfo(models: Pick<Models, 'Agent'>, code: string, clo
     );
   }
   assertClaimCodeLive(agent, clock.ttlHours, clock.now);
-  return {
-    ...claimInfoView(agent),
-    claim_code_expires_at: agent.claimedBy ? null : claimCodeExpiresAt(agent, clock.ttlHours).toISOString(),
-  };
+  return agent;
 }
 
-/** `GET /claim/{code}`: the human-readable claim page (the `claim_url` of a registration). */
-export async function claimPage(
-  models: Pick<Models, 'Agent'>,
-  code: string,
-  clock: ClaimCodeClock,
-): Promise<string> {
-  const info = await claimInfo(models, code, clock);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Claim ${escapeHtml(info.name)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;line-height:1.5">
-<h1>${escapeHtml(info.name)}</h1>
-<p>${escapeHtml(info.description ?? 'No description.')}</p>
-<p>Status: <strong>${escapeHtml(info.status)}</strong> · Claim code: <code>${escapeHtml(info.claim_code)}</code>${
-    info.claim_code_expires_at ? ` · valid until ${escapeHtml(info.claim_code_expires_at)}` : ''
-  }</p>
-<p>${escapeHtml(info.claim_instructions)}</p>
-</body></html>`;
+const claimView = (agent: AgentRecord, clock: ClaimCodeClock) => ({
+  ...claimInfoView(agent),
+  claim_code_expires_at: agent.claimedBy ? null : claimCodeExpiresAt(agent, clock.ttlHours).toISOString(),
+});
+
+/**
+ * `GET /claim/{code}`: what the human-readable claim page shows: the claim info of the lookup route
+ * plus the agent's sim record (balance, and its leaderboard figures and place).
+ */
+export async function claimPageData(models: Models, code: string, clock: ClaimCodeClock) {
+  const agent = await liveClaimAgent(models, code, clock);
+  const rank = await rankOf(models, agent);
+  const entry = leaderboardEntry(agent, rank ?? 0);
+  return {
+    ...claimView(agent, clock),
+    record: {
+      balance: fromMicro(agent.balanceMicro),
+      total_pnl: entry.total_pnl,
+      pnl_percent: entry.pnl_percent,
+      win_rate: entry.win_rate,
+      trades_count: entry.trades_count,
+      rank,
+    },
+  };
 }
+export type ClaimPageData = Awaited<ReturnType<typeof claimPageData>>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VENUE_IDS } from '../venues/venue-id.js';
 
 const boolParam = z.preprocess(
   (v) => (typeof v === 'string' ? ['true', '1', 'yes'].includes(v.toLowerCase()) : v),
@@ -83,4 +84,8 @@ export const PublicMarketsQuerySchema = z.object({
   status: z.enum(['active', 'resolved', 'trending', 'new', 'ending']).default('active'),
   tags: csv(20, 'tags').optional(),
   min_volume: z.coerce.number().min(0).optional(),
+  source: z.enum(VENUE_IDS).optional().meta({
+    description:
+      "Where the market comes from: `sim` (the service's own markets), `polymarket` or `kalshi` (imported).",
+  }),
 });

@@ -170,7 +170,7 @@ const PUBLIC_ORDER: Record<
 /** `GET /api/markets`: the public catalogue (no auth), as the MCP client browses it. */
 export async function listPublicMarkets(
   models: Models,
-  q: { q?: string; limit: number; status: string; tags?: string[]; min_volume?: number },
+  q: { q?: string; limit: number; status: string; tags?: string[]; min_volume?: number; source?: VenueId },
   baseUrl: string,
   now: Date,
 ) {
@@ -182,6 +182,7 @@ export async function listPublicMarkets(
   }
   if (q.tags) and.push({ tags: { $all: q.tags } });
   if (q.min_volume) and.push({ volume24hMicro: { $gte: Math.round(q.min_volume * 1e6) } });
+  if (q.source) and.push({ importSource: q.source });
   const rows = await models.Market.find({ $and: and }).sort(order.sort).limit(q.limit).lean();
   return { markets: rows.map((m) => marketView(m, baseUrl, now)), count: rows.length, status: q.status };
 }
