@@ -5,7 +5,7 @@ import { runProcess } from '../shared/composition/run-process.js';
 import type { Role } from '../shared/composition/role.js';
 import { isMain } from '../shared/infra/process/is-main.js';
 import { buildApp } from './app.js';
-import { answerClientErrorsWithJson } from './http/client-errors.js';
+import { answerClientErrorsWithJson } from '../shared/infra/http/client-errors.js';
 
 function closeServer(server: Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {

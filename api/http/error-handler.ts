@@ -1,15 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from '../../shared/infra/errors.js';
+import { AppError, errorBody } from '../../shared/infra/errors.js';
 import { VenueHttpError } from '../../shared/infra/http/venue-http-error.js';
 import { venueUnavailable } from '../../shared/domains/venues/venue-unavailable.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../../shared/infra/database-unavailable.js';
 import { bodyParserFailure } from './json-body.js';
 import { RequestValidationError } from './validation.js';
 
-/** The contract's error body: `detail` and `error` carry the same text (Python reads `error`, MCP `detail`). */
-export function errorBody(message: string, fix: string, extra: Record<string, unknown> = {}) {
-  return { detail: message, error: message, fix, ...extra };
-}
+export { errorBody };
 
 export const notFoundHandler: RequestHandler = (req, res) => {
   res

@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import { isOperatorCredential } from '../infra/authorization-header.js';
+import { errorBody } from '../infra/errors.js';
+import { answerClientErrorsWithJson } from '../infra/http/client-errors.js';
 import { resolveOperatorToken } from '../infra/operator-token.js';
 import { liveness } from './liveness.js';
 import type { Role } from './role.js';
@@ -13,11 +15,10 @@ export const healthRole: Role = {
   async start(deps) {
     const { token: operatorToken } = resolveOperatorToken(deps.env);
     const server = createServer((req, res) => {
-      // The contract's error body: `detail` and `error` with the same text, and a `fix`.
       const json = (status: number, message: string, fix: string, headers: Record<string, string> = {}) =>
         res
           .writeHead(status, { 'content-type': 'application/json', ...headers })
-          .end(JSON.stringify({ detail: message, error: message, fix }));
+          .end(JSON.stringify(errorBody(message, fix)));
       if (req.method === 'GET' && req.url === '/healthz/live') {
         const status = liveness(deps.infra);
         res
@@ -38,6 +39,7 @@ export const healthRole: Role = {
         json(404, 'Not found', 'Use /healthz/live or /metrics.');
       }
     });
+    answerClientErrorsWithJson(server);
     await new Promise<void>((resolve, reject) =>
       server.listen(deps.env.PORT, deps.env.HOST, resolve).once('error', reject),
     );

@@ -29,6 +29,11 @@ export class AppError extends Error {
   }
 }
 
+/** The contract's error body: `detail` and `error` carry the same text (Python reads `error`, MCP `detail`). */
+export function errorBody(message: string, fix: string, extra: Record<string, unknown> = {}) {
+  return { detail: message, error: message, fix, ...extra };
+}
+
 export const notFound = (what: string, fix: string, hint?: string) =>
   new AppError(404, 'not_found', `${what} not found`, fix, hint ? { hint } : {});
 

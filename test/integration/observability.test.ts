@@ -43,6 +43,11 @@ describe('observability #integration', () => {
       assert.equal(operator.status, 200);
       assert.match(await operator.text(), /process_cpu_user_seconds_total/);
       assert.equal((await fetch(`${base}/healthz/live`)).status, 200, 'liveness stays public');
+      const hugeHeaders = await fetch(`${base}/healthz/live`, {
+        headers: { 'x-big': 'a'.repeat(64 * 1024) },
+      });
+      assert.equal(hugeHeaders.status, 431);
+      assert.equal(typeof ((await hugeHeaders.json()) as { fix: unknown }).fix, 'string');
     } finally {
       await server.stop();
     }

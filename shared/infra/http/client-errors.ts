@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorBody } from './error-handler.js';
+import { errorBody } from '../errors.js';
 
 /** What Node's HTTP parser reports, as the status and contract body the caller gets. */
 function answerFor(code: string | undefined): {
