@@ -1,13 +1,10 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import express, { type Express, type Request } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/composition/deps.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { httpMetrics, requestLogging } from './http/observability.js';
-import { requireOperator } from './http/operator-auth.js';
+import { operatorConsole, sendFavicon } from './console/router.js';
 import { rateLimit } from './http/rate-limit.js';
 import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
@@ -96,13 +93,10 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   const docsOptions = { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'Agent trading API' };
   app.use('/docs', swaggerUi.serveFiles(undefined, docsOptions), swaggerUi.setup(undefined, docsOptions));
 
-  const board = new ExpressAdapter();
-  board.setBasePath('/admin/queues');
-  createBullBoard({
-    queues: Object.values(deps.queues.queues).map((q) => new BullMQAdapter(q)),
-    serverAdapter: board,
-  });
-  app.use('/admin/queues', requireOperator(opts.operatorToken), board.getRouter());
+  // The operator console (pages, login, bull-board at /admin/queues): api/console/.
+  app.use('/admin', operatorConsole(deps, opts));
+  // Browsers ask for it on every site whatever the page links; a 404 there is a failed request.
+  app.get('/favicon.ico', sendFavicon);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,0 +1,55 @@
+import type { AuditReport } from '../../../shared/domains/audit/audit.js';
+import { html, type SafeHtml } from '../html.js';
+
+export function auditPage(report: AuditReport | null): SafeHtml {
+  return html`<h1>Ledger audit</h1>
+    <p class="lead">
+      Recomputes every agent’s balance and positions from its ledger and every market’s book from its event
+      log, and compares them with the stored documents. It reads everything, so it runs when you ask.
+    </p>
+    <form method="get" action="/admin/audit">
+      <input type="hidden" name="run" value="1" /><button type="submit">Run the audit</button>
+    </form>
+    ${report && auditResult(report)}`;
+}
+
+function auditResult(r: AuditReport): SafeHtml {
+  return html`<h2>
+      Result:
+      ${r.ok ? html`<span class="ok">consistent</span>` : html`<span class="bad">${r.differenceCount} differences</span>`}
+    </h2>
+    <p>
+      ${r.checked.agents} agents checked, ${r.checked.positions} positions, ${r.checked.markets} markets;
+      behind (still applying their last entries): ${r.behind.agents} agents, ${r.behind.markets} markets. Took
+      ${r.tookMs} ms.
+    </p>
+    ${
+      r.differences.length > 0 &&
+      html`<table>
+        <caption>
+          Differences${r.truncated ? ' (first ones only)' : ''}; values in micro-units
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Kind</th>
+            <th scope="col">Id</th>
+            <th scope="col">Field</th>
+            <th scope="col">Expected (recomputed)</th>
+            <th scope="col">Actual (stored)</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${r.differences.map(
+            (d) =>
+              html`<tr>
+                <td>${d.kind}</td>
+                <td><code>${d.id}</code></td>
+                <td>${d.field}</td>
+                <td class="num">${String(d.expected)}</td>
+                <td class="num">${String(d.actual)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }`;
+}
