@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { testContext } from '../support/context.js';
 import { browserOrSkip, closeBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { makeMarket } from '../support/factories.js';
+import { api, registerAgent } from '../support/http.js';
 
 /** Raw i18n keys bull-board shows when its locale file never loaded (`MENU.QUEUES`, `QUEUE.STATUS.ALL`). */
 const RAW_I18N_KEY = /\b[A-Z][A-Z_]+(?:\.[A-Z][A-Z_]+)+\b/g;
@@ -118,7 +119,7 @@ describe('operator console in a browser #browser', function () {
       }
       await page.goto(`${base}/admin/audit`);
       await page.getByRole('button', { name: 'Run the audit' }).click();
-      await page.getByText(/agents checked/i).waitFor();
+      await page.getByText(/agents checked: \d+/i).waitFor();
       await screenshot(page, 'admin-audit-result');
       assert.deepEqual(problems, []);
     } finally {
@@ -195,6 +196,53 @@ describe('operator console in a browser #browser', function () {
       await screenshot(page, 'admin-markets-resolved');
       const stored = await testContext().deps.models.Market.findById(market._id).lean();
       assert.equal(stored?.status, 'resolved');
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when an operator approves a submitted skill and sets a user tier with the forms, then both are stored and audited', async function () {
+    const browser = await browserOrSkip(this);
+    const { page, problems, close } = await signedIn(browser);
+    const agent = await registerAgent();
+    const slug = `console-skill-${Date.now().toString(36)}`;
+    const submitted = await api()
+      .post('/api/sdk/skills')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({
+        slug,
+        name: 'Console review skill',
+        description: 'Submitted by the console test.',
+        clawhub_url: `https://clawhub.ai/skills/${slug}`,
+      });
+    assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
+    const userId = `console-user-${Date.now().toString(36)}`;
+    try {
+      await page.goto(`${base}/admin/skills`);
+      const review = page.getByRole('form', { name: 'Review Console review skill' });
+      await review.getByLabel('Note to the submitter (optional)').fill('Looks good.');
+      await review.getByRole('button', { name: 'Approve' }).click();
+      await page.getByText(`Skill ${slug} approved.`).waitFor();
+      await screenshot(page, 'admin-skills-reviewed');
+      const skill = await testContext().deps.models.Skill.findById(slug).lean();
+      assert.equal(skill?.status, 'approved');
+
+      await page.goto(`${base}/admin/users`);
+      await page.getByLabel('User id').fill(userId);
+      await page.getByLabel('Tier').selectOption('pro');
+      await page.getByRole('button', { name: 'Set tier' }).click();
+      await page.getByText(`User ${userId} is now pro`).waitFor();
+      await screenshot(page, 'admin-users-tier-set');
+      assert.equal((await testContext().deps.models.User.findById(userId).lean())?.tier, 'pro');
+
+      const actions = await testContext()
+        .deps.models.OperatorAction.find({ target: { $in: [slug, userId] } })
+        .lean();
+      assert.deepEqual(actions.map((a) => [a.action, a.actor]).sort(), [
+        ['skill.review', OPERATOR_NAME],
+        ['user.tier', OPERATOR_NAME],
+      ]);
       assert.deepEqual(problems, []);
     } finally {
       await close();

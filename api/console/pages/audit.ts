@@ -19,7 +19,7 @@ function auditResult(r: AuditReport): SafeHtml {
       ${r.ok ? html`<span class="ok">consistent</span>` : html`<span class="bad">${r.differenceCount} differences</span>`}
     </h2>
     <p>
-      ${r.checked.agents} agents checked, ${r.checked.positions} positions, ${r.checked.markets} markets;
+      Agents checked: ${r.checked.agents}; positions: ${r.checked.positions}; markets: ${r.checked.markets};
       behind (still applying their last entries): ${r.behind.agents} agents, ${r.behind.markets} markets. Took
       ${r.tookMs} ms.
     </p>
