@@ -71,7 +71,7 @@ const lines = [
   '',
   `  Agent trading service is up: ${base}`,
   `  API docs:         ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
-  `  Queue dashboard:  ${base}/admin/queues   (operator token as password, any user name)`,
+  `  Operator console: ${base}/admin   (sign in with the operator token; queues at ${base}/admin/queues)`,
   `  Readiness:        ${base}/healthz/ready`,
   ...(proc.infrastructure?.started ?? []).map((s) => `  Started ${s}`),
   ...(emulated
