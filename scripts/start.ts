@@ -70,6 +70,7 @@ const operator = resolveOperatorToken(proc.env);
 const lines = [
   '',
   `  Agent trading service is up: ${base}`,
+  `  Dashboard:        ${base}/   (public, read-only: markets, price charts, leaderboard)`,
   `  API docs:         ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
   `  Operator console: ${base}/admin   (sign in with the operator token; queues at ${base}/admin/queues)`,
   `  Readiness:        ${base}/healthz/ready`,
