@@ -147,6 +147,25 @@ function ensureMongoWire() {
   writeFileSync(`${CLASSPATH_FILE}.stamp`, sha256(join(MONGO_JAVA_DIR, 'pom.xml')));
 }
 
+/** A Python venv of the project's own is current while its pinned requirements file is unchanged. */
+function venvIsCurrent(venv, requirements, bin) {
+  const stamp = `${venv}.stamp`;
+  return (
+    existsSync(join(venv, 'bin', bin)) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === sha256(requirements)
+  );
+}
+
+/** Creates the venv and installs the pinned requirements into it; stamps it when that worked. */
+function installVenv(venv, requirements) {
+  const ok =
+    run('python3', ['-m', 'venv', venv]) &&
+    run(join(venv, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', '-r', requirements]);
+  if (ok) writeFileSync(`${venv}.stamp`, sha256(requirements));
+  return ok;
+}
+
 /**
  * For the tests only: the Python client's Solana library (`solders`) in a venv of the project's own,
  * so the Kalshi emulator test can check that what the Python client signs is accepted. Reinstalled
@@ -155,10 +174,7 @@ function ensureMongoWire() {
 const SOLDERS_VENV = join(root, '.cache', 'solders-venv');
 const SOLDERS_REQUIREMENTS = join(root, 'test', 'emulators', 'kalshi', 'requirements.txt');
 function ensureSoldersVenv() {
-  const python = join(SOLDERS_VENV, 'bin', 'python');
-  const stamp = `${SOLDERS_VENV}.stamp`;
-  const wanted = sha256(SOLDERS_REQUIREMENTS);
-  if (existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  if (venvIsCurrent(SOLDERS_VENV, SOLDERS_REQUIREMENTS, 'python')) return;
   const options = [
     'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
     'or set SOLDERS_PYTHON to a python that has solders installed',
@@ -169,21 +185,10 @@ function ensureSoldersVenv() {
     return;
   }
   say("installing solders (the Python client's Solana library) into .cache/solders-venv…");
-  const ok =
-    run('python3', ['-m', 'venv', SOLDERS_VENV]) &&
-    run(join(SOLDERS_VENV, 'bin', 'pip'), [
-      'install',
-      '-q',
-      '--disable-pip-version-check',
-      '-r',
-      SOLDERS_REQUIREMENTS,
-    ]);
-  if (!ok) {
+  if (!installVenv(SOLDERS_VENV, SOLDERS_REQUIREMENTS)) {
     if (process.env.CI) fail('solders could not be installed into .cache/solders-venv.', options);
     say('solders could not be installed: the solders signing check will be skipped.');
-    return;
   }
-  writeFileSync(stamp, wanted);
 }
 
 /**
@@ -216,26 +221,14 @@ function ensureChromium() {
 const FUZZ_VENV = join(root, '.cache', 'fuzz-venv');
 const FUZZ_REQUIREMENTS = join(root, 'test', 'security', 'requirements.txt');
 function ensureFuzzVenv() {
-  const stamp = `${FUZZ_VENV}.stamp`;
-  const wanted = sha256(FUZZ_REQUIREMENTS);
-  if (existsSync(join(FUZZ_VENV, 'bin', 'st')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)
-    return;
+  if (venvIsCurrent(FUZZ_VENV, FUZZ_REQUIREMENTS, 'st')) return;
   const options = [
     'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
   ];
   if (!onPath('python3')) fail('Python 3 is needed for the contract fuzzing (schemathesis).', options);
   say('installing schemathesis into .cache/fuzz-venv…');
-  const ok =
-    run('python3', ['-m', 'venv', FUZZ_VENV]) &&
-    run(join(FUZZ_VENV, 'bin', 'pip'), [
-      'install',
-      '-q',
-      '--disable-pip-version-check',
-      '-r',
-      FUZZ_REQUIREMENTS,
-    ]);
-  if (!ok) fail('schemathesis could not be installed into .cache/fuzz-venv.', options);
-  writeFileSync(stamp, wanted);
+  if (!installVenv(FUZZ_VENV, FUZZ_REQUIREMENTS))
+    fail('schemathesis could not be installed into .cache/fuzz-venv.', options);
 }
 
 ensureNodeModules();
