@@ -1,4 +1,5 @@
-import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
+import type { EventEmitter } from 'node:events';
+import { Job, Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppError, unavailable } from '../errors.js';
 import { JOBS, type JobData, type JobName } from './jobs.js';
@@ -80,17 +81,10 @@ export class QueueClient {
     data: JobData<typeof name>,
     timeoutMs: number,
   ): Promise<JobOutcome<T>> {
+    const queue = this.queues[JOBS[name].queue];
     const events = await this.eventsFor(JOBS[name].queue);
     const job = await this.enqueue(name, data);
-    const jobId = job.id as string;
-    try {
-      const result = (await job.waitUntilFinished(events, timeoutMs)) as T;
-      return { state: 'completed', jobId, result };
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (/timed out/i.test(message)) return { state: 'pending', jobId };
-      return { state: 'failed', jobId, reason: message };
-    }
+    return waitForJob<T>(queue, events, job.id as string, timeoutMs);
   }
 
   /**
@@ -143,4 +137,51 @@ export class QueueClient {
     await Promise.allSettled(events.map((e) => (e.status === 'fulfilled' ? e.value.close() : undefined)));
     await Promise.allSettled(Object.values(this.queues).map((q) => q.close()));
   }
+}
+
+/**
+ * What BullMQ's job.waitUntilFinished does (listen for the job's completed/failed event, look once
+ * in case it finished before the listeners), except that the look's errors are handled: BullMQ makes
+ * it inside an async Promise executor, so Redis dying at that moment rejected a promise nobody held
+ * and Node ended the whole process (found by the chaos run). A look that fails leaves the wait to
+ * the events, which their connection delivers once Redis is back, or to the deadline.
+ */
+function waitForJob<T>(
+  queue: Queue,
+  events: QueueEvents,
+  jobId: string,
+  timeoutMs: number,
+): Promise<JobOutcome<T>> {
+  // Typed as plain emitters: BullMQ's listener maps do not name per-job events or 'closing'.
+  const jobEvents = events as unknown as EventEmitter;
+  const queueEvents = queue as unknown as EventEmitter;
+  return new Promise((resolve) => {
+    const completedEvent = `completed:${jobId}`;
+    const failedEvent = `failed:${jobId}`;
+    const finish = (outcome: JobOutcome<T>) => {
+      clearTimeout(timer);
+      jobEvents.off(completedEvent, onCompleted);
+      jobEvents.off(failedEvent, onFailed);
+      queueEvents.off('closing', onClosing);
+      resolve(outcome);
+    };
+    const onCompleted = ({ returnvalue }: { returnvalue: unknown }) =>
+      finish({ state: 'completed', jobId, result: returnvalue as T });
+    const onFailed = ({ failedReason }: { failedReason: string }) =>
+      finish({ state: 'failed', jobId, reason: failedReason });
+    const onClosing = () => finish({ state: 'failed', jobId, reason: 'the queue is closing' });
+    const timer = setTimeout(() => finish({ state: 'pending', jobId }), timeoutMs);
+    jobEvents.on(completedEvent, onCompleted);
+    jobEvents.on(failedEvent, onFailed);
+    queueEvents.on('closing', onClosing);
+    void (async () => {
+      // The state first: a job is completed only once its return value is stored.
+      const state = await queue.getJobState(jobId);
+      if (state !== 'completed' && state !== 'failed') return;
+      const job = await Job.fromId(queue, jobId);
+      if (!job) return;
+      if (state === 'completed') onCompleted({ returnvalue: job.returnvalue });
+      else onFailed({ failedReason: job.failedReason });
+    })().catch(() => undefined);
+  });
 }
