@@ -34,6 +34,24 @@ async function transferredBytes(page: Page, except: RegExp | null = null): Promi
 const horizontalOverflow = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
+/**
+ * Runs `use` on a fresh watched page (skipping without a browser) and then fails on anything the
+ * page logged as an error or any request that failed or answered 4xx/5xx.
+ */
+async function onWatchedPage(
+  ctx: Mocha.Context,
+  viewport: { width?: number; height?: number },
+  use: (page: Page) => Promise<void>,
+) {
+  const { page, problems, close } = await watchedPage(await browserOrSkip(ctx), viewport);
+  try {
+    await use(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+}
+
 describe('public web dashboard in a browser #browser', function () {
   this.timeout(90_000);
   let server: Server;
@@ -63,9 +81,7 @@ describe('public web dashboard in a browser #browser', function () {
   });
 
   it('when the markets page is opened, then it lists markets with prices, filters by search and by source without JavaScript, and stays under 200 kB', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser);
-    try {
+    await onWatchedPage(this, {}, async (page) => {
       await page.goto(`${base}/`, { waitUntil: 'networkidle' });
       assert.equal(await page.locator('main h1').innerText(), 'Markets');
       assert.ok((await page.locator('table tbody tr').count()) > 0, 'the catalogue has rows');
@@ -100,16 +116,11 @@ describe('public web dashboard in a browser #browser', function () {
         `imported markets show an external price: ${externalPrices}`,
       );
       await screenshot(page, 'dashboard-markets-polymarket');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when an imported market is opened, then its chart draws the sim price, the external price and the trades from the public history route', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser);
-    try {
+    await onWatchedPage(this, {}, async (page) => {
       await page.goto(`${base}/markets/${imported.marketId}`, { waitUntil: 'networkidle' });
       const chart = page.locator('#price-chart[data-state="drawn"]');
       await chart.waitFor();
@@ -131,16 +142,11 @@ describe('public web dashboard in a browser #browser', function () {
         'page weight before the chart data',
       );
       await screenshot(page, 'dashboard-market-imported');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when a sim market is opened at phone width, then the chart has the sim price and its three trades (no external series) and the page fits the screen', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser, { width: 390, height: 844 });
-    try {
+    await onWatchedPage(this, { width: 390, height: 844 }, async (page) => {
       await page.goto(`${base}/markets/${simMarket._id}`, { waitUntil: 'networkidle' });
       const chart = page.locator('#price-chart[data-state="drawn"]');
       await chart.waitFor();
@@ -156,30 +162,20 @@ describe('public web dashboard in a browser #browser', function () {
       const overflow = await horizontalOverflow(page);
       assert.ok(overflow <= 0, `no horizontal scrolling at phone width (overflow ${overflow}px)`);
       await screenshot(page, 'dashboard-market-sim-phone');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when the markets page is opened at phone width, then nothing overflows the screen', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser, { width: 390, height: 844 });
-    try {
+    await onWatchedPage(this, { width: 390, height: 844 }, async (page) => {
       await page.goto(`${base}/?q=${marker}`, { waitUntil: 'networkidle' });
       const overflow = await horizontalOverflow(page);
       assert.ok(overflow <= 0, `no horizontal scrolling at phone width (overflow ${overflow}px)`);
       await screenshot(page, 'dashboard-markets-phone');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when the leaderboard is opened, then it shows the same ranking as GET /api/leaderboard/sdk-agents', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser);
-    try {
+    await onWatchedPage(this, {}, async (page) => {
       await page.goto(`${base}/leaderboard`, { waitUntil: 'networkidle' });
       assert.equal(await page.locator('main h1').innerText(), 'Leaderboard');
       const board = (await api().get('/api/leaderboard/sdk-agents?limit=100').expect(200)).body;
@@ -192,16 +188,11 @@ describe('public web dashboard in a browser #browser', function () {
         assert.match(await page.locator('tr', { hasText: `${marker}-trader` }).innerText(), /\b4\b/);
       assert.ok((await transferredBytes(page)) < PAGE_BUDGET_BYTES, 'page weight');
       await screenshot(page, 'dashboard-leaderboard');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when the claim page is opened, then it shows the agent, its sim record and how to claim it with the owner token', async function () {
-    const browser = await browserOrSkip(this);
-    const { page, problems, close } = await watchedPage(browser);
-    try {
+    await onWatchedPage(this, {}, async (page) => {
       await page.goto(`${base}/claim/${trader.claim_code}`, { waitUntil: 'networkidle' });
       assert.equal(await page.locator('main h1').innerText(), `Claim ${marker}-trader`);
       const text = await page.locator('main').innerText();
@@ -214,10 +205,7 @@ describe('public web dashboard in a browser #browser', function () {
       assert.match(text, /Authorization: Bearer/);
       assert.ok((await transferredBytes(page)) < PAGE_BUDGET_BYTES, 'page weight');
       await screenshot(page, 'dashboard-claim');
-      assert.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('when a dashboard page is answered, then it carries a CSP that allows only its own scripts', async () => {
