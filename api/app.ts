@@ -95,8 +95,9 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
 
   // The operator console (pages, login, bull-board at /admin/queues): api/console/.
   app.use('/admin', operatorConsole(deps, opts));
-  // Browsers ask for it on every site whatever the page links; a 404 there is a failed request.
-  app.get('/favicon.ico', sendFavicon);
+  // A static asset (not an API route): browsers ask for it on every site whatever the page links,
+  // and a 404 there is a failed request in the browser tests.
+  app.use('/favicon.ico', sendFavicon);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

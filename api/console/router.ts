@@ -71,6 +71,9 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
     res.type('html').send(page({ title, current, operator: req.consoleOperator, body }));
   const who = (req: Request) => req.consoleOperator!.name;
   const csrf = (req: Request) => req.consoleOperator?.csrf ?? null;
+  /** Every console action goes into the operator audit trail under the session's name. */
+  const audit = (req: Request, action: string, target: string, detail: string) =>
+    recordOperatorAction(deps.models, { at: deps.clock(), actor: who(req), action, target, detail });
   /** An operator action's outcome: the error's own words (and status) when it was refused. */
   async function attempt(res: Response, action: () => Promise<Interpolation>): Promise<Interpolation> {
     try {
@@ -177,13 +180,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
         s.state === 'completed'
           ? `settled: ${s.positions} positions paid ${s.payout} $SIM`
           : 'settlement queued';
-      await recordOperatorAction(deps.models, {
-        at: deps.clock(),
-        actor: who(req),
-        action: 'market.resolve',
-        target: market_id,
-        detail: `${outcome}; ${detail}`,
-      });
+      await audit(req, 'market.resolve', market_id, `${outcome}; ${detail}`);
       return `Market ${market_id} resolved ${outcome.toUpperCase()}; ${detail}.`;
     });
     send(req, res, 'Markets', '/admin/markets', marketsPage(csrf(req), await openSimMarkets(), result));
@@ -211,13 +208,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
           'Reload the page and try again.',
         );
       await reviewSkill(deps.models, slug, review.data, deps.clock());
-      await recordOperatorAction(deps.models, {
-        at: deps.clock(),
-        actor: who(req),
-        action: 'skill.review',
-        target: slug,
-        detail: `${review.data.status} revision ${review.data.revision}`,
-      });
+      await audit(req, 'skill.review', slug, `${review.data.status} revision ${review.data.revision}`);
       return `Skill ${slug} ${review.data.status}.`;
     });
     send(req, res, 'Skills', '/admin/skills', skillsPage(csrf(req), await pendingSkills(), result));
@@ -234,13 +225,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
       if (!input.success)
         throw new AppError(422, 'validation_error', 'Give a user id and a tier', 'Fill in both fields.');
       const set = await setUserTier(deps.models, deps.invalidation, input.data.user_id, input.data.tier);
-      await recordOperatorAction(deps.models, {
-        at: deps.clock(),
-        actor: who(req),
-        action: 'user.tier',
-        target: set.user_id,
-        detail: set.tier,
-      });
+      await audit(req, 'user.tier', set.user_id, set.tier);
       return `User ${set.user_id} is now ${set.tier} (${set.active_agents} active agents).`;
     });
     send(req, res, 'Users', '/admin/users', usersPage(csrf(req), result));

@@ -1,30 +1,12 @@
 import assert from 'node:assert/strict';
 import { scheduledTick } from '../../jobs/define-schedule.js';
 import { SCHEDULES } from '../../jobs/schedules.js';
+import type { ScheduleView } from '../../shared/domains/schedules/schedule-admin.js';
 import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
 
 const operator = () => `Bearer ${testContext().operatorToken}`;
-
-interface ScheduleView {
-  name: string;
-  cron: string;
-  description: string;
-  paused: boolean;
-  paused_by: string | null;
-  runs: number;
-  failures: number;
-  skips: number;
-  last_run: {
-    started_at: string | null;
-    finished_at: string | null;
-    duration_ms: number | null;
-    outcome: string | null;
-    error: string | null;
-  };
-  next_run_at: string;
-}
 
 const scheduleOf = async (name: string): Promise<ScheduleView> => {
   const res = await api().get('/api/admin/schedules').set('Authorization', operator());
