@@ -1,27 +1,18 @@
 import { sdkAgentsBoard, venueBoard } from '../../shared/domains/reads/leaderboard.js';
 import type { Deps } from '../../shared/composition/deps.js';
-import { cachedRead } from '../../shared/infra/read-cache.js';
-
-/** A board page, shared across callers for READ_CACHE_SECONDS (it is re-marked once a minute anyway). */
-const page = (deps: Deps, limit: number, offset: number) =>
-  deps.env.READ_CACHE_SECONDS > 0
-    ? cachedRead(
-        deps.redis,
-        deps.env.QUEUE_PREFIX,
-        'leaderboard',
-        { limit, offset },
-        deps.env.READ_CACHE_SECONDS,
-        () => sdkAgentsBoard(deps.models, limit, offset),
-      )
-    : sdkAgentsBoard(deps.models, limit, offset);
+import { sharedRead } from '../http/shared-read.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { leaderboardEndpoints } from '../endpoints/leaderboard.endpoints.js';
 
+/** A board page, shared across callers for READ_CACHE_SECONDS (it is re-marked once a minute anyway). */
+export const sdkAgentsPage = (deps: Deps, limit: number, offset: number) =>
+  sharedRead(deps, 'leaderboard', { limit, offset }, () => sdkAgentsBoard(deps.models, limit, offset));
+
 export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
-  sdkAgentsLeaderboard: async ({ deps, query }) => page(deps, query.limit, query.offset),
+  sdkAgentsLeaderboard: async ({ deps, query }) => sdkAgentsPage(deps, query.limit, query.offset),
   // Native agents and real-venue trader boards have no members on this service yet: empty lists, never null.
   allLeaderboards: async ({ deps, query }) => ({
-    sdk_agents: (await page(deps, query.limit, 0)).entries,
+    sdk_agents: (await sdkAgentsPage(deps, query.limit, 0)).entries,
     native_agents: [],
     polymarket: [],
     kalshi: [],
@@ -42,15 +33,6 @@ export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
       limit: query.limit,
       offset: query.offset,
     };
-    return deps.env.READ_CACHE_SECONDS > 0
-      ? cachedRead(
-          deps.redis,
-          deps.env.QUEUE_PREFIX,
-          'venue-leaderboard',
-          key,
-          deps.env.READ_CACHE_SECONDS,
-          compute,
-        )
-      : compute();
+    return sharedRead(deps, 'venue-leaderboard', key, compute);
   },
 };

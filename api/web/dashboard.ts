@@ -3,9 +3,9 @@ import helmet from 'helmet';
 import type { Deps } from '../../shared/composition/deps.js';
 import { getMarket, listPublicMarkets } from '../../shared/domains/markets/read-markets.js';
 import { PublicMarketsQuerySchema } from '../../shared/domains/markets/market-query.schemas.js';
-import { sdkAgentsBoard } from '../../shared/domains/reads/leaderboard.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import { AppError } from '../../shared/infra/errors.js';
+import { sdkAgentsPage } from '../handlers/leaderboard.handlers.js';
 import { publicChartHistory } from '../handlers/markets.handlers.js';
 import { sharedRead } from '../http/shared-read.js';
 import { assetRoutes } from './assets.js';
@@ -104,10 +104,7 @@ export function publicDashboard(deps: Deps): Router {
   });
 
   router.get('/leaderboard', dashboardCsp, async (_req, res) => {
-    const limits = { limit: BOARD_SHOWN, offset: 0 };
-    const board = await sharedRead(deps, 'leaderboard', limits, () =>
-      sdkAgentsBoard(deps.models, limits.limit, limits.offset),
-    );
+    const board = await sdkAgentsPage(deps, BOARD_SHOWN, 0);
     res.type('html').send(leaderboardPage(board));
   });
 

@@ -216,4 +216,25 @@ describe('public web dashboard in a browser #browser', function () {
       assert.doesNotMatch(res.text, /<script(?![^>]*\bsrc=)/, `${path}: no inline script`);
     }
   });
+  it('when a keyboard user opens a page, then the first Tab reaches "Skip to content", which leads to the main landmark', async function () {
+    await onWatchedPage(this, {}, async (page) => {
+      await page.goto(`${base}/leaderboard`, { waitUntil: 'networkidle' });
+      await page.keyboard.press('Tab');
+      const skip = page.locator(':focus');
+      assert.equal(await skip.innerText(), 'Skip to content');
+      assert.equal(await skip.getAttribute('href'), '#content');
+      assert.equal(await page.locator('main#content').count(), 1);
+      assert.equal(
+        await page.locator('nav[aria-label="Main"] a[aria-current="page"]').innerText(),
+        'Leaderboard',
+      );
+    });
+  });
+
+  it('when a market that does not exist is opened, then the dashboard answers a 404 page with the fix, not JSON', async () => {
+    const res = await api().get('/markets/00000000-0000-4000-8000-000000000000').expect(404);
+    assert.match(String(res.headers['content-type']), /text\/html/);
+    assert.match(res.text, /<h1>Market not found<\/h1>/);
+    assert.match(res.text, /GET \/api\/sdk\/markets/);
+  });
 });
