@@ -1,0 +1,220 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { freePort, isAlive } from '../../shared/infra/embedded/child-process.js';
+import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
+import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
+import { createLogger } from '../../shared/infra/logger.js';
+import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const portOf = (url: string) => Number(new URL(url).port);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The embedded children `npm start` supervises, in the order its lock file lists their pids. */
+export const EMBEDDED_CHILDREN = ['redis', 'database'] as const;
+export type EmbeddedChild = (typeof EMBEDDED_CHILDREN)[number];
+
+/**
+ * Settings of the run that differ from a bare `npm start`: agents may trade the same market sides
+ * over and over all day (as the benchmarks), and clients come from many addresses (X-Forwarded-For,
+ * trusted from loopback), so per-IP registration limits stay on.
+ */
+const CHAOS_ENV = {
+  TRUST_PROXY: 'loopback',
+  SIM_COOLDOWN_SECONDS: '0',
+  FAILED_TRADE_COOLDOWN_SECONDS: '0',
+  TIER_MAX_TRADES_PER_DAY: '1000000,1000000,1000000',
+  LOG_LEVEL: 'warn',
+};
+
+/**
+ * A job whose worker was SIGKILLed is taken up again once its lock expires: 5 s instead of the
+ * default 30 s, so that the trades in hand at a kill finish within the API's 25 s wait.
+ */
+const WORKER_LOCK_DURATION_MS = '5000';
+
+export interface ChaosServiceOptions {
+  dataDir: string;
+  operatorToken: string;
+  /** Separate `npm run start:workers` processes consuming the trades queue (the ones killed). */
+  tradeWorkers: number;
+  log: (line: string) => void;
+}
+
+/**
+ * `npm start` (API, scheduler, embedded Redis and database under supervision) with its trades queue
+ * moved out into separate worker processes, as a scaled deployment runs them: `npm start` runs its
+ * workers inside its own process, so SIGKILLing "a worker" there would kill the API too. Here the
+ * service's WORKER_QUEUES leaves `trades` out, and `tradeWorkers` processes (workers/main.ts with
+ * WORKER_QUEUES=trades on the embedded Redis and database) take every trade.
+ */
+export class ChaosService {
+  readonly base: string;
+  readonly redisUrl: string;
+  readonly mongoUri: string;
+  private readonly workers = new Map<number, ChildProcess>();
+  /** Children this harness started again itself (when no supervisor restarted them). */
+  private readonly selfRestarted = new Map<EmbeddedChild, EmbeddedServer>();
+  private stopping = false;
+  /** Set when the service process exits while the run goes on (it must not: the run is void). */
+  died: string | null = null;
+  readonly kills = { worker: 0, redis: 0, database: 0 };
+  /** Kills after which the harness, not the service, had to start the child again. */
+  readonly restartedByHarness = { redis: 0, database: 0 };
+
+  private constructor(
+    private readonly opts: ChaosServiceOptions,
+    readonly service: ServiceProcess,
+    port: number,
+  ) {
+    this.base = `http://127.0.0.1:${port}`;
+    const out = service.output();
+    const redis = /Started redis-server at (redis:\/\/\S+)/.exec(out);
+    const mongo = /Started \S+ at (mongodb:\/\/\S+)/.exec(out);
+    if (!redis || !mongo)
+      throw new Error(`the service did not start its own Redis and database (chaos kills them):\n${out}`);
+    this.redisUrl = redis[1]!;
+    this.mongoUri = mongo[1]!;
+  }
+
+  static async start(opts: ChaosServiceOptions): Promise<ChaosService> {
+    const port = await freePort();
+    const service = await startServiceProcess(opts.dataDir, port, {
+      ...CHAOS_ENV,
+      OPERATOR_TOKEN: opts.operatorToken,
+      WORKER_QUEUES: QUEUE_NAMES.filter((q) => q !== 'trades').join(','),
+    });
+    const chaos = new ChaosService(opts, service, port);
+    void service.exited.then((code) => {
+      if (chaos.stopping) return;
+      chaos.died = `the service exited (${code}) during the run; its last output:\n${service.output().slice(-6000)}`;
+      opts.log(chaos.died);
+    });
+    for (let i = 0; i < opts.tradeWorkers; i++) chaos.spawnWorker();
+    return chaos;
+  }
+
+  private spawnWorker(): void {
+    const inherited: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR|WORKER_)/.test(k))
+        inherited[k] = v;
+    void freePort().then((port) => {
+      if (this.stopping) return;
+      const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+        cwd: root,
+        env: {
+          ...inherited,
+          ...CHAOS_ENV,
+          NODE_ENV: 'development',
+          REDIS_URL: this.redisUrl,
+          MONGODB_URI: this.mongoUri,
+          DATA_DIR: this.opts.dataDir,
+          OPERATOR_TOKEN: this.opts.operatorToken,
+          WORKER_QUEUES: 'trades',
+          WORKER_LOCK_DURATION_MS,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (c) => (stderr = (stderr + String(c)).slice(-4000)));
+      this.workers.set(child.pid!, child);
+      child.once('exit', (code, signal) => {
+        this.workers.delete(child.pid!);
+        if (this.stopping) return;
+        // Killed by us: started again at once, as an orchestrator would. Anything else is a crash
+        // worth reading about, and the worker is started again too.
+        if (signal === 'SIGKILL') return this.spawnWorker();
+        this.opts.log(
+          `a trade worker exited by itself (${signal ?? code}): ${stderr.trim().split('\n').at(-1)}`,
+        );
+        setTimeout(() => this.spawnWorker(), 1000);
+      });
+    });
+  }
+
+  /** Trade worker processes running now. */
+  runningWorkers(): number {
+    return this.workers.size;
+  }
+
+  /** SIGKILLs one trade worker process (another is started in its place); false when none runs yet. */
+  killWorker(): boolean {
+    const pids = [...this.workers.keys()];
+    if (!pids.length) return false;
+    const pid = pids[Math.floor(Math.random() * pids.length)]!;
+    this.workers.get(pid)!.kill('SIGKILL');
+    this.kills.worker++;
+    return true;
+  }
+
+  /** The pid the service's lock file names, or the one the harness started when that one is dead. */
+  private embeddedPid(which: EmbeddedChild): number {
+    const state = JSON.parse(readFileSync(join(this.opts.dataDir, 'embedded.pid'), 'utf8')) as {
+      children: number[];
+    };
+    const recorded = state.children[EMBEDDED_CHILDREN.indexOf(which)]!;
+    const ours = this.selfRestarted.get(which)?.child.process.pid;
+    return !isAlive(recorded) && ours !== undefined ? ours : recorded;
+  }
+
+  /**
+   * SIGKILLs the embedded Redis or database child and waits until one runs again on its port. The
+   * service's supervisor restarts it; should none do so within `restartWithinMs`, the harness starts
+   * the same command line itself (and says so in the report), so the run goes on either way.
+   */
+  async killEmbedded(which: EmbeddedChild, restartWithinMs = 30_000): Promise<void> {
+    const pid = this.embeddedPid(which);
+    process.kill(pid, 'SIGKILL');
+    this.kills[which]++;
+    const deadline = Date.now() + restartWithinMs;
+    while (Date.now() < deadline) {
+      await sleep(200);
+      const now = this.embeddedPid(which);
+      if (now !== pid && isAlive(now)) return;
+    }
+    this.opts.log(
+      `${which} was not restarted by the service within ${restartWithinMs} ms: restarting it here`,
+    );
+    // What infrastructure.ts starts: the same data directory and port.
+    const opts = { persistent: true, log: createLogger('silent', 'chaos') };
+    const server =
+      which === 'redis'
+        ? await startRedisServer({
+            ...opts,
+            dir: join(this.opts.dataDir, 'redis'),
+            port: portOf(this.redisUrl),
+          })
+        : await startMongoServer({
+            ...opts,
+            dir: join(this.opts.dataDir, 'mongo'),
+            port: portOf(this.mongoUri),
+          });
+    this.selfRestarted.set(which, server);
+    this.restartedByHarness[which]++;
+  }
+
+  /** Stops the workers, then the service (which stops its embedded children). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const workers = [...this.workers.values()];
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.race([
+      Promise.all(
+        workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))),
+      ),
+      sleep(20_000),
+    ]);
+    for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
+    if (this.service.proc.exitCode === null) {
+      this.service.proc.kill('SIGTERM');
+      await Promise.race([this.service.exited, sleep(40_000)]);
+      if (this.service.proc.exitCode === null) this.service.proc.kill('SIGKILL');
+    }
+    for (const server of this.selfRestarted.values()) await server.child.stop();
+  }
+}
