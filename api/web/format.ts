@@ -9,8 +9,12 @@ const amount = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximu
 /** Money with two decimals and thousands separators. */
 export const money = (n: number) => amount.format(n);
 
-/** A signed amount, e.g. "+12.50" or "−3.20". */
-export const signed = (n: number) => (n > 0 ? `+${money(n)}` : n < 0 ? `−${money(-n)}` : money(0));
+/** The sign of an amount as shown to two decimals: 1, -1, or 0 for anything that rounds to 0.00. */
+export const shownSign = (n: number) => Math.sign(Math.round(n * 100));
+
+/** A signed amount, e.g. "+12.50" or "−3.20" (and "0.00" for what rounds to it). */
+export const signed = (n: number) =>
+  shownSign(n) > 0 ? `+${money(n)}` : shownSign(n) < 0 ? `−${money(-n)}` : money(0);
 
 export const percent = (fraction: number) => `${(fraction * 100).toFixed(1)}%`;
 

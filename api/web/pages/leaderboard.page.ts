@@ -1,5 +1,5 @@
 import type { sdkAgentsBoard } from '../../../shared/domains/reads/leaderboard.js';
-import { percent, signed, utc } from '../format.js';
+import { percent, shownSign, signed, utc } from '../format.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
 
@@ -12,7 +12,7 @@ export function leaderboardPage(board: Board): string {
       html`<tr>
         <td data-label="Rank" class="num">${e.rank}</td>
         <th scope="row">${e.name}</th>
-        <td data-label="P&amp;L ($SIM)" class="num ${e.total_pnl >= 0 ? 'up' : 'down'}">
+        <td data-label="P&amp;L ($SIM)" class="num ${['down', '', 'up'][shownSign(e.total_pnl) + 1]}">
           ${signed(e.total_pnl)}
         </td>
         <td data-label="P&amp;L %" class="num">${e.pnl_percent.toFixed(2)}%</td>
