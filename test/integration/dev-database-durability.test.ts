@@ -46,7 +46,7 @@ describe('the embedded database (mongo-java-server on an H2 file) #integration',
       let server = await startMongoServer({ dir, persistent: true, log });
       if (server.engine !== 'mongo-java-server') return;
       let conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
-      const docs = conn.db!.collection<{ _id: string; n: unknown }>('partial');
+      const docs = conn.db!.collection<{ _id: string; n: number | string }>('partial');
       await docs.insertMany([
         { _id: 'a', n: 1 },
         { _id: 'b', n: 'text' },
@@ -63,7 +63,7 @@ describe('the embedded database (mongo-java-server on an H2 file) #integration',
           { ordered: true },
         ),
       );
-      await assert.rejects(docs.updateMany({}, { $inc: { n: 1 } }));
+      await assert.rejects(docs.updateMany({}, { $inc: { n: 1 } } as object));
       const applied = await docs.find().sort({ _id: 1 }).toArray();
       server.child.process.kill('SIGKILL');
       await new Promise((r) => server.child.process.once('exit', r));
@@ -71,7 +71,7 @@ describe('the embedded database (mongo-java-server on an H2 file) #integration',
 
       server = await startMongoServer({ dir, persistent: true, log });
       conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
-      const after = conn.db!.collection<{ _id: string; n: unknown }>('partial');
+      const after = conn.db!.collection<{ _id: string; n: number | string }>('partial');
       assert.deepEqual(await after.find().sort({ _id: 1 }).toArray(), applied);
       await conn.close();
       await server.child.stop();
