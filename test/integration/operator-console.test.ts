@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { testContext } from '../support/context.js';
+import { api } from '../support/http.js';
+
+const OPERATOR = 'Grace from ops';
+
+/** Signs in through the login form; answers the session cookie and a CSRF token read off a page. */
+async function signIn(next?: string) {
+  const res = await api()
+    .post('/admin/login')
+    .type('form')
+    .send({ token: testContext().operatorToken, name: OPERATOR, ...(next ? { next } : {}) });
+  assert.equal(res.status, 303, res.text);
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const cookie = setCookie.find((c) => c.startsWith('operator_session='))!;
+  const page = await api().get('/admin/schedules').set('Cookie', cookie.split(';')[0]!);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  return { res, cookie, pair: cookie.split(';')[0]!, csrf: csrf! };
+}
+
+describe('operator console sessions #integration', () => {
+  it('when a browser opens a console page without a session, then it is sent to the login page; a script gets 401 JSON', async () => {
+    const html = await api()
+      .get('/admin/schedules')
+      .set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8');
+    assert.equal(html.status, 303);
+    assert.equal(html.headers.location, '/admin/login?next=%2Fadmin%2Fschedules');
+    const json = await api().get('/admin/schedules');
+    assert.equal(json.status, 401);
+    assert.equal(json.body.detail, 'Operator authentication required');
+    const login = await api().get('/admin/login');
+    assert.equal(login.status, 200);
+    assert.match(login.headers['content-security-policy'] ?? '', /default-src 'none'/);
+  });
+
+  it('when the operator signs in, then the cookie is HttpOnly, SameSite=Strict, scoped to /admin and is not the token', async () => {
+    const { res, cookie } = await signIn();
+    assert.equal(res.headers.location, '/admin');
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.match(cookie, /Path=\/admin/);
+    assert.doesNotMatch(cookie, /Secure/, 'Secure only in production (tests run over http)');
+    assert.ok(!cookie.includes(testContext().operatorToken));
+  });
+
+  it('when the token is wrong or the name missing, then no session is made', async () => {
+    const wrong = await api().post('/admin/login').type('form').send({ token: 'nope', name: OPERATOR });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers['set-cookie'], undefined);
+    const nameless = await api()
+      .post('/admin/login')
+      .type('form')
+      .send({ token: testContext().operatorToken, name: ' ' });
+    assert.equal(nameless.status, 422);
+    assert.equal(nameless.headers['set-cookie'], undefined);
+  });
+
+  it('when next points off the console, then sign-in lands on /admin instead (no open redirect)', async () => {
+    for (const next of ['//evil.example/admin', 'https://evil.example/', '/administrator', '/admin/queues']) {
+      const { res } = await signIn(next);
+      assert.equal(res.headers.location, next === '/admin/queues' ? '/admin/queues' : '/admin', next);
+    }
+  });
+
+  it('when a cookie is tampered with, then it is not a session', async () => {
+    const { pair } = await signIn();
+    const [body, sig] = pair.slice('operator_session='.length).split('.');
+    const claims = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+    const forged = Buffer.from(JSON.stringify({ ...claims, name: 'mallory' })).toString('base64url');
+    const res = await api()
+      .get('/admin')
+      .set('Cookie', `operator_session=${forged}.${sig}`)
+      .set('Accept', 'text/html');
+    assert.equal(res.status, 303);
+  });
+
+  it('when a form is posted without the session CSRF token, then 403; with it, the action runs under the operator name', async () => {
+    const { deps } = testContext();
+    const { pair, csrf } = await signIn();
+    assert.ok(csrf, 'pages carry the CSRF token');
+    const refused = await api()
+      .post('/admin/schedules/reconcile-trades/pause')
+      .set('Cookie', pair)
+      .type('form')
+      .send({});
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error_code, 'csrf_token_invalid');
+    const paused = await api()
+      .post('/admin/schedules/reconcile-trades/pause')
+      .set('Cookie', pair)
+      .type('form')
+      .send({ csrf });
+    assert.equal(paused.status, 303);
+    try {
+      const run = await deps.models.ScheduleRun.findById('reconcile-trades').lean();
+      assert.equal(run?.paused, true);
+      assert.equal(run?.pausedBy, OPERATOR);
+    } finally {
+      const resumed = await api()
+        .post('/admin/schedules/reconcile-trades/resume')
+        .set('Cookie', pair)
+        .type('form')
+        .send({ csrf });
+      assert.equal(resumed.status, 303);
+    }
+    assert.equal((await deps.models.ScheduleRun.findById('reconcile-trades').lean())?.paused, false);
+  });
+
+  it('when the operator signs out, then the same cookie no longer opens the console', async () => {
+    const { pair, csrf } = await signIn();
+    const out = await api().post('/admin/logout').set('Cookie', pair).type('form').send({ csrf });
+    assert.equal(out.status, 303);
+    const replay = await api().get('/admin').set('Cookie', pair).set('Accept', 'text/html');
+    assert.equal(replay.status, 303);
+    assert.match(replay.headers.location ?? '', /^\/admin\/login/);
+  });
+
+  it('when a script sends the Bearer token, then console pages answer without a session (audited as api)', async () => {
+    const res = await api()
+      .get('/admin/venues')
+      .set('Authorization', `Bearer ${testContext().operatorToken}`);
+    assert.equal(res.status, 200);
+    assert.match(res.text, /<h1>Venues<\/h1>/);
+  });
+});
