@@ -106,8 +106,17 @@ def _text(value):
 KNOWN = []
 
 
+# Answered by Node before any route is matched (request line and headers over 16 KB: a long query string
+# does it), so no operation of the document can own the status; the body is still checked (`fix_on_4xx`).
+PROTOCOL_LEVEL_STATUSES = {431}
+
+
 @schemathesis.hook
 def filter_failure(ctx, failure, case, response):
+    if response.status_code in PROTOCOL_LEVEL_STATUSES and type(failure).__name__ == "UndefinedStatusCode":
+        with _lock:
+            STATS["protocol_level"] = STATS.get("protocol_level", 0) + 1
+        return False
     for name, matches in KNOWN:
         try:
             hit = matches(failure, case, response)
