@@ -11,9 +11,11 @@ import type { QueueName } from '../../shared/infra/queue/queues.js';
  * adapter options): the persisted queue names stay as they are (queues.ts WARNING). A queue without
  * a label here is shown under its own name, described by its job names.
  */
-const QUEUE_LABELS: Partial<Record<QueueName, string>> = {
+/** Every queue has a label: a new queue name fails the typecheck until it says what runs there. */
+const QUEUE_LABELS: Record<QueueName, string> = {
   system: 'System: heartbeat, readiness pings, reconciliation',
   trades: 'Trades: execution and Kalshi order follow-up',
+  'trade-effects': 'Trade effects: fill webhooks, default monitors, price-alert evaluation',
   settlement: 'Settlement: paying out resolved markets',
   'market-imports': 'Market imports from Polymarket and Kalshi',
   'venue-sync': 'Venue sync: external prices, resolutions, orders, fast markets',
@@ -24,7 +26,7 @@ const QUEUE_LABELS: Partial<Record<QueueName, string>> = {
   'risk-monitors': 'Risk monitors: stop-loss / take-profit evaluation and exits',
 };
 
-export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue] ?? queue;
+export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue];
 
 /**
  * bull-board's index page links Google Fonts; these machines (and many self-hosters) cannot reach
