@@ -1,4 +1,4 @@
-import { html, type Interpolation, type SafeHtml } from './html.js';
+import { html, type HtmlValue, type Html } from './html.js';
 
 /** The console's pages, in navigation order. */
 export const CONSOLE_PAGES = [
@@ -33,7 +33,7 @@ export interface PageOptions {
   /** Nav entry to mark as current. */
   current?: string;
   operator?: { name: string; csrf: string | null };
-  body: Interpolation;
+  body: HtmlValue;
 }
 
 /** The page shell: skip link, navigation, who is signed in (with a sign-out button), main. */
@@ -74,9 +74,9 @@ export function page(opts: PageOptions): string {
     </html>`.text;
 }
 
-export const csrfField = (token: string | null | undefined): SafeHtml =>
+export const csrfField = (token: string | null | undefined): Html =>
   html`${token ? html`<input type="hidden" name="csrf" value="${token}" />` : ''}`;
 
-export function notice(kind: 'success' | 'error', text: Interpolation): SafeHtml {
+export function notice(kind: 'success' | 'error', text: HtmlValue): Html {
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }

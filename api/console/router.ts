@@ -18,7 +18,7 @@ import { TIERS } from '../../shared/domains/users/user.model.js';
 import { venueHealth } from '../../shared/domains/venues/venue-health.js';
 import { AppError } from '../../shared/infra/errors.js';
 import { SETTLEMENT_WAIT_MS } from '../handlers/admin.handlers.js';
-import { html, type Interpolation } from './html.js';
+import { html, type HtmlValue } from './html.js';
 import { notice, page } from './layout.js';
 import { auditPage } from './pages/audit.js';
 import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
@@ -67,7 +67,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   const sessions = consoleSessions(deps, opts.operatorToken);
   const guard = sessions.guard();
   const form = [express.urlencoded({ extended: false, limit: '16kb' }), guard, sessions.csrf()];
-  const send = (req: Request, res: Response, title: string, current: string, body: Interpolation) =>
+  const send = (req: Request, res: Response, title: string, current: string, body: HtmlValue) =>
     res.type('html').send(page({ title, current, operator: req.consoleOperator, body }));
   const who = (req: Request) => req.consoleOperator!.name;
   const csrf = (req: Request) => req.consoleOperator?.csrf ?? null;
@@ -75,7 +75,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   const audit = (req: Request, action: string, target: string, detail: string) =>
     recordOperatorAction(deps.models, { at: deps.clock(), actor: who(req), action, target, detail });
   /** An operator action's outcome: the error's own words (and status) when it was refused. */
-  async function attempt(res: Response, action: () => Promise<Interpolation>): Promise<Interpolation> {
+  async function attempt(res: Response, action: () => Promise<HtmlValue>): Promise<HtmlValue> {
     try {
       return notice('success', await action());
     } catch (err) {

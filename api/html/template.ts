@@ -1,7 +1,9 @@
 /**
- * The dashboard's template layer: a tagged template that escapes every interpolated value unless
- * it is already `Html` (the output of another `html` template). Markup can therefore only come from
- * template literals in this code, never from data (market questions and agent names are user input).
+ * The template layer of the server-rendered pages (public dashboard and operator console): a tagged
+ * template that escapes every interpolated value unless it is already `Html` (the output of another
+ * `html` template). Markup can therefore only come from template literals in this code, never from
+ * data (market questions and agent names are user input). `false`, null and undefined render
+ * nothing, so `cond && html\`…\`` reads naturally.
  */
 export class Html {
   constructor(readonly text: string) {}

@@ -9,7 +9,7 @@ import { sdkAgentsPage } from '../handlers/leaderboard.handlers.js';
 import { publicChartHistory } from '../handlers/markets.handlers.js';
 import { sharedRead } from '../http/shared-read.js';
 import { assetRoutes } from './assets.js';
-import { html } from './html.js';
+import { html } from '../html/template.js';
 import { layout } from './layout.js';
 import { leaderboardPage } from './pages/leaderboard.page.js';
 import { CHART_WINDOW, marketPage } from './pages/market.page.js';

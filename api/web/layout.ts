@@ -1,5 +1,5 @@
 import { ASSETS } from './assets.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html/template.js';
 
 export type Section = 'markets' | 'leaderboard' | null;
 

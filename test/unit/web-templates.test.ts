@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { cents, relativeTime, signed } from '../../api/web/format.js';
-import { html } from '../../api/web/html.js';
+import { html } from '../../api/html/template.js';
 
 describe('dashboard templates #unit', () => {
   it('when data is interpolated, then it is escaped, attributes included, and only html templates stay markup', () => {

@@ -1,7 +1,7 @@
 import type { AuditReport } from '../../../shared/domains/audit/audit.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type Html } from '../html.js';
 
-export function auditPage(report: AuditReport | null): SafeHtml {
+export function auditPage(report: AuditReport | null): Html {
   return html`<h1>Ledger audit</h1>
     <p class="lead">
       Recomputes every agent’s balance and positions from its ledger and every market’s book from its event
@@ -13,7 +13,7 @@ export function auditPage(report: AuditReport | null): SafeHtml {
     ${report && auditResult(report)}`;
 }
 
-function auditResult(r: AuditReport): SafeHtml {
+function auditResult(r: AuditReport): Html {
   return html`<h2>
       Result:
       ${r.ok ? html`<span class="ok">consistent</span>` : html`<span class="bad">${r.differenceCount} differences</span>`}

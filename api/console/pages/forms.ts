@@ -1,6 +1,6 @@
 import { TIERS } from '../../../shared/domains/users/user.model.js';
 import { csrfField } from '../layout.js';
-import { html, when, type Interpolation, type SafeHtml } from '../html.js';
+import { html, when, type HtmlValue, type Html } from '../html.js';
 
 export interface OpenSimMarket {
   _id: string;
@@ -8,7 +8,7 @@ export interface OpenSimMarket {
   resolvesAt: Date | null;
 }
 
-export function marketsPage(csrf: string | null, open: OpenSimMarket[], result?: Interpolation): SafeHtml {
+export function marketsPage(csrf: string | null, open: OpenSimMarket[], result?: HtmlValue): Html {
   return html`<h1>Resolve a sim market</h1>
     <p class="lead">
       Resolving pays each winning share 1 $SIM and closes the market for good (the same outcome again answers
@@ -65,7 +65,7 @@ export interface PendingSkill {
   created_at: string;
 }
 
-export function skillsPage(csrf: string | null, pending: PendingSkill[], result?: Interpolation): SafeHtml {
+export function skillsPage(csrf: string | null, pending: PendingSkill[], result?: HtmlValue): Html {
   return html`<h1>Skill review</h1>
     <p class="lead">
       Submitted skills wait here, oldest first. Approved skills are listed to agents; the note of a rejection
@@ -100,7 +100,7 @@ export function skillsPage(csrf: string | null, pending: PendingSkill[], result?
     }`;
 }
 
-export function usersPage(csrf: string | null, result?: Interpolation): SafeHtml {
+export function usersPage(csrf: string | null, result?: HtmlValue): Html {
   return html`<h1>User tiers</h1>
     <p class="lead">A user’s tier sets how many agents they can have active.</p>
     ${result}

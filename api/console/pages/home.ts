@@ -1,9 +1,9 @@
 import type { OperatorActionView } from '../../../shared/domains/operator/record-action.js';
 import { CONSOLE_PAGES, notice } from '../layout.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type Html } from '../html.js';
 import { actionsTable } from './schedules.js';
 
-export function homePage(actions: OperatorActionView[]): SafeHtml {
+export function homePage(actions: OperatorActionView[]): Html {
   return html`<h1>Operator console</h1>
     <p class="lead">
       Everything an operator does, without curl. Each page has a JSON twin under
@@ -22,7 +22,7 @@ export function homePage(actions: OperatorActionView[]): SafeHtml {
     ${actionsTable('Operator actions', actions)}`;
 }
 
-export function loginPage(next: string, error?: string): SafeHtml {
+export function loginPage(next: string, error?: string): Html {
   return html`<h1>Sign in</h1>
     <p class="lead">
       Paste the operator token (<code>OPERATOR_TOKEN</code>, or the one <code>npm start</code> printed). The

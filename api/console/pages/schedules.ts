@@ -1,7 +1,7 @@
 import type { OperatorActionView } from '../../../shared/domains/operator/record-action.js';
 import type { ScheduleView } from '../../../shared/domains/schedules/schedule-admin.js';
 import { csrfField, notice } from '../layout.js';
-import { html, when, type SafeHtml } from '../html.js';
+import { html, when, type Html } from '../html.js';
 
 const OUTCOME_CLASS = { succeeded: 'ok', failed: 'bad', running: 'warn', skipped: 'warn' } as const;
 
@@ -26,7 +26,7 @@ function actionButton(name: string, verb: 'pause' | 'resume' | 'run', label: str
   </form>`;
 }
 
-export function actionsTable(caption: string, actions: OperatorActionView[]): SafeHtml {
+export function actionsTable(caption: string, actions: OperatorActionView[]): Html {
   if (!actions.length) return html`<p class="muted">${caption}: none yet.</p>`;
   return html`<table>
     <caption>
@@ -67,7 +67,7 @@ export function schedulesPage(
   actions: OperatorActionView[],
   csrf: string | null,
   done?: { verb: string; name: string },
-): SafeHtml {
+): Html {
   const message =
     done && NOTICES[done.verb] && schedules.some((s) => s.name === done.name)
       ? NOTICES[done.verb]!(done.name)

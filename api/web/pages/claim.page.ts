@@ -1,6 +1,6 @@
 import type { ClaimPageData } from '../../../shared/domains/agents/claim-page.js';
 import { money, percent, signed, utc } from '../format.js';
-import { html } from '../html.js';
+import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
 
 function record(r: ClaimPageData['record']) {

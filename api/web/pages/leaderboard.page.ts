@@ -1,6 +1,6 @@
 import type { sdkAgentsBoard } from '../../../shared/domains/reads/leaderboard.js';
 import { percent, shownSign, signed, utc } from '../format.js';
-import { html } from '../html.js';
+import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
 
 export type Board = Awaited<ReturnType<typeof sdkAgentsBoard>>;

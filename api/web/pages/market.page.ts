@@ -1,7 +1,7 @@
 import type { MarketChartHistory } from '../../../shared/domains/markets/chart-history.js';
 import type { MarketView } from '../../../shared/domains/markets/market-view.js';
 import { cents, money, relativeTime, utc } from '../format.js';
-import { html } from '../html.js';
+import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
 
 /** The chart's window: a week, one point an hour (the history route's largest window). */

@@ -1,7 +1,7 @@
 import type { MarketView } from '../../../shared/domains/markets/market-view.js';
 import { VENUE_IDS } from '../../../shared/domains/venues/venue-id.js';
 import { cents, money, relativeTime } from '../format.js';
-import { html } from '../html.js';
+import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
 
 export const MARKET_LIST_STATUSES = ['active', 'trending', 'new', 'ending', 'resolved'] as const;
