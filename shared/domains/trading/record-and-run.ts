@@ -12,7 +12,14 @@ import {
 } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
-import { claimIdempotencyKey, duplicateInFlight, fingerprintOf, rememberAnswer } from './idempotency.js';
+import {
+  IDEMPOTENCY_TTL_SECONDS,
+  claimIdempotencyKey,
+  duplicateInFlight,
+  fingerprintOf,
+  keyReused,
+  rememberAnswer,
+} from './idempotency.js';
 import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
@@ -36,6 +43,57 @@ export interface RecordedTrade {
   /** The buy's admission when the caller took it already (VenueTrade.admitted); else taken here. */
   admitted?: Admission | null;
 }
+
+/**
+ * The trade recorded under an agent's idempotency key within the key's 24 hours, unless it was
+ * stopped before it ran (the queue was down: the caller got a 503 and the key was freed for a resend).
+ */
+async function recordedUnderKey(deps: Deps, agentId: string, key: string) {
+  const since = deps.clock().getTime() - IDEMPOTENCY_TTL_SECONDS * 1000;
+  const recorded = await deps.models.Trade.find(
+    { agentId, idempotencyKey: key },
+    {
+      status: 1,
+      result: 1,
+      createdAt: 1,
+      venue: 1,
+      marketId: 1,
+      side: 1,
+      action: 1,
+      amountMicro: 1,
+      sharesMicro: 1,
+      limitPrice: 1,
+      orderType: 1,
+    },
+  )
+    .sort({ createdAt: -1 })
+    .lean();
+  return (
+    recorded.find((t) => t.createdAt.getTime() >= since && !(t.status === 'failed' && !t.result)) ?? null
+  );
+}
+
+/** The fingerprint the request that recorded `trade` had (record-and-run stores every part of it). */
+const fingerprintOfTrade = (trade: {
+  venue: string;
+  marketId: string;
+  side: string;
+  action: string;
+  amountMicro: number;
+  sharesMicro: number;
+  limitPrice?: number | null;
+  orderType?: string | null;
+}) =>
+  fingerprintOf({
+    venue: trade.venue,
+    marketId: trade.marketId,
+    side: trade.side,
+    action: trade.action,
+    amountMicro: trade.amountMicro,
+    sharesMicro: trade.sharesMicro,
+    limitPrice: trade.limitPrice ?? null,
+    orderType: trade.orderType ?? null,
+  });
 
 /**
  * A live trade from acceptance to answer, the same on every venue: the idempotency key, the
@@ -84,6 +142,35 @@ export async function recordAndRun({
       )
     : null;
   if (idem?.state === 'replay') return idem.answer;
+  if (idem?.state === 'first') {
+    // Redis may have lost what the key answered (down when the first request finished, its claim
+    // expired since): the trade recorded under the key is the durable word, so a resend never
+    // places a second one.
+    const earlier = await recordedUnderKey(deps, agent._id, req.idempotency_key!).catch(async (err) => {
+      await idem.abandon();
+      throw err;
+    });
+    if (earlier) {
+      if (fingerprintOfTrade(earlier) !== fingerprint) {
+        await idem.abandon();
+        throw keyReused(req.idempotency_key!);
+      }
+      if (FINAL_TRADE_STATUSES.includes(earlier.status) && earlier.result) {
+        const answer = earlier.result as TradeResult;
+        await rememberAnswer(
+          deps.redis,
+          deps.env.QUEUE_PREFIX,
+          agent._id,
+          req.idempotency_key!,
+          fingerprint,
+          answer,
+        );
+        return answer;
+      }
+      await idem.abandon();
+      throw duplicateInFlight();
+    }
+  }
   if (idem?.state === 'in-flight') {
     const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
     if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {

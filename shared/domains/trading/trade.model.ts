@@ -121,6 +121,8 @@ tradeSchema.index({ status: 1, updatedAt: 1 });
 // The order sync and the open-orders list: an owner's venue orders still open.
 tradeSchema.index({ venue: 1, status: 1 });
 tradeSchema.index({ agentId: 1, status: 1 });
+// A resend under an idempotency key whose answer Redis lost finds the trade recorded under it.
+tradeSchema.index({ agentId: 1, idempotencyKey: 1 });
 
 /** Its paths have defaults or are required, so all are present; `signed` is a Mixed path. */
 export type VenueOrder = Omit<

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { scanKeys } from '../../shared/infra/redis.js';
+import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
+import { registerAgent } from '../support/http.js';
+
+/**
+ * Found by the chaos run (npm run chaos): a trade finished while Redis was down (SIGKILLed and being
+ * restarted), so its answer never replaced the key's in-flight claim, which expires 120 s after it
+ * was made. The client's resend of the identical request after that placed a second trade.
+ */
+describe('idempotency_key when Redis lost the answer #integration', () => {
+  it('when the first answer never reached Redis and the claim has expired, then a resend with the same key answers the first trade and places nothing', async () => {
+    const { deps, env } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const body = { market_id: market._id, side: 'yes', amount: 4, idempotency_key: 'answer-lost-1' };
+    const first = await trade(agent, body);
+    assert.equal(first.body.fill_status, 'filled', JSON.stringify(first.body));
+
+    // What Redis holds 120 s after a completion it missed: nothing under the key.
+    const keys = await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:${agent.agent_id}:*`);
+    assert.equal(keys.length, 1);
+    await deps.redis.del(...keys);
+
+    const again = await trade(agent, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.trade_id, first.body.trade_id, 'the resend is the first trade');
+    assert.equal(again.body.fill_status, 'filled');
+    const placed = await deps.models.Trade.countDocuments({
+      agentId: agent.agent_id,
+      idempotencyKey: body.idempotency_key,
+    });
+    assert.equal(placed, 1, 'one trade under the key');
+
+    // The answer is cached again: a third send is a replay from Redis.
+    const third = await trade(agent, body);
+    assert.equal(third.body.trade_id, first.body.trade_id);
+  });
+
+  it('when the key was first used with another trade, then the resend is refused as a reused key even though Redis forgot it', async () => {
+    const { deps, env } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const body = { market_id: market._id, side: 'no', amount: 2, idempotency_key: 'answer-lost-2' };
+    assert.equal((await trade(agent, body)).body.fill_status, 'filled');
+    await deps.redis.del(...(await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:${agent.agent_id}:*`)));
+
+    const other = await trade(agent, { ...body, amount: 3 });
+    assert.equal(other.status, 422, JSON.stringify(other.body));
+    assert.equal(other.body.detail?.[0]?.type, 'idempotency_key_reused');
+  });
+});
