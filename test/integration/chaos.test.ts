@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { SHORT_PLAN, describeReport, runChaos } from '../chaos/run-chaos.js';
+
+/**
+ * The short chaos run (`npm run chaos -- --short`) on every `npm test`: the service as `npm start`
+ * runs it, randomized concurrent trades from many agents, SIGKILLs of trade workers, the embedded
+ * Redis and the embedded database, then nothing acknowledged lost or doubled and a clean audit.
+ * The long run's figures are in docs/reliability.md.
+ */
+describe('chaos: trading while workers, Redis and the database are SIGKILLed #integration #chaos', function () {
+  this.timeout(600_000);
+
+  it('when trade workers (3), the embedded Redis (1) and database (1) are killed during 300 random trades, then no trade answered filled is lost or doubled, every resend answers as the first and the audit is clean', async () => {
+    const lines: string[] = [];
+    const report = await runChaos(SHORT_PLAN, (line) => lines.push(line));
+    const figures = describeReport(report);
+    assert.deepEqual(report.failures, [], `${figures}\n${lines.join('\n')}`);
+    assert.ok(report.verification.acknowledgedFilled > 0, figures);
+    assert.equal(report.verification.audit.ok, true, figures);
+  });
+});
