@@ -73,28 +73,6 @@ async function recordedUnderKey(deps: Deps, agentId: string, key: string) {
   );
 }
 
-/** The fingerprint the request that recorded `trade` had (record-and-run stores every part of it). */
-const fingerprintOfTrade = (trade: {
-  venue: string;
-  marketId: string;
-  side: string;
-  action: string;
-  amountMicro: number;
-  sharesMicro: number;
-  limitPrice?: number | null;
-  orderType?: string | null;
-}) =>
-  fingerprintOf({
-    venue: trade.venue,
-    marketId: trade.marketId,
-    side: trade.side,
-    action: trade.action,
-    amountMicro: trade.amountMicro,
-    sharesMicro: trade.sharesMicro,
-    limitPrice: trade.limitPrice ?? null,
-    orderType: trade.orderType ?? null,
-  });
-
 /**
  * A live trade from acceptance to answer, the same on every venue: the idempotency key, the
  * account safeguards (refused before anything is recorded), the trade recorded `pending`, handed
@@ -142,6 +120,18 @@ export async function recordAndRun({
       )
     : null;
   if (idem?.state === 'replay') return idem.answer;
+  /** The recorded answer of the key's trade, cached again for the next resend. */
+  const replayRecorded = async (answer: TradeResult) => {
+    await rememberAnswer(
+      deps.redis,
+      deps.env.QUEUE_PREFIX,
+      agent._id,
+      req.idempotency_key!,
+      fingerprint,
+      answer,
+    );
+    return answer;
+  };
   if (idem?.state === 'first') {
     // Redis may have lost what the key answered (down when the first request finished, its claim
     // expired since): the trade recorded under the key is the durable word, so a resend never
@@ -151,39 +141,26 @@ export async function recordAndRun({
       throw err;
     });
     if (earlier) {
-      if (fingerprintOfTrade(earlier) !== fingerprint) {
+      // Every part of the fingerprint is stored on the trade.
+      const recordedFingerprint = fingerprintOf({
+        ...earlier,
+        limitPrice: earlier.limitPrice ?? null,
+        orderType: earlier.orderType ?? null,
+      });
+      if (recordedFingerprint !== fingerprint) {
         await idem.abandon();
         throw keyReused(req.idempotency_key!);
       }
-      if (FINAL_TRADE_STATUSES.includes(earlier.status) && earlier.result) {
-        const answer = earlier.result as TradeResult;
-        await rememberAnswer(
-          deps.redis,
-          deps.env.QUEUE_PREFIX,
-          agent._id,
-          req.idempotency_key!,
-          fingerprint,
-          answer,
-        );
-        return answer;
-      }
+      if (FINAL_TRADE_STATUSES.includes(earlier.status) && earlier.result)
+        return replayRecorded(earlier.result as TradeResult);
       await idem.abandon();
       throw duplicateInFlight();
     }
   }
   if (idem?.state === 'in-flight') {
     const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
-    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result) {
-      await rememberAnswer(
-        deps.redis,
-        deps.env.QUEUE_PREFIX,
-        agent._id,
-        req.idempotency_key!,
-        fingerprint,
-        first.result,
-      );
-      return first.result as TradeResult;
-    }
+    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result)
+      return replayRecorded(first.result as TradeResult);
     throw duplicateInFlight();
   }
   // Refused before anything was recorded: the key is released, so it may be used again.
