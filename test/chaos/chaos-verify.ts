@@ -31,6 +31,8 @@ export interface Verification {
   filledButNotAcknowledged: string[];
   /** Trades still pending or executing when the run ended (after waiting for them). */
   unfinished: number;
+  /** …as `id status resumes updatedAt`, to look them up. */
+  unfinishedTrades: string[];
   /** Idempotency values in Redis naming a trade the database does not have. Must be 0. */
   danglingIdempotency: string[];
   idempotencyKeysInRedis: number;
@@ -45,6 +47,8 @@ interface StoredTrade {
   agentId: string;
   idempotencyKey: string | null;
   status: string;
+  resumeCount?: number;
+  updatedAt?: Date;
 }
 
 async function waitForFinishedTrades(trades: mongoose.mongo.Collection<StoredTrade>, ms: number) {
@@ -114,7 +118,7 @@ export async function verifyRun(opts: {
     const stored = await tradesCol
       .find(
         { agentId: { $in: opts.agents.map((a) => a.agentId) } },
-        { projection: { _id: 1, agentId: 1, idempotencyKey: 1, status: 1 } },
+        { projection: { _id: 1, agentId: 1, idempotencyKey: 1, status: 1, resumeCount: 1, updatedAt: 1 } },
       )
       .toArray();
     const byId = new Map(stored.map((t) => [t._id, t]));
@@ -178,6 +182,11 @@ export async function verifyRun(opts: {
       doubled,
       filledButNotAcknowledged,
       unfinished,
+      unfinishedTrades: stored
+        .filter((t) => t.status === 'pending' || t.status === 'executing')
+        .map(
+          (t) => `${t._id} ${t.status} resumes ${t.resumeCount ?? 0} updated ${t.updatedAt?.toISOString()}`,
+        ),
       danglingIdempotency,
       idempotencyKeysInRedis: idemKeys.length,
       replayed,

@@ -103,7 +103,7 @@ function failuresOf(plan: ChaosPlan, r: Omit<ChaosReport, 'failures'>): string[]
     ['replays answering differently (during the run)', r.client.replayMismatches],
     ['replays answering differently (after the run)', v.replayMismatches],
     ['audit differences', v.audit.differences.map((d) => JSON.stringify(d))],
-    ['trades never finished', Array.from({ length: v.unfinished }, () => 'pending or executing')],
+    ['trades never finished', v.unfinishedTrades],
     ['trades without a final answer', Array.from({ length: r.client.unresolved }, () => 'unresolved')],
     ['5xx other than 503', serverErrors],
   ];
