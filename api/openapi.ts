@@ -49,6 +49,8 @@ function errorResponses(e: EndpointSpec) {
   if (e.body) statuses.add(400).add(413).add(415);
   if (e.params) statuses.add(400);
   if (e.auth !== 'none') statuses.add(401);
+  // A named limit answers 429 with Retry-After (api/http/rate-limit.ts).
+  if (e.rateLimit) statuses.add(429);
   if (e.auth.startsWith('agent') && !releasedAgentMayCall(e)) statuses.add(403);
   const responses: Record<
     string,

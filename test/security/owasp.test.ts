@@ -561,6 +561,16 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
     assert.deepEqual([...departures], []);
   });
 
+  it('when a route is rate-limited, then /openapi.json publishes its 429 (API4: clients must expect it)', async () => {
+    const doc = (await request(world.app).get('/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const unpublished = ROUTES.filter(([, spec]) => spec.rateLimit)
+      .filter(([, spec]) => !doc.paths[spec.path]?.[spec.method]?.responses['429'])
+      .map(([name, spec]) => `${name}: ${spec.method.toUpperCase()} ${spec.path} (${spec.rateLimit})`);
+    assert.deepEqual(unpublished, []);
+  });
+
   it('when any generated request was answered, then no body carries a stack trace or a source path', () => {
     const STACK = /\n\s+at\s|\bat [^\s]+ \([^)]*:\d+:\d+\)|node_modules\/|\/[\w/.-]+\.(ts|js):\d+/;
     const leaks = sent
