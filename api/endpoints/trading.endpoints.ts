@@ -49,7 +49,8 @@ export const tradingEndpoints = {
       'The deprecated `execute: true` trades nothing: it answers the parameters of a Polymarket YES buy (`order_params`, `intent_id`) to place yourself.',
     body: TradeRequestSchema,
     response: z.union([TradeResultSchema, PreparedTradeSchema]),
-    errors: [403, 503],
+    // 429: the trade guard's cooldowns (Retry-After).
+    errors: [403, 429, 503],
   }),
   batchTrades: endpoint({
     method: 'post',
@@ -65,7 +66,8 @@ export const tradingEndpoints = {
       'A leg can still fail in execution if the market or balance changed in between (a race); the answer then says which legs filled (`applied: "partial"` and a warning).',
     body: BatchTradeRequestSchema,
     response: BatchTradeResultSchema,
-    errors: [403, 503],
+    // 429: the trade guard's cooldowns (Retry-After).
+    errors: [403, 429, 503],
   }),
   listTrades: endpoint({
     method: 'get',
