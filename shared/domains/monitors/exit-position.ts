@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../composition/deps.js';
 import { afterWrite } from '../../infra/faults.js';
+import type { AgentRecord } from '../agents/agent.model.js';
 import { agentOwner } from '../limits/settings-owner.js';
 import { fromMicro } from '../money.js';
 import { submitTrade } from '../trading/submit-trade.js';
@@ -25,11 +26,9 @@ const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
  * for the account's wallet (managed); an external wallet or Kalshi (always the agent's own Solana
  * wallet) gets a risk alert for its client to act on.
  */
-async function sellsItself(deps: Deps, m: PositionMonitorRecord, agentId: string) {
+async function sellsItself(deps: Deps, m: PositionMonitorRecord, agent: AgentRecord | null) {
   if (m.venue === 'sim') return true;
-  if (m.venue !== 'polymarket') return false;
-  const agent = await deps.models.Agent.findById(agentId, { claimedBy: 1 }).lean();
-  if (!agent) return false;
+  if (m.venue !== 'polymarket' || !agent) return false;
   const wallet = await walletOf(deps, await agentOwner(deps, agent));
   return wallet?.ownership === 'managed';
 }
@@ -50,7 +49,11 @@ async function finish(deps: Deps, m: PositionMonitorRecord, outcome: Finish) {
  * this exit already recorded (found by its key) is followed rather than placed again, so the exit
  * stays single even after the idempotency claim in Redis has lapsed.
  */
-async function sell(deps: Deps, m: PositionMonitorRecord): Promise<TradeResult | 'pending'> {
+async function sell(
+  deps: Deps,
+  m: PositionMonitorRecord,
+  agent: AgentRecord | null,
+): Promise<TradeResult | 'pending'> {
   const key = exitKey(m);
   const placed = await deps.models.Trade.findOne(
     { agentId: m.agentId, marketId: m.marketId, idempotencyKey: key },
@@ -60,7 +63,6 @@ async function sell(deps: Deps, m: PositionMonitorRecord): Promise<TradeResult |
     return FINAL_TRADE_STATUSES.includes(placed.status) && placed.result
       ? (placed.result as TradeResult)
       : 'pending';
-  const agent = await deps.models.Agent.findById(m.agentId).lean();
   if (!agent) throw new Error(`agent ${m.agentId} of monitor ${m._id} not found`);
   const label = m.exitReason === 'take_profit' ? 'Take-profit' : 'Stop-loss';
   const result = await submitTrade(
@@ -93,13 +95,15 @@ export async function exitMonitoredPosition(deps: Deps, monitorId: string, gener
   const m = (await deps.models.PositionMonitor.findById(monitorId).lean()) as PositionMonitorRecord | null;
   if (!m || m.state !== 'triggered' || m.generation !== generation)
     return { monitor_id: monitorId, outcome: 'skipped' };
-  if (!(await sellsItself(deps, m, m.agentId))) {
+  // Read once: who decides between selling and alerting, and who sells.
+  const agent = (await deps.models.Agent.findById(m.agentId).lean()) as AgentRecord | null;
+  if (!(await sellsItself(deps, m, agent))) {
     await raiseRiskAlert(deps, m);
     afterWrite();
     await finish(deps, m, { exitOutcome: 'alerted', exitTradeId: null, exitError: null });
     return { monitor_id: monitorId, outcome: 'alerted' };
   }
-  const result = await sell(deps, m);
+  const result = await sell(deps, m, agent);
   if (result === 'pending') throw new Error(`the exit sell of monitor ${monitorId} is not final yet`);
   await finish(
     deps,
