@@ -3,6 +3,7 @@ import { AppError, errorBody } from '../../shared/infra/errors.js';
 import { VenueHttpError } from '../../shared/infra/http/venue-http-error.js';
 import { venueUnavailable } from '../../shared/domains/venues/venue-unavailable.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../../shared/infra/database-unavailable.js';
+import { isRedisUnavailable, redisUnavailable } from '../../shared/infra/redis-unavailable.js';
 import { bodyParserFailure } from './json-body.js';
 import { RequestValidationError } from './validation.js';
 
@@ -35,6 +36,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof VenueHttpError) err = venueUnavailable(err);
   err = malformedPath(err) ?? err;
   if (isDatabaseUnavailable(err)) err = databaseUnavailable(err);
+  else if (isRedisUnavailable(err)) err = redisUnavailable(err);
   const unreadableBody = bodyParserFailure(err, req);
   if (unreadableBody) {
     // The caller's mistake, not ours: no stack, and not at error level where alerts look.
