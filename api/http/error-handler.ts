@@ -35,8 +35,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
   if (err instanceof VenueHttpError) err = venueUnavailable(err);
   err = malformedPath(err) ?? err;
-  if (isDatabaseUnavailable(err)) err = databaseUnavailable(err);
-  else if (isRedisUnavailable(err)) err = redisUnavailable(err);
+  // An AppError already names its outage (idempotency_unavailable, limits_unavailable, …): keep it.
+  if (!(err instanceof AppError)) {
+    if (isDatabaseUnavailable(err)) err = databaseUnavailable(err);
+    else if (isRedisUnavailable(err)) err = redisUnavailable(err);
+  }
   const unreadableBody = bodyParserFailure(err, req);
   if (unreadableBody) {
     // The caller's mistake, not ours: no stack, and not at error level where alerts look.

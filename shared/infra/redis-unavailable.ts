@@ -21,6 +21,8 @@ export function isRedisUnavailable(err: unknown): boolean {
 
 /** Long enough for the supervisor to restart the embedded Redis (backoff from 250 ms) and load its file. */
 export const REDIS_RETRY_AFTER_SECONDS = 2;
+/** The header every 503 caused by Redis carries, whichever code names it. */
+export const redisRetryAfter = { 'Retry-After': String(REDIS_RETRY_AFTER_SECONDS) };
 
 /** A 503 the clients retry (`retryable`, Retry-After), never the 500 of an unexpected error. */
 export const redisUnavailable = (cause: unknown) =>
@@ -29,5 +31,5 @@ export const redisUnavailable = (cause: unknown) =>
     'redis_unavailable',
     'The queue and cache store is unavailable right now',
     `Retry in ${REDIS_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
-    { retryable: true, headers: { 'Retry-After': String(REDIS_RETRY_AFTER_SECONDS) }, cause },
+    { retryable: true, headers: redisRetryAfter, cause },
   );

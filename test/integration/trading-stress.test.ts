@@ -169,6 +169,7 @@ describe('money under concurrency #integration', function () {
       assert.equal(res.status, 503);
       assert.equal(res.body.retryable, true);
       assert.equal(res.body.error_code, 'idempotency_unavailable');
+      assert.equal(res.headers['retry-after'], '2');
       assert.equal(await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id }), 1);
       // A buy without a key still needs its daily limits and cooldowns checked: refused, not waved through.
       const buy = await request(app)
@@ -177,6 +178,7 @@ describe('money under concurrency #integration', function () {
         .send({ market_id: market._id, side: 'yes', amount: 1 });
       assert.equal(buy.status, 503);
       assert.equal(buy.body.error_code, 'limits_unavailable');
+      assert.equal(buy.headers['retry-after'], '2');
       assert.equal(await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id }), 1);
       const sell = await request(app)
         .post('/api/sdk/trade')

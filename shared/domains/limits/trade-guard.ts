@@ -1,4 +1,5 @@
 import { AppError, invalidField } from '../../infra/errors.js';
+import { redisRetryAfter } from '../../infra/redis-unavailable.js';
 import type { Refusal } from '../refusal.js';
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -127,8 +128,8 @@ export async function admitTrade(
       503,
       'limits_unavailable',
       'Trading limits cannot be checked right now; the trade was not placed',
-      'Retry in a few seconds.',
-      { retryable: true, cause: err },
+      'Retry in a few seconds (see Retry-After).',
+      { retryable: true, headers: redisRetryAfter, cause: err },
     );
   });
   if (verdict.ok) return verdict.admission;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError, RequestValidationError } from '../../infra/errors.js';
+import { redisRetryAfter } from '../../infra/redis-unavailable.js';
 
 /** Completed answers are replayed for 24 hours (spec §4.2). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -15,11 +16,8 @@ const cacheUnavailable = (cause: unknown) =>
     503,
     'idempotency_unavailable',
     'Idempotency cache unavailable; the trade was not placed',
-    'Retry in a few seconds with the same idempotency_key.',
-    {
-      retryable: true,
-      cause,
-    },
+    'Retry in a few seconds (see Retry-After) with the same idempotency_key.',
+    { retryable: true, headers: redisRetryAfter, cause },
   );
 
 /**
