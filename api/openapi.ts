@@ -3,6 +3,7 @@ import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { releasedAgentMayCall } from './http/released-agent.js';
+import { skipsPathWords } from './http/path-words.js';
 
 /** The interface version of spec §9 (the service's own package version is separate). */
 export const API_VERSION = '1.0.0';
@@ -51,6 +52,8 @@ function errorResponses(e: EndpointSpec) {
   if (e.auth !== 'none') statuses.add(401);
   // A named limit answers 429 with Retry-After (api/http/rate-limit.ts).
   if (e.rateLimit) statuses.add(429);
+  // A plain word as the market id is a mistyped path: 404 before the handler (api/http/path-words.ts).
+  if (skipsPathWords(e)) statuses.add(404);
   if (e.auth.startsWith('agent') && !releasedAgentMayCall(e)) statuses.add(403);
   const responses: Record<
     string,

@@ -31,6 +31,7 @@ import { monitorHandlers } from './handlers/monitors.handlers.js';
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
 import { limitReleasedAgent } from './http/released-agent.js';
+import { skipPathWords, skipsPathWords } from './http/path-words.js';
 import { optionalOperator, requireOperator } from './http/operator-auth.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
@@ -75,15 +76,6 @@ function unknownParamWarning(spec: EndpointSpec, query: Record<string, unknown>)
   return `Unknown query parameter(s) ignored: ${parts.join(', ')}. Valid parameters: ${known.length ? known.join(', ') : 'none'}.`;
 }
 
-/**
- * A plain word where a market id belongs is a mistyped path (`/api/sdk/markets/importabel`), not an
- * unknown market: skip the route so the answer is "Not found: <method> <path>". Ids (UUIDs,
- * condition ids, tickers) always contain digits or upper case and still reach the handler.
- */
-const PATH_WORD = /^[a-z][a-z_-]*$/;
-const skipPathWords: RequestHandler = (req, _res, next) =>
-  next(PATH_WORD.test(String(req.params.market_id ?? '')) ? 'route' : undefined);
-
 export function registerEndpoints(
   app: Express,
   deps: Deps,
@@ -99,7 +91,7 @@ export function registerEndpoints(
   for (const [name, spec] of Object.entries(ENDPOINTS) as [EndpointName, EndpointSpec][]) {
     const handler = HANDLERS[name] as unknown as Handler<EndpointSpec>;
     const chain: RequestHandler[] = [];
-    if (spec.params && 'market_id' in spec.params.shape) chain.push(skipPathWords);
+    if (skipsPathWords(spec)) chain.push(skipPathWords);
     const agentAuth = spec.freshAgent ? freshAgentAuth : cachedAgentAuth;
     if (spec.auth === 'agent') chain.push(agentAuth);
     if (spec.auth === 'operator') chain.push(operatorAuth);

@@ -457,6 +457,28 @@ for (const [name, spec] of ROUTES) {
   });
 }
 
+// API9 Improper inventory: a plain word where a market id belongs is a mistyped path, answered 404
+// "Not found" before the handler (api/http/path-words.ts); the conformance check below then needs
+// /openapi.json to publish that 404 (a CI fuzz found DELETE /api/sdk/markets/c/orders unpublished).
+for (const [name, spec] of ROUTES) {
+  if (!spec.params || !('market_id' in spec.params.shape)) continue;
+  const principal = legitimate(spec)[0] ?? 'none';
+  add({
+    category: 'API9 Mistyped paths',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} with the word "c" as market id`,
+    run: async (world) => {
+      const res = await call(world, name, spec, {
+        credential: world.credential(principal),
+        params: { ...ownParams(world, spec), market_id: 'c' },
+        query: spec.query && 'side' in spec.query.shape ? { side: 'no' } : undefined,
+        body: sampleBody(world, spec),
+      });
+      return res.status === 404 ? undefined : `answered ${res.status}, not 404`;
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 describe('OWASP API Top 10 attack suite, generated from the endpoint table #security', function () {
   this.timeout(FULL ? 30 * 60_000 : 120_000);
