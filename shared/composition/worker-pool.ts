@@ -1,8 +1,9 @@
-import { UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { AppError } from '../infra/errors.js';
 import type { Deps } from './deps.js';
 import { JOBS, jobNamesOf, type JobName } from '../infra/queue/jobs.js';
 import type { ProcessorRegistry } from './processor.js';
+import { outageDeferralMs } from './outage-deferral.js';
 import { QUEUE_NAMES, type QueueName } from '../infra/queue/queues.js';
 
 /** Resolves WORKER_QUEUES strictly: an unknown name stops the process rather than silently running "all". */
@@ -19,14 +20,15 @@ export function selectQueues(requested: string[] | undefined): QueueName[] {
 /**
  * One BullMQ Worker per queue, dispatching on job name through the registry. Payloads are parsed
  * with the job's schema first; a bad payload or a non-retryable AppError fails the job for good,
- * anything else is rethrown so the job's attempts/backoff apply.
+ * an outage of the database or Redis defers the job without spending an attempt, and anything else
+ * is rethrown so the job's attempts/backoff apply.
  */
 export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: QueueName[]): Worker[] {
   return queues.map((queue) => {
     const names = new Set<string>(jobNamesOf(queue));
     const worker = new Worker(
       queue,
-      async (job) => {
+      async (job, token) => {
         const name = job.name as JobName;
         if (!names.has(name))
           throw new UnrecoverableError(`No processor for job "${job.name}" on queue "${queue}"`);
@@ -47,6 +49,21 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
           });
         } catch (err) {
           if (err instanceof AppError && !err.retryable) throw new UnrecoverableError(err.message);
+          const deferral = outageDeferralMs(job, err);
+          if (deferral !== null) {
+            // Needs Redis: when it is Redis that is down, the job stalls instead and is taken up again.
+            const deferred = await job
+              .moveToDelayed(Date.now() + deferral, token)
+              .then(() => true)
+              .catch(() => false);
+            if (deferred) {
+              log.warn(
+                { err, retryInMs: deferral },
+                'store unavailable; job deferred without spending an attempt',
+              );
+              throw new DelayedError();
+            }
+          }
           log.warn({ err }, 'job failed; it will be retried if attempts remain');
           throw err;
         }
