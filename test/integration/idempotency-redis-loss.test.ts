@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import request from 'supertest';
+import type { Redis } from 'ioredis';
+import { buildApp } from '../../api/app.js';
+import { unavailable } from '../../shared/infra/errors.js';
+import type { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { scanKeys } from '../../shared/infra/redis.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -49,5 +54,47 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     const other = await trade(agent, { ...body, amount: 3 });
     assert.equal(other.status, 422, JSON.stringify(other.body));
     assert.equal(other.body.detail?.[0]?.type, 'idempotency_key_reused');
+  });
+
+  it('when a trade was stopped because the queue was down and Redis could not free its key, then a resend places the trade instead of answering "in flight"', async () => {
+    const ctx = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const body = { market_id: market._id, side: 'yes', amount: 3, idempotency_key: 'queue-down-1' };
+    // The queue refuses the job, and the DEL that frees the key fails (Redis went down with it).
+    const queues = Object.create(ctx.deps.queues) as QueueClient;
+    queues.enqueueAndWait = async () => {
+      throw unavailable('The job queue');
+    };
+    const redis = new Proxy(ctx.deps.redis, {
+      get: (target, name, receiver) =>
+        name === 'del'
+          ? async () => {
+              throw new Error('Connection is closed.');
+            }
+          : Reflect.get(target, name, receiver),
+    }) as Redis;
+    const down = buildApp({ ...ctx.deps, queues, redis }, { operatorToken: ctx.operatorToken });
+    const refused = await request(down)
+      .post('/api/sdk/trade')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send(body);
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    const stopped = await ctx.deps.models.Trade.findOne({ agentId: agent.agent_id }).lean();
+    assert.equal(stopped?.status, 'failed');
+    assert.equal(stopped?.result ?? null, null, 'stopped before it ran');
+
+    // The resend, once the queue is back: the key still says "in flight" for the stopped trade.
+    const again = await trade(agent, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.fill_status, 'filled');
+    assert.notEqual(again.body.trade_id, stopped?._id);
+    const replay = await trade(agent, body);
+    assert.equal(replay.body.trade_id, again.body.trade_id, 'the key now answers the trade that ran');
+    assert.equal(
+      await ctx.deps.models.Trade.countDocuments({ agentId: agent.agent_id, status: 'filled' }),
+      1,
+      'one trade filled under the key',
+    );
   });
 });

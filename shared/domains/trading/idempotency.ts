@@ -86,7 +86,24 @@ export type IdempotencyClaim<T> =
       abandon: () => Promise<void>;
     }
   | { state: 'replay'; answer: T }
-  | { state: 'in-flight'; tradeId: string };
+  | {
+      state: 'in-flight';
+      tradeId: string;
+      /**
+       * Claims the key for this request instead, if it still points at that trade: for a trade that
+       * was stopped before it ran, whose request could not free the key (Redis was down). Null when
+       * another request changed the key meanwhile.
+       */
+      takeOver: () => Promise<FirstClaim<T> | null>;
+    };
+
+type FirstClaim<T> = Extract<IdempotencyClaim<T>, { state: 'first' }>;
+
+/** SET only if the value is still the one read: a compare-and-set in one round trip. */
+const REPLACE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return false`;
 
 /**
  * The spec's `idempotency_key` (per agent). The first request claims the key in Redis (SET NX) with
@@ -105,39 +122,52 @@ export async function claimIdempotencyKey<T>(
   const redisKey = redisKeyOf(prefix, agentId, key);
   const store = (value: StoredClaim<T>, ttlSeconds: number) =>
     redis.set(redisKey, JSON.stringify({ ...value, fp: fingerprint }), 'EX', ttlSeconds);
+  const claim = JSON.stringify({ inFlight: tradeId, fp: fingerprint });
+  const first: FirstClaim<T> = {
+    state: 'first',
+    complete: async (answer) => {
+      await store({ answer }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
+    },
+    keepPointing: async () => {
+      await store({ inFlight: tradeId }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
+    },
+    abandon: async () => {
+      await redis.del(redisKey).catch(() => undefined);
+    },
+  };
   let parsed: StoredClaim<T>;
+  let stored: string | null;
   try {
-    const claimed = await redis.set(
-      redisKey,
-      JSON.stringify({ inFlight: tradeId, fp: fingerprint }),
-      'EX',
-      IN_FLIGHT_TTL_SECONDS,
-      'NX',
-    );
-    if (claimed === 'OK') {
-      return {
-        state: 'first',
-        complete: async (answer) => {
-          await store({ answer }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
-        },
-        keepPointing: async () => {
-          await store({ inFlight: tradeId }, IDEMPOTENCY_TTL_SECONDS).catch(() => undefined);
-        },
-        abandon: async () => {
-          await redis.del(redisKey).catch(() => undefined);
-        },
-      };
-    }
-    const stored = await redis.get(redisKey);
+    const claimed = await redis.set(redisKey, claim, 'EX', IN_FLIGHT_TTL_SECONDS, 'NX');
+    if (claimed === 'OK') return first;
+    stored = await redis.get(redisKey);
     if (stored === null) return claimIdempotencyKey(redis, prefix, agentId, key, tradeId, fingerprint); // expired in between
     parsed = JSON.parse(stored) as StoredClaim<T>;
   } catch (err) {
     throw cacheUnavailable(err);
   }
   if (parsed.fp !== undefined && parsed.fp !== fingerprint) throw keyReused(key);
-  return parsed.answer !== undefined
-    ? { state: 'replay', answer: parsed.answer }
-    : { state: 'in-flight', tradeId: parsed.inFlight! };
+  if (parsed.answer !== undefined) return { state: 'replay', answer: parsed.answer };
+  const seen = stored;
+  return {
+    state: 'in-flight',
+    tradeId: parsed.inFlight!,
+    takeOver: async () => {
+      try {
+        const replaced = await redis.eval(
+          REPLACE_IF_UNCHANGED,
+          1,
+          redisKey,
+          seen,
+          claim,
+          IN_FLIGHT_TTL_SECONDS,
+        );
+        return replaced === 'OK' ? first : null;
+      } catch (err) {
+        throw cacheUnavailable(err);
+      }
+    },
+  };
 }
 
 export const duplicateInFlight = () =>

@@ -109,7 +109,7 @@ export async function recordAndRun({
     limitPrice: limit,
     orderType,
   });
-  const idem = req.idempotency_key
+  let idem = req.idempotency_key
     ? await claimIdempotencyKey<TradeResult>(
         deps.redis,
         deps.env.QUEUE_PREFIX,
@@ -132,6 +132,17 @@ export async function recordAndRun({
     );
     return answer;
   };
+  if (idem?.state === 'in-flight') {
+    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
+    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result)
+      return replayRecorded(first.result as TradeResult);
+    // Stopped before it ran (the queue was down; its caller got a 503), but Redis was down too and
+    // the key kept pointing at it: the key is free, as it is once that claim expires.
+    const stoppedUnrun = first?.status === 'failed' && !first.result;
+    const taken = stoppedUnrun ? await idem.takeOver() : null;
+    if (!taken) throw duplicateInFlight();
+    idem = taken;
+  }
   if (idem?.state === 'first') {
     // Redis may have lost what the key answered (down when the first request finished, its claim
     // expired since): the trade recorded under the key is the durable word, so a resend never
@@ -156,12 +167,6 @@ export async function recordAndRun({
       await idem.abandon();
       throw duplicateInFlight();
     }
-  }
-  if (idem?.state === 'in-flight') {
-    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
-    if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result)
-      return replayRecorded(first.result as TradeResult);
-    throw duplicateInFlight();
   }
   // Refused before anything was recorded: the key is released, so it may be used again.
   let admission: Admission | null;
