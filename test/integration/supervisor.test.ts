@@ -128,6 +128,35 @@ describe('superviseServer: restarts with backoff and a circuit #integration', ()
     }
   });
 
+  it('when it is stopped while a restart is still starting, then that process is ended at once, not awaited', async () => {
+    const { start: sleeper } = sleeperStarts();
+    const spawnedPids: number[] = [];
+    // The restart's process runs but never answers (a JVM still starting): ready only if it exits.
+    const start = async (port: number | undefined, spawned: (pid: number) => void) => {
+      const server = await sleeper(port);
+      const pid = server.child.process.pid!;
+      spawnedPids.push(pid);
+      spawned(pid);
+      if (spawnedPids.length === 1) return server;
+      await new Promise((resolve) => server.child.process.once('exit', resolve));
+      throw new Error('exited before it was ready');
+    };
+    const server = await superviseServer({
+      name: 'sleeper',
+      start,
+      policy: { maxFailures: 3, windowMs: 60_000 },
+      log,
+    });
+    process.kill(server.pid(), 'SIGKILL');
+    await until('the restart spawned its process', () => spawnedPids.length === 2);
+    const stopped = await Promise.race([
+      server.stop().then(() => 'stopped'),
+      sleep(5000).then(() => 'waiting'),
+    ]);
+    assert.equal(stopped, 'stopped', 'stop() waited for a start that never finishes');
+    await until('the starting process exited', () => !isAlive(spawnedPids[1]!));
+  });
+
   it('when it is stopped, then the server stops and is not restarted', async () => {
     const { start, ports } = sleeperStarts();
     const server = await superviseServer({

@@ -75,14 +75,23 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     mkdirSync(dataDir, { recursive: true });
     await takeDataDirLock(lockFile, dataDir);
   }
-  const recordChildren = () =>
-    writeFileSync(
-      lockFile,
-      JSON.stringify({
-        pid: process.pid,
-        children: children.map((c) => c.pid()),
-      } satisfies LockState),
-    );
+  // Each server's live processes, recorded the moment one is spawned: a service SIGKILLed while a
+  // server starts (a JVM takes seconds to answer) must not leave it unrecorded, holding the data
+  // files against the next start. Listed in start order (redis-server, then the database).
+  const serverPids = new Map<string, number[]>();
+  const recordChildren = () => {
+    const children = [...serverPids.values()].flat().filter(isAlive);
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children } satisfies LockState));
+  };
+  const spawned = (server: string) => (pid: number) => {
+    serverPids.set(server, [...(serverPids.get(server) ?? []).filter(isAlive), pid]);
+    recordChildren();
+  };
+  const both =
+    (...hooks: ((pid: number) => void)[]) =>
+    (pid: number) => {
+      for (const hook of hooks) hook(pid);
+    };
   const stop = async () => {
     for (const child of children.reverse()) await child.stop();
     if (needsEmbedded) rmSync(lockFile, { force: true });
@@ -92,13 +101,19 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     if (!redisUrl) {
       const redis = await superviseServer({
         name: 'redis-server',
-        start: (port) => startRedisServer({ dir: join(dataDir, 'redis'), persistent: true, log, port }),
+        start: (port, supervised) =>
+          startRedisServer({
+            dir: join(dataDir, 'redis'),
+            persistent: true,
+            log,
+            port,
+            onSpawned: both(spawned('redis-server'), supervised),
+          }),
         policy,
         log,
         onRestarted: recordChildren,
       });
       children.push(redis);
-      recordChildren();
       redisUrl = redis.url;
       started.push(`redis-server at ${redis.url} (append-only file in ${join(dataDir, 'redis')})`);
     }
@@ -107,8 +122,14 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
       let engine = '';
       const mongo = await superviseServer({
         name: 'database',
-        start: async (port) => {
-          const server = await startMongoServer({ dir: join(dataDir, 'mongo'), persistent: true, log, port });
+        start: async (port, supervised) => {
+          const server = await startMongoServer({
+            dir: join(dataDir, 'mongo'),
+            persistent: true,
+            log,
+            port,
+            onSpawned: both(spawned('database'), supervised),
+          });
           engine = server.engine;
           return server;
         },
@@ -117,7 +138,6 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
         onRestarted: recordChildren,
       });
       children.push(mongo);
-      recordChildren();
       mongoUri = mongo.url;
       started.push(`${engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
     }

@@ -25,6 +25,8 @@ export async function startMongoServer(opts: {
   log: Logger;
   /** A restart reuses the port clients know; a first start takes a free one. */
   port?: number;
+  /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
+  onSpawned?: (pid: number) => void;
 }): Promise<EmbeddedServer & { engine: MongoEngine }> {
   mkdirSync(opts.dir, { recursive: true });
   const port = opts.port ?? (await freePort());
@@ -50,6 +52,7 @@ export async function startMongoServer(opts: {
     if (opts.persistent) args.push('--h2', join(opts.dir, 'mongo-java-server.mv'));
     child = spawnManaged('mongo-java-server', 'java', args, opts.log);
   }
+  if (child.process.pid) opts.onSpawned?.(child.process.pid);
   const uri = `mongodb://127.0.0.1:${port}`;
   await waitUntilReady(
     child,

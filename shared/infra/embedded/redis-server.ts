@@ -18,6 +18,8 @@ export async function startRedisServer(opts: {
   log: Logger;
   /** A restart reuses the port clients know; a first start takes a free one. */
   port?: number;
+  /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
+  onSpawned?: (pid: number) => void;
 }): Promise<EmbeddedServer> {
   mkdirSync(opts.dir, { recursive: true });
   const port = opts.port ?? (await freePort());
@@ -40,6 +42,7 @@ export async function startRedisServer(opts: {
     'no',
   ];
   const child = spawnManaged('redis-server', 'redis-server', args, opts.log);
+  if (child.process.pid) opts.onSpawned?.(child.process.pid);
   const url = `redis://127.0.0.1:${port}`;
   await waitUntilReady(
     child,

@@ -1,6 +1,14 @@
 import type { Logger } from '../logger.js';
 import type { EmbeddedServer } from './redis-server.js';
 
+const killQuietly = (pid: number) => {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // Gone already.
+  }
+};
+
 /** When to stop restarting a server that keeps dying. */
 export interface RestartPolicy {
   /** Exits within `windowMs` that open the circuit (the last one is not restarted). */
@@ -37,8 +45,11 @@ export interface SupervisedServer {
  */
 export async function superviseServer(opts: {
   name: string;
-  /** Starts the server; on a restart with the port it had. Resolves once it answers. */
-  start: (port?: number) => Promise<EmbeddedServer>;
+  /**
+   * Starts the server; on a restart with the port it had. Calls `spawned` with the new process's pid
+   * as soon as it runs, and resolves once it answers.
+   */
+  start: (port: number | undefined, spawned: (pid: number) => void) => Promise<EmbeddedServer>;
   policy: RestartPolicy;
   log: Logger;
   /** A new process runs (e.g. to record its pid). */
@@ -47,7 +58,11 @@ export async function superviseServer(opts: {
 }): Promise<SupervisedServer> {
   const { name, policy, log } = opts;
   const clock = opts.clock ?? Date.now;
-  let current = await opts.start();
+  // A restart's process from its spawn until it answers: a stop in between ends it at once rather
+  // than waiting out a JVM start (and a service killed meanwhile has it in its lock file).
+  let starting: number | undefined;
+  const spawned = (pid: number) => (starting = pid);
+  let current = await opts.start(undefined, () => undefined);
   const port = Number(new URL(current.url).port);
   let stopping = false;
   let circuitOpen = false;
@@ -83,10 +98,13 @@ export async function superviseServer(opts: {
     if (stopping) return;
     let next: EmbeddedServer;
     try {
-      next = await opts.start(port);
+      next = await opts.start(port, spawned);
     } catch (err) {
+      if (stopping) return;
       exited({ err: err instanceof Error ? err.message : String(err) });
       return;
+    } finally {
+      starting = undefined;
     }
     if (stopping) {
       await next.child.stop();
@@ -107,6 +125,7 @@ export async function superviseServer(opts: {
     async stop() {
       stopping = true;
       clearTimeout(pendingRestart);
+      if (starting !== undefined) killQuietly(starting);
       await restarting;
       await current.child.stop();
     },
