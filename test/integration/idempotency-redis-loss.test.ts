@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../api/app.js';
 import { unavailable } from '../../shared/infra/errors.js';
+import { claimIdempotencyKey } from '../../shared/domains/trading/idempotency.js';
 import type { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { scanKeys } from '../../shared/infra/redis.js';
 import { testContext } from '../support/context.js';
@@ -14,6 +15,20 @@ import { registerAgent } from '../support/http.js';
  * restarted), so its answer never replaced the key's in-flight claim, which expires 120 s after it
  * was made. The client's resend of the identical request after that placed a second trade.
  */
+/** This Redis fails the first `failures` releases of a claim (the compare-and-delete script), like a Redis that just died. */
+function failingReleases(redis: Redis, failures: number) {
+  let failed = 0;
+  return new Proxy(redis, {
+    get: (target, name, receiver) =>
+      name === 'eval'
+        ? async (script: string, ...args: (string | number)[]) => {
+            if (script.includes("'DEL'") && failed++ < failures) throw new Error('Connection is closed.');
+            return (target.eval as (...a: unknown[]) => Promise<unknown>).call(target, script, ...args);
+          }
+        : Reflect.get(target, name, receiver),
+  }) as Redis;
+}
+
 describe('idempotency_key when Redis lost the answer #integration', () => {
   it('when the first answer never reached Redis and the claim has expired, then a resend with the same key answers the first trade and places nothing', async () => {
     const { deps, env } = testContext();
@@ -61,19 +76,12 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     const agent = await registerAgent();
     const market = await makeMarket();
     const body = { market_id: market._id, side: 'yes', amount: 3, idempotency_key: 'queue-down-1' };
-    // The queue refuses the job, and the DEL that frees the key fails (Redis went down with it).
+    // The queue refuses the job, and every release of the key fails (Redis went down with it).
     const queues = Object.create(ctx.deps.queues) as QueueClient;
     queues.enqueueAndWait = async () => {
       throw unavailable('The job queue');
     };
-    const redis = new Proxy(ctx.deps.redis, {
-      get: (target, name, receiver) =>
-        name === 'del'
-          ? async () => {
-              throw new Error('Connection is closed.');
-            }
-          : Reflect.get(target, name, receiver),
-    }) as Redis;
+    const redis = failingReleases(ctx.deps.redis, Infinity);
     const down = buildApp({ ...ctx.deps, queues, redis }, { operatorToken: ctx.operatorToken });
     const refused = await request(down)
       .post('/api/sdk/trade')
@@ -96,5 +104,31 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
       1,
       'one trade filled under the key',
     );
+  });
+
+  it('when freeing a key that placed nothing fails because Redis is down, then it is freed once Redis answers again, and never a later request’s claim', async () => {
+    const { deps, env } = testContext();
+    const claim = (redis: Redis, key: string, tradeId: string) =>
+      claimIdempotencyKey(redis, env.QUEUE_PREFIX, 'agent-release', key, tradeId, 'fp');
+    const down = failingReleases(deps.redis, 2);
+    const first = await claim(down, 'release-1', 'trade-a');
+    assert.equal(first.state, 'first');
+    await (first.state === 'first' && first.abandon()); // fails now; retried after 250 ms, then 500 ms
+    assert.equal((await claim(deps.redis, 'release-1', 'trade-b')).state, 'in-flight');
+    const deadline = Date.now() + 5000;
+    let freed = false;
+    while (!freed && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      freed = (await claim(deps.redis, 'release-1', 'trade-c')).state === 'first';
+    }
+    assert.ok(freed, 'the key is free again within the retries');
+
+    // Trade-c holds the key now: a late release of trade-a's claim must not free it.
+    const stale = await claim(deps.redis, 'release-2', 'trade-d');
+    const stored = await deps.redis.keys(`${env.QUEUE_PREFIX}:idem:agent-release:*`);
+    for (const key of stored)
+      await deps.redis.set(key, JSON.stringify({ inFlight: 'trade-e', fp: 'fp' }), 'EX', 60);
+    await (stale.state === 'first' && stale.abandon());
+    assert.equal((await claim(deps.redis, 'release-2', 'trade-f')).state, 'in-flight');
   });
 });
