@@ -29,6 +29,18 @@ async function managedTrader() {
   return { agent, token, address };
 }
 
+/** The late after-trade-fill job of a trade once a worker finished it (its return value), or null after 10 s. */
+async function eventuallyCompleted(name: 'after-trade-fill', tradeId: string) {
+  const { deps } = testContext();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const job = await deps.queues.findJob(name, { tradeId, late: true });
+    if (job && (await job.getState()) === 'completed') return job.returnvalue as { filled: boolean };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
 describe('Trading on Polymarket (emulated CLOB) #integration', function () {
   this.timeout(60_000);
 
@@ -269,6 +281,9 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     );
     const history = await api().get('/api/sdk/trades?venue=polymarket').set(asAgent(t.agent)).expect(200);
     assert.ok(JSON.stringify(history.body).includes(res.body.trade_id), 'in the trade history');
+    // The late fill has the effects of an immediate one (trade.executed, the buy's monitor, price alerts).
+    const effects = await eventuallyCompleted('after-trade-fill', res.body.trade_id);
+    assert.equal(effects?.filled, true, 'the fill’s effects ran');
   });
 
   it('when the kill switch is on or the daily spend is reached, then a real-venue buy is refused before any order', async () => {

@@ -206,6 +206,9 @@ export async function followKalshiOrder(
   poll: number,
 ): Promise<{ status: string }> {
   const trade = await deps.models.Trade.findById(tradeId).lean();
+  // A retry after the close: its fill's effects may not have been queued yet (the job id is the trade's).
+  if (trade?.status === 'filled' && trade.venue === 'kalshi')
+    await deps.queues.enqueue('after-trade-fill', { tradeId, late: true });
   if (!trade || trade.status !== 'open' || trade.venue !== 'kalshi')
     return { status: trade?.status ?? 'unknown' };
   const ctx = tradeContext(deps);
@@ -231,6 +234,9 @@ export async function followKalshiOrder(
         fill: orderFill(state, market, result),
         now: deps.clock(),
       });
+      // The same effects as a fill made at once: trade.executed, the buy's monitor, price alerts.
+      if (state.sharesMicro > 0)
+        await deps.queues.enqueue('after-trade-fill', { tradeId: t._id, late: true });
       return { status: status.status };
     }
   }

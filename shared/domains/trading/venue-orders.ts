@@ -44,6 +44,10 @@ export async function syncOpenTrade(
         fill: orderFill(state, market, result),
         now: ctx.now(),
       });
+      // A fill the venue made later has the same effects as one made at once (trade.executed, the
+      // buy's monitor, price alerts); the job id is the trade's, so a second close queues nothing.
+      if (state.sharesMicro > 0)
+        await ctx.deps.queues.enqueue('after-trade-fill', { tradeId: t._id, late: true });
     }
   }
   return state;

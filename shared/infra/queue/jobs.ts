@@ -206,9 +206,13 @@ export const JOBS = {
    */
   'after-trade-fill': define({
     queue: 'trade-effects',
-    schema: z.object({ tradeId: z.string().min(1).max(200) }),
+    /**
+     * `late`: queued when a venue order that rested (or waited on the venue) closes filled, after the
+     * trade job's own run found nothing filled yet; a job id of its own, so that it is not the same job.
+     */
+    schema: z.object({ tradeId: z.string().min(1).max(200), late: z.boolean().optional() }),
     options: retrying(5, 1000),
-    jobId: (d) => `after-trade-fill-${idPart(d.tradeId)}`,
+    jobId: (d) => `after-trade-fill-${idPart(d.tradeId)}${d.late ? '-late' : ''}`,
   }),
   /**
    * Reads every active position monitor in batches (one price read per market of a batch) and
