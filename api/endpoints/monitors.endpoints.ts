@@ -44,6 +44,10 @@ const RiskAlert = z.object({
   token_id: z.string().nullable(),
   venue: z.string(),
   trigger_price: z.number().nullable(),
+  exit_refused: z.string().nullable().meta({
+    description:
+      'Set when the service sold itself (sim, managed wallet) and the sell was refused: its error_code.',
+  }),
   created_at: z.string(),
   expires_at: z.string(),
 });

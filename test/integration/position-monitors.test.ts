@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { evaluateMonitors } from '../../shared/domains/monitors/evaluate-monitors.js';
+import { exitMonitoredPosition } from '../../shared/domains/monitors/exit-position.js';
 import { monitorId } from '../../shared/domains/monitors/position-monitor.model.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
@@ -321,5 +322,42 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.deepEqual((await api().get('/api/sdk/risk-alerts').set(asAgent(t.agent)).expect(200)).body, {
       risk_alerts: [],
     });
+  });
+
+  it('when the service’s own exit sell is refused, then the agent gets a risk alert naming the refusal instead of an unprotected position it was not told about', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    const bought = await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+    // A trigger whose fixed shares the position no longer has (the agent sold meanwhile): the sell is refused.
+    const id = monitorId(agent.agent_id, market._id, 'sim', 'yes');
+    const armed = (await deps.models.PositionMonitor.findById(id).lean())!;
+    await deps.models.PositionMonitor.updateOne(
+      { _id: id },
+      {
+        $set: {
+          state: 'triggered',
+          exitReason: 'stop_loss',
+          triggeredAt: new Date(),
+          triggerPrice: 0.3,
+          triggerPnlPct: -0.25,
+          exitSharesMicro: Math.round(bought.shares_bought * 3 * 1e6),
+        },
+      },
+    );
+    const run = await exitMonitoredPosition(deps, id, armed.generation);
+    assert.equal(run.outcome, 'refused');
+    const m = (await monitorState(agent, market._id))!;
+    assert.equal(m.exitOutcome, 'refused');
+
+    const res = await api().get('/api/sdk/risk-alerts').set(asAgent(agent)).expect(200);
+    assert.equal(res.body.risk_alerts.length, 1, JSON.stringify(res.body));
+    assert.equal(res.body.risk_alerts[0].venue, 'sim');
+    assert.equal(res.body.risk_alerts[0].exit_refused, 'insufficient_shares');
+    const brief = await api().get('/api/sdk/briefing').set(asAgent(agent)).expect(200);
+    const message = brief.body.risk_alerts[0].message as string;
+    assert.match(message, /refused: insufficient_shares/);
+    assert.ok(!/gas/i.test(message) && !/pol(?!ymarket)/i.test(message), message);
   });
 });

@@ -105,6 +105,8 @@ export async function exitMonitoredPosition(deps: Deps, monitorId: string, gener
   }
   const result = await sell(deps, m, agent);
   if (result === 'pending') throw new Error(`the exit sell of monitor ${monitorId} is not final yet`);
+  // A refused sell leaves the position unprotected: the agent is told, as when it must sell itself.
+  if (!result.success) await raiseRiskAlert(deps, m, result.error_code ?? 'refused');
   await finish(
     deps,
     m,

@@ -13,7 +13,8 @@ export const RISK_ALERT_TTL_MS = 3600_000;
  * A risk alert for a triggered monitor the service cannot sell (external wallet, Kalshi). Written
  * by the monitor's id and generation, so raising it again (a retried exit) rewrites the same alert.
  */
-export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord) {
+/** `refused`: the error code of the service's own sell, when it tried and was refused. */
+export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refused: string | null = null) {
   const market = await deps.models.Market.findById(m.marketId, {
     polymarketTokenId: 1,
     polymarketNoTokenId: 1,
@@ -32,6 +33,7 @@ export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord) {
         exitReason: m.exitReason ?? 'stop_loss',
         tokenId: tokenId ?? null,
         triggerPrice: m.triggerPrice,
+        exitRefused: refused,
         monitorId: m._id,
         generation: m.generation,
         expiresAt: new Date(now.getTime() + RISK_ALERT_TTL_MS),
@@ -50,6 +52,7 @@ const alertView = (a: RiskAlertRecord) => ({
   token_id: a.tokenId,
   venue: a.venue,
   trigger_price: a.triggerPrice,
+  exit_refused: a.exitRefused ?? null,
   created_at: a.createdAt.toISOString(),
   expires_at: a.expiresAt.toISOString(),
 });
@@ -91,7 +94,7 @@ export async function briefingRiskAlerts(models: Models, agentId: string, now: D
   return {
     triggered_risk_alerts: alerts.map(alertView),
     risk_alerts: alerts.map((a) => ({
-      message: `${a.exitReason === 'take_profit' ? 'Take-profit' : 'Stop-loss'} triggered on ${a.side.toUpperCase()} of market ${a.marketId}: sell ${fromMicro(a.sharesMicro)} shares, then DELETE /api/sdk/risk-alerts/${a.marketId}/${a.side}.`,
+      message: `${a.exitReason === 'take_profit' ? 'Take-profit' : 'Stop-loss'} triggered on ${a.side.toUpperCase()} of market ${a.marketId}${a.exitRefused ? ` (the service's own sell was refused: ${a.exitRefused})` : ''}: sell ${fromMicro(a.sharesMicro)} shares, then DELETE /api/sdk/risk-alerts/${a.marketId}/${a.side}.`,
       market_id: a.marketId,
       side: a.side,
       exit_reason: a.exitReason,
