@@ -23,6 +23,7 @@ import { notice, page } from './layout.js';
 import { auditPage } from './pages/audit.js';
 import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
 import { homePage, loginPage } from './pages/home.js';
+import { signInLimit } from './sign-in-limit.js';
 import { schedulesPage } from './pages/schedules.js';
 import { venuesPage } from './pages/venues.js';
 import { queueBoard } from './queue-board.js';
@@ -66,6 +67,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   const router = express.Router();
   const sessions = consoleSessions(deps, opts.operatorToken);
   const guard = sessions.guard();
+  const signIns = signInLimit(deps.redis, deps.env.QUEUE_PREFIX);
   const form = [express.urlencoded({ extended: false, limit: '16kb' }), guard, sessions.csrf()];
   const send = (req: Request, res: Response, title: string, current: string, body: HtmlValue) =>
     res.type('html').send(page({ title, current, operator: req.consoleOperator, body }));
@@ -98,6 +100,17 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
     const parsed = LoginForm.safeParse(req.body);
     const next = safeNext(parsed.data?.next);
+    const lockedFor = await signIns.lockedFor(req);
+    if (lockedFor > 0) {
+      const error = `Too many wrong tokens from this address: try again in ${Math.ceil(lockedFor / 60)} minute(s).`;
+      res
+        .status(429)
+        .setHeader('Retry-After', String(lockedFor))
+        .type('html')
+        .send(page({ title: 'Sign in', body: loginPage(next, error) }));
+      return;
+    }
+    if (parsed.success && !sessions.isToken(parsed.data.token)) await signIns.failed(req);
     if (!parsed.success || !sessions.isToken(parsed.data.token)) {
       const error = parsed.success
         ? 'That token is not the operator token.'

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
+import { FAILED_SIGN_INS_PER_WINDOW } from '../../api/console/sign-in-limit.js';
 
 const OPERATOR = 'Grace from ops';
 
@@ -41,6 +42,20 @@ describe('operator console sessions #integration', () => {
     assert.match(cookie, /Path=\/admin/);
     assert.doesNotMatch(cookie, /Secure/, 'Secure only in production (tests run over http)');
     assert.ok(!cookie.includes(testContext().operatorToken));
+  });
+
+  it('when one address sends wrong tokens past the limit, then sign-in is refused there (429, Retry-After) even with the right token, and elsewhere still works', async () => {
+    const from = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    const attempt = (token: string, ip = from) =>
+      api().post('/admin/login').set('X-Forwarded-For', ip).type('form').send({ token, name: OPERATOR });
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++)
+      assert.equal((await attempt(`wrong-${i}`)).status, 401);
+    const locked = await attempt(testContext().operatorToken);
+    assert.equal(locked.status, 429);
+    assert.ok(Number(locked.headers['retry-after']) > 0);
+    assert.match(locked.text, /Too many wrong tokens/);
+    assert.equal(locked.headers['set-cookie'], undefined);
+    assert.equal((await attempt(testContext().operatorToken, '198.51.100.7')).status, 303);
   });
 
   it('when the token is wrong or the name missing, then no session is made', async () => {
