@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Env } from '../config/env.js';
 
@@ -32,6 +32,16 @@ interface LockState {
 }
 
 /**
+ * Replaces the lock file in one step (a new file renamed over it): a reader (the next start, a
+ * chaos harness) never sees it empty or half written, which would read as a stale lock.
+ */
+function writeLockFile(lockFile: string, state: LockState) {
+  const next = `${lockFile}.${process.pid}.tmp`;
+  writeFileSync(next, JSON.stringify(state));
+  renameSync(next, lockFile);
+}
+
+/**
  * Takes DATA_DIR for this process. A live owner means another `npm start` uses it; a dead owner
  * (killed with SIGKILL) may have left its servers running on these files, so stop those first.
  */
@@ -52,7 +62,7 @@ async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void>
     for (let i = 0; i < 100 && state.children.some(isAlive); i++)
       await new Promise((r) => setTimeout(r, 100));
   }
-  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children: [] } satisfies LockState));
+  writeLockFile(lockFile, { pid: process.pid, children: [] });
 }
 
 /**
@@ -81,7 +91,7 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
   const serverPids = new Map<string, number[]>();
   const recordChildren = () => {
     const children = [...serverPids.values()].flat().filter(isAlive);
-    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, children } satisfies LockState));
+    writeLockFile(lockFile, { pid: process.pid, children });
   };
   const spawned = (server: string) => (pid: number) => {
     serverPids.set(server, [...(serverPids.get(server) ?? []).filter(isAlive), pid]);
