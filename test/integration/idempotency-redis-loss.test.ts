@@ -131,4 +131,33 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     await (stale.state === 'first' && stale.abandon());
     assert.equal((await claim(deps.redis, 'release-2', 'trade-f')).state, 'in-flight');
   });
+
+  it('when a resend took the key over, then the slow first request’s late writes leave the resend’s claim alone', async () => {
+    const { deps, env } = testContext();
+    const claim = (key: string, tradeId: string) =>
+      claimIdempotencyKey<{ trade_id: string }>(
+        deps.redis,
+        env.QUEUE_PREFIX,
+        'agent-late',
+        key,
+        tradeId,
+        'fp',
+      );
+    const slow = await claim('late-1', 'trade-slow');
+    assert.equal(slow.state, 'first');
+    const [stored] = await deps.redis.keys(`${env.QUEUE_PREFIX}:idem:agent-late:*`);
+    // What a takeover leaves: the resend's own claim.
+    const resendClaim = JSON.stringify({ inFlight: 'trade-resend', fp: 'fp' });
+    await deps.redis.set(stored!, resendClaim, 'EX', 60);
+    if (slow.state !== 'first') return;
+    await slow.keepPointing();
+    await slow.complete({ trade_id: 'trade-slow' });
+    assert.equal(await deps.redis.get(stored!), resendClaim);
+    // Its own claim, or an expired one, it still writes.
+    await deps.redis.del(stored!);
+    await slow.keepPointing();
+    assert.equal(JSON.parse((await deps.redis.get(stored!))!).inFlight, 'trade-slow');
+    await slow.complete({ trade_id: 'trade-slow' });
+    assert.equal(JSON.parse((await deps.redis.get(stored!))!).answer.trade_id, 'trade-slow');
+  });
 });

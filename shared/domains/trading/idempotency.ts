@@ -128,6 +128,16 @@ end
 return false`;
 
 /**
+ * SET only while the key holds this request's claim, or nothing (it expired): a slow request never
+ * writes over a claim that a resend took over since.
+ */
+const SET_IF_OURS = `local v = redis.call('GET', KEYS[1])
+if v == false or v == ARGV[1] then
+  return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return false`;
+
+/**
  * The spec's `idempotency_key` (per agent). The first request claims the key in Redis (SET NX) with
  * the trade id it will place; its completed answer replaces the claim and is replayed for 24 h. A
  * duplicate while the first is in flight learns the trade id (the caller decides: replay the outcome
@@ -142,9 +152,9 @@ export async function claimIdempotencyKey<T>(
   fingerprint: string,
 ): Promise<IdempotencyClaim<T>> {
   const redisKey = redisKeyOf(prefix, agentId, key);
-  const store = (value: StoredClaim<T>, ttlSeconds: number) =>
-    redis.set(redisKey, JSON.stringify({ ...value, fp: fingerprint }), 'EX', ttlSeconds);
   const claim = JSON.stringify({ inFlight: tradeId, fp: fingerprint });
+  const store = (value: StoredClaim<T>, ttlSeconds: number) =>
+    redis.eval(SET_IF_OURS, 1, redisKey, claim, JSON.stringify({ ...value, fp: fingerprint }), ttlSeconds);
   const first: FirstClaim<T> = {
     state: 'first',
     complete: async (answer) => {
