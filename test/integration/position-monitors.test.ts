@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { evaluateMonitors } from '../../shared/domains/monitors/evaluate-monitors.js';
-import { exitMonitoredPosition } from '../../shared/domains/monitors/exit-position.js';
+import { exitKey, exitMonitoredPosition } from '../../shared/domains/monitors/exit-position.js';
+import { raiseRiskAlert } from '../../shared/domains/monitors/risk-alerts.js';
 import { monitorId } from '../../shared/domains/monitors/position-monitor.model.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
@@ -359,5 +360,47 @@ describe('Position monitors and risk alerts #integration', function () {
     const message = brief.body.risk_alerts[0].message as string;
     assert.match(message, /refused: insufficient_shares/);
     assert.ok(!/gas/i.test(message) && !/pol(?!ymarket)/i.test(message), message);
+  });
+
+  it('when an exit’s first sell was stopped before it ran and an earlier run raised an alert, then the retry sells and withdraws the alert', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    const bought = await buyYes(agent, market._id);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+    const id = monitorId(agent.agent_id, market._id, 'sim', 'yes');
+    await deps.models.PositionMonitor.updateOne(
+      { _id: id },
+      {
+        $set: {
+          state: 'triggered',
+          exitReason: 'stop_loss',
+          triggeredAt: new Date(),
+          triggerPrice: 0.3,
+          triggerPnlPct: -0.25,
+          exitSharesMicro: Math.round(bought.shares_bought * 1e6),
+        },
+      },
+    );
+    const m = (await deps.models.PositionMonitor.findById(id).lean())!;
+    // An earlier run: its sell was refused (an alert was raised), then its resend was stopped before it ran.
+    await raiseRiskAlert(deps, m, 'market_cooldown');
+    await deps.models.Trade.create({
+      _id: randomUUID(),
+      agentId: agent.agent_id,
+      marketId: market._id,
+      venue: 'sim',
+      side: 'yes',
+      action: 'sell',
+      orderType: 'GTC',
+      idempotencyKey: exitKey(m),
+      status: 'failed',
+      failureReason: 'The trade queue was unavailable; nothing was executed.',
+    });
+    const run = await exitMonitoredPosition(deps, id, m.generation);
+    assert.equal(run.outcome, 'sold', JSON.stringify(run));
+    assert.equal(await yesShares(agent, market._id), 0);
+    const alerts = await api().get('/api/sdk/risk-alerts').set(asAgent(agent)).expect(200);
+    assert.deepEqual(alerts.body.risk_alerts, [], 'the alert of the refused run is withdrawn');
   });
 });

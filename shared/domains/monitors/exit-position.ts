@@ -9,7 +9,7 @@ import { FINAL_TRADE_STATUSES } from '../trading/trade.model.js';
 import { TradeRequestSchema, type TradeResult } from '../trading/trade.schemas.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
-import { raiseRiskAlert } from './risk-alerts.js';
+import { raiseRiskAlert, withdrawRiskAlert } from './risk-alerts.js';
 
 /** The `source` of the sells monitors place: visible in GET /api/sdk/trades and the webhooks. */
 export const RISK_MONITOR_SOURCE = 'risk-monitor';
@@ -18,7 +18,7 @@ export const RISK_MONITOR_SOURCE = 'risk-monitor';
  * The exit's idempotency key: one per trigger (monitor and generation), so every attempt of one exit
  * is the same request to the trade pipeline, which places it at most once.
  */
-const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
+export const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
   `risk-monitor-${createHash('sha256').update(m._id).digest('hex').slice(0, 32)}-${m.generation}`;
 
 /**
@@ -55,10 +55,19 @@ async function sell(
   agent: AgentRecord | null,
 ): Promise<TradeResult | 'pending'> {
   const key = exitKey(m);
+  // The newest trade under the key; one stopped before it ran (the queue was down) placed nothing,
+  // and the sell is sent again under the same key, as the trade pipeline allows.
   const placed = await deps.models.Trade.findOne(
-    { agentId: m.agentId, marketId: m.marketId, idempotencyKey: key },
+    {
+      agentId: m.agentId,
+      marketId: m.marketId,
+      idempotencyKey: key,
+      $nor: [{ status: 'failed', result: null }],
+    },
     { status: 1, result: 1 },
-  ).lean();
+  )
+    .sort({ createdAt: -1 })
+    .lean();
   if (placed)
     return FINAL_TRADE_STATUSES.includes(placed.status) && placed.result
       ? (placed.result as TradeResult)
@@ -106,7 +115,9 @@ export async function exitMonitoredPosition(deps: Deps, monitorId: string, gener
   const result = await sell(deps, m, agent);
   if (result === 'pending') throw new Error(`the exit sell of monitor ${monitorId} is not final yet`);
   // A refused sell leaves the position unprotected: the agent is told, as when it must sell itself.
+  // A sold one withdraws the alert an earlier, refused run of this trigger may have raised.
   if (!result.success) await raiseRiskAlert(deps, m, result.error_code ?? 'refused');
+  else await withdrawRiskAlert(deps, m);
   await finish(
     deps,
     m,

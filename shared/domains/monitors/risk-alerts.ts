@@ -43,6 +43,15 @@ export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refus
   );
 }
 
+/** Removes the alert this trigger (monitor and generation) raised, if any: its exit sold after all. */
+export async function withdrawRiskAlert(deps: Deps, m: PositionMonitorRecord) {
+  await deps.models.RiskAlert.deleteOne({
+    _id: riskAlertId(m.agentId, m.marketId, m.side),
+    monitorId: m._id,
+    generation: m.generation,
+  });
+}
+
 /** The shape the client acts on (client-contract §7.1: market_id, side, shares, exit_reason mandatory). */
 const alertView = (a: RiskAlertRecord) => ({
   market_id: a.marketId,
