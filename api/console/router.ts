@@ -100,7 +100,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
     const parsed = LoginForm.safeParse(req.body);
     const next = safeNext(parsed.data?.next);
-    const lockedFor = await signIns.lockedFor(req);
+    const lockedFor = await signIns.attempt(req);
     if (lockedFor > 0) {
       const error = `Too many wrong tokens from this address: try again in ${Math.ceil(lockedFor / 60)} minute(s).`;
       res
@@ -110,7 +110,6 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
         .send(page({ title: 'Sign in', body: loginPage(next, error) }));
       return;
     }
-    if (parsed.success && !sessions.isToken(parsed.data.token)) await signIns.failed(req);
     if (!parsed.success || !sessions.isToken(parsed.data.token)) {
       const error = parsed.success
         ? 'That token is not the operator token.'
@@ -121,6 +120,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
         .send(page({ title: 'Sign in', body: loginPage(next, error) }));
       return;
     }
+    await signIns.succeeded(req);
     await sessions.start(res, parsed.data.name);
     res.redirect(303, next);
   });

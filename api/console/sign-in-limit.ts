@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Wrong operator tokens allowed per client IP before sign-in is refused for the rest of the window. */
 export const FAILED_SIGN_INS_PER_WINDOW = 10;
@@ -20,18 +20,22 @@ export function signInLimit(redis: Redis, prefix: string) {
   });
   const keyOf = (req: Request) => req.ip ?? 'unknown';
   return {
-    /** Seconds until this client may try again; 0 when it may now. */
-    async lockedFor(req: Request): Promise<number> {
-      const state = await failures.get(keyOf(req));
-      return state && state.consumedPoints >= FAILED_SIGN_INS_PER_WINDOW
-        ? Math.max(1, Math.ceil(state.msBeforeNext / 1000))
-        : 0;
+    /**
+     * Counts this attempt before the token is checked (so parallel attempts cannot all pass a read
+     * of the count); answers the seconds until this client may try again, 0 when it may now.
+     */
+    async attempt(req: Request): Promise<number> {
+      try {
+        await failures.consume(keyOf(req));
+        return 0;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        throw err;
+      }
     },
-    async failed(req: Request): Promise<void> {
-      // Rejects once the points are used up: that is the lock itself, not an error here.
-      await failures.consume(keyOf(req)).catch((err: unknown) => {
-        if (err instanceof Error) throw err;
-      });
+    /** The token was right: the attempt is given back, so only failures count. */
+    async succeeded(req: Request): Promise<void> {
+      await failures.reward(keyOf(req), 1);
     },
   };
 }

@@ -58,6 +58,22 @@ describe('operator console sessions #integration', () => {
     assert.equal((await attempt(testContext().operatorToken, '198.51.100.7')).status, 303);
   });
 
+  it('when 25 wrong tokens arrive from one address at once, then at most the limit of them are checked', async () => {
+    const from = `192.0.2.${Math.floor(Math.random() * 250) + 1}`;
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        api()
+          .post('/admin/login')
+          .set('X-Forwarded-For', from)
+          .type('form')
+          .send({ token: `parallel-${i}`, name: OPERATOR }),
+      ),
+    );
+    const checked = answers.filter((a) => a.status === 401).length;
+    assert.equal(checked, FAILED_SIGN_INS_PER_WINDOW);
+    assert.equal(answers.filter((a) => a.status === 429).length, 25 - FAILED_SIGN_INS_PER_WINDOW);
+  });
+
   it('when the token is wrong or the name missing, then no session is made', async () => {
     const wrong = await api().post('/admin/login').type('form').send({ token: 'nope', name: OPERATOR });
     assert.equal(wrong.status, 401);
