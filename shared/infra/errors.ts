@@ -37,11 +37,15 @@ export function errorBody(message: string, fix: string, extra: Record<string, un
 export const notFound = (what: string, fix: string, hint?: string) =>
   new AppError(404, 'not_found', `${what} not found`, fix, hint ? { hint } : {});
 
+/** A part of our own that is down for the moment (the job queue, the rate limiter, …): retried soon. */
 export const unavailable = (what: string, cause?: unknown) =>
-  new AppError(503, 'service_unavailable', `${what} is unavailable right now`, 'Retry in a few seconds.', {
-    retryable: true,
-    cause,
-  });
+  new AppError(
+    503,
+    'service_unavailable',
+    `${what} is unavailable right now`,
+    'Retry in a few seconds (see Retry-After).',
+    { retryable: true, headers: { 'Retry-After': '2' }, cause },
+  );
 
 /** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */
 export interface ValidationItem {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { isRedisUnavailable } from '../../shared/infra/redis-unavailable.js';
+import { unavailable } from '../../shared/infra/errors.js';
 
 const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
 
@@ -25,5 +26,13 @@ describe('which Redis errors are an outage (503), not a bug (500) #unit', () => 
       'a string',
     ])
       assert.equal(isRedisUnavailable(err), false, String(err));
+  });
+
+  it('when a part of ours is down (the queue, the rate limiter), then its 503 is retryable and carries Retry-After', () => {
+    const err = unavailable('The job queue', new Error('Connection is closed.'));
+    assert.equal(err.status, 503);
+    assert.equal(err.code, 'service_unavailable');
+    assert.equal(err.retryable, true);
+    assert.equal(err.options.headers?.['Retry-After'], '2');
   });
 });
