@@ -284,6 +284,21 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     // The late fill has the effects of an immediate one (trade.executed, the buy's monitor, price alerts).
     const effects = await eventuallyCompleted('after-trade-fill', res.body.trade_id);
     assert.equal(effects?.filled, true, 'the fill’s effects ran');
+    assert.equal((await deps.models.Trade.findById(res.body.trade_id).lean())!.lateEffectsQueued, true);
+
+    // Had Redis failed right after the close, the next sync queues the effects then.
+    await (await deps.queues.findJob('after-trade-fill', {
+      tradeId: res.body.trade_id,
+      late: true,
+    }))!.remove();
+    await deps.models.Trade.updateOne(
+      { _id: res.body.trade_id },
+      { $set: { lateEffectsQueued: false, finishedAt: new Date(Date.now() - 60_000) } },
+    );
+    // (Other tests' closes may be swept in the same run: the count is at least this one.)
+    assert.ok((await syncVenueOrders(deps)).requeued >= 1);
+    assert.equal((await eventuallyCompleted('after-trade-fill', res.body.trade_id))?.filled, true);
+    assert.equal((await deps.models.Trade.findById(res.body.trade_id).lean())!.lateEffectsQueued, true);
   });
 
   it('when the kill switch is on or the daily spend is reached, then a real-venue buy is refused before any order', async () => {

@@ -10,7 +10,7 @@ import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
 import { orderAnswer, orderFill, recordOrderState, type OrderState } from './execute-venue-order.js';
 import { NO_USDC_ACCOUNT, QUOTE_GONE, type KalshiSigned } from './kalshi-trade.js';
-import { closeOpenTrade, finishTrade } from './trade-lifecycle.js';
+import { closeOpenTrade, finishTrade, queueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, shapeOf } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -206,9 +206,6 @@ export async function followKalshiOrder(
   poll: number,
 ): Promise<{ status: string }> {
   const trade = await deps.models.Trade.findById(tradeId).lean();
-  // A retry after the close: its fill's effects may not have been queued yet (the job id is the trade's).
-  if (trade?.status === 'filled' && trade.venue === 'kalshi')
-    await deps.queues.enqueue('after-trade-fill', { tradeId, late: true });
   if (!trade || trade.status !== 'open' || trade.venue !== 'kalshi')
     return { status: trade?.status ?? 'unknown' };
   const ctx = tradeContext(deps);
@@ -235,8 +232,7 @@ export async function followKalshiOrder(
         now: deps.clock(),
       });
       // The same effects as a fill made at once: trade.executed, the buy's monitor, price alerts.
-      if (state.sharesMicro > 0)
-        await deps.queues.enqueue('after-trade-fill', { tradeId: t._id, late: true });
+      if (state.sharesMicro > 0) await queueLateFillEffects(deps, t._id);
       return { status: status.status };
     }
   }

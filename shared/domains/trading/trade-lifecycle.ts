@@ -150,9 +150,39 @@ export async function closeOpenTrade(
 ): Promise<boolean> {
   const closed = await models.Trade.updateOne(
     { _id: tradeId, status: 'open' },
-    { $set: { status: close.status, result: close.result, fill: close.fill, finishedAt: close.now } },
+    {
+      $set: {
+        status: close.status,
+        result: close.result,
+        fill: close.fill,
+        finishedAt: close.now,
+        ...(close.status === 'filled' ? { lateEffectsQueued: false } : {}),
+      },
+    },
   );
   return closed.modifiedCount > 0;
+}
+
+/**
+ * A fill the venue made after the trade job has the effects of one made at once (trade.executed, the
+ * buy's monitor, price alerts): a late after-trade-fill job of its own id, then the mark that it is
+ * queued. Queuing twice queues nothing.
+ */
+export async function queueLateFillEffects(deps: Pick<Deps, 'models' | 'queues'>, tradeId: string) {
+  await deps.queues.enqueue('after-trade-fill', { tradeId, late: true });
+  await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { lateEffectsQueued: true } });
+}
+
+/** Closes whose effects were not queued (Redis failed right after the close): queued now. */
+export async function requeueLateFillEffects(deps: Pick<Deps, 'models' | 'queues'>, now: Date) {
+  const missed = await deps.models.Trade.find(
+    { status: 'filled', lateEffectsQueued: false, finishedAt: { $lt: new Date(now.getTime() - 30_000) } },
+    { _id: 1 },
+  )
+    .limit(200)
+    .lean();
+  for (const t of missed) await queueLateFillEffects(deps, t._id);
+  return missed.length;
 }
 
 /**

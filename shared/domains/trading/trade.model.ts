@@ -106,6 +106,11 @@ const tradeSchema = new Schema(
     /** Which group commit claimed it (trade-lifecycle.ts claimTrades): tells its own claims apart. */
     claimId: { type: String, default: null },
     finishedAt: { type: Date, default: null },
+    /**
+     * A venue order that closed filled after its trade job: false from the close until its fill's
+     * effects are queued (queueLateFillEffects), so that a sweep finds a close whose enqueue failed.
+     */
+    lateEffectsQueued: { type: Boolean, default: undefined },
     venueOrder: { type: venueOrderSchema, default: null },
   },
   { collection: 'trades', timestamps: true, versionKey: false },

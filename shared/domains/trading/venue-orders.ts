@@ -14,7 +14,7 @@ import {
   recordOrderState,
   type OrderState,
 } from './execute-venue-order.js';
-import { closeOpenTrade } from './trade-lifecycle.js';
+import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
 /**
@@ -46,8 +46,7 @@ export async function syncOpenTrade(
       });
       // A fill the venue made later has the same effects as one made at once (trade.executed, the
       // buy's monitor, price alerts); the job id is the trade's, so a second close queues nothing.
-      if (state.sharesMicro > 0)
-        await ctx.deps.queues.enqueue('after-trade-fill', { tradeId: t._id, late: true });
+      if (state.sharesMicro > 0) await queueLateFillEffects(ctx.deps, t._id);
     }
   }
   return state;
@@ -63,7 +62,7 @@ const SYNC_BATCH = 200;
  */
 export async function syncVenueOrders(
   deps: Deps,
-): Promise<{ synced: number; closed: number; failed: number }> {
+): Promise<{ synced: number; closed: number; failed: number; requeued: number }> {
   const ctx = tradeContext(deps);
   const open = await deps.models.Trade.find({ venue: 'polymarket', status: 'open' })
     .sort({ 'venueOrder.syncedAt': 1 })
@@ -80,7 +79,9 @@ export async function syncVenueOrders(
       if (!(err instanceof VenueHttpError)) deps.log.warn({ err, tradeId: t._id }, 'order sync failed');
     }
   }
-  return { synced: open.length, closed, failed };
+  // Closes (Polymarket or Kalshi) whose fill's effects Redis did not take: queued again.
+  const requeued = await requeueLateFillEffects(deps, ctx.now());
+  return { synced: open.length, closed, failed, requeued };
 }
 
 /** `GET /api/sdk/orders/open`: the agent's orders still working on a venue. */
