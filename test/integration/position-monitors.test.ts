@@ -94,6 +94,34 @@ const setMonitor = (a: RegisteredAgent, marketId: string, body: Record<string, u
     .set(asAgent(a))
     .send(body);
 
+/**
+ * A sim YES holding whose stop-loss monitor is set to `triggered` directly, its exit fixed at
+ * `times` the shares held (above 1: more than the position has, so the sell is refused).
+ */
+async function triggeredByHand(times: number) {
+  const { deps } = testContext();
+  const agent = await registerAgent();
+  const market = await makeMarket({ b: 400 });
+  const bought = await buyYes(agent, market._id);
+  await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
+  const id = monitorId(agent.agent_id, market._id, 'sim', 'yes');
+  await deps.models.PositionMonitor.updateOne(
+    { _id: id },
+    {
+      $set: {
+        state: 'triggered',
+        exitReason: 'stop_loss',
+        triggeredAt: new Date(),
+        triggerPrice: 0.3,
+        triggerPnlPct: -0.25,
+        exitSharesMicro: Math.round(bought.shares_bought * times * 1e6),
+      },
+    },
+  );
+  const m = (await deps.models.PositionMonitor.findById(id).lean())!;
+  return { agent, market, id, m };
+}
+
 describe('Position monitors and risk alerts #integration', function () {
   this.timeout(120_000);
 
@@ -327,26 +355,8 @@ describe('Position monitors and risk alerts #integration', function () {
 
   it('when the service’s own exit sell is refused, then the agent gets a risk alert naming the refusal instead of an unprotected position it was not told about', async () => {
     const { deps } = testContext();
-    const agent = await registerAgent();
-    const market = await makeMarket({ b: 400 });
-    const bought = await buyYes(agent, market._id);
-    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
     // A trigger whose fixed shares the position no longer has (the agent sold meanwhile): the sell is refused.
-    const id = monitorId(agent.agent_id, market._id, 'sim', 'yes');
-    const armed = (await deps.models.PositionMonitor.findById(id).lean())!;
-    await deps.models.PositionMonitor.updateOne(
-      { _id: id },
-      {
-        $set: {
-          state: 'triggered',
-          exitReason: 'stop_loss',
-          triggeredAt: new Date(),
-          triggerPrice: 0.3,
-          triggerPnlPct: -0.25,
-          exitSharesMicro: Math.round(bought.shares_bought * 3 * 1e6),
-        },
-      },
-    );
+    const { agent, market, id, m: armed } = await triggeredByHand(3);
     const run = await exitMonitoredPosition(deps, id, armed.generation);
     assert.equal(run.outcome, 'refused');
     const m = (await monitorState(agent, market._id))!;
@@ -364,25 +374,7 @@ describe('Position monitors and risk alerts #integration', function () {
 
   it('when an exit’s first sell was stopped before it ran and an earlier run raised an alert, then the retry sells and withdraws the alert', async () => {
     const { deps } = testContext();
-    const agent = await registerAgent();
-    const market = await makeMarket({ b: 400 });
-    const bought = await buyYes(agent, market._id);
-    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }, 'sim').expect(200);
-    const id = monitorId(agent.agent_id, market._id, 'sim', 'yes');
-    await deps.models.PositionMonitor.updateOne(
-      { _id: id },
-      {
-        $set: {
-          state: 'triggered',
-          exitReason: 'stop_loss',
-          triggeredAt: new Date(),
-          triggerPrice: 0.3,
-          triggerPnlPct: -0.25,
-          exitSharesMicro: Math.round(bought.shares_bought * 1e6),
-        },
-      },
-    );
-    const m = (await deps.models.PositionMonitor.findById(id).lean())!;
+    const { agent, market, id, m } = await triggeredByHand(1);
     // An earlier run: its sell was refused (an alert was raised), then its resend was stopped before it ran.
     await raiseRiskAlert(deps, m, 'market_cooldown');
     await deps.models.Trade.create({
