@@ -15,15 +15,21 @@ import { registerAgent } from '../support/http.js';
  * restarted), so its answer never replaced the key's in-flight claim, which expires 120 s after it
  * was made. The client's resend of the identical request after that placed a second trade.
  */
-/** This Redis fails the first `failures` releases of a claim (the compare-and-delete script), like a Redis that just died. */
+/**
+ * This Redis fails the first `failures` releases of a claim, like a Redis that just died. A release
+ * is the compare-and-delete script on an idempotency key: one key, one argument (the claim).
+ */
 function failingReleases(redis: Redis, failures: number) {
   let failed = 0;
+  const isRelease = (numKeys: unknown, rest: unknown[]) =>
+    numKeys === 1 && String(rest[0]).includes(':idem:') && rest.length === 2;
   return new Proxy(redis, {
     get: (target, name, receiver) =>
-      name === 'eval'
-        ? async (script: string, ...args: (string | number)[]) => {
-            if (script.includes("'DEL'") && failed++ < failures) throw new Error('Connection is closed.');
-            return (target.eval as (...a: unknown[]) => Promise<unknown>).call(target, script, ...args);
+      name === 'eval' || name === 'evalsha'
+        ? async (script: string, numKeys: number, ...rest: (string | number)[]) => {
+            if (isRelease(numKeys, rest) && failed++ < failures) throw new Error('Connection is closed.');
+            const run = target[name] as (...a: unknown[]) => Promise<unknown>;
+            return run.call(target, script, numKeys, ...rest);
           }
         : Reflect.get(target, name, receiver),
   }) as Redis;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError, RequestValidationError } from '../../infra/errors.js';
 import { redisRetryAfter } from '../../infra/redis-unavailable.js';
+import { redisScript } from '../../infra/redis-script.js';
 
 /** Completed answers are replayed for 24 hours (spec §4.2). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -100,10 +101,10 @@ export type IdempotencyClaim<T> =
 type FirstClaim<T> = Extract<IdempotencyClaim<T>, { state: 'first' }>;
 
 /** DEL only if the value is still this request's claim: never a later request's claim. */
-const DELETE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+const deleteIfUnchanged = redisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
-return 0`;
+return 0`);
 /** Retries of a release that Redis could not take: 250 ms doubling, about 30 s in all. */
 const RELEASE_RETRIES = 7;
 
@@ -114,7 +115,7 @@ const RELEASE_RETRIES = 7;
  */
 async function releaseClaim(redis: Redis, redisKey: string, claim: string, attempt = 0): Promise<void> {
   try {
-    await redis.eval(DELETE_IF_UNCHANGED, 1, redisKey, claim);
+    await deleteIfUnchanged(redis, [redisKey], [claim]);
   } catch {
     if (attempt >= RELEASE_RETRIES) return;
     setTimeout(() => void releaseClaim(redis, redisKey, claim, attempt + 1), 250 * 2 ** attempt).unref();
@@ -122,20 +123,20 @@ async function releaseClaim(redis: Redis, redisKey: string, claim: string, attem
 }
 
 /** SET only if the value is still the one read: a compare-and-set in one round trip. */
-const REPLACE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+const replaceIfUnchanged = redisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 end
-return false`;
+return false`);
 
 /**
  * SET only while the key holds this request's claim, or nothing (it expired): a slow request never
  * writes over a claim that a resend took over since.
  */
-const SET_IF_OURS = `local v = redis.call('GET', KEYS[1])
+const setIfOurs = redisScript(`local v = redis.call('GET', KEYS[1])
 if v == false or v == ARGV[1] then
   return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 end
-return false`;
+return false`);
 
 /**
  * The spec's `idempotency_key` (per agent). The first request claims the key in Redis (SET NX) with
@@ -154,7 +155,7 @@ export async function claimIdempotencyKey<T>(
   const redisKey = redisKeyOf(prefix, agentId, key);
   const claim = JSON.stringify({ inFlight: tradeId, fp: fingerprint });
   const store = (value: StoredClaim<T>, ttlSeconds: number) =>
-    redis.eval(SET_IF_OURS, 1, redisKey, claim, JSON.stringify({ ...value, fp: fingerprint }), ttlSeconds);
+    setIfOurs(redis, [redisKey], [claim, JSON.stringify({ ...value, fp: fingerprint }), ttlSeconds]);
   const first: FirstClaim<T> = {
     state: 'first',
     complete: async (answer) => {
@@ -184,14 +185,7 @@ export async function claimIdempotencyKey<T>(
     tradeId: parsed.inFlight!,
     takeOver: async () => {
       try {
-        const replaced = await redis.eval(
-          REPLACE_IF_UNCHANGED,
-          1,
-          redisKey,
-          seen,
-          claim,
-          IN_FLIGHT_TTL_SECONDS,
-        );
+        const replaced = await replaceIfUnchanged(redis, [redisKey], [seen, claim, IN_FLIGHT_TTL_SECONDS]);
         return replaced === 'OK' ? first : null;
       } catch (err) {
         throw cacheUnavailable(err);
