@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { AppError } from './errors.js';
+import { OUTAGE_RETRY_AFTER_SECONDS, outage } from './errors.js';
 
 const {
   MongoNetworkError,
@@ -44,15 +44,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
-/** Long enough for a restarted embedded database (or a replica-set election) to answer again. */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
-
-/** A 503 the clients retry (`retryable`, Retry-After); the driver's message, which names hosts, stays in the log. */
+/** The driver's message, which names hosts, stays in the log. */
 export const databaseUnavailable = (cause: unknown) =>
-  new AppError(
-    503,
+  outage(
     'database_unavailable',
     'The database is unavailable right now',
-    `Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
-    { retryable: true, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, cause },
+    `Retry in ${OUTAGE_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
+    cause,
   );

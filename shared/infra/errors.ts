@@ -37,14 +37,27 @@ export function errorBody(message: string, fix: string, extra: Record<string, un
 export const notFound = (what: string, fix: string, hint?: string) =>
   new AppError(404, 'not_found', `${what} not found`, fix, hint ? { hint } : {});
 
+/** Long enough for the supervisor to restart an embedded Redis or database and for it to answer. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A 503 the clients retry (`retryable`, Retry-After): a store or a part of our own is down for the
+ * moment, never the 500 of an unexpected error. Every outage answer is made here.
+ */
+export const outage = (code: string, message: string, fix: string, cause?: unknown) =>
+  new AppError(503, code, message, fix, {
+    retryable: true,
+    headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    cause,
+  });
+
 /** A part of our own that is down for the moment (the job queue, the rate limiter, …): retried soon. */
 export const unavailable = (what: string, cause?: unknown) =>
-  new AppError(
-    503,
+  outage(
     'service_unavailable',
     `${what} is unavailable right now`,
     'Retry in a few seconds (see Retry-After).',
-    { retryable: true, headers: { 'Retry-After': '2' }, cause },
+    cause,
   );
 
 /** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */

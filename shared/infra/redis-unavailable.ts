@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { OUTAGE_RETRY_AFTER_SECONDS, outage } from './errors.js';
 
 /**
  * ioredis's ways of saying "no Redis to talk to right now" (as opposed to a command it refused): the
@@ -19,17 +19,10 @@ export function isRedisUnavailable(err: unknown): boolean {
   return false;
 }
 
-/** Long enough for the supervisor to restart the embedded Redis (backoff from 250 ms) and load its file. */
-export const REDIS_RETRY_AFTER_SECONDS = 2;
-/** The header every 503 caused by Redis carries, whichever code names it. */
-export const redisRetryAfter = { 'Retry-After': String(REDIS_RETRY_AFTER_SECONDS) };
-
-/** A 503 the clients retry (`retryable`, Retry-After), never the 500 of an unexpected error. */
 export const redisUnavailable = (cause: unknown) =>
-  new AppError(
-    503,
+  outage(
     'redis_unavailable',
     'The queue and cache store is unavailable right now',
-    `Retry in ${REDIS_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
-    { retryable: true, headers: redisRetryAfter, cause },
+    `Retry in ${OUTAGE_RETRY_AFTER_SECONDS} seconds (see Retry-After); a trade sent with an idempotency_key is safe to send again.`,
+    cause,
   );

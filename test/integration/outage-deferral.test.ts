@@ -73,8 +73,15 @@ describe('a store outage does not spend a job’s attempts #integration', functi
 
   it('when the job fails for its own reason, then its attempts are spent and it fails for good', async () => {
     const { state, job, calls } = await runFlaky(10, () => new Error('the job’s own bug'));
-    assert.equal(state, 'failed');
-    assert.equal(calls, 3);
-    assert.equal(job.attemptsMade, 3);
+    const seen = JSON.stringify({
+      state,
+      calls,
+      made: job.attemptsMade,
+      started: job.attemptsStarted,
+      reason: job.failedReason,
+    });
+    assert.equal(state, 'failed', seen);
+    assert.equal(calls, 3, seen);
+    assert.equal(job.attemptsMade, 3, seen);
   });
 });

@@ -1,5 +1,4 @@
-import { AppError, invalidField } from '../../infra/errors.js';
-import { redisRetryAfter } from '../../infra/redis-unavailable.js';
+import { AppError, invalidField, outage } from '../../infra/errors.js';
 import type { Refusal } from '../refusal.js';
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -124,12 +123,11 @@ export async function admitTrade(
     dailyLimitMicro: real ? settings.sdkDailyLimitMicro : null,
   }).catch((err: unknown) => {
     // Limits that cannot be checked are not skipped: the buy is refused (sells never need them).
-    throw new AppError(
-      503,
+    throw outage(
       'limits_unavailable',
       'Trading limits cannot be checked right now; the trade was not placed',
       'Retry in a few seconds (see Retry-After).',
-      { retryable: true, headers: redisRetryAfter, cause: err },
+      err,
     );
   });
   if (verdict.ok) return verdict.admission;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError, RequestValidationError } from '../../infra/errors.js';
-import { redisRetryAfter } from '../../infra/redis-unavailable.js';
+import { AppError, RequestValidationError, outage } from '../../infra/errors.js';
 import { redisScript } from '../../infra/redis-script.js';
 
 /** Completed answers are replayed for 24 hours (spec §4.2). */
@@ -13,12 +12,11 @@ const redisKeyOf = (prefix: string, agentId: string, key: string) =>
   `${prefix}:idem:${agentId}:${createHash('sha256').update(key).digest('hex')}`;
 
 const cacheUnavailable = (cause: unknown) =>
-  new AppError(
-    503,
+  outage(
     'idempotency_unavailable',
     'Idempotency cache unavailable; the trade was not placed',
     'Retry in a few seconds (see Retry-After) with the same idempotency_key.',
-    { retryable: true, headers: redisRetryAfter, cause },
+    cause,
   );
 
 /**
