@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SHORT_PLAN, describeReport, runChaos } from '../chaos/run-chaos.js';
+
+/** Where a run leaves the service's output and its report, for a failure to be looked into (git-ignored). */
+const ARTIFACTS = join('test', 'artifacts', 'chaos');
 
 /**
  * The short chaos run (`npm run chaos -- --short`) on every `npm test`: the service as `npm start`
@@ -12,9 +17,15 @@ describe('chaos: trading while workers, Redis and the database are SIGKILLed #in
 
   it('when trade workers (3), the embedded Redis (1) and database (1) are killed during 300 random trades, then no trade answered filled is lost or doubled, every resend answers as the first and the audit is clean', async () => {
     const lines: string[] = [];
-    const report = await runChaos(SHORT_PLAN, (line) => lines.push(line));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const report = await runChaos(SHORT_PLAN, (line) => lines.push(line), join(ARTIFACTS, 'service.log'));
+    writeFileSync(join(ARTIFACTS, 'report.json'), JSON.stringify(report, null, 2));
     const figures = describeReport(report);
-    assert.deepEqual(report.failures, [], `${figures}\n${lines.join('\n')}`);
+    assert.deepEqual(
+      report.failures,
+      [],
+      `${figures}\n${lines.join('\n')}\n(service output and report in ${ARTIFACTS})`,
+    );
     assert.ok(report.verification.acknowledgedFilled > 0, figures);
     assert.equal(report.verification.audit.ok, true, figures);
   });
