@@ -17,6 +17,7 @@ import type { AgentRecord } from '../domains/agents/agent.model.js';
 import type { TradingSettings } from '../domains/limits/trading-settings.model.js';
 import type { Tier } from '../domains/users/user.model.js';
 import type { MarketRecord } from '../domains/markets/market.model.js';
+import type { ResolveHost } from '../domains/webhooks/url-guard.js';
 
 /**
  * In-process caches of what the API reads on every request, so that a request costs no database
@@ -78,6 +79,8 @@ export interface Deps {
   invalidation: Invalidation;
   caches: LocalCaches;
   clock: () => Date;
+  /** Name resolution for the SSRF guard of outbound URLs (webhooks); the system resolver when unset. */
+  resolveHost?: ResolveHost;
 }
 
 export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {

@@ -6,6 +6,7 @@ import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-externa
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { internalHostSpellings } from '../support/internal-hosts.js';
 import { until } from '../support/until.js';
 import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
 
@@ -277,6 +278,23 @@ describe('Price alerts #integration', function () {
     const gone = await api().delete(`/api/sdk/alerts/${idle.id}`).set(asAgent(owner));
     assert.equal(gone.status, 404);
     assert.ok(gone.body.fix);
+    assert.equal((await api().get('/api/sdk/alerts').set(asAgent(owner)).expect(200)).body.count, 0);
+  });
+
+  it("when an alert's webhook_url spells loopback, NAT64, 6to4, a documentation range or this host in a form a range list misses, then it is refused like a webhook's", async () => {
+    const owner = await registerAgent();
+    const market = await makeMarket({ p0: 0.5, b: 200 });
+    for (const host of internalHostSpellings()) {
+      const res = await createAlert(owner, {
+        market_id: market._id,
+        side: 'yes',
+        condition: 'above',
+        threshold: 0.9,
+        webhook_url: `https://${host}:8443/alerts`,
+      });
+      assert.equal(res.status, 422, `${host}: ${JSON.stringify(res.body)}`);
+      assert.ok(res.body.fix);
+    }
     assert.equal((await api().get('/api/sdk/alerts').set(asAgent(owner)).expect(200)).body.count, 0);
   });
 });

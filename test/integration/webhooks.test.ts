@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
 import { ConfigError, loadEnv } from '../../shared/infra/config/env.js';
@@ -12,6 +12,7 @@ import { MAX_CONSECUTIVE_FAILURES } from '../../shared/domains/webhooks/webhook.
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { internalHostSpellings } from '../support/internal-hosts.js';
 import { until } from '../support/until.js';
 
 interface Received {
@@ -343,13 +344,99 @@ describe('webhooks #integration', function () {
             createdAt: new Date().toISOString(),
             data: {},
           }),
-          /refused: .*loopback/,
+          /refused: .*localhost does not resolve to a public address/,
         );
         assert.equal(rx.got.length, 0);
         const w = await webhookOf(agent, hook.body.id);
         assert.equal(w.consecutive_failures, 1);
       } finally {
         await rx.close();
+      }
+    });
+
+    it('when a URL spells loopback, NAT64, 6to4, a documentation range or this host in a form a range list misses, then registration refuses it, loopback allowed or not', async () => {
+      const { app } = guarded();
+      const agent = await registerAgent();
+      for (const host of internalHostSpellings())
+        for (const target of [app, testContext().app]) {
+          const res = await request(target)
+            .post('/api/sdk/webhooks')
+            .set(asAgent(agent))
+            .send({ url: `https://${host}:8443/hook` });
+          assert.equal(res.status, 422, `${host}: ${JSON.stringify(res.body)}`);
+        }
+      const list = await api().get('/api/sdk/webhooks').set(asAgent(agent)).expect(200);
+      assert.equal(list.body.count, 0);
+    });
+
+    it('when a name resolved to a public address at registration and resolves to loopback at delivery, then the delivery is refused and nothing reaches the receiver', async () => {
+      const rx = await receiver();
+      try {
+        const { deps: guardedDeps, app } = guarded();
+        const answers = { now: '93.184.215.14' };
+        const deps = {
+          ...guardedDeps,
+          resolveHost: async () => [{ address: answers.now, family: answers.now.includes(':') ? 6 : 4 }],
+        };
+        const agent = await registerAgent();
+        const hook = await request(buildApp(deps, { operatorToken: testContext().operatorToken }))
+          .post('/api/sdk/webhooks')
+          .set(asAgent(agent))
+          .send({ url: `http://rebind.example.com:${rx.port}/hook` });
+        assert.equal(hook.status, 200, JSON.stringify(hook.body));
+        answers.now = '127.0.0.1';
+        await assert.rejects(
+          deliverWebhook(deps, {
+            webhookId: hook.body.id,
+            eventId: `webhook.test.${randomUUID()}`,
+            type: 'webhook.test',
+            createdAt: new Date().toISOString(),
+            data: {},
+          }),
+          /refused/,
+        );
+        assert.equal(rx.got.length, 0);
+        const w = (await request(app).get('/api/sdk/webhooks').set(asAgent(agent)).expect(200)).body
+          .webhooks[0];
+        assert.equal(w.consecutive_failures, 1);
+        assert.match(w.last_error, /refused/);
+        assert.ok(
+          !w.last_error.includes('127.0.0.1'),
+          `last_error names the internal address: ${w.last_error}`,
+        );
+      } finally {
+        await rx.close();
+      }
+    });
+
+    it('when deliveries fail at the connection level (refused, reset, a plain-HTTP port spoken TLS to), then last_error is one message that does not tell them apart', async () => {
+      const closedPort = await new Promise<number>((resolve) => {
+        const s = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port } = s.address() as AddressInfo;
+          s.close(() => resolve(port));
+        });
+      });
+      const resetter = net.createServer((socket) => socket.resetAndDestroy());
+      await new Promise<void>((r) => resetter.listen(0, '127.0.0.1', r));
+      const plain = await receiver();
+      try {
+        const urls = [
+          `http://127.0.0.1:${closedPort}/hook`,
+          `http://127.0.0.1:${(resetter.address() as AddressInfo).port}/hook`,
+          `https://127.0.0.1:${plain.port}/hook`,
+        ];
+        const errors = await Promise.all(
+          urls.map(
+            async (url) => (await testEventUntil(url, (w) => w.consecutive_failures >= 1)).w.last_error,
+          ),
+        );
+        assert.deepEqual(
+          errors,
+          urls.map(() => 'could not connect to the webhook URL'),
+        );
+      } finally {
+        await plain.close();
+        await new Promise((r) => resetter.close(r));
       }
     });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { expressPath, type EndpointSpec } from '../../api/endpoints/endpoint.js';
 import { testContext } from '../support/context.js';
+import { internalHostSpellings } from '../support/internal-hosts.js';
 import { publishedSchema } from '../support/published-schema.js';
 import { randomIp, registerAgent } from '../support/http.js';
 import { knownFindingOf, type CaseFailure } from './support/known-findings.js';
@@ -10,6 +11,7 @@ import {
   ID_NAMES,
   OPERATOR_ONLY_PATH,
   ROUTES,
+  URL_FIELD_USES,
   bodyProperties,
   idUses,
   queryParams,
@@ -396,6 +398,8 @@ const SSRF_PAYLOADS: ((port: number) => string)[] = [
   () => 'http://192.168.1.1/admin',
   () => 'file:///etc/passwd',
   (p) => `gopher://127.0.0.1:${p}/_ssrf`,
+  // IPv6 forms carrying loopback, documentation ranges, this host's own address and gateway (issue 23).
+  ...internalHostSpellings().map((host) => (p: number) => `https://${host}:${p}/ssrf`),
 ];
 
 for (const [name, spec] of ROUTES) {
@@ -423,13 +427,9 @@ for (const [name, spec] of ROUTES) {
             body,
           });
           if (res.status >= 500) return `${url}: answered ${res.status}`;
-          if (res.status < 300 && principal === 'agent') {
-            // Whatever was stored, an attacker would next make the service deliver to it.
-            await call(world, 'testWebhook', ROUTES.find(([n]) => n === 'testWebhook')![1], {
-              credential: caller,
-            });
-            await new Promise((r) => setTimeout(r, 300));
-          }
+          // Whatever a delivering field stored, an attacker would next make the service send to it.
+          if (res.status < 300 && URL_FIELD_USES[`${name}.${field.name}`] === 'delivers')
+            return `${url}: accepted (${res.status}) as an address the service delivers to`;
           const hits = world.canary.hits() - before;
           return hits ? `${url}: the service sent ${hits} request(s) to the loopback canary` : undefined;
         },
@@ -508,6 +508,19 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
         .map((u) => `${name}: ${u.where} ${u.name}`),
     );
     assert.deepEqual(unclassified, [], 'classify these in test/security/support/route-table.ts ID_NAMES');
+  });
+
+  it('when a route takes a URL, then the field is classified as delivered to or inert', () => {
+    const unclassified = ROUTES.flatMap(([name, spec]) =>
+      urlFields(spec)
+        .map((f) => `${name}.${f.name}`)
+        .filter((key) => !URL_FIELD_USES[key]),
+    );
+    assert.deepEqual(
+      unclassified,
+      [],
+      'classify these in test/security/support/route-table.ts URL_FIELD_USES',
+    );
   });
 
   it('when a request reaches the SSRF canary by any loopback spelling, then it is counted (the SSRF cases are not vacuous)', async () => {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { JobData } from '../../infra/queue/jobs.js';
@@ -22,6 +23,12 @@ export const RESPONSE_CAP_BYTES = 64 * 1024;
 export const SIGNATURE_HEADER = 'x-simmer-signature';
 export const TIMESTAMP_HEADER = 'x-simmer-timestamp';
 
+/**
+ * What the owner reads (`last_error`) for every failure below HTTP: refused, reset, TLS spoken to a
+ * plain port, timed out. Telling them apart would make a webhook a port scanner of the host.
+ */
+export const CONNECT_FAILURE = 'could not connect to the webhook URL';
+
 /** The exact bytes a delivery sends: the same for every attempt of one event, so its signature is too. */
 export const deliveryBody = (d: JobData<'deliver-webhook'>) =>
   JSON.stringify({ id: d.eventId, type: d.type, created_at: d.createdAt, data: d.data });
@@ -38,7 +45,7 @@ export const signBody = (secret: string | Buffer, body: string) =>
 function post(url: URL, body: string, headers: Record<string, string>, guard: UrlGuard, timeoutMs: number) {
   const host = hostOf(url);
   // An IP literal never goes through `lookup`: it is checked here instead.
-  assertPublicAddress(host, guard);
+  if (isIP(host)) assertPublicAddress(host, guard);
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<number>((resolve, reject) => {
     const req = send(
@@ -83,14 +90,17 @@ const eventHeaders = (deps: Deps, d: JobData<'deliver-webhook'>): Record<string,
   [TIMESTAMP_HEADER]: String(Math.floor(deps.clock().getTime() / 1000)),
 });
 
-/** One attempt through the guard: the 2xx status, or why it failed (`refused` by the SSRF guard). */
+/**
+ * One attempt through the guard: the 2xx status, or why it failed (`refused` by the SSRF guard):
+ * `failure` for the owner, `detail` for the job's error (operators).
+ */
 async function attempt(
   deps: Deps,
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
-): Promise<{ status: number; failure?: undefined } | { failure: string; refused: boolean }> {
-  const guard = urlGuardOf(deps.env);
+): Promise<{ status: number; failure?: undefined } | { failure: string; detail: string; refused: boolean }> {
+  const guard = urlGuardOf(deps);
   try {
     const status = await post(
       parseWebhookUrl(rawUrl, guard),
@@ -100,17 +110,15 @@ async function attempt(
       deps.env.WEBHOOK_TIMEOUT_MS,
     );
     if (status >= 200 && status < 300) return { status };
-    return {
-      failure:
-        status >= 300 && status < 400
-          ? `the receiver answered ${status} (a redirect; redirects are not followed)`
-          : `the receiver answered ${status}`,
-      refused: false,
-    };
+    const failure =
+      status >= 300 && status < 400
+        ? `the receiver answered ${status} (a redirect; redirects are not followed)`
+        : `the receiver answered ${status}`;
+    return { failure, detail: failure, refused: false };
   } catch (err) {
-    return err instanceof UnsafeWebhookUrl
-      ? { failure: `refused: ${err.message}`, refused: true }
-      : { failure: `not delivered: ${(err as Error).message}`, refused: false };
+    if (err instanceof UnsafeWebhookUrl)
+      return { failure: `refused: ${err.message}`, detail: `refused: ${err.message}`, refused: true };
+    return { failure: CONNECT_FAILURE, detail: `not delivered: ${(err as Error).message}`, refused: false };
   }
 }
 
@@ -133,7 +141,7 @@ async function deliverToAlert(deps: Deps, d: JobData<'deliver-webhook'>): Promis
   const result = await attempt(deps, alert.webhookUrl, deliveryBody(d), eventHeaders(deps, d));
   if (result.failure === undefined) return { delivered: true, status: result.status };
   if (result.refused) return { delivered: false, disabled: true, error: result.failure };
-  throw deliveryFailed(`Alert ${d.alertId} webhook_url`, d.eventId, result.failure);
+  throw deliveryFailed(`Alert ${d.alertId} webhook_url`, d.eventId, result.detail);
 }
 
 /**
@@ -179,5 +187,5 @@ export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>):
     await Webhook.updateOne({ _id: hook._id, active: true }, { $set: { active: false } });
     return { delivered: false, disabled: true, error: failure };
   }
-  throw deliveryFailed(`Webhook ${hook._id}`, d.eventId, failure);
+  throw deliveryFailed(`Webhook ${hook._id}`, d.eventId, result.detail);
 }

@@ -36,8 +36,12 @@ export const webhookView = (w: WebhookRecord) => ({
 });
 
 /** The URL checked by the SSRF guard, every address its host resolves to included (`field` names it in a refusal). */
-export async function checkedUrl(deps: Pick<Deps, 'env'>, raw: string, field = 'url'): Promise<string> {
-  const guard = urlGuardOf(deps.env);
+export async function checkedUrl(
+  deps: Pick<Deps, 'env' | 'resolveHost'>,
+  raw: string,
+  field = 'url',
+): Promise<string> {
+  const guard = urlGuardOf(deps);
   try {
     const url = parseWebhookUrl(raw, guard);
     await assertPublicHost(hostOf(url), guard);

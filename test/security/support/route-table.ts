@@ -98,6 +98,24 @@ export function queryParams(spec: EndpointSpec): QueryParam[] {
   });
 }
 
+/**
+ * What the service does with each field that takes a URL (`<route>.<field>`). `delivers`: it sends
+ * requests there later, so an internal address must be refused at once (no canary sees a NAT64 or
+ * 6to4 spelling, and nothing is sent before a delivery is due). `inert`: stored as a link or parsed
+ * for an id and never fetched, so reaching the canary is the failure. A new URL field must be listed.
+ */
+export const URL_FIELD_USES: Record<string, 'delivers' | 'inert'> = {
+  'registerWebhook.url': 'delivers',
+  'createAlert.webhook_url': 'delivers',
+  'registerAgent.homepage': 'inert',
+  'registerAgent.skill_url': 'inert',
+  'submitSkill.registry_url': 'inert',
+  'submitSkill.clawhub_url': 'inert',
+  'checkMarket.url': 'inert',
+  'importMarket.polymarket_url': 'inert',
+  'importKalshiMarket.kalshi_url': 'inert',
+};
+
 /** Fields that take a URL the service might fetch (or store and fetch later). */
 const URL_FIELD = /(^|_)(url|uri|homepage|endpoint|callback)$/;
 export function urlFields(spec: EndpointSpec): IdUse[] {
