@@ -142,6 +142,32 @@ describe('webhooks #integration', function () {
     }
   });
 
+  it('when a webhook has a secret, then X-Simmer-Signature-V2 signs the timestamp with the body, so a changed timestamp fails verification; the body-only X-Simmer-Signature stays', async () => {
+    const rx = await receiver();
+    try {
+      const agent = await registerAgent();
+      const secret = `whsec-${randomUUID()}`;
+      await register(agent, { url: rx.url, secret }).expect(200);
+      await api().post('/api/sdk/webhooks/test').set(asAgent(agent)).expect(200);
+      const [d] = await until(
+        async () => rx.got,
+        (g) => g.length >= 1,
+      );
+      const timestamp = String(d!.headers['x-simmer-timestamp']);
+      const v2 = d!.headers['x-simmer-signature-v2'];
+      assert.equal(v2, hmac(secret, `${timestamp}.${d!.raw}`));
+      assert.notEqual(
+        v2,
+        hmac(secret, `${Number(timestamp) + 1}.${d!.raw}`),
+        'a replay with a new timestamp fails',
+      );
+      assert.notEqual(v2, hmac(secret, `${timestamp}.${d!.raw} `), 'a changed body fails');
+      assert.equal(d!.headers['x-simmer-signature'], hmac(secret, d!.raw), 'the client contract header');
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('when the same event is emitted again (retried trade job, concurrent emits), then the receiver gets it once with the same event id', async () => {
     const rx = await receiver();
     try {

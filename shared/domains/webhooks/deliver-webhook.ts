@@ -20,7 +20,10 @@ import {
 /** Bytes of a receiver's answer read at most; the rest is dropped with the connection. */
 export const RESPONSE_CAP_BYTES = 64 * 1024;
 
+/** HMAC of the body alone: what the official client verifies (client contract §7.4). */
 export const SIGNATURE_HEADER = 'x-simmer-signature';
+/** HMAC of `<timestamp>.<body>`: a captured delivery cannot be replayed under a new timestamp. */
+export const SIGNATURE_V2_HEADER = 'x-simmer-signature-v2';
 export const TIMESTAMP_HEADER = 'x-simmer-timestamp';
 
 /**
@@ -36,6 +39,10 @@ export const deliveryBody = (d: JobData<'deliver-webhook'>) =>
 /** Hex HMAC-SHA256 of the raw body with the webhook's secret. */
 export const signBody = (secret: string | Buffer, body: string) =>
   createHmac('sha256', secret).update(body).digest('hex');
+
+/** Hex HMAC-SHA256 of `<timestamp>.<body>` (the X-Simmer-Timestamp value, a dot, the raw body). */
+export const signTimestampedBody = (secret: string | Buffer, timestamp: string, body: string) =>
+  signBody(secret, `${timestamp}.${body}`);
 
 /**
  * One POST to a receiver through the guard: the name resolved and checked at connect time and the
@@ -164,6 +171,7 @@ export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>):
     const secret = secretBox(deps.env).open(hook.secret, webhookSecretContext(hook._id));
     try {
       headers[SIGNATURE_HEADER] = signBody(secret, body);
+      headers[SIGNATURE_V2_HEADER] = signTimestampedBody(secret, headers[TIMESTAMP_HEADER]!, body);
     } finally {
       secret.fill(0);
     }
