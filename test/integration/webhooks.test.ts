@@ -435,6 +435,31 @@ describe('webhooks #integration', function () {
       }
     });
 
+    it('when a webhook stored before the guard knew them points at an internal spelling, then each delivery is refused there', async () => {
+      const { Webhook } = testContext().deps.models;
+      const agent = await registerAgent();
+      for (const host of internalHostSpellings()) {
+        const hook = await Webhook.create({
+          _id: randomUUID(),
+          agentId: agent.agent_id,
+          url: `https://${host}:8443/hook`,
+          events: ['trade.executed'],
+          secret: null,
+        });
+        await assert.rejects(
+          deliverWebhook(testContext().deps, {
+            webhookId: hook._id,
+            eventId: `webhook.test.${randomUUID()}`,
+            type: 'webhook.test',
+            createdAt: new Date().toISOString(),
+            data: {},
+          }),
+          /refused: /,
+          `${host} must be refused at delivery`,
+        );
+      }
+    });
+
     it('when deliveries fail at the connection level (refused, reset, a plain-HTTP port spoken TLS to), then last_error is one message that does not tell them apart', async () => {
       const closedPort = await new Promise<number>((resolve) => {
         const s = net.createServer().listen(0, '127.0.0.1', () => {

@@ -1,21 +1,12 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { JobData } from '../../infra/queue/jobs.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import { MAX_CONSECUTIVE_FAILURES, webhookSecretContext } from './webhook.model.js';
-import {
-  assertPublicAddress,
-  hostOf,
-  parseWebhookUrl,
-  pinnedLookup,
-  UnsafeWebhookUrl,
-  urlGuardOf,
-  type UrlGuard,
-} from './url-guard.js';
+import { parseWebhookUrl, pinnedLookup, UnsafeWebhookUrl, urlGuardOf, type UrlGuard } from './url-guard.js';
 
 /** Bytes of a receiver's answer read at most; the rest is dropped with the connection. */
 export const RESPONSE_CAP_BYTES = 64 * 1024;
@@ -50,9 +41,7 @@ export const signTimestampedBody = (secret: string | Buffer, timestamp: string, 
  * RESPONSE_CAP_BYTES of the answer read. Resolves with the status; rejects on a network error.
  */
 function post(url: URL, body: string, headers: Record<string, string>, guard: UrlGuard, timeoutMs: number) {
-  const host = hostOf(url);
-  // An IP literal never goes through `lookup`: it is checked here instead.
-  if (isIP(host)) assertPublicAddress(host, guard);
+  // An IP literal never goes through `lookup`: parseWebhookUrl, which made `url`, checked it.
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<number>((resolve, reject) => {
     const req = send(

@@ -53,12 +53,17 @@ const PUBLIC_FIX =
 
 const ownNetworks = (guard: UrlGuard) => hostNetworks((guard.interfaces ?? networkInterfaces)());
 
-/** Throws UnsafeWebhookUrl unless `address` (an IP literal) may receive deliveries. */
-export function assertPublicAddress(address: string, guard: UrlGuard, own = ownNetworks(guard)): void {
+/** Why `address` (an IP literal) may not receive deliveries, or undefined when it may. */
+function refusal(address: string, guard: UrlGuard, own: ReturnType<typeof ownNetworks>): string | undefined {
   const verdict = classifyAddress(address, own);
-  if (verdict.kind === 'public' || (verdict.kind === 'loopback' && guard.allowLoopback)) return;
-  const what = verdict.kind === 'loopback' ? 'a loopback address' : verdict.what;
-  throw new UnsafeWebhookUrl(`Webhook host ${address} is ${what}`, PUBLIC_FIX);
+  if (verdict.kind === 'public' || (verdict.kind === 'loopback' && guard.allowLoopback)) return undefined;
+  return verdict.kind === 'loopback' ? 'a loopback address' : verdict.what;
+}
+
+/** Throws UnsafeWebhookUrl unless `address` (an IP literal) may receive deliveries. */
+export function assertPublicAddress(address: string, guard: UrlGuard): void {
+  const why = refusal(address, guard, ownNetworks(guard));
+  if (why) throw new UnsafeWebhookUrl(`Webhook host ${address} is ${why}`, PUBLIC_FIX);
 }
 
 /**
@@ -76,14 +81,7 @@ async function checkedAddresses(host: string, guard: UrlGuard): Promise<LookupAd
   const addresses = await (guard.resolve ?? systemResolve)(host);
   if (!addresses.length) throw unsafeName(host);
   const own = ownNetworks(guard);
-  for (const { address } of addresses) {
-    try {
-      assertPublicAddress(address, guard, own);
-    } catch (err) {
-      if (err instanceof UnsafeWebhookUrl) throw unsafeName(host);
-      throw err;
-    }
-  }
+  if (addresses.some(({ address }) => refusal(address, guard, own))) throw unsafeName(host);
   return addresses;
 }
 
