@@ -542,6 +542,31 @@ for (const [name, spec] of ROUTES) {
   });
 }
 
+// API10:2019 Insufficient logging: every operator change, accepted or refused by its handler, leaves
+// an entry in the operator audit trail (shared/domains/operator/operator-actions.ts).
+for (const [name, spec] of ROUTES) {
+  if (spec.auth !== 'operator' || spec.method === 'get') continue;
+  add({
+    category: 'API10 Operator audit trail',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} as the operator is recorded in the audit trail`,
+    run: async (world) => {
+      const { OperatorAction } = testContext().deps.models;
+      const before = await OperatorAction.countDocuments({ actor: 'api' });
+      const res = await call(world, name, spec, {
+        credential: world.credential('operator'),
+        params: ownParams(world, spec),
+        body: sampleBody(world, spec),
+      });
+      if (res.status === 422) return `answered 422: the sample never reached the handler`;
+      const recorded = (await OperatorAction.countDocuments({ actor: 'api' })) - before;
+      return recorded === 1
+        ? undefined
+        : `answered ${res.status} and left ${recorded} audit entries, expected 1`;
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 describe('OWASP API Top 10 attack suite, generated from the endpoint table #security', function () {
   this.timeout(FULL ? 30 * 60_000 : 120_000);
