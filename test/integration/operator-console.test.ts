@@ -153,6 +153,7 @@ describe('operator console sessions #integration', () => {
       .set('Authorization', `Bearer ${testContext().operatorToken}`);
     assert.equal(res.status, 200);
     assert.match(res.text, /<h1>Venues<\/h1>/);
+    assert.match(res.text, /Sign in to use the forms/, 'header callers read; forms need a session');
   });
 
   it('when a browser holding the operator’s Basic credentials posts the tier or resolve form without a session, then 403 and nothing changes', async () => {
