@@ -83,6 +83,8 @@ export function consoleSessions(deps: Deps, operatorToken: string, lockout: Oper
      * The console's guard: a session cookie, or the operator token in the Authorization header
      * (scripts, and /admin/queues as before), the latter behind the operator lockout. Without
      * either, a browser navigation is sent to the login page and anything else gets the usual 401.
+     * A cookie is not counted by the lockout: it is signed (HMAC), so there is nothing to guess, and
+     * a stale one only leads to the sign-in form, which is counted.
      */
     guard(): RequestHandler {
       return async (req, res, next) => {
