@@ -1,7 +1,8 @@
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/composition/deps.js';
+import { operatorLockout } from '../shared/infra/operator-lockout.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { httpMetrics, requestLogging } from './http/observability.js';
 import { operatorConsole, sendFavicon } from './console/router.js';
@@ -14,6 +15,20 @@ function trustProxySetting(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
   return /^\d+$/.test(value) ? Number(value) : value;
 }
+
+/**
+ * Swagger UI's scripts are its own files (swagger-ui-init.js included); its page has an inline
+ * <style> and style attributes, and its icons are data: SVGs. "Try it out" calls this origin only.
+ */
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "font-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; " +
+  "form-action 'self'";
+
+const docsHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', DOCS_CSP);
+  next();
+};
 
 /** The Express app without listen(): the API role serves it, tests drive it with supertest. */
 export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
@@ -40,8 +55,10 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         : req.agent
           ? `agent:${req.agent._id}`
           : `ip:${byIp(req)}`;
+  // One lockout behind every door that checks the operator token (api/http/operator-auth.ts).
+  const lockout = operatorLockout(deps.redis, deps.env.QUEUE_PREFIX, opts.operatorToken);
   registerEndpoints(app, deps, {
-    operatorToken: opts.operatorToken,
+    lockout,
     rateLimits: {
       register: perMinute(
         'register',
@@ -91,10 +108,15 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   });
 
   const docsOptions = { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'Agent trading API' };
-  app.use('/docs', swaggerUi.serveFiles(undefined, docsOptions), swaggerUi.setup(undefined, docsOptions));
+  app.use(
+    '/docs',
+    docsHeaders,
+    swaggerUi.serveFiles(undefined, docsOptions),
+    swaggerUi.setup(undefined, docsOptions),
+  );
 
   // The operator console (pages, login, bull-board at /admin/queues): api/console/.
-  app.use('/admin', operatorConsole(deps, opts));
+  app.use('/admin', operatorConsole(deps, { operatorToken: opts.operatorToken, lockout }));
   // A static asset (not an API route): browsers ask for it on every site whatever the page links,
   // and a 404 there is a failed request in the browser tests.
   app.use('/favicon.ico', sendFavicon);

@@ -50,8 +50,11 @@ function errorResponses(e: EndpointSpec) {
   if (e.body) statuses.add(400).add(413).add(415);
   if (e.params) statuses.add(400);
   if (e.auth !== 'none') statuses.add(401);
-  // A named limit answers 429 with Retry-After (api/http/rate-limit.ts).
-  if (e.rateLimit) statuses.add(429);
+  // A named limit answers 429 with Retry-After (api/http/rate-limit.ts); so does the operator lockout
+  // (shared/infra/operator-lockout.ts) at an address that sent too many wrong operator tokens.
+  if (e.rateLimit || e.auth.startsWith('operator')) statuses.add(429);
+  // A change an operator's browser was made to send from another site (api/http/cross-origin.ts).
+  if (e.auth === 'operator' && e.method !== 'get') statuses.add(403);
   // A plain word as the market id is a mistyped path: 404 before the handler (api/http/path-words.ts).
   if (skipsPathWords(e)) statuses.add(404);
   if (e.auth.startsWith('agent') && !releasedAgentMayCall(e)) statuses.add(403);

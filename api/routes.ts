@@ -33,6 +33,8 @@ import { optionalAgent, requireAgent } from './http/agent-auth.js';
 import { limitReleasedAgent } from './http/released-agent.js';
 import { skipPathWords, skipsPathWords } from './http/path-words.js';
 import { optionalOperator, requireOperator } from './http/operator-auth.js';
+import { refuseCrossOriginWrites } from './http/cross-origin.js';
+import type { OperatorLockout } from '../shared/infra/operator-lockout.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
 
@@ -79,12 +81,12 @@ function unknownParamWarning(spec: EndpointSpec, query: Record<string, unknown>)
 export function registerEndpoints(
   app: Express,
   deps: Deps,
-  opts: { operatorToken: string; rateLimits: Record<RateLimitName, RequestHandler> },
+  opts: { lockout: OperatorLockout; rateLimits: Record<RateLimitName, RequestHandler> },
 ): void {
   const cachedAgentAuth = requireAgent(deps);
   const freshAgentAuth = requireAgent(deps, { fresh: true });
-  const operatorAuth = requireOperator(opts.operatorToken);
-  const optionalOperatorAuth = optionalOperator(opts.operatorToken);
+  const operatorAuth = requireOperator(opts.lockout);
+  const optionalOperatorAuth = optionalOperator(opts.lockout);
   const userAuth = requireUser(deps, createJwtVerifier(deps.env));
 
   const bodyParser = jsonBody(deps.env.REQUEST_BODY_LIMIT);
@@ -94,7 +96,9 @@ export function registerEndpoints(
     if (skipsPathWords(spec)) chain.push(skipPathWords);
     const agentAuth = spec.freshAgent ? freshAgentAuth : cachedAgentAuth;
     if (spec.auth === 'agent') chain.push(agentAuth);
-    if (spec.auth === 'operator') chain.push(operatorAuth);
+    // Browsers send HTTP Basic by themselves once it was typed for the host: another site's form
+    // must not make an operator change through it (api/http/cross-origin.ts).
+    if (spec.auth === 'operator') chain.push(refuseCrossOriginWrites, operatorAuth);
     if (spec.auth === 'operator-optional') chain.push(optionalOperatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
     if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));

@@ -50,10 +50,12 @@ export function page(opts: PageOptions): string {
         <div class="who">
           <span>Signed in as <strong>${opts.operator.name}</strong></span>
           ${
-            opts.operator.csrf &&
-            html`<form class="inline" method="post" action="/admin/logout">
-              ${csrfField(opts.operator.csrf)}<button type="submit">Sign out</button>
-            </form>`
+            // The operator token in a header reads the pages; forms need a session (api/console/session.ts).
+            opts.operator.csrf
+              ? html`<form class="inline" method="post" action="/admin/logout">
+                  ${csrfField(opts.operator.csrf)}<button type="submit">Sign out</button>
+                </form>`
+              : html`<a href="/admin/login">Sign in to use the forms</a>`
           }
         </div>`
     : '';

@@ -4,26 +4,22 @@ import { z } from 'zod';
 import { SCHEDULES } from '../../jobs/schedules.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { auditLedger } from '../../shared/domains/audit/audit.js';
-import { recentOperatorActions, recordOperatorAction } from '../../shared/domains/operator/record-action.js';
-import {
-  listSchedules,
-  runScheduleNow,
-  setSchedulePaused,
-} from '../../shared/domains/schedules/schedule-admin.js';
-import { resolveAndSettle } from '../../shared/domains/settlement/resolve-and-settle.js';
+import { operatorActions, settlementLine } from '../../shared/domains/operator/operator-actions.js';
+import { recentOperatorActions } from '../../shared/domains/operator/record-action.js';
+import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';
 import { SkillReviewSchema } from '../../shared/domains/skills/skills.schemas.js';
-import { listSkills, reviewSkill } from '../../shared/domains/skills/skills.js';
-import { setUserTier } from '../../shared/domains/users/manage-agents.js';
+import { listSkills } from '../../shared/domains/skills/skills.js';
 import { TIERS } from '../../shared/domains/users/user.model.js';
 import { venueHealth } from '../../shared/domains/venues/venue-health.js';
 import { AppError } from '../../shared/infra/errors.js';
-import { SETTLEMENT_WAIT_MS } from '../handlers/admin.handlers.js';
+import { isLockedOut, type OperatorLockout } from '../../shared/infra/operator-lockout.js';
+import { refuseCrossOriginWrites } from '../http/cross-origin.js';
+import { clientAddress } from '../http/operator-auth.js';
 import { html, type HtmlValue } from './html.js';
 import { notice, page } from './layout.js';
 import { auditPage } from './pages/audit.js';
 import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
 import { homePage, loginPage } from './pages/home.js';
-import { signInLimit } from './sign-in-limit.js';
 import { schedulesPage } from './pages/schedules.js';
 import { venuesPage } from './pages/venues.js';
 import { queueBoard } from './queue-board.js';
@@ -63,19 +59,19 @@ const LoginForm = z.object({
  * The operator console at /admin: server-rendered pages over the same domain calls as the
  * /api/admin endpoints, bull-board at /admin/queues, and the browser session that signs them in.
  */
-export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Router {
+export function operatorConsole(
+  deps: Deps,
+  opts: { operatorToken: string; lockout: OperatorLockout },
+): Router {
   const router = express.Router();
-  const sessions = consoleSessions(deps, opts.operatorToken);
+  const sessions = consoleSessions(deps, opts.operatorToken, opts.lockout);
   const guard = sessions.guard();
-  const signIns = signInLimit(deps.redis, deps.env.QUEUE_PREFIX);
   const form = [express.urlencoded({ extended: false, limit: '16kb' }), guard, sessions.csrf()];
   const send = (req: Request, res: Response, title: string, current: string, body: HtmlValue) =>
     res.type('html').send(page({ title, current, operator: req.consoleOperator, body }));
+  /** The session's operator name: operator-actions.ts audits every action under it. */
   const who = (req: Request) => req.consoleOperator!.name;
   const csrf = (req: Request) => req.consoleOperator?.csrf ?? null;
-  /** Every console action goes into the operator audit trail under the session's name. */
-  const audit = (req: Request, action: string, target: string, detail: string) =>
-    recordOperatorAction(deps.models, { at: deps.clock(), actor: who(req), action, target, detail });
   /** An operator action's outcome: the error's own words (and status) when it was refused. */
   async function attempt(res: Response, action: () => Promise<HtmlValue>): Promise<HtmlValue> {
     try {
@@ -87,6 +83,8 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
     }
   }
 
+  // Before everything, bull-board's own API included: no other site makes the console change a thing.
+  router.use(refuseCrossOriginWrites);
   router.get('/console.css', (_req, res) => {
     res.type('text/css').setHeader('Cache-Control', 'public, max-age=300').send(STYLESHEET);
   });
@@ -100,17 +98,20 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
     const parsed = LoginForm.safeParse(req.body);
     const next = safeNext(parsed.data?.next);
-    const lockedFor = await signIns.attempt(req);
-    if (lockedFor > 0) {
-      const error = `Too many wrong tokens from this address: try again in ${Math.ceil(lockedFor / 60)} minute(s).`;
-      res
-        .status(429)
-        .setHeader('Retry-After', String(lockedFor))
-        .type('html')
-        .send(page({ title: 'Sign in', body: loginPage(next, error) }));
-      return;
-    }
-    if (!parsed.success || !sessions.isToken(parsed.data.token)) {
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    const checked = await opts.lockout
+      .check(clientAddress(req), typeof token === 'string' ? token : '')
+      .catch((err: unknown) => {
+        if (!isLockedOut(err)) throw err;
+        res
+          .status(429)
+          .set(err.options.headers)
+          .type('html')
+          .send(page({ title: 'Sign in', body: loginPage(next, `${err.message}.`) }));
+        return null;
+      });
+    if (checked === null) return;
+    if (!parsed.success || checked !== 'right') {
       const error = parsed.success
         ? 'That token is not the operator token.'
         : parsed.error.issues.map((i) => i.message).join('; ');
@@ -120,7 +121,6 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
         .send(page({ title: 'Sign in', body: loginPage(next, error) }));
       return;
     }
-    await signIns.succeeded(req);
     await sessions.start(res, parsed.data.name);
     res.redirect(303, next);
   });
@@ -148,8 +148,8 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
     const name = String(req.params.name);
     const verb = String(req.params.verb);
     if (verb === 'pause' || verb === 'resume')
-      await setSchedulePaused(deps, SCHEDULES, name, verb === 'pause', who(req));
-    else if (verb === 'run') await runScheduleNow(deps, SCHEDULES, name, who(req));
+      await operatorActions.setSchedulePaused(deps, who(req), name, verb === 'pause');
+    else if (verb === 'run') await operatorActions.runSchedule(deps, who(req), name);
     else
       throw new AppError(404, 'not_found', `Not found: POST ${req.originalUrl}`, 'Use pause, resume or run.');
     res.redirect(303, `/admin/schedules?done=${verb}&schedule=${encodeURIComponent(name)}`);
@@ -185,16 +185,8 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
           'Fill in both fields.',
         );
       const { market_id, outcome } = input.data;
-      const resolved = await resolveAndSettle(deps, market_id, outcome === 'yes', {
-        waitMs: SETTLEMENT_WAIT_MS,
-      });
-      const s = resolved.settlement;
-      const detail =
-        s.state === 'completed'
-          ? `settled: ${s.positions} positions paid ${s.payout} $SIM`
-          : 'settlement queued';
-      await audit(req, 'market.resolve', market_id, `${outcome}; ${detail}`);
-      return `Market ${market_id} resolved ${outcome.toUpperCase()}; ${detail}.`;
+      const resolved = await operatorActions.resolveMarket(deps, who(req), market_id, outcome === 'yes');
+      return `Market ${market_id} resolved ${outcome.toUpperCase()}; ${settlementLine(resolved.settlement)}.`;
     });
     send(req, res, 'Markets', '/admin/markets', marketsPage(csrf(req), await openSimMarkets(), result));
   });
@@ -220,8 +212,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
           'Approve or reject the revision shown',
           'Reload the page and try again.',
         );
-      await reviewSkill(deps.models, slug, review.data, deps.clock());
-      await audit(req, 'skill.review', slug, `${review.data.status} revision ${review.data.revision}`);
+      await operatorActions.reviewSkill(deps, who(req), slug, review.data);
       return `Skill ${slug} ${review.data.status}.`;
     });
     send(req, res, 'Skills', '/admin/skills', skillsPage(csrf(req), await pendingSkills(), result));
@@ -237,8 +228,7 @@ export function operatorConsole(deps: Deps, opts: { operatorToken: string }): Ro
     const result = await attempt(res, async () => {
       if (!input.success)
         throw new AppError(422, 'validation_error', 'Give a user id and a tier', 'Fill in both fields.');
-      const set = await setUserTier(deps.models, deps.invalidation, input.data.user_id, input.data.tier);
-      await audit(req, 'user.tier', set.user_id, set.tier);
+      const set = await operatorActions.setUserTier(deps, who(req), input.data.user_id, input.data.tier);
       return `User ${set.user_id} is now ${set.tier} (${set.active_agents} active agents).`;
     });
     send(req, res, 'Users', '/admin/users', usersPage(csrf(req), result));

@@ -2,13 +2,16 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Deps } from '../../shared/composition/deps.js';
 import { API_ACTOR } from '../../shared/domains/operator/record-action.js';
-import { isOperatorCredential } from '../../shared/infra/authorization-header.js';
 import { AppError } from '../../shared/infra/errors.js';
-import { requireOperator } from '../http/operator-auth.js';
+import type { OperatorLockout } from '../../shared/infra/operator-lockout.js';
+import { clientAddress, operatorUnauthorized } from '../http/operator-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** Who uses the console: a signed-in session (with its CSRF token), or a Bearer/Basic caller (`api`). */
+    /**
+     * Who uses the console: a signed-in session (with its CSRF token), or a Bearer/Basic caller
+     * (`api`), who may read the pages but, holding no session, cannot post a form.
+     */
     consoleOperator?: { name: string; csrf: string | null };
   }
 }
@@ -31,7 +34,7 @@ const b64 = (buf: Buffer) => buf.toString('base64url');
  * signing key is derived from the operator token, so rotating the token ends every session, and the
  * session id must still be in Redis, so signing out ends it for good.
  */
-export function consoleSessions(deps: Deps, operatorToken: string) {
+export function consoleSessions(deps: Deps, operatorToken: string, lockout: OperatorLockout) {
   const key = createHmac('sha256', operatorToken).update('operator-console-session-v1').digest();
   const mac = (text: string) => createHmac('sha256', key).update(text).digest();
   const redisKey = (sid: string) => `${deps.env.QUEUE_PREFIX}:console-session:${sid}`;
@@ -56,9 +59,6 @@ export function consoleSessions(deps: Deps, operatorToken: string) {
   }
 
   return {
-    /** Is this the operator token? (constant time) */
-    isToken: (presented: string) => isOperatorCredential(`Bearer ${presented}`, operatorToken),
-
     async start(res: Response, name: string): Promise<void> {
       const claims: SessionClaims = {
         sid: b64(randomBytes(18)),
@@ -81,18 +81,19 @@ export function consoleSessions(deps: Deps, operatorToken: string) {
 
     /**
      * The console's guard: a session cookie, or the operator token in the Authorization header
-     * (scripts, and /admin/queues as before). Without either, a browser navigation is sent to the
-     * login page and anything else gets the usual 401 JSON.
+     * (scripts, and /admin/queues as before), the latter behind the operator lockout. Without
+     * either, a browser navigation is sent to the login page and anything else gets the usual 401.
+     * A cookie is not counted by the lockout: it is signed (HMAC), so there is nothing to guess, and
+     * a stale one only leads to the sign-in form, which is counted.
      */
     guard(): RequestHandler {
-      const headerAuth = requireOperator(operatorToken);
       return async (req, res, next) => {
         const claims = await read(req).catch(() => null);
         if (claims) {
           req.consoleOperator = { name: claims.name, csrf: csrfOf(claims.sid) };
           return next();
         }
-        if (isOperatorCredential(req.headers.authorization, operatorToken)) {
+        if ((await lockout.checkHeader(clientAddress(req), req.headers.authorization)) === 'right') {
           req.consoleOperator = { name: API_ACTOR, csrf: null };
           return next();
         }
@@ -100,26 +101,28 @@ export function consoleSessions(deps: Deps, operatorToken: string) {
           res.redirect(303, `/admin/login?next=${encodeURIComponent(req.originalUrl)}`);
           return;
         }
-        headerAuth(req, res, next);
+        throw operatorUnauthorized();
       };
     },
 
     /**
-     * Form posts of a session carry its CSRF token (SameSite=Strict already keeps other sites'
-     * posts from carrying the cookie; this is the second lock). Header callers send no cookie.
+     * Every form post carries its session's CSRF token, whatever credential came with it: a form post
+     * is a browser, and a browser sends HTTP Basic (once typed for /metrics or /api/admin) on its own
+     * with another site's forms, so Basic and Bearer callers, who hold no session, cannot post forms
+     * (scripts write through /api/admin/*). SameSite=Strict keeps other sites' posts from carrying
+     * the cookie; this is the second lock.
      */
     csrf(): RequestHandler {
       return (req, _res, next) => {
         const expected = req.consoleOperator?.csrf;
-        if (expected === null) return next();
         const given = Buffer.from(String((req.body as Record<string, unknown> | undefined)?.csrf ?? ''));
         const want = Buffer.from(expected ?? '');
         if (!expected || given.length !== want.length || !timingSafeEqual(given, want))
           throw new AppError(
             403,
             'csrf_token_invalid',
-            'The form was not sent from this console session',
-            'Reload the console page and send the form again.',
+            'The form was not sent from a signed-in console session',
+            'Sign in at /admin/login, reload the console page and send the form again (scripts use /api/admin/*).',
           );
         next();
       };

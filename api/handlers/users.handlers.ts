@@ -3,10 +3,11 @@ import {
   listUserAgents,
   reactivateAgent,
   releaseAgent,
-  setUserTier,
   updateOwnedAgentSettings,
 } from '../../shared/domains/users/manage-agents.js';
 import { ensureWalletOnClaim } from '../../shared/domains/wallets/managed-wallet.js';
+import { operatorActions } from '../../shared/domains/operator/operator-actions.js';
+import { API_ACTOR } from '../../shared/domains/operator/record-action.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { userEndpoints } from '../endpoints/users.endpoints.js';
 
@@ -31,7 +32,7 @@ export const userHandlers: HandlersFor<typeof userEndpoints> = {
   reactivateAgent: async ({ deps, user, params }) =>
     reactivateAgent(deps.models, deps.invalidation, user, params.agent_id, deps.env.TIER_AGENT_LIMITS),
   setUserTier: async ({ deps, params, body }) =>
-    setUserTier(deps.models, deps.invalidation, params.user_id, body.tier),
+    operatorActions.setUserTier(deps, API_ACTOR, params.user_id, body.tier),
   updateUserAgentSettings: async ({ deps, user, params, body }) =>
     updateOwnedAgentSettings(deps.models, deps.invalidation, user, params.agent_id, body),
 };

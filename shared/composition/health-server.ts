@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
-import { isOperatorCredential } from '../infra/authorization-header.js';
 import { errorBody } from '../infra/errors.js';
+import { isLockedOut, operatorLockout } from '../infra/operator-lockout.js';
 import { answerClientErrorsWithJson } from '../infra/http/client-errors.js';
 import { resolveOperatorToken } from '../infra/operator-token.js';
 import { liveness } from './liveness.js';
@@ -14,6 +14,8 @@ export const healthRole: Role = {
   name: 'health',
   async start(deps) {
     const { token: operatorToken } = resolveOperatorToken(deps.env);
+    // The API's lockout: a wrong token here counts against the address there too, and the other way.
+    const lockout = operatorLockout(deps.redis, deps.env.QUEUE_PREFIX, operatorToken);
     const server = createServer((req, res) => {
       const json = (status: number, message: string, fix: string, headers: Record<string, string> = {}) =>
         res
@@ -25,16 +27,29 @@ export const healthRole: Role = {
           .writeHead(status === 'ok' ? 200 : 503, { 'content-type': 'application/json' })
           .end(JSON.stringify({ status }));
       } else if (req.method === 'GET' && req.url === '/metrics') {
-        if (!isOperatorCredential(req.headers.authorization, operatorToken)) {
-          json(401, 'Operator authentication required', 'Send `Authorization: Bearer <OPERATOR_TOKEN>`.', {
-            'www-authenticate': 'Bearer',
-          });
-          return;
-        }
-        deps.metrics.registry.metrics().then(
-          (body) => res.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(body),
-          () => json(500, 'Metrics could not be collected', 'Retry the scrape; see the process log.'),
-        );
+        const address = req.socket.remoteAddress ?? 'unknown';
+        lockout
+          .checkHeader(address, req.headers.authorization)
+          .then(async (checked) => {
+            if (checked !== 'right') {
+              json(
+                401,
+                'Operator authentication required',
+                'Send `Authorization: Bearer <OPERATOR_TOKEN>`.',
+                {
+                  'www-authenticate': 'Bearer',
+                },
+              );
+              return;
+            }
+            const body = await deps.metrics.registry.metrics();
+            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(body);
+          })
+          .catch((err: unknown) =>
+            isLockedOut(err)
+              ? json(429, err.message, err.fix, err.options.headers)
+              : json(500, 'Metrics could not be collected', 'Retry the scrape; see the process log.'),
+          );
       } else {
         json(404, 'Not found', 'Use /healthz/live or /metrics.');
       }

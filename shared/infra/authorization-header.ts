@@ -18,10 +18,12 @@ function basicPassword(header: string | undefined): string | null {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /**
- * Does the header carry the operator token? Scripts and Prometheus send `Bearer <token>`, browsers
- * HTTP Basic with the token as password (any user name). Compared in constant time.
+ * The operator token a header presents: scripts and Prometheus send `Bearer <token>`, browsers HTTP
+ * Basic with the token as password (any user name). Null when the header presents none.
  */
-export function isOperatorCredential(header: string | undefined, token: string): boolean {
-  const presented = bearerToken(header) ?? basicPassword(header);
-  return presented !== null && timingSafeEqual(digest(presented), digest(token));
-}
+export const presentedOperatorToken = (header: string | undefined): string | null =>
+  bearerToken(header) ?? basicPassword(header);
+
+/** Is `presented` the operator token? Compared in constant time. */
+export const isOperatorToken = (presented: string, token: string): boolean =>
+  timingSafeEqual(digest(presented), digest(token));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { testContext } from '../support/context.js';
@@ -144,6 +144,12 @@ describe('operator console in a browser #browser', function () {
       await screenshot(page, 'admin-queues');
       const text = await page.locator('body').innerText();
       assert.deepEqual(text.match(RAW_I18N_KEY) ?? [], [], 'no raw i18n keys in the rendered text');
+      // A write as the board's own script sends it (same origin, with the session cookie) still runs.
+      const cleaned = await page.evaluate(async () => {
+        const res = await fetch('/admin/queues/api/queues/webhooks/clean/completed', { method: 'PUT' });
+        return res.status;
+      });
+      assert.equal(cleaned, 200);
       assert.deepEqual(problems, []);
     } finally {
       await close();
@@ -262,6 +268,66 @@ describe('operator console in a browser #browser', function () {
       await page.context().addCookies([cookieBefore]);
       await page.goto(`${base}/admin`);
       assert.equal(new URL(page.url()).pathname, '/admin/login');
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('when a browser holding the operator’s Basic credentials opens another site’s auto-submitting forms for /admin/users/tier and /admin/markets/resolve, then both are refused (403) and nothing changes', async function () {
+    const browser = await browserOrSkip(this);
+    const userId = `csrf-victim-${Date.now().toString(36)}`;
+    const market = await makeMarket();
+    const forms: Record<string, Record<string, string>> = {
+      '/admin/users/tier': { user_id: userId, tier: 'elite' },
+      '/admin/markets/resolve': { market_id: market._id, outcome: 'yes' },
+    };
+    // Another site: `localhost` is not the service's `127.0.0.1` (cross-site for the browser).
+    const attacker = createServer((req, res) => {
+      const target = new URL(req.url ?? '/', 'http://localhost').searchParams.get('target') ?? '';
+      const inputs = Object.entries(forms[target] ?? {})
+        .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+        .join('');
+      res.setHeader('Content-Type', 'text/html');
+      res.end(
+        `<form method="post" action="${base}${target}">${inputs}</form><script>document.forms[0].submit()</script>`,
+      );
+    });
+    await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
+    const attackerBase = `http://localhost:${(attacker.address() as AddressInfo).port}`;
+    const context = await browser.newContext({
+      httpCredentials: { username: 'ops', password: testContext().operatorToken },
+    });
+    try {
+      const page = await context.newPage();
+      // The operator once opened /metrics and typed the token: the browser now holds it for the host.
+      const metrics = await page.goto(`${base}/metrics`);
+      assert.equal(metrics?.status(), 200);
+      for (const target of Object.keys(forms)) {
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${base}${target}`),
+          page.goto(`${attackerBase}/?target=${encodeURIComponent(target)}`),
+        ]);
+        assert.equal(answer.status(), 403, target);
+      }
+      const { models } = testContext().deps;
+      assert.equal(await models.User.findById(userId).lean(), null);
+      assert.equal((await models.Market.findById(market._id).lean())?.status, 'active');
+      assert.equal(await models.OperatorAction.exists({ target: { $in: [userId, market._id] } }), null);
+    } finally {
+      await context.close();
+      await new Promise((r) => attacker.close(r));
+    }
+  });
+
+  it('when the API docs are opened, then the page works under its Content-Security-Policy (no console errors)', async function () {
+    const browser = await browserOrSkip(this);
+    const { page, problems, close } = await watchedPage(browser);
+    try {
+      const res = await page.goto(`${base}/docs/`);
+      assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+      await page.getByText('/api/sdk/agents/register').first().waitFor();
+      await screenshot(page, 'docs');
       assert.deepEqual(problems, []);
     } finally {
       await close();

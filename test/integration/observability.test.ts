@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { healthRole } from '../../shared/composition/health-server.js';
 import { freePort } from '../support/capture.js';
 import { testContext } from '../support/context.js';
-import { api, registerAgent } from '../support/http.js';
+import { api, randomIp, registerAgent } from '../support/http.js';
 
 const asOperator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
 
@@ -20,7 +20,8 @@ describe('observability #integration', () => {
   it('when /metrics is scraped without the operator token (none, or an agent key), then 401 JSON and no metrics', async () => {
     const agent = await registerAgent();
     for (const auth of [undefined, `Bearer ${agent.api_key}`]) {
-      const req = api().get('/metrics');
+      // From an address of its own: a wrong token counts towards the operator lockout.
+      const req = api().get('/metrics').set('X-Forwarded-For', randomIp());
       const res = await (auth ? req.set('Authorization', auth) : req);
       assert.equal(res.status, 401, `${auth}: ${res.text.slice(0, 200)}`);
       assert.match(res.headers['content-type'] ?? '', /application\/json/);

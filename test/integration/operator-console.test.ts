@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { testContext } from '../support/context.js';
-import { api } from '../support/http.js';
-import { FAILED_SIGN_INS_PER_WINDOW } from '../../api/console/sign-in-limit.js';
+import { makeMarket } from '../support/factories.js';
+import { api, randomIp } from '../support/http.js';
+import { FAILED_SIGN_INS_PER_WINDOW } from '../../shared/infra/operator-lockout.js';
 
 const OPERATOR = 'Grace from ops';
 
@@ -53,7 +54,7 @@ describe('operator console sessions #integration', () => {
     const locked = await attempt(testContext().operatorToken);
     assert.equal(locked.status, 429);
     assert.ok(Number(locked.headers['retry-after']) > 0);
-    assert.match(locked.text, /Too many wrong tokens/);
+    assert.match(locked.text, /Too many wrong operator tokens/);
     assert.equal(locked.headers['set-cookie'], undefined);
     assert.equal((await attempt(testContext().operatorToken, '198.51.100.7')).status, 303);
   });
@@ -152,5 +153,126 @@ describe('operator console sessions #integration', () => {
       .set('Authorization', `Bearer ${testContext().operatorToken}`);
     assert.equal(res.status, 200);
     assert.match(res.text, /<h1>Venues<\/h1>/);
+    assert.match(res.text, /Sign in to use the forms/, 'header callers read; forms need a session');
+  });
+
+  it('when a browser holding the operator’s Basic credentials posts the tier or resolve form without a session, then 403 and nothing changes', async () => {
+    const { deps, operatorToken } = testContext();
+    const userId = `csrf-basic-${randomIp()}`;
+    const market = await makeMarket();
+    const tier = await api()
+      .post('/admin/users/tier')
+      .auth('operator', operatorToken)
+      .type('form')
+      .send({ user_id: userId, tier: 'elite' });
+    assert.equal(tier.status, 403, tier.text.slice(0, 200));
+    assert.equal(tier.body.error_code, 'csrf_token_invalid');
+    const resolve = await api()
+      .post('/admin/markets/resolve')
+      .auth('operator', operatorToken)
+      .type('form')
+      .send({ market_id: market._id, outcome: 'yes' });
+    assert.equal(resolve.status, 403, resolve.text.slice(0, 200));
+    assert.equal(await deps.models.User.findById(userId).lean(), null);
+    assert.equal((await deps.models.Market.findById(market._id).lean())?.status, 'active');
+  });
+
+  it('when another site’s page posts a form with the session cookie and its CSRF token, then 403 (Fetch Metadata says cross-site)', async () => {
+    const { pair, csrf } = await signIn();
+    const res = await api()
+      .post('/admin/schedules/reconcile-trades/pause')
+      .set('Cookie', pair)
+      .set('Origin', 'https://attacker.example')
+      .set('Sec-Fetch-Site', 'cross-site')
+      .type('form')
+      .send({ csrf });
+    assert.equal(res.status, 403);
+    assert.equal(res.body.error_code, 'cross_origin_request');
+    assert.equal(
+      (await testContext().deps.models.ScheduleRun.findById('reconcile-trades').lean())?.paused ?? false,
+      false,
+    );
+  });
+
+  it('when an address is locked out of the sign-in form, then Bearer on /api/admin and Basic on /admin answer 429 with Retry-After, even with the right token', async () => {
+    const { operatorToken } = testContext();
+    const from = randomIp();
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++)
+      await api()
+        .post('/admin/login')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ token: `wrong-${i}`, name: OPERATOR });
+    const answers = [
+      await api().get('/api/admin/audit').set('X-Forwarded-For', from).set('Authorization', 'Bearer wrong'),
+      await api()
+        .get('/api/admin/audit')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${operatorToken}`),
+      await api().get('/admin/').set('X-Forwarded-For', from).auth('ops', 'wrong'),
+      await api().get('/admin/').set('X-Forwarded-For', from).auth('ops', operatorToken),
+      await api().get('/metrics').set('X-Forwarded-For', from).auth('ops', operatorToken),
+    ];
+    for (const res of answers) {
+      assert.equal(res.status, 429, res.text.slice(0, 120));
+      assert.ok(Number(res.headers['retry-after']) > 0);
+      assert.equal(typeof res.body.fix, 'string');
+      assert.equal(res.body.detail, res.body.error);
+    }
+  });
+
+  it('when wrong Bearer and Basic tokens on the operator API reach the limit, then the sign-in form is locked out too (one counter for every door)', async () => {
+    const from = randomIp();
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++) {
+      const res =
+        i % 2
+          ? await api()
+              .get('/api/admin/venues')
+              .set('X-Forwarded-For', from)
+              .set('Authorization', `Bearer wrong-${i}`)
+          : await api()
+              .get('/admin/queues/api/queues')
+              .set('X-Forwarded-For', from)
+              .auth('ops', `wrong-${i}`);
+      assert.equal(res.status, 401);
+    }
+    const login = await api()
+      .post('/admin/login')
+      .set('X-Forwarded-For', from)
+      .type('form')
+      .send({ token: testContext().operatorToken, name: OPERATOR });
+    assert.equal(login.status, 429);
+  });
+
+  it('when the right token is sent more often than the limit, then it is never locked out (only failures count)', async () => {
+    const from = randomIp();
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW + 5; i++) {
+      const res = await api()
+        .get('/api/admin/venues')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${testContext().operatorToken}`);
+      assert.equal(res.status, 200);
+    }
+  });
+
+  it('when another site makes the browser send a bull-board PUT with the session cookie, then 403; from the board itself it runs', async () => {
+    const { pair } = await signIn();
+    const clean = () => api().put('/admin/queues/api/queues/webhooks/clean/completed').set('Cookie', pair);
+    const crossSite = await clean()
+      .set('Origin', 'https://attacker.example')
+      .set('Sec-Fetch-Site', 'cross-site');
+    assert.equal(crossSite.status, 403);
+    const noFetchMetadata = await clean().set('Origin', 'https://attacker.example');
+    assert.equal(noFetchMetadata.status, 403);
+    const sameOrigin = await clean().set('Sec-Fetch-Site', 'same-origin');
+    assert.equal(sameOrigin.status, 200, sameOrigin.text.slice(0, 200));
+  });
+
+  it('when /docs is served, then it carries a Content-Security-Policy that allows only its own scripts', async () => {
+    const res = await api().get('/docs/');
+    assert.equal(res.status, 200);
+    const csp = res.headers['content-security-policy'] ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /frame-ancestors 'none'/);
   });
 });

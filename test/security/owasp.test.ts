@@ -18,6 +18,7 @@ import {
   urlFields,
   type Principal,
 } from './support/route-table.js';
+import { concretePath, isWrite, mountedRoutes, type MountedRoute } from './support/app-routes.js';
 import { sampleOf } from './support/sample-values.js';
 import { createWorld, forgedCredentials, type Party, type World } from './support/world.js';
 
@@ -56,6 +57,10 @@ const add = (c: AttackCase) => cases.push(c);
 
 interface CallOptions {
   credential?: string;
+  /** HTTP Basic with the token as password instead of Bearer: what a browser keeps and resends. */
+  basic?: boolean;
+  ip?: string;
+  headers?: Record<string, string>;
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
@@ -68,8 +73,12 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
   const path = expressPath(spec.path).replace(/:([A-Za-z_]+)/g, (_, p: string) =>
     encodeURIComponent(opts.params?.[p] ?? 'missing'),
   );
-  let req = request(world.app)[spec.method](path).set('X-Forwarded-For', randomIp());
-  if (opts.credential) req = req.set('Authorization', `Bearer ${opts.credential}`);
+  let req = request(world.app)
+    [spec.method](path)
+    .set('X-Forwarded-For', opts.ip ?? randomIp())
+    .set(opts.headers ?? {});
+  if (opts.credential && opts.basic) req = req.auth('operator', opts.credential);
+  else if (opts.credential) req = req.set('Authorization', `Bearer ${opts.credential}`);
   if (opts.query) req = req.query(opts.query);
   const started = Date.now();
   const res = opts.body !== undefined ? await req.send(opts.body as object) : await req;
@@ -234,6 +243,60 @@ for (const [name, spec] of ROUTES) {
       return spec.auth === 'operator' && refused(res.status)
         ? undefined
         : `auth '${spec.auth}', answered ${res.status} without credentials`;
+    },
+  });
+}
+
+// API2: the operator lockout (shared/infra/operator-lockout.ts) stands in front of every door that
+// takes the operator token, so an address locked out of the sign-in form cannot guess through another.
+for (const [name, spec] of ROUTES) {
+  if (!spec.auth.startsWith('operator')) continue;
+  add({
+    category: 'API2 Operator lockout',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} with the right operator token from a locked-out address`,
+    run: async (world) => {
+      const res = await call(world, name, spec, {
+        credential: world.credential('operator'),
+        ip: world.lockedOutIp,
+        params: ownParams(world, spec),
+        body: sampleBody(world, spec),
+      });
+      return lockedOutProblem(res);
+    },
+  });
+}
+
+/** What is wrong with an answer to a locked-out address: anything but 429 with Retry-After and the error body. */
+function lockedOutProblem(res: { status: number; headers: Record<string, string>; body: unknown }) {
+  const body = res.body as { detail?: unknown; error?: unknown; fix?: unknown };
+  if (res.status !== 429) return `answered ${res.status}, expected 429`;
+  if (!(Number(res.headers['retry-after']) > 0)) return `429 without Retry-After`;
+  if (typeof body?.detail !== 'string' || typeof body.error !== 'string' || typeof body.fix !== 'string')
+    return `429 body is not {detail, error, fix}: ${JSON.stringify(body)}`;
+  return undefined;
+}
+
+/** What another site's page makes a browser send: its Fetch Metadata and Origin say where it came from. */
+const CROSS_SITE = { Origin: 'https://attacker.example', 'Sec-Fetch-Site': 'cross-site' };
+
+// API2 / CSRF: a browser that once typed the operator token for /metrics or /api/admin sends it as
+// HTTP Basic with whatever another site makes it send, so no operator change may come from there.
+for (const [name, spec] of ROUTES) {
+  if (spec.auth !== 'operator' || spec.method === 'get') continue;
+  add({
+    category: 'API2 CSRF with ambient credentials',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} sent from another site with the operator's Basic credentials`,
+    run: async (world) => {
+      const res = await call(world, name, spec, {
+        credential: world.credential('operator'),
+        basic: true,
+        headers: CROSS_SITE,
+        params: ownParams(world, spec),
+        body: sampleBody(world, spec),
+      });
+      return res.status === 403 ? undefined : `answered ${res.status}, expected 403`;
     },
   });
 }
@@ -479,6 +542,31 @@ for (const [name, spec] of ROUTES) {
   });
 }
 
+// API10:2019 Insufficient logging: every operator change, accepted or refused by its handler, leaves
+// an entry in the operator audit trail (shared/domains/operator/operator-actions.ts).
+for (const [name, spec] of ROUTES) {
+  if (spec.auth !== 'operator' || spec.method === 'get') continue;
+  add({
+    category: 'API10 Operator audit trail',
+    route: name,
+    label: `${spec.method.toUpperCase()} ${spec.path} as the operator is recorded in the audit trail`,
+    run: async (world) => {
+      const { OperatorAction } = testContext().deps.models;
+      const before = await OperatorAction.countDocuments({ actor: 'api' });
+      const res = await call(world, name, spec, {
+        credential: world.credential('operator'),
+        params: ownParams(world, spec),
+        body: sampleBody(world, spec),
+      });
+      if (res.status === 422) return `answered 422: the sample never reached the handler`;
+      const recorded = (await OperatorAction.countDocuments({ actor: 'api' })) - before;
+      return recorded === 1
+        ? undefined
+        : `answered ${res.status} and left ${recorded} audit entries, expected 1`;
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 describe('OWASP API Top 10 attack suite, generated from the endpoint table #security', function () {
   this.timeout(FULL ? 30 * 60_000 : 120_000);
@@ -560,6 +648,63 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
       assert.deepEqual(failures, [], `${failures.length} of ${mine.length} cases failed`);
     });
   }
+
+  // The console's forms and bull-board's API are read off the app's routers, not the endpoint table:
+  // a new console route gets these cases with no new test.
+  const consoleRoutes = () => mountedRoutes(world.app, '/admin');
+  const consoleCall = (route: MountedRoute, ip = randomIp()) =>
+    request(world.app)
+      [route.method as 'post'](concretePath(route))
+      .set('X-Forwarded-For', ip)
+      .auth('operator', world.credential('operator')!);
+  /** The sign-in form itself takes no credential; bull-board's API is JSON sent by its own script, not a form. */
+  const isConsoleForm = (r: MountedRoute) =>
+    r.path !== '/admin/login' && !r.path.startsWith('/admin/queues/');
+
+  it('when another site makes a browser holding the operator’s Basic credentials send a change to any console route, then 403', async () => {
+    const writes = consoleRoutes().filter(isWrite);
+    assert.ok(
+      writes.some((r) => r.path.startsWith('/admin/queues/')),
+      'bull-board routes were found',
+    );
+    const accepted: string[] = [];
+    for (const route of writes) {
+      const res = await consoleCall(route)
+        .set(CROSS_SITE)
+        .type('form')
+        .send({ outcome: 'yes', tier: 'elite' });
+      if (res.status !== 403) accepted.push(`${route.method.toUpperCase()} ${route.path}: ${res.status}`);
+    }
+    assert.deepEqual(accepted, []);
+  });
+
+  it('when a console form is posted with the operator’s Basic credentials and no session CSRF token, then 403', async () => {
+    const forms = consoleRoutes().filter((r) => isWrite(r) && isConsoleForm(r));
+    assert.ok(
+      forms.some((r) => r.path === '/admin/users/tier'),
+      'console forms were found',
+    );
+    const accepted: string[] = [];
+    for (const route of forms) {
+      const res = await consoleCall(route).type('form').send({ user_id: world.a.userId, tier: 'elite' });
+      if (res.status !== 403) accepted.push(`${route.method.toUpperCase()} ${route.path}: ${res.status}`);
+    }
+    assert.deepEqual(accepted, []);
+    assert.equal((await testContext().deps.models.User.findById(world.a.userId).lean())?.tier, 'free');
+  });
+
+  it('when a locked-out address sends the right operator token to any console route that needs one, then 429 with Retry-After and the error body', async () => {
+    const problems: string[] = [];
+    for (const route of consoleRoutes()) {
+      const anonymous = await request(world.app)
+        [route.method as 'get'](concretePath(route))
+        .set('X-Forwarded-For', randomIp());
+      if (anonymous.status !== 401 && anonymous.status !== 303) continue;
+      const problem = lockedOutProblem(await consoleCall(route, world.lockedOutIp));
+      if (problem) problems.push(`${route.method.toUpperCase()} ${route.path}: ${problem}`);
+    }
+    assert.deepEqual(problems, []);
+  });
 
   it('when any generated request was answered, then no answer is a 5xx, and every error is JSON with detail, error and fix', () => {
     const bad = sent

@@ -2,7 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { ScheduleRunRecord } from '../system/schedule-run.model.js';
-import { recordOperatorAction, type OperatorActor } from '../operator/record-action.js';
+import type { OperatorActor } from '../operator/record-action.js';
 import { recordedTick, type ScheduleDefinition } from './schedule-tick.js';
 
 export type RunOutcome = 'succeeded' | 'failed' | 'running' | 'skipped';
@@ -100,7 +100,10 @@ async function viewNamed(deps: Deps, spec: ScheduleDefinition): Promise<Schedule
   return viewOf(spec, await deps.models.ScheduleRun.findById(spec.name).lean(), deps.clock());
 }
 
-/** Pauses or resumes a schedule (persisted; the jobs process honours it on its next tick) and audits it. */
+/**
+ * Pauses or resumes a schedule (persisted; the jobs process honours it on its next tick). Operators
+ * call it through operator-actions.ts, which audits it.
+ */
 export async function setSchedulePaused(
   deps: Deps,
   specs: readonly ScheduleDefinition[],
@@ -115,34 +118,20 @@ export async function setSchedulePaused(
     { $set: paused ? { paused, pausedAt: at, pausedBy: actor } : { paused, pausedAt: null, pausedBy: null } },
     { upsert: true },
   );
-  await recordOperatorAction(deps.models, {
-    at,
-    actor,
-    action: paused ? 'schedule.pause' : 'schedule.resume',
-    target: spec.name,
-  });
   return viewNamed(deps, spec);
 }
 
 /**
  * Runs the schedule's tick at once (a tick only enqueues, so this is cheap), paused or not: the
- * operator asked for it explicitly. Recorded like any run, and audited with its outcome.
+ * operator asked for it explicitly. Recorded like any run; answers the tick's error, if any, for
+ * the audit trail (operator-actions.ts).
  */
 export async function runScheduleNow(
   deps: Deps,
   specs: readonly ScheduleDefinition[],
   name: string,
-  actor: OperatorActor,
-): Promise<ScheduleView> {
+): Promise<{ view: ScheduleView; error: string | null }> {
   const spec = scheduleNamed(specs, name);
-  const at = deps.clock();
-  const error = await recordedTick(deps, spec, at);
-  await recordOperatorAction(deps.models, {
-    at,
-    actor,
-    action: 'schedule.run',
-    target: spec.name,
-    detail: error ? `failed: ${error}` : 'enqueued',
-  });
-  return viewNamed(deps, spec);
+  const error = await recordedTick(deps, spec, deps.clock());
+  return { view: await viewNamed(deps, spec), error };
 }

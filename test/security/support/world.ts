@@ -6,6 +6,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { buildApp } from '../../../api/app.js';
 import { jwtSecret } from '../../../shared/infra/jwt.js';
+import { FAILED_SIGN_INS_PER_WINDOW } from '../../../shared/infra/operator-lockout.js';
 import { testContext } from '../../support/context.js';
 import { makeMarket } from '../../support/factories.js';
 import { randomIp, registerAgent, type RegisteredAgent } from '../../support/http.js';
@@ -36,6 +37,8 @@ export interface World {
   marketId: string;
   victimIds: Record<string, string>;
   canary: { port: number; hits: () => number; close: () => Promise<void> };
+  /** A client address locked out by wrong tokens on the console's sign-in form. */
+  lockedOutIp: string;
   credential: (who: Principal, party?: Party) => string | undefined;
 }
 
@@ -102,6 +105,13 @@ export async function createWorld(): Promise<World> {
   }
   const canary = await startCanary();
   const operatorToken = ctx.operatorToken;
+  const lockedOutIp = randomIp();
+  for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++)
+    await request(app)
+      .post('/admin/login')
+      .set('X-Forwarded-For', lockedOutIp)
+      .type('form')
+      .send({ token: `wrong-${i}`, name: 'attacker' });
   return {
     app,
     a,
@@ -117,6 +127,7 @@ export async function createWorld(): Promise<World> {
       quote_id: trade.body.trade_id,
     },
     canary,
+    lockedOutIp,
     credential: (who, p = a) =>
       who === 'agent'
         ? p.agent.api_key

@@ -1,0 +1,37 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../../shared/infra/errors.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const hostOf = (origin: string): string | null => {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Refuses a state-changing request that a browser sent from another site: the operator's browser
+ * adds its ambient credentials (HTTP Basic, once typed for the host; the console cookie) to such a
+ * request by itself. The rule is that of Go's `http.CrossOriginProtection`: `Sec-Fetch-Site`, which
+ * every current browser sends, must say `same-origin` (or `none`: typed by the user); without it, an
+ * `Origin` must name this host; a request with neither comes from no browser (a script), and a
+ * script's credentials are not ambient.
+ */
+export const refuseCrossOriginWrites: RequestHandler = (req, _res, next) => {
+  if (SAFE_METHODS.has(req.method)) return next();
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  const sameOrigin =
+    site !== undefined
+      ? site === 'same-origin' || site === 'none'
+      : origin === undefined || hostOf(origin) === req.headers.host;
+  if (sameOrigin) return next();
+  throw new AppError(
+    403,
+    'cross_origin_request',
+    'A state-changing operator request from another site is refused',
+    'Use the console pages themselves, or call /api/admin/* from a script with the Bearer token.',
+  );
+};

@@ -1,0 +1,87 @@
+import { SCHEDULES } from '../../../jobs/schedules.js';
+import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
+import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.js';
+import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
+import { reviewSkill } from '../skills/skills.js';
+import { setUserTier } from '../users/manage-agents.js';
+import type { Tier } from '../users/user.model.js';
+import { recordOperatorAction, type OperatorActor } from './record-action.js';
+
+/**
+ * Runs one operator action and records it in the audit trail with its result, whichever door it
+ * came through (a console form, /api/admin/*): the outcome's line when it went through, `refused:`
+ * or `failed:` with the reason when it did not (the error is thrown on to the caller).
+ */
+async function audited<T>(
+  deps: Deps,
+  entry: { actor: OperatorActor; action: string; target: string },
+  run: () => Promise<T>,
+  outcome: (result: T) => string | null,
+): Promise<T> {
+  const at = deps.clock();
+  let result: T;
+  try {
+    result = await run();
+  } catch (err) {
+    const why = err instanceof AppError ? `refused: ${err.message}` : `failed: ${(err as Error).message}`;
+    await recordOperatorAction(deps.models, { at, ...entry, detail: why });
+    throw err;
+  }
+  await recordOperatorAction(deps.models, { at, ...entry, detail: outcome(result) });
+  return result;
+}
+
+/** A resolve's settlement in one line, as the audit trail and the console say it. */
+export const settlementLine = (s: SettlementState) =>
+  s.state === 'completed' ? `settled: ${s.positions} positions paid ${s.payout} $SIM` : 'settlement queued';
+
+/** How long an operator's resolve waits for settlement before answering "queued". */
+export const SETTLEMENT_WAIT_MS = 10_000;
+
+/**
+ * Every operator write, each audited under its actor (the console session's name, or `api` for
+ * Bearer/Basic callers). Both doors call these, never the domain functions underneath, so that no
+ * operator change escapes the trail.
+ */
+export const operatorActions = {
+  resolveMarket: (deps: Deps, actor: OperatorActor, marketId: string, outcome: boolean) =>
+    audited(
+      deps,
+      { actor, action: 'market.resolve', target: marketId },
+      () => resolveAndSettle(deps, marketId, outcome, { waitMs: SETTLEMENT_WAIT_MS }),
+      (r) => `${outcome ? 'yes' : 'no'}; ${settlementLine(r.settlement)}`,
+    ),
+
+  setUserTier: (deps: Deps, actor: OperatorActor, userId: string, tier: Tier) =>
+    audited(
+      deps,
+      { actor, action: 'user.tier', target: userId },
+      () => setUserTier(deps.models, deps.invalidation, userId, tier),
+      (r) => r.tier,
+    ),
+
+  reviewSkill: (deps: Deps, actor: OperatorActor, slug: string, review: Parameters<typeof reviewSkill>[2]) =>
+    audited(
+      deps,
+      { actor, action: 'skill.review', target: slug },
+      () => reviewSkill(deps.models, slug, review, deps.clock()),
+      () => `${review.status} revision ${review.revision}`,
+    ),
+
+  setSchedulePaused: (deps: Deps, actor: OperatorActor, name: string, paused: boolean) =>
+    audited(
+      deps,
+      { actor, action: paused ? 'schedule.pause' : 'schedule.resume', target: name },
+      () => setSchedulePaused(deps, SCHEDULES, name, paused, actor),
+      () => null,
+    ),
+
+  runSchedule: (deps: Deps, actor: OperatorActor, name: string) =>
+    audited(
+      deps,
+      { actor, action: 'schedule.run', target: name },
+      () => runScheduleNow(deps, SCHEDULES, name),
+      (run) => (run.error ? `failed: ${run.error}` : 'enqueued'),
+    ).then((run) => run.view),
+};
