@@ -4,7 +4,6 @@ import { expressPath, type EndpointSpec } from '../../api/endpoints/endpoint.js'
 import { testContext } from '../support/context.js';
 import { publishedSchema } from '../support/published-schema.js';
 import { randomIp, registerAgent } from '../support/http.js';
-import { knownFindingOf, type CaseFailure } from './support/known-findings.js';
 import {
   ACCEPTED,
   ID_NAMES,
@@ -483,7 +482,6 @@ for (const [name, spec] of ROUTES) {
 describe('OWASP API Top 10 attack suite, generated from the endpoint table #security', function () {
   this.timeout(FULL ? 30 * 60_000 : 120_000);
   let world: World;
-  const outcomes: { failure: CaseFailure; known?: string }[] = [];
 
   before(async () => {
     world = await createWorld();
@@ -538,11 +536,7 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
       for (const c of mine) {
         current = { route: c.route, label: c.label };
         const problem = await c.run(world).catch((err: Error) => `threw ${err.message}`);
-        if (!problem) continue;
-        const failure = { category, route: c.route, label: c.label, problem };
-        const known = knownFindingOf(failure);
-        outcomes.push({ failure, known: known?.id });
-        if (!known) failures.push(`${c.label}: ${problem}`);
+        if (problem) failures.push(`${c.label}: ${problem}`);
       }
       assert.deepEqual(failures, [], `${failures.length} of ${mine.length} cases failed`);
     });
@@ -552,8 +546,6 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
     const bad = sent
       .filter((r) => {
         if (r.status < 400) return false;
-        const known = knownFindingOf({ category: 'errors', route: r.route, label: r.label, problem: '' });
-        if (known) return false;
         const body = r.body as { detail?: unknown; error?: unknown; fix?: unknown };
         return (
           r.status >= 500 ||
@@ -633,15 +625,5 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
     assert.ok(await PriceAlert.exists({ _id: world.victimIds.alert_id }), "the victim's alert is gone");
     const trade = await Trade.findById(world.victimIds.order_id).lean();
     assert.equal(trade?.agentId, world.b.agent.agent_id);
-  });
-
-  // Expected failures: known findings other changes are fixing (test/security/support/known-findings.ts).
-  it('known findings reproduced by the suite are reported as expected failures', function () {
-    const known = outcomes.filter((o) => o.known);
-    if (known.length) {
-      const ids = [...new Set(known.map((o) => o.known))];
-      console.log(`      expected failures (known findings): ${ids.join(', ')} — ${known.length} case(s)`);
-      this.skip();
-    }
   });
 });
