@@ -25,8 +25,6 @@ import { createWorld, forgedCredentials, type Party, type World } from './suppor
  * credential kind, forged token, privileged field and SSRF payload.
  */
 const FULL = process.env.SECURITY_FULL === '1';
-/** An answer slower than this to a hostile page size or search string counts as resource exhaustion. */
-const SLOW_MS = 3000;
 
 interface Sent {
   method: string;
@@ -34,7 +32,6 @@ interface Sent {
   route: string;
   label: string;
   status: number;
-  ms: number;
   headers: Record<string, string>;
   text: string;
   body: unknown;
@@ -68,7 +65,6 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
   let req = request(world.app)[spec.method](path).set('X-Forwarded-For', randomIp());
   if (opts.credential) req = req.set('Authorization', `Bearer ${opts.credential}`);
   if (opts.query) req = req.query(opts.query);
-  const started = Date.now();
   const res = opts.body !== undefined ? await req.send(opts.body as object) : await req;
   const answer: Sent = {
     method: spec.method,
@@ -76,14 +72,13 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
     route: current.route || name,
     label: current.label,
     status: res.status,
-    ms: Date.now() - started,
     headers: res.headers as Record<string, string>,
     text: res.text ?? '',
     body: res.body,
   };
   sent.push(answer);
   if (process.env.SECURITY_DEBUG && current.label.includes(process.env.SECURITY_DEBUG))
-    console.log(`${answer.status} ${answer.ms}ms ${current.label} -> ${answer.text.slice(0, 200)}`);
+    console.log(`${answer.status} ${current.label} -> ${answer.text.slice(0, 200)}`);
   return answer;
 }
 
@@ -311,6 +306,32 @@ async function privilegeChanged(world: World): Promise<string | undefined> {
 // ---------------------------------------------------------------------------------------------
 const HOSTILE_NUMBERS = ['1000000000', '-1', '1e308', '99999999999999999999'];
 const HOSTILE_STRINGS = ['(a+)+$', '[', '.*'.repeat(50), '%00', 'x'.repeat(5000)];
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The `$regex` sources of every database command sent while `during` runs (the shared deps' connection,
+ * which the suite's app uses). A hostile string must reach them only escaped, as literal text: a
+ * pattern of the caller's making is what makes a search backtrack without end.
+ */
+async function regexesSentDuring(during: () => Promise<unknown>): Promise<string[]> {
+  const sources: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object' && !(v instanceof Date))
+      for (const [k, inner] of Object.entries(v)) {
+        if (k === '$regex') sources.push(inner instanceof RegExp ? inner.source : String(inner));
+        else walk(inner);
+      }
+  };
+  const conn = testContext().deps.mongo;
+  conn.set('debug', (_collection: string, _method: string, ...args: unknown[]) => walk(args));
+  try {
+    await during();
+  } finally {
+    conn.set('debug', false);
+  }
+  return sources;
+}
 for (const [name, spec] of ROUTES) {
   const principal = legitimate(spec)[0] ?? 'none';
   for (const param of queryParams(spec)) {
@@ -330,14 +351,19 @@ for (const [name, spec] of ROUTES) {
         route: name,
         label: `${spec.method.toUpperCase()} ${spec.path}?${param.name}=${value.slice(0, 20)}`,
         run: async (world) => {
-          const res = await call(world, name, spec, {
-            credential: world.credential(principal),
-            params: ownParams(world, spec),
-            query: { [param.name]: value },
-            body: sampleBody(world, spec),
+          let res!: Sent;
+          const regexes = await regexesSentDuring(async () => {
+            res = await call(world, name, spec, {
+              credential: world.credential(principal),
+              params: ownParams(world, spec),
+              query: { [param.name]: value },
+              body: sampleBody(world, spec),
+            });
           });
           if (res.status >= 500) return `answered ${res.status}`;
-          if (res.ms > SLOW_MS) return `took ${res.ms} ms`;
+          const unescaped = regexes.find((r) => r.includes(value) && !r.includes(escapeRegex(value)));
+          if (unescaped !== undefined)
+            return `the string reached the database as a pattern: ${unescaped.slice(0, 80)}`;
           return oversizeArray(res.body, param.maximum);
         },
       });
