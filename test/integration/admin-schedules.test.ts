@@ -24,6 +24,7 @@ describe('operator schedules API #integration', () => {
   });
 
   it('when an operator lists schedules, then every schedule shows its cron, what it does, its last run and its next run', async () => {
+    const asked = Date.now();
     const res = await api().get('/api/admin/schedules').set('Authorization', operator());
     assert.equal(res.status, 200);
     const listed = res.body.schedules as ScheduleView[];
@@ -34,7 +35,7 @@ describe('operator schedules API #integration', () => {
     for (const s of listed) {
       assert.equal(s.cron, SCHEDULES.find((x) => x.name === s.name)!.cron);
       assert.ok(s.description.length > 10, `${s.name} says what it does`);
-      assert.ok(Date.parse(s.next_run_at) > Date.now() - 1000, `${s.name} next run is ahead`);
+      assert.ok(Date.parse(s.next_run_at) > asked, `${s.name} next run is ahead of the request`);
       assert.equal(typeof s.paused, 'boolean');
       assert.ok('outcome' in s.last_run);
     }

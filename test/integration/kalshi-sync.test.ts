@@ -5,6 +5,7 @@ import { testContext } from '../support/context.js';
 import { assertAgentConserved } from '../support/invariants.js';
 import { trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { jobsSettled } from '../support/jobs.js';
 import { kalshiAdmin, newKalshiEvent } from '../support/venue-emulators.js';
 
 let tick = 0;
@@ -84,7 +85,8 @@ describe('Imported Kalshi markets follow Kalshi #integration', () => {
     const after = await balanceOf(agent);
     assert.ok(Math.abs(after - (before + shares)) < 0.011, `paid ${after - before} for ${shares} shares`);
     await checkResolutions(deps);
-    await new Promise((r) => setTimeout(r, 300));
+    // Whatever settlement that check queued for the market has run before the balance is read again.
+    await jobsSettled('settlement', (d) => d.marketId === marketId);
     assert.ok(Math.abs((await balanceOf(agent)) - after) < 1e-9, 'paid once');
     assert.equal(
       await deps.models.LedgerEntry.countDocuments({ agentId: agent.agent_id, kind: 'settle' }),

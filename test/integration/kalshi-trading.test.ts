@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { QUOTE_TTL_SECONDS } from '../../shared/domains/trading/kalshi-trade.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
@@ -100,14 +101,19 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     const { marketId } = await importedKalshiMarket(t.agent, 0.4);
     const { models } = testContext().deps;
     await withKalshiSettings({ fill_after_ms: null }, async () => {
+      const asked = Date.now();
       const { quote: q, body } = await signedBuy(t, marketId, 10);
+      const answered = Date.now();
       // YES ask 0.41: $10 buys 24 whole contracts; the rest is refunded.
       assert.equal(q.price, 0.41);
       assert.equal(q.out_amount, 24);
       assert.equal(q.wallet_address, addressOf(t));
       assert.equal(q.wallet_ownership_verified, false);
       assert.match(q.hint, /\/api\/sdk\/wallet\/solana\/challenge/);
-      assert.ok(Date.parse(q.expires_at) - Date.now() > 290_000);
+      // Valid for the quote TTL from the moment it was made (some moment while it was asked for).
+      const expires = Date.parse(q.expires_at);
+      const ttl = QUOTE_TTL_SECONDS * 1000;
+      assert.ok(expires >= asked + ttl && expires <= answered + ttl, q.expires_at);
 
       const submitted = await submit(t, body).expect(200);
       assert.equal(submitted.body.success, true, submitted.body.error);

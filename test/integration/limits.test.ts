@@ -365,19 +365,32 @@ describe('settings, limits and cooldowns #integration', () => {
     });
     after(() => Object.assign(testContext().deps.env, saved));
 
+    /** Runs `fn` with the service's clock stopped at one moment, so that cooldown ends are exact. */
+    async function atFixedTime(fn: (now: Date) => Promise<void>) {
+      const { deps } = testContext();
+      const clock = deps.clock;
+      const now = new Date();
+      deps.clock = () => now;
+      try {
+        await fn(now);
+      } finally {
+        deps.clock = clock;
+      }
+    }
+
     it('when a free agent buys the same market side twice within 120 s on sim, then the second is refused until the cooldown ends', async () => {
       const agent = await registerAgent();
       const market = await makeMarket();
-      const first = await buy(agent, market._id);
-      assert.equal(first.body.success, true);
-      const started = Date.now();
-      const again = await buy(agent, market._id);
-      assert.equal(again.status, 429);
-      assert.equal(again.body.error_code, 'market_cooldown');
-      assert.match(again.body.error, /one YES buy per market every 120 s/);
-      const expires = Date.parse(again.body.expires_at);
-      assert.ok(expires > started + 110_000 && expires <= started + 121_000, again.body.expires_at);
-      assert.ok(Number(again.headers['retry-after']) > 110);
+      await atFixedTime(async (now) => {
+        const first = await buy(agent, market._id);
+        assert.equal(first.body.success, true);
+        const again = await buy(agent, market._id);
+        assert.equal(again.status, 429);
+        assert.equal(again.body.error_code, 'market_cooldown');
+        assert.match(again.body.error, /one YES buy per market every 120 s/);
+        assert.equal(again.body.expires_at, new Date(now.getTime() + 120_000).toISOString());
+        assert.equal(again.headers['retry-after'], '120');
+      });
       assert.equal(
         (await buy(agent, market._id, { side: 'no' })).body.success,
         true,
@@ -458,13 +471,13 @@ describe('settings, limits and cooldowns #integration', () => {
       const market = await makeMarket();
       const failed = await buy(agent, market._id, { price: 0.01 });
       assert.equal(failed.body.success, false);
-      const at = Date.now();
       const blocked = await buy(agent, market._id);
       assert.equal(blocked.status, 429);
       assert.equal(blocked.body.error_code, 'failed_trade_cooldown');
       assert.match(blocked.body.fix, /include_failed=true/);
-      const expires = Date.parse(blocked.body.expires_at);
-      assert.ok(Math.abs(expires - (at + 1_800_000)) < 10_000, blocked.body.expires_at);
+      // Closed for 30 minutes from the moment the buy failed, as its trade records it.
+      const { finishedAt } = (await testContext().deps.models.Trade.findById(failed.body.trade_id).lean())!;
+      assert.equal(blocked.body.expires_at, new Date(finishedAt!.getTime() + 1_800_000).toISOString());
       assert.equal((await buy(agent, market._id, { side: 'no' })).body.success, true);
 
       const seen = await cooldowns(agent, asUser(user)).expect(200);

@@ -10,6 +10,7 @@ import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { externalTrader, importedMarket, signedBuy } from '../support/polymarket-traders.js';
+import { jobCompleted, jobsSettled } from '../support/jobs.js';
 import { until } from '../support/until.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 import { runWorkerProcess } from '../support/worker-process.js';
@@ -208,9 +209,10 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.equal(await yesShares(agent, market._id), 0);
     assert.equal((await monitorsOf(agent)).count, 0, 'the monitor is gone');
 
-    // Fired once: later evaluations and further moves sell nothing more.
+    // Fired once: later evaluations sell nothing more. Any exit they queued for this monitor has
+    // run (an exit places its sale and waits for it) before the sales are counted.
     await Promise.all([evaluateMonitors(deps, new Date()), evaluateMonitors(deps, new Date())]);
-    await new Promise((r) => setTimeout(r, 500));
+    await jobsSettled('risk-monitors', (d) => d.monitorId === m!._id);
     assert.equal((await riskSells(agent)).length, 1);
   });
 
@@ -253,12 +255,10 @@ describe('Position monitors and risk alerts #integration', function () {
     );
     // The same exit enqueued again (as the resume path does) places nothing new.
     const m = (await monitorState(agent, market._id))!;
-    await deps.queues.enqueue('exit-monitored-position', {
-      monitorId: m._id,
-      generation: m.generation,
-      attempt: 'r1',
-    });
-    await new Promise((r) => setTimeout(r, 1000));
+    const again = { monitorId: m._id, generation: m.generation, attempt: 'r1' };
+    await deps.queues.enqueue('exit-monitored-position', again);
+    // That job has run to its end (an exit places its sale and waits for it) before sales are counted.
+    await jobCompleted('exit-monitored-position', again);
     assert.equal((await riskSells(agent)).length, 1);
   });
 

@@ -7,6 +7,7 @@ import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { internalHostSpellings } from '../support/internal-hosts.js';
+import { jobCompleted, jobsSettled } from '../support/jobs.js';
 import { until } from '../support/until.js';
 import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
 
@@ -62,19 +63,22 @@ const allAlerts = async (a: RegisteredAgent) => {
   const res = await api().get('/api/sdk/alerts?include_triggered=True').set(asAgent(a)).expect(200);
   return new Map((res.body.alerts as AlertView[]).map((x) => [x.id, x]));
 };
+/** Every trade `push` made: their after-fill jobs queue the alert evaluations. */
+const pushed: string[] = [];
 /** A buy by a fresh agent (no cooldown on the market), which moves the price; the new YES price. */
 async function push(marketId: string, side: 'yes' | 'no', amount: number) {
   const res = await trade(await registerAgent(), { market_id: marketId, side, amount, venue: 'sim' });
   assert.equal(res.body.success, true, JSON.stringify(res.body));
+  pushed.push(res.body.trade_id as string);
   // `new_price` is the price of the side bought.
   return side === 'yes' ? (res.body.new_price as number) : 1 - (res.body.new_price as number);
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Price alerts #integration', function () {
   this.timeout(60_000);
 
   it('Alerts fire once per crossing in each direction; not at all without a crossing', async () => {
+    pushed.length = 0;
     const rxHook = await receiver();
     const rxAlert = await receiver();
     try {
@@ -162,7 +166,15 @@ describe('Price alerts #integration', function () {
         (g) => g.length >= 1,
       );
       await Promise.all(Array.from({ length: 3 }, () => evaluatePriceAlerts(deps, market._id)));
-      await sleep(1500);
+      // Nothing more is on its way: every push's after-fill job has run (each queues an evaluation),
+      // and no evaluation of this market and no delivery to these receivers is left to run.
+      for (const tradeId of pushed) await jobCompleted('after-trade-fill', { tradeId });
+      const alertIds = [up, down, noDown, level, far, late].map((a) => a.id);
+      await jobsSettled(
+        'webhooks',
+        (d) =>
+          d.marketId === market._id || d.webhookId === hook.body.id || alertIds.includes(d.alertId as string),
+      );
       assert.deepEqual(hookGot.map((d) => d.data.alert_id).sort(), [...fired].sort());
       for (const d of hookGot) {
         assert.equal(d.type, 'price.movement');

@@ -10,6 +10,7 @@ import { testContext } from '../support/context.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { jobsSettled } from '../support/jobs.js';
 import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
 
 let tick = 0;
@@ -166,7 +167,8 @@ describe('Imported markets follow their venue #integration', () => {
       `paid ${balance - balanceBefore} for ${shares} shares`,
     );
     await checkResolutions(deps);
-    await new Promise((r) => setTimeout(r, 300));
+    // Whatever settlement that check queued for the market has run before the balance is read again.
+    await jobsSettled('settlement', (d) => d.marketId === marketId);
     assert.ok(Math.abs((await agentView(agent)).body.balance - balance) < 1e-9, 'paid once');
     const entries = await deps.models.LedgerEntry.countDocuments({ agentId: agent.agent_id, kind: 'settle' });
     assert.equal(entries, 1);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import type { Job } from 'bullmq';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
 import { ConfigError, loadEnv } from '../../shared/infra/config/env.js';
@@ -13,10 +14,10 @@ import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { internalHostSpellings } from '../support/internal-hosts.js';
+import { jobCompleted, jobsSettled } from '../support/jobs.js';
 import { until } from '../support/until.js';
 
 interface Received {
-  at: number;
   raw: string;
   body: { id: string; type: string; created_at: string; data: Record<string, unknown> };
   headers: http.IncomingHttpHeaders;
@@ -32,7 +33,7 @@ async function receiver(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      got.push({ at: Date.now(), raw, body: JSON.parse(raw) as Received['body'], headers: req.headers });
+      got.push({ raw, body: JSON.parse(raw) as Received['body'], headers: req.headers });
       const a = answer(got.length);
       res.writeHead(a.status, a.headers ?? {}).end('ok');
     });
@@ -74,7 +75,26 @@ async function testEventUntil(
   await api().post('/api/sdk/webhooks/test').set(asAgent(agent)).expect(200);
   return { agent, w: await until(() => webhookOf(agent, hook.body.id as string), done, ms) };
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Returns once every delivery queued for these webhooks has finished: nothing more is on its way. */
+const deliveriesSettled = (...webhookIds: string[]) =>
+  jobsSettled('webhooks', (d) => webhookIds.includes(d.webhookId as string));
+/**
+ * The retry delays BullMQ computes for failed deliveries to a webhook, in order, as its workers
+ * report them (a failed attempt's job carries the delay it was put back with): the schedule, not
+ * the time that happened to pass.
+ */
+function retryDelaysOf(webhookId: () => string) {
+  const delays: number[] = [];
+  const workers = testContext().workers.filter((w) => w.name === 'webhooks');
+  const onFailed = (job: Job | undefined) => {
+    if ((job?.data as { webhookId?: string } | undefined)?.webhookId === webhookId()) delays.push(job!.delay);
+  };
+  for (const w of workers) w.on('failed', onFailed);
+  return { delays, stop: () => workers.forEach((w) => w.off('failed', onFailed)) };
+}
+/** Returns once the job that emits a trade's trade.executed has run. */
+const effectsRan = (tradeId: string) => jobCompleted('after-trade-fill', { tradeId });
 
 describe('webhooks #integration', function () {
   this.timeout(30_000);
@@ -96,12 +116,14 @@ describe('webhooks #integration', function () {
       assert.ok(stored?.secret && !JSON.stringify(stored).includes(secret), 'the secret is stored sealed');
 
       const market = await makeMarket();
+      const traded = Date.now();
       const t = await trade(agent, { market_id: market._id, side: 'yes', amount: 10, venue: 'sim' });
       assert.equal(t.body.success, true, JSON.stringify(t.body));
       const got = await until(
         async () => rx.got,
         (g) => g.length >= 1,
       );
+      const arrived = Date.now();
       assert.equal(got.length, 1);
       const [d] = got;
       assert.equal(d!.body.type, 'trade.executed');
@@ -114,7 +136,9 @@ describe('webhooks #integration', function () {
       assert.equal(d!.headers['x-simmer-signature'], hmac(secret, d!.raw));
       assert.notEqual(d!.headers['x-simmer-signature'], hmac('another-secret', d!.raw));
       assert.match(String(d!.headers['x-simmer-timestamp']), /^\d{10}$/);
-      assert.ok(Math.abs(Number(d!.headers['x-simmer-timestamp']) - Date.now() / 1000) < 60);
+      // The moment of sending, in whole seconds: between the trade and its arrival here.
+      const sentAt = Number(d!.headers['x-simmer-timestamp']);
+      assert.ok(sentAt >= Math.floor(traded / 1000) && sentAt <= Math.ceil(arrived / 1000), String(sentAt));
       assert.equal(d!.headers['x-simmer-event-id'], d!.body.id);
       assert.equal(d!.headers['content-type'], 'application/json');
 
@@ -172,7 +196,7 @@ describe('webhooks #integration', function () {
     const rx = await receiver();
     try {
       const agent = await registerAgent();
-      await register(agent, { url: rx.url, events: ['trade.executed'] }).expect(200);
+      const hook = await register(agent, { url: rx.url, events: ['trade.executed'] }).expect(200);
       const market = await makeMarket();
       const t = await trade(agent, { market_id: market._id, side: 'no', amount: 5, venue: 'sim' });
       assert.equal(t.body.success, true);
@@ -182,9 +206,11 @@ describe('webhooks #integration', function () {
         async () => rx.got,
         (g) => g.length >= 1,
       );
-      await sleep(500);
       await emitTradeExecuted(deps, t.body.trade_id as string);
-      await sleep(300);
+      // Every emitter has run (the trade's own after-fill job, the four above) and every delivery
+      // they queued has finished: a second copy would have arrived by now.
+      await effectsRan(t.body.trade_id as string);
+      await deliveriesSettled(hook.body.id as string);
       const ids = rx.got.map((g) => g.body.id);
       assert.deepEqual(ids, [`trade.executed.${t.body.trade_id}`]);
     } finally {
@@ -197,8 +223,8 @@ describe('webhooks #integration', function () {
     const other = await receiver();
     try {
       const agent = await registerAgent();
-      await register(agent, { url: rx.url, events: ['market.resolved'] }).expect(200);
-      await register(agent, { url: other.url, events: ['price.movement'] }).expect(200);
+      const hook = await register(agent, { url: rx.url, events: ['market.resolved'] }).expect(200);
+      const otherHook = await register(agent, { url: other.url, events: ['price.movement'] }).expect(200);
       const market = await makeMarket();
       const t = await trade(agent, { market_id: market._id, side: 'yes', amount: 5, venue: 'sim' });
       assert.equal(t.body.success, true);
@@ -214,7 +240,10 @@ describe('webhooks #integration', function () {
       assert.equal(got[0]!.body.type, 'market.resolved');
       assert.equal(got[0]!.body.id, `market.resolved.${market._id}`);
       assert.equal(got[0]!.body.data.outcome, true);
-      await sleep(500);
+      // Both emitters ran (the trade's after-fill job; the settlement, which sent the event above)
+      // and every delivery queued for either webhook has finished: nothing more is on its way.
+      await effectsRan(t.body.trade_id as string);
+      await deliveriesSettled(hook.body.id as string, otherHook.body.id as string);
       assert.equal(
         rx.got.length,
         1,
@@ -228,11 +257,14 @@ describe('webhooks #integration', function () {
   });
 
   it('when the receiver answers 500, then the delivery is retried with growing delays, the same body each time, until it succeeds', async () => {
+    let hookId = '';
+    const retries = retryDelaysOf(() => hookId);
     const rx = await receiver((n) => ({ status: n <= 3 ? 500 : 200 }));
     try {
       const agent = await registerAgent();
       const secret = 'retry-secret-123';
       const hook = await register(agent, { url: rx.url, secret }).expect(200);
+      hookId = hook.body.id as string;
       await api().post('/api/sdk/webhooks/test').set(asAgent(agent)).expect(200);
       const got = await until(
         async () => rx.got,
@@ -246,9 +278,10 @@ describe('webhooks #integration', function () {
       );
       for (const g of got) assert.equal(g.headers['x-simmer-signature'], hmac(secret, g.raw));
       const base = testContext().env.WEBHOOK_RETRY_BASE_MS;
-      const gaps = got.slice(1).map((g, i) => g.at - got[i]!.at);
-      gaps.forEach((gap, i) =>
-        assert.ok(gap >= base * 2 ** i * 0.9, `retry ${i + 1} waited ${gap} ms, backoff ${base * 2 ** i} ms`),
+      assert.deepEqual(
+        retries.delays,
+        [base, 2 * base, 4 * base],
+        'each retry is scheduled twice as far out',
       );
       const w = await until(
         () => webhookOf(agent, hook.body.id),
@@ -257,6 +290,7 @@ describe('webhooks #integration', function () {
       assert.equal(w.consecutive_failures, 0, 'a success resets the failure count');
       assert.equal(w.active, true);
     } finally {
+      retries.stop();
       await rx.close();
     }
   });
@@ -272,7 +306,7 @@ describe('webhooks #integration', function () {
       assert.equal(new Set(rx.got.map((g) => g.body.id)).size, 1);
       const test = await api().post('/api/sdk/webhooks/test').set(asAgent(agent)).expect(200);
       assert.equal(test.body.queued, 0, 'an inactive webhook is not sent to');
-      await sleep(500);
+      await deliveriesSettled(w.id);
       assert.equal(rx.got.length, MAX_CONSECUTIVE_FAILURES);
     } finally {
       await rx.close();
