@@ -307,6 +307,32 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 1);
   });
 
+  it('when an agent bought through its human’s managed wallet and then registered its own wallet, then the redemption pays the managed wallet that holds the shares', async () => {
+    const human = await managedTrader();
+    await setTier(await ownerIdOf(human.agent), 'elite');
+    const m = await importedMarket(human.agent);
+    const shares = await managedBuy(human.agent, m.marketId);
+    // The agent's own wallet arrives after the buy, and holds nothing: no shares, no pUSD, no POL.
+    const reg = await api()
+      .post('/api/sdk/agent-wallet/register')
+      .set(asAgent(human.agent))
+      .send({})
+      .expect(201);
+    const own = reg.body.wallet_address as string;
+    await resolveYes(m.conditionId);
+    const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
+
+    const res = await redeem(human.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.equal(res.body.payout, shares);
+    assert.ok(Math.abs((await pusd(human.address)) - (managedBefore + shares)) < 1e-6);
+    assert.equal(await pusd(own), ownBefore);
+    const after = await positionOf(human.agent, m.marketId);
+    assert.equal(after!.redeemable, false);
+    assert.equal(after!.status, 'settled');
+    assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 0);
+  });
+
   it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {
     const ctx = testContext();
     const on = await managedTrader();

@@ -21,6 +21,7 @@ import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clo
 import { agentWalletCredentials, agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
 import type { TradeExecutionContext } from './execution-context.js';
+import { holderOfTrade } from './trade-holder.js';
 import { finishTrade, type TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
@@ -170,6 +171,8 @@ export async function bookMatches(
   const addAmount = state.amountMicro - vo.matchedAmountMicro;
   if (addShares <= 0) return t;
   const first = vo.matchedSharesMicro === 0;
+  // Every fill names the wallet it landed in, so the position knows where its tokens are.
+  const holder = holderOfTrade(t);
   const side = t.side === 'yes' ? 'Yes' : 'No';
   const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
   const target = {
@@ -194,6 +197,7 @@ export async function bookMatches(
             [cost]: addAmount,
             statusAfter: 'open' as const,
             source: t.source,
+            holder,
           },
         });
       // A sale takes its shares' average cost off the position; shares bought elsewhere have none here.
@@ -214,6 +218,7 @@ export async function bookMatches(
           realizedPnlMicro: addAmount - removed,
           statusAfter: emptyAfter ? ('closed' as const) : null,
           source: t.source,
+          holder,
         },
       });
     },
