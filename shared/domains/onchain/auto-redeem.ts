@@ -52,7 +52,7 @@ export async function enqueueAutoRedemptions(
     if (!userId) continue;
     // The wallet holding the position redeems it; one whose holder is unknown, by the earlier rule.
     const own = ownWallet.get(p.agentId);
-    const agentId = own && (p.holderAddress === null || isHolder(p, own)) ? p.agentId : null;
+    const agentId = own && (!p.holderAddress || isHolder(p, own)) ? p.agentId : null;
     todo.set(`${userId}\n${agentId}\n${p.marketId}`, { userId, agentId, marketId: p.marketId });
   }
   const enqueued: Enqueued[] = [];

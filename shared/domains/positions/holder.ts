@@ -11,7 +11,7 @@ export const holderKey = (venue: VenueId, address: string) =>
 
 /** Whether `address` is the wallet holding a position (compared in holder form). */
 export const isHolder = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>, address: string) =>
-  p.holderAddress !== null && p.holderAddress === holderKey(p.venue, address);
+  !!p.holderAddress && p.holderAddress === holderKey(p.venue, address);
 
 /**
  * The wallet holding an open position's tokens when it is not `address`: the agent's trades on the
@@ -32,7 +32,7 @@ export function heldElsewhere(
   > | null,
   address: string,
 ): string | null {
-  if (!p || p.status !== 'open' || p.holderAddress === null || isHolder(p, address)) return null;
+  if (!p || p.status !== 'open' || !p.holderAddress || isHolder(p, address)) return null;
   const held = p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro;
   return held > 0 ? p.holderAddress : null;
 }
