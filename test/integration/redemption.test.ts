@@ -38,6 +38,7 @@ const pusd = async (address: string) =>
 const txsFrom = (address: string) =>
   polymarketAdmin<ChainTx[]>('GET', `/polygon/transactions?from=${address}`);
 const REDEEM_SELECTOR = '0x01b7037c';
+const operator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
 
 /** pUSD, POL for gas and the trading approvals for a wallet the service signs for. */
 async function fundAndApprove(address: string) {
@@ -331,6 +332,8 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(after!.redeemable, false);
     assert.equal(after!.status, 'settled');
     assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 0);
+    const audit = await api().get('/api/admin/audit').set(operator()).expect(200);
+    assert.deepEqual(audit.body.differences, [], JSON.stringify(audit.body));
   });
 
   it('when positions were recorded before their holder was, then the backfill job finds it from the venue and the redemption pays the wallet holding them', async () => {
