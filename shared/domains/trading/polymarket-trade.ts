@@ -94,10 +94,13 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   // agent's own wallet; the account's wallet needs no routing.
   const named = walletNamed(req, position);
   const accountWallet = [wallet?.address, wallet?.maker].map((a) => a?.toLowerCase());
-  const routed =
+  const routing =
     named && !accountWallet.includes(named.trim().toLowerCase())
       ? await agentWalletForTrade(models, agent._id, named)
       : null;
+  // A sale sent to its holder by itself, when that is no wallet of this agent or account (a wallet
+  // linked before): not routed, and otherWalletRefusal below names the wallet holding it.
+  const routed = routing && 'errorCode' in routing && !req.wallet_address ? null : routing;
   if (routed && 'errorCode' in routed) return refusedResult(shape, m, routed, holdings, false);
   if (!wallet && !routed)
     return refusedResult(
