@@ -87,6 +87,7 @@ const positionOf = async (agent: RegisteredAgent, marketId: string) => {
         redeemable_side: string | null;
         payout: number;
         shares_yes: number;
+        holder_address: string | null;
       }
     | undefined;
 };
@@ -322,6 +323,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const own = reg.body.wallet_address as string;
     await resolveYes(m.conditionId);
     const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
+    assert.equal((await positionOf(human.agent, m.marketId))!.holder_address, human.address);
 
     const res = await redeem(human.agent, m.marketId).expect(200);
     assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));

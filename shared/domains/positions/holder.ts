@@ -1,3 +1,4 @@
+import { getAddress } from 'ethers';
 import type { PositionRecord } from './position.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -36,3 +37,11 @@ export function heldElsewhere(
   const held = p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro;
   return held > 0 ? p.holderAddress : null;
 }
+
+/**
+ * A position's `holder_address` (client-contract §6.1: the official client routes a sale's
+ * signature by it): the holder in its usual spelling (a checksummed Polygon address), null on sim
+ * and while unknown.
+ */
+export const holderView = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>): string | null =>
+  !p.holderAddress ? null : p.venue === 'polymarket' ? getAddress(p.holderAddress) : p.holderAddress;
