@@ -4,6 +4,7 @@ import { afterWrite } from '../../infra/faults.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendLedgerEntry } from '../ledger/ledger.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { heldElsewhere } from '../positions/holder.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { clobRefusal } from '../venues/polymarket/orders/clob-refusals.js';
@@ -186,6 +187,14 @@ export async function bookMatches(
     `${t._id}-match-${state.sharesMicro}`,
     target,
     ({ position }) => {
+      // Trades are refused from a wallet other than the holder (holding-wallet.ts), but two first
+      // buys from two wallets at once can both pass: the venue filled both, so the fill is booked,
+      // and the split is logged for an operator (the position records one holder).
+      if (holder && position && heldElsewhere(position, holder))
+        ctx.deps.log.error(
+          { tradeId: t._id, positionId: target.positionId, holder, recorded: position.holderAddress },
+          'a fill landed in a wallet other than the position holder',
+        );
       const counted = first ? { tradesCount: 1, realTradesCount: 1 } : {};
       if (t.action === 'buy')
         return accept({
