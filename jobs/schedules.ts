@@ -76,6 +76,11 @@ export const SCHEDULES: ScheduleSpec[] = [
     '*/10 * * * *',
     'Every 10 minutes: repairs users’ tier-slot counters a crash left one off.',
   ),
+  slotSchedule(
+    'backfill-position-holders',
+    '*/10 * * * *',
+    'Every 10 minutes: positions recorded before their holder wallet was get it from the venue or their fills (a no-op once all have one).',
+  ),
   intervalSchedule(
     'sync-external-prices',
     (env) => env.EXTERNAL_PRICE_SECONDS,

@@ -1,5 +1,6 @@
 import type { ProcessorRegistry } from '../shared/composition/processor.js';
 import {
+  backfillPositionHoldersProcessor,
   ping,
   reconcileAgentSlotsProcessor,
   recordHeartbeatProcessor,
@@ -35,6 +36,7 @@ export const PROCESSORS: ProcessorRegistry = {
   ping,
   'record-heartbeat': recordHeartbeatProcessor,
   'reconcile-agent-slots': reconcileAgentSlotsProcessor,
+  'backfill-position-holders': backfillPositionHoldersProcessor,
   'execute-trade': executeTradeProcessor,
   'after-trade-fill': afterTradeFillProcessor,
   'follow-kalshi-order': followKalshiOrderProcessor,

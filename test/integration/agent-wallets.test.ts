@@ -240,8 +240,31 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
     assert.equal((await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${human}`)).length, 0);
     assert.equal((await polymarketAdmin<VenueWallet>('GET', `/wallets/${human}`)).pusd, 200);
 
-    // Without wallet_address the human's wallet trades, as before.
-    const plain = await polymarketTrade(agent, { market_id: m.marketId, side: 'no', amount: 4 }).expect(200);
+    // The position is held in the agent wallet: the human's wallet does not trade it (one position, one wallet).
+    const split = await polymarketTrade(agent, { market_id: m.marketId, side: 'no', amount: 4 }).expect(200);
+    assert.equal(split.body.success, false);
+    assert.equal(split.body.error_code, 'position_in_other_wallet', JSON.stringify(split.body));
+    assert.match(split.body.hint, new RegExp(address, 'i'));
+    assert.equal((await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${human}`)).length, 0);
+
+    // A sale without wallet_address sells from the wallet holding the position.
+    const sold = await polymarketTrade(agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      action: 'sell',
+      shares: 5,
+      order_type: 'FAK',
+    }).expect(200);
+    assert.equal(sold.body.success, true, JSON.stringify(sold.body));
+    const soldStored = (await deps.models.Trade.findById(sold.body.trade_id).lean())!;
+    assert.equal(soldStored.venueOrder!.signer, 'agent');
+    assert.equal((soldStored.venueOrder!.signed as { maker: string }).maker, address);
+
+    // Without wallet_address the human's wallet trades, as before, in a market the agent wallet does not hold.
+    const other = await importedMarket(agent);
+    const plain = await polymarketTrade(agent, { market_id: other.marketId, side: 'no', amount: 4 }).expect(
+      200,
+    );
     assert.equal(plain.body.success, true, JSON.stringify(plain.body));
     const plainStored = (await deps.models.Trade.findById(plain.body.trade_id).lean())!;
     assert.equal(plainStored.venueOrder!.signer, 'managed');

@@ -305,6 +305,43 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(closed.pnl, 4.9);
   });
 
+  it('when the human registers another Solana wallet after a buy, then the winning contracts are quoted for and redeemed from the wallet that holds them', async () => {
+    const { deps } = testContext();
+    const t = await kalshiTrader();
+    const { marketId, ticker } = await importedKalshiMarket(t.agent, 0.5);
+    const { body } = await signedBuy(t, marketId, 5.1);
+    const bought = await submit(t, body).expect(200);
+    assert.equal(bought.body.shares_bought, 10);
+    const next = Keypair.generate().publicKey.toBase58();
+    await api()
+      .patch('/api/sdk/user/settings')
+      .set(asAgent(t.agent))
+      .send({ bot_solana_wallet: next })
+      .expect(200);
+    await kalshiAdmin('POST', `/markets/${ticker}/lifecycle`, { status: 'finalized', result: 'yes' });
+    await checkResolutions(deps);
+
+    const usdcBefore = await walletUsdc(addressOf(t));
+    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 10 }).expect(200);
+    assert.equal(q.body.success, true, JSON.stringify(q.body));
+    assert.equal(q.body.wallet_address, addressOf(t));
+    const sold = await submit(t, {
+      market_id: marketId,
+      side: 'yes',
+      action: 'sell',
+      quote_id: q.body.quote_id,
+      signed_transaction: signQuoted(q.body.transaction, t.wallet),
+    }).expect(200);
+    assert.equal(sold.body.success, true, JSON.stringify(sold.body));
+    const done = await until(
+      () => deps.models.Trade.findById(sold.body.trade_id).lean(),
+      (tr) => tr?.status === 'filled',
+    );
+    assert.equal((done!.result as Record<string, unknown>).shares_sold, 10);
+    assert.equal((await walletUsdc(addressOf(t))) - usdcBefore, 10, 'paid into the wallet that held them');
+    assert.equal((await kalshiPosition(t.agent.agent_id, marketId))!.sharesYesMicro, 0);
+  });
+
   it('when the quote\'s blockhash has expired, then the submit answers exactly "Quote expired or not found" with the detail in hint', async () => {
     const t = await kalshiTrader();
     const { marketId } = await importedKalshiMarket(t.agent);

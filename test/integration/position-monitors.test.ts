@@ -9,8 +9,15 @@ import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-externa
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { externalTrader, importedMarket, signedBuy } from '../support/polymarket-traders.js';
 import { jobCompleted, jobsSettled } from '../support/jobs.js';
+import {
+  externalTrader,
+  importedMarket,
+  ownerIdOf,
+  polymarketTrade,
+  setTier,
+  signedBuy,
+} from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 import { runWorkerProcess } from '../support/worker-process.js';
@@ -351,6 +358,54 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.deepEqual((await api().get('/api/sdk/risk-alerts').set(asAgent(t.agent)).expect(200)).body, {
       risk_alerts: [],
     });
+  });
+
+  it('when a position is held in the agent’s own wallet and the account’s wallet is external, then its stop-loss sells from the agent wallet instead of alerting', async () => {
+    const { deps } = testContext();
+    const t = await externalTrader();
+    await setTier(await ownerIdOf(t.agent), 'elite');
+    const reg = await api().post('/api/sdk/agent-wallet/register').set(asAgent(t.agent)).send({}).expect(201);
+    const own = reg.body.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${own}/fund`, { pusd: 300 });
+    await polymarketAdmin('POST', `/wallets/${own}/approve`);
+    const m = await importedMarket(t.agent, [0.5, 0.5]);
+    const bought = await polymarketTrade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      wallet_address: own,
+    }).expect(200);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    await setMonitor(t.agent, m.marketId, { side: 'yes', stop_loss_pct: 0.3 }, 'polymarket').expect(200);
+    const yesTokens = async (wallet: string) =>
+      Number(
+        (await polymarketAdmin<{ tokens: Record<string, number> }>('GET', `/wallets/${wallet}`)).tokens[
+          m.yes
+        ] ?? 0,
+      );
+    const heldBefore = await yesTokens(own);
+
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/price`, { yes: 0.2 });
+    await syncExternalPrices(deps, `monitors-${Date.now()}`);
+    await until(
+      async () =>
+        (await deps.models.Market.findById(m.marketId, { externalPriceYes: 1 }).lean())?.externalPriceYes,
+      (p) => p !== undefined && p !== null && p < 0.3,
+    );
+    await evaluateMonitors(deps, new Date());
+    const done = await until(
+      () => monitorState(t.agent, m.marketId, 'polymarket'),
+      (s) => s?.state === 'done',
+    );
+    assert.equal(done!.exitOutcome, 'sold', JSON.stringify(done));
+    const exit = (await deps.models.Trade.findById(done!.exitTradeId).lean())!;
+    assert.equal((exit.venueOrder!.signed as { maker: string }).maker, own);
+    const held = await yesTokens(own);
+    assert.ok(exit.fill!.sharesMicro > 0);
+    assert.ok(
+      Math.abs(held - (heldBefore - exit.fill!.sharesMicro / 1e6)) < 1e-6,
+      JSON.stringify({ held, exit }),
+    );
   });
 
   it('when the service’s own exit sell is refused, then the agent gets a risk alert naming the refusal instead of an unprotected position it was not told about', async () => {

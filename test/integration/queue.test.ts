@@ -93,6 +93,7 @@ describe('queue plumbing #integration', () => {
       'refresh-volumes': { slot: '202611220400' },
       'snapshot-prices': { slot: '202611220415' },
       'reconcile-agent-slots': { slot: '202611220410' },
+      'backfill-position-holders': { slot: '202611220410' },
       'reconcile-trades': { slot: '202611220405' },
       'import-markets': { importId: '00000000-0000-4000-8000-000000000003' },
       'sync-external-prices': { every: 30, bucket: 59000000 },

@@ -38,6 +38,7 @@ const pusd = async (address: string) =>
 const txsFrom = (address: string) =>
   polymarketAdmin<ChainTx[]>('GET', `/polygon/transactions?from=${address}`);
 const REDEEM_SELECTOR = '0x01b7037c';
+const operator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
 
 /** pUSD, POL for gas and the trading approvals for a wallet the service signs for. */
 async function fundAndApprove(address: string) {
@@ -86,6 +87,7 @@ const positionOf = async (agent: RegisteredAgent, marketId: string) => {
         redeemable_side: string | null;
         payout: number;
         shares_yes: number;
+        holder_address: string | null;
       }
     | undefined;
 };
@@ -305,6 +307,81 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.ok(Math.abs((await pusd(human.address)) - (humanBefore + otherShares)) < 1e-6);
     assert.equal((await positionOf(other, m.marketId))!.status, 'settled');
     assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 1);
+  });
+
+  it('when an agent bought through its human’s managed wallet and then registered its own wallet, then the redemption pays the managed wallet that holds the shares', async () => {
+    const human = await managedTrader();
+    await setTier(await ownerIdOf(human.agent), 'elite');
+    const m = await importedMarket(human.agent);
+    const shares = await managedBuy(human.agent, m.marketId);
+    // The agent's own wallet arrives after the buy, and holds nothing: no shares, no pUSD, no POL.
+    const reg = await api()
+      .post('/api/sdk/agent-wallet/register')
+      .set(asAgent(human.agent))
+      .send({})
+      .expect(201);
+    const own = reg.body.wallet_address as string;
+    await resolveYes(m.conditionId);
+    const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
+    assert.equal((await positionOf(human.agent, m.marketId))!.holder_address, human.address);
+
+    const res = await redeem(human.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.equal(res.body.payout, shares);
+    assert.ok(Math.abs((await pusd(human.address)) - (managedBefore + shares)) < 1e-6);
+    assert.equal(await pusd(own), ownBefore);
+    const after = await positionOf(human.agent, m.marketId);
+    assert.equal(after!.redeemable, false);
+    assert.equal(after!.status, 'settled');
+    assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 0);
+    const audit = await api().get('/api/admin/audit').set(operator()).expect(200);
+    assert.deepEqual(audit.body.differences, [], JSON.stringify(audit.body));
+  });
+
+  it('when positions were recorded before their holder was, then the backfill job finds it from the venue and the redemption pays the wallet holding them', async () => {
+    const { deps } = testContext();
+    const human = await managedTrader();
+    await setTier(await ownerIdOf(human.agent), 'elite');
+    const m = await importedMarket(human.agent);
+    const shares = await managedBuy(human.agent, m.marketId);
+    const reg = await api()
+      .post('/api/sdk/agent-wallet/register')
+      .set(asAgent(human.agent))
+      .send({})
+      .expect(201);
+    const own = reg.body.wallet_address as string;
+    await fundAndApprove(own);
+    // Made by the agent's own wallet, in another market: both positions as an older release stored them.
+    const m2 = await importedMarket(human.agent);
+    await managedBuy(human.agent, m2.marketId, own);
+    const ids = [m.marketId, m2.marketId].map((id) => `${human.agent.agent_id}:${id}:polymarket`);
+    await deps.models.Position.updateMany({ _id: { $in: ids } }, { $unset: { holderAddress: 1 } });
+    const holders = async () =>
+      (await deps.models.Position.find({ _id: { $in: ids } }, { holderAddress: 1 }).lean())
+        .sort((a, b) => ids.indexOf(a._id) - ids.indexOf(b._id))
+        .map((p) => p.holderAddress ?? null);
+    assert.deepEqual(await holders(), [null, null]);
+
+    const slot = minuteSlot(new Date());
+    await deps.queues.enqueue('backfill-position-holders', { slot });
+    const found = await until(holders, (h) => h.every((a) => a !== null));
+    assert.deepEqual(found, [human.address.toLowerCase(), own.toLowerCase()]);
+    // Run again (a later slot): once it has finished, nothing has changed.
+    const later = { slot: minuteSlot(new Date(Date.now() + 60_000)) };
+    await deps.queues.enqueue('backfill-position-holders', later);
+    const rerun = await until(
+      async () => (await deps.queues.findJob('backfill-position-holders', later))?.finishedOn,
+      (f) => f !== undefined,
+    );
+    assert.ok(rerun);
+    assert.deepEqual(await holders(), found);
+
+    await resolveYes(m.conditionId);
+    const before = await pusd(human.address);
+    const res = await redeem(human.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.ok(Math.abs((await pusd(human.address)) - (before + shares)) < 1e-6);
+    assert.equal((await positionOf(human.agent, m.marketId))!.redeemable, false);
   });
 
   it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { backfillHolders } from '../../shared/domains/positions/backfill-holders.js';
 import { recordHeartbeat } from '../../shared/domains/system/heartbeat.js';
 import { reconcileAgentSlots } from '../../shared/domains/users/reconcile-agent-slots.js';
 import type { Processor } from '../../shared/composition/processor.js';
@@ -21,3 +22,8 @@ export const recordHeartbeatProcessor: Processor<'record-heartbeat'> = async (da
 
 export const reconcileAgentSlotsProcessor: Processor<'reconcile-agent-slots'> = async (_data, { deps }) =>
   reconcileAgentSlots(deps.models, deps.redis, deps.env.QUEUE_PREFIX);
+
+export const backfillPositionHoldersProcessor: Processor<'backfill-position-holders'> = async (
+  _data,
+  { deps },
+) => backfillHolders(deps);

@@ -51,6 +51,8 @@ const ledgerEntrySchema = new Schema(
           payoutMicro: { type: Number, default: 0 },
           statusAfter: { type: String, default: null },
           source: { type: String, default: null },
+          /** The wallet the fill landed in (venue-buy/venue-sell): the position's holder from then on. */
+          holder: { type: String, default: null },
         },
         { _id: false },
       ),

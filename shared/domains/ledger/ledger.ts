@@ -59,6 +59,7 @@ export function positionFromEntry(entry: LedgerEntryRecord): PositionRecord {
     payoutMicro: p.payoutMicro,
     status: p.statusAfter ?? 'open',
     sources: p.source ? [p.source] : [],
+    holderAddress: p.holder ?? null,
     appliedSeq: entry.seq,
     openedAt: entry.at,
     lastTradeAt: p.sharesYesMicro || p.sharesNoMicro ? entry.at : null,
@@ -73,6 +74,7 @@ export function positionUpdate(entry: LedgerEntryRecord): UpdateDoc {
   const set: Record<string, unknown> = { appliedSeq: entry.seq };
   if (p.statusAfter) set.status = p.statusAfter;
   if (p.statusAfter === 'settled') set.settledAt = entry.at;
+  if (p.holder) set.holderAddress = p.holder;
   if (p.sharesYesMicro || p.sharesNoMicro) set.lastTradeAt = entry.at;
   const update: UpdateDoc = { $set: set };
   if (Object.keys(inc).length) update.$inc = inc;
@@ -243,6 +245,7 @@ export function entryFor(
             realizedPnlMicro: 0,
             statusAfter: null,
             source: null,
+            holder: null,
             ...draft.position,
             ...target,
           } as PositionDelta)

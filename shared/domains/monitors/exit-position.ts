@@ -7,6 +7,9 @@ import { fromMicro } from '../money.js';
 import { submitTrade } from '../trading/submit-trade.js';
 import { FINAL_TRADE_STATUSES } from '../trading/trade.model.js';
 import { TradeRequestSchema, type TradeResult } from '../trading/trade.schemas.js';
+import { backfillHolder } from '../positions/backfill-holders.js';
+import { isHolder } from '../positions/holder.js';
+import { positionId } from '../positions/position.model.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { raiseRiskAlert, withdrawRiskAlert } from './risk-alerts.js';
@@ -22,15 +25,26 @@ export const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
   `risk-monitor-${createHash('sha256').update(m._id).digest('hex').slice(0, 32)}-${m.generation}`;
 
 /**
- * Whether the service can sell this position itself: sim always, Polymarket when the service signs
- * for the account's wallet (managed); an external wallet or Kalshi (always the agent's own Solana
- * wallet) gets a risk alert for its client to act on.
+ * Whether the service can sell this position itself: sim always; Polymarket when it signs for the
+ * wallet holding the position (the agent's own wallet, or the account's managed one), and the sale
+ * goes from that wallet (the trade pipeline routes a sale to its holder: holding-wallet.ts). A
+ * position held in an external wallet, or Kalshi (always the agent's own Solana wallet), gets a
+ * risk alert for its client to act on. A position whose holder is not known yet is judged by the
+ * account's wallet, as before holders were recorded.
  */
 async function sellsItself(deps: Deps, m: PositionMonitorRecord, agent: AgentRecord | null) {
   if (m.venue === 'sim') return true;
   if (m.venue !== 'polymarket' || !agent) return false;
-  const wallet = await walletOf(deps, await agentOwner(deps, agent));
-  return wallet?.ownership === 'managed';
+  const [position, own, account] = await Promise.all([
+    deps.models.Position.findById(positionId(m.agentId, m.marketId, m.venue)).lean(),
+    deps.models.AgentWallet.findById(m.agentId, { address: 1 }).lean(),
+    agentOwner(deps, agent).then((owner) => walletOf(deps, owner)),
+  ]);
+  const holder = position && (position.holderAddress ?? (await backfillHolder(deps, position)));
+  if (!holder) return account?.ownership === 'managed';
+  const heldBy = (address: string | undefined) => !!address && isHolder(position, address);
+  if (heldBy(own?.address)) return true;
+  return account?.ownership === 'managed' && heldBy(account.address);
 }
 
 type Finish = Pick<PositionMonitorRecord, 'exitOutcome' | 'exitTradeId' | 'exitError'>;

@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { isHolder } from '../positions/holder.js';
 import { isRedeemable } from '../positions/redeemable.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
 import { redemptionId } from './redemption.model.js';
@@ -29,7 +30,7 @@ export async function enqueueAutoRedemptions(
   const byId = new Map(markets.map((m) => [m._id, m]));
   const positions = await deps.models.Position.find(
     { marketId: { $in: [...byId.keys()] }, venue: 'polymarket', status: 'open' },
-    { agentId: 1, marketId: 1, venue: 1, status: 1, sharesYesMicro: 1, sharesNoMicro: 1 },
+    { agentId: 1, marketId: 1, venue: 1, status: 1, sharesYesMicro: 1, sharesNoMicro: 1, holderAddress: 1 },
   ).lean();
   const winning = positions.filter((p) => isRedeemable(p, byId.get(p.marketId)!));
   if (winning.length === 0) return { enqueued: [] };
@@ -39,14 +40,19 @@ export async function enqueueAutoRedemptions(
     { claimedBy: 1 },
   ).lean();
   const ownerOf = new Map(agents.map((a) => [a._id, a.claimedBy!]));
-  const withOwnWallet = new Set(
-    (await deps.models.AgentWallet.find({ _id: { $in: agentIds } }, { _id: 1 }).lean()).map((w) => w._id),
+  const ownWallet = new Map(
+    (await deps.models.AgentWallet.find({ _id: { $in: agentIds } }, { address: 1 }).lean()).map((w) => [
+      w._id,
+      w.address,
+    ]),
   );
   const todo = new Map<string, Enqueued>();
   for (const p of winning) {
     const userId = ownerOf.get(p.agentId);
     if (!userId) continue;
-    const agentId = withOwnWallet.has(p.agentId) ? p.agentId : null;
+    // The wallet holding the position redeems it; one whose holder is unknown, by the earlier rule.
+    const own = ownWallet.get(p.agentId);
+    const agentId = own && (!p.holderAddress || isHolder(p, own)) ? p.agentId : null;
     todo.set(`${userId}\n${agentId}\n${p.marketId}`, { userId, agentId, marketId: p.marketId });
   }
   const enqueued: Enqueued[] = [];

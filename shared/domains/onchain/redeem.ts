@@ -24,20 +24,21 @@ import {
 import { isRedeemable, winningSharesMicro } from '../positions/redeemable.js';
 import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
 
-type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock' | 'env'>;
+type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock' | 'env' | 'venues' | 'log'>;
 type RedeemAnswer = z.input<typeof RedeemResponseSchema>;
 
 /** How long `POST /api/sdk/redeem` waits for a managed redemption to be signed, sent and mined. */
 export const REDEEM_WAIT_MS = 15_000;
 
 /**
- * Whose wallet the calling agent redeems from: its own (agent wallet) or its human's. Real
- * positions belong to claimed agents only.
+ * Whose wallet the calling agent redeems `marketId` from: the one holding its position there (its
+ * own agent wallet, or its human's). Real positions belong to claimed agents only.
  */
 async function scopeOf(
-  deps: Pick<Deps, 'models'>,
+  deps: Pick<Deps, 'models' | 'venues' | 'log'>,
   account: WalletAccount,
   agentId: string,
+  marketId: string,
 ): Promise<RedemptionScope> {
   if (account.owner.kind !== 'user')
     throw new AppError(
@@ -47,7 +48,7 @@ async function scopeOf(
       'Ask your human to claim this agent at claim_url; real positions and their wallet belong to their account.',
       { body: { claim_url: account.claimUrl } },
     );
-  return scopeOfAgent(deps.models, account.owner.id, agentId);
+  return scopeOfAgent(deps, account.owner.id, agentId, marketId);
 }
 
 async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
@@ -105,7 +106,7 @@ export async function redeem(
   agentId: string,
   body: z.output<typeof RedeemRequestSchema>,
 ): Promise<RedeemAnswer> {
-  const scope = await scopeOf(deps, account, agentId);
+  const scope = await scopeOf(deps, account, agentId, body.market_id);
   const market = await resolvedMarket(deps, body.market_id);
   if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
   const wallet = await walletFor(deps, scope);
@@ -253,7 +254,7 @@ export async function reportRedemption(
   agentId: string,
   body: z.output<typeof RedeemReportSchema>,
 ): Promise<z.input<typeof RedeemReportResponseSchema>> {
-  const scope = await scopeOf(deps, account, agentId);
+  const scope = await scopeOf(deps, account, agentId, body.market_id);
   const hash = body.tx_hash.toLowerCase();
   const market = await resolvedMarket(deps, body.market_id);
   const answer = (recorded: boolean, rec: RedemptionRecord, settled: number) => ({
@@ -328,7 +329,7 @@ export async function prepareDepositWalletRedeem(
   agentId: string,
   body: z.output<typeof RedeemRequestSchema>,
 ): Promise<z.input<typeof DwRedeemPrepareResponseSchema>> {
-  const scope = await scopeOf(deps, account, agentId);
+  const scope = await scopeOf(deps, account, agentId, body.market_id);
   const market = await resolvedMarket(deps, body.market_id);
   if (market.status !== 'resolved' || market.outcome === null)
     return {

@@ -1,14 +1,17 @@
 import type { Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
+import { backfillHolder, type HolderDeps } from '../positions/backfill-holders.js';
+import { holderKey } from '../positions/holder.js';
+import { positionId } from '../positions/position.model.js';
 import { agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner, walletOf } from '../wallets/managed-wallet.js';
 import type { WalletOwnership } from '../wallets/wallet.model.js';
 
 /**
- * Whose outcome tokens a redemption pays. The human's wallet holds what their agents bought
- * (`agentId` null), except for agents with a wallet of their own (Elite agent wallets): their trades
- * are signed by and settle into that wallet, so it is redeemed on its own, for that agent only.
+ * Whose wallet a redemption redeems from: an agent's own wallet (Elite agent wallets, `agentId`
+ * set), else the human's (`agentId` null). Which one holds a position is recorded on it
+ * (`holderAddress`); scopeOfAgent picks the scope from that.
  */
 export interface RedemptionScope {
   userId: string;
@@ -22,13 +25,27 @@ export interface RedeemingWallet {
   signer: () => Promise<EthersWallet | null>;
 }
 
-/** The scope of a claimed agent's redemption: its own wallet when it registered one, else its human's. */
+/**
+ * The scope that redeems a claimed agent's position in `marketId`: the wallet holding it. An agent
+ * that bought through its human's wallet and registered a wallet of its own later still has its
+ * shares in the human's wallet, and they are redeemed there. A position whose holder is not known
+ * (older than the field, not backfilled yet: backfill-holders.ts) keeps the earlier rule: the
+ * agent's own wallet when it has one.
+ */
 export async function scopeOfAgent(
-  models: Models,
+  deps: HolderDeps,
   userId: string,
   agentId: string,
+  marketId: string,
 ): Promise<RedemptionScope> {
-  return { userId, agentId: (await models.AgentWallet.exists({ _id: agentId })) ? agentId : null };
+  const [own, position] = await Promise.all([
+    deps.models.AgentWallet.findById(agentId, { address: 1 }).lean(),
+    deps.models.Position.findById(positionId(agentId, marketId, 'polymarket')).lean(),
+  ]);
+  if (!own) return { userId, agentId: null };
+  const holder = position && (position.holderAddress ?? (await backfillHolder(deps, position)));
+  const holdsIt = !holder || holder === holderKey('polymarket', own.address);
+  return { userId, agentId: holdsIt ? agentId : null };
 }
 
 /** The wallet a scope redeems from, or null when there is none (no wallet linked or created). */
@@ -40,7 +57,11 @@ export async function redeemingWallet(
   if (agentId) {
     const own = await deps.models.AgentWallet.findById(agentId, { address: 1 }).lean();
     return (
-      own && { address: own.address, ownership: 'managed', signer: () => agentWalletSigner(deps, agentId) }
+      own && {
+        address: own.address,
+        ownership: 'managed',
+        signer: () => agentWalletSigner(deps, agentId),
+      }
     );
   }
   const wallet = await walletOf(deps, { kind: 'user', id: scope.userId });
@@ -52,25 +73,40 @@ export async function redeemingWallet(
   };
 }
 
-/** The Polymarket positions in `marketId` whose tokens the scope's wallet holds. */
+/** The holder addresses of the scope's wallet: the agent wallet, or the human's EOA and its order maker. */
+async function scopeHolders(models: Models, scope: RedemptionScope): Promise<string[]> {
+  const addresses = scope.agentId
+    ? [(await models.AgentWallet.findById(scope.agentId, { address: 1 }).lean())?.address]
+    : await walletOf({ models }, { kind: 'user', id: scope.userId }).then((w) => [w?.address, w?.maker]);
+  return [...new Set(addresses.filter((a): a is string => !!a).map((a) => holderKey('polymarket', a)))];
+}
+
+/**
+ * The Polymarket positions in `marketId` whose tokens the scope's wallet holds: those recorded as
+ * held there, and those whose holder is not known yet under the earlier rule (the agent's own wallet
+ * for agents with one, else the human's), so that a redemption still settles everything it burned.
+ */
 export async function scopePositions(
   models: Models,
   scope: RedemptionScope,
   marketId: string,
   filter: Record<string, unknown> = {},
 ) {
-  let agentIds: string[];
-  if (scope.agentId) agentIds = [scope.agentId];
+  let unknownHolderAgents: string[];
+  if (scope.agentId) unknownHolderAgents = [scope.agentId];
   else {
     const agents = await models.Agent.find({ claimedBy: scope.userId }, { _id: 1 }).lean();
     const own = await models.AgentWallet.find({ _id: { $in: agents.map((a) => a._id) } }, { _id: 1 }).lean();
     const withOwn = new Set(own.map((w) => w._id));
-    agentIds = agents.map((a) => a._id).filter((id) => !withOwn.has(id));
+    unknownHolderAgents = agents.map((a) => a._id).filter((id) => !withOwn.has(id));
   }
   return models.Position.find({
-    agentId: { $in: agentIds },
     marketId,
     venue: 'polymarket',
     ...filter,
+    $or: [
+      { holderAddress: { $in: await scopeHolders(models, scope) } },
+      { holderAddress: null, agentId: { $in: unknownHolderAgents } },
+    ],
   }).lean();
 }

@@ -1,6 +1,7 @@
 import { fromMicro } from '../money.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { PositionRecord } from './position.model.js';
+import { holderView } from './holder.js';
 import { isRedeemable } from './redeemable.js';
 
 /**
@@ -87,6 +88,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     condition_id: m.polymarketId,
     token_id_yes: m.polymarketTokenId,
     token_id_no: m.polymarketNoTokenId,
+    holder_address: holderView(p),
     opened_at: p.openedAt ? p.openedAt.toISOString() : null,
     last_trade_at: p.lastTradeAt ? p.lastTradeAt.toISOString() : null,
   };

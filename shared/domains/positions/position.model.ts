@@ -27,6 +27,13 @@ const positionSchema = new Schema(
     payoutMicro: { type: Number, required: true, default: 0 },
     status: { type: String, enum: POSITION_STATUSES, required: true, default: 'open' },
     sources: { type: [String], default: [] },
+    /**
+     * The wallet that holds the position's venue tokens (holder.ts: a Polymarket address in lower
+     * case, a Solana address as is), set by its fills; null on sim, and on positions older than this
+     * field until backfill-holders.ts finds it. Redemptions and exits act from this wallet, whatever
+     * wallet the agent trades from now.
+     */
+    holderAddress: { type: String, default: null },
     appliedSeq: { type: Number, required: true, default: 0 },
     openedAt: { type: Date, default: null },
     lastTradeAt: { type: Date, default: null },
@@ -36,6 +43,7 @@ const positionSchema = new Schema(
 );
 positionSchema.index({ agentId: 1, venue: 1, status: 1 });
 positionSchema.index({ marketId: 1, venue: 1, status: 1 });
+positionSchema.index({ venue: 1, holderAddress: 1 });
 
 // ledger.ts builds a position before mongoose stamps it.
 export type PositionRecord = SchemaRecord<typeof positionSchema, { createdAt?: Date; updatedAt?: Date }>;

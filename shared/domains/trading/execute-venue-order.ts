@@ -4,6 +4,7 @@ import { afterWrite } from '../../infra/faults.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendLedgerEntry } from '../ledger/ledger.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { heldElsewhere } from '../positions/holder.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { clobRefusal } from '../venues/polymarket/orders/clob-refusals.js';
@@ -21,6 +22,7 @@ import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clo
 import { agentWalletCredentials, agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
 import type { TradeExecutionContext } from './execution-context.js';
+import { holderOfTrade } from './trade-holder.js';
 import { finishTrade, type TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
@@ -170,6 +172,8 @@ export async function bookMatches(
   const addAmount = state.amountMicro - vo.matchedAmountMicro;
   if (addShares <= 0) return t;
   const first = vo.matchedSharesMicro === 0;
+  // Every fill names the wallet it landed in, so the position knows where its tokens are.
+  const holder = holderOfTrade(t);
   const side = t.side === 'yes' ? 'Yes' : 'No';
   const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
   const target = {
@@ -183,6 +187,14 @@ export async function bookMatches(
     `${t._id}-match-${state.sharesMicro}`,
     target,
     ({ position }) => {
+      // Trades are refused from a wallet other than the holder (holding-wallet.ts), but two first
+      // buys from two wallets at once can both pass: the venue filled both, so the fill is booked,
+      // and the split is logged for an operator (the position records one holder).
+      if (holder && position && heldElsewhere(position, holder))
+        ctx.deps.log.error(
+          { tradeId: t._id, positionId: target.positionId, holder, recorded: position.holderAddress },
+          'a fill landed in a wallet other than the position holder',
+        );
       const counted = first ? { tradesCount: 1, realTradesCount: 1 } : {};
       if (t.action === 'buy')
         return accept({
@@ -194,6 +206,7 @@ export async function bookMatches(
             [cost]: addAmount,
             statusAfter: 'open' as const,
             source: t.source,
+            holder,
           },
         });
       // A sale takes its shares' average cost off the position; shares bought elsewhere have none here.
@@ -214,6 +227,7 @@ export async function bookMatches(
           realizedPnlMicro: addAmount - removed,
           statusAfter: emptyAfter ? ('closed' as const) : null,
           source: t.source,
+          holder,
         },
       });
     },

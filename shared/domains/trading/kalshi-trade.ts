@@ -5,6 +5,8 @@ import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { checkStanding, guardedTrade, loadGuard } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { heldElsewhere } from '../positions/holder.js';
+import { positionId } from '../positions/position.model.js';
 import { type Refusal, isDuplicateKey, refusalOf } from '../refusal.js';
 import {
   dflowRefusal,
@@ -131,6 +133,36 @@ const walletMismatch = (registered: string) =>
     `The registered Solana wallet is ${registered}: sign with it, or register the new one with PATCH /api/sdk/user/settings {"bot_solana_wallet": "<address>"} and quote again.`,
     'agent',
   );
+const holderMismatch = (holder: string) =>
+  refusal(
+    'wallet_mismatch',
+    'Wallet address does not match',
+    `These contracts are held in the Solana wallet ${holder}: the sale is quoted for it, so sign with that wallet.`,
+    'agent',
+  );
+
+/**
+ * The wallet that signs a Kalshi order: the registered one, except for a sale of contracts held in
+ * another wallet (registered before the current one), which only that wallet can sell or redeem.
+ */
+async function signingWallet(
+  deps: Deps,
+  agentId: string,
+  marketId: string,
+  action: 'buy' | 'sell',
+  registered: { address: string; proven: boolean },
+): Promise<{ address: string; proven: boolean; holder: boolean }> {
+  if (action === 'sell') {
+    const position = await deps.models.Position.findById(positionId(agentId, marketId, 'kalshi')).lean();
+    const holder = heldElsewhere(position, registered.address);
+    if (holder) return { address: holder, proven: false, holder: true };
+  }
+  return { ...registered, holder: false };
+}
+
+const mismatchOf = (wallet: { address: string; holder: boolean }) =>
+  wallet.holder ? holderMismatch(wallet.address) : walletMismatch(wallet.address);
+
 export const QUOTE_GONE = refusal(
   'quote_expired',
   'Quote expired or not found',
@@ -334,11 +366,14 @@ export async function quoteKalshiTrade(
   const ticker = kalshiTicker(market, req);
   if ('errorCode' in ticker) return quoteRefusal(ticker);
 
-  const wallet = await solanaWalletOf(deps, guard.owner);
-  if (!wallet) return quoteRefusal(NO_WALLET);
-  if (req.wallet_address && req.wallet_address !== wallet.address)
-    return quoteRefusal(walletMismatch(wallet.address));
-  const walletFields = { wallet_address: wallet.address, wallet_ownership_verified: wallet.proven };
+  const registered = await solanaWalletOf(deps, guard.owner);
+  if (!registered) return quoteRefusal(NO_WALLET);
+  const wallet = await signingWallet(deps, agent._id, market!._id, req.action, registered);
+  if (req.wallet_address && req.wallet_address !== wallet.address) return quoteRefusal(mismatchOf(wallet));
+  const walletFields = {
+    wallet_address: wallet.address,
+    wallet_ownership_verified: wallet.holder ? null : wallet.proven,
+  };
 
   const dflow = dflowTrading(deps);
   if (req.action === 'buy') {
@@ -405,9 +440,10 @@ export async function quoteKalshiTrade(
     ...walletFields,
     error: null,
     error_code: null,
-    hint: wallet.proven
-      ? null
-      : `Your wallet is registered without proof of ownership. ${PROVE_OWNERSHIP_HINT}`,
+    hint:
+      wallet.proven || wallet.holder
+        ? null
+        : `Your wallet is registered without proof of ownership. ${PROVE_OWNERSHIP_HINT}`,
     fix: null,
   };
 }
@@ -523,10 +559,11 @@ async function submitOnce(deps: Deps, agent: AgentRecord, req: KalshiSubmitReque
   const ticker = kalshiTicker(market, req);
   if ('errorCode' in ticker) return refuse(ticker, shape);
   const guard = await loadGuard(deps, agent);
-  const wallet = await solanaWalletOf(deps, guard.owner);
-  if (!wallet) return refuse(NO_WALLET, shape);
+  const registered = await solanaWalletOf(deps, guard.owner);
+  if (!registered) return refuse(NO_WALLET, shape);
+  const wallet = await signingWallet(deps, agent._id, quote.marketId, quote.action, registered);
   if (wallet.address !== quote.wallet || tx.signers[0] !== wallet.address)
-    return refuse(walletMismatch(wallet.address), shape);
+    return refuse(mismatchOf(wallet), shape);
   if (messageDigest(tx.message) !== quote.messageDigest)
     return refuse(
       refusal(

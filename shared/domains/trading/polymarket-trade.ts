@@ -10,6 +10,8 @@ import { venueKey } from '../venue-sync/imported-batches.js';
 import { agentWalletForTrade } from '../wallets/agent-wallets.js';
 import { hasClobCredentials } from '../wallets/clob-credentials.js';
 import { walletOf } from '../wallets/managed-wallet.js';
+import { positionId } from '../positions/position.model.js';
+import { otherWalletRefusal, walletNamed } from './holding-wallet.js';
 import { requireClaimed } from './real-venue-trade.js';
 import { recordAndRun } from './record-and-run.js';
 import { MARKET_NOT_FOUND, NO_MARKET, refusedResult, venueOrderResult } from './trade-result.js';
@@ -47,7 +49,8 @@ function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tok
  * a managed wallet's order is signed by the service in the worker. The order is recorded with the
  * trade and relayed by the worker (execute-venue-order.ts) under the owner's CLOB credentials.
  * A `wallet_address` of the agent's own wallet (Elite) routes the order through it instead: the
- * service signs with that wallet's key, under its credentials.
+ * service signs with that wallet's key, under its credentials. An open position is traded from the
+ * wallet holding it (holding-wallet.ts): a sale goes there by itself, another wallet is refused.
  */
 export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
   const { deps, agent, req, shape, holdings } = trade;
@@ -83,12 +86,21 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   if (req.dry_run) return quotedResult(trade, m, await quote());
 
   const owner = guard!.owner;
-  const wallet = await walletOf(deps, owner);
-  // `wallet_address` routes the order through the agent's own wallet; the account's wallet needs no routing.
-  const routed =
-    req.wallet_address && req.wallet_address.toLowerCase() !== wallet?.address.toLowerCase()
-      ? await agentWalletForTrade(models, agent._id, req.wallet_address)
+  const [wallet, position] = await Promise.all([
+    walletOf(deps, owner),
+    models.Position.findById(positionId(agent._id, m._id, 'polymarket')).lean(),
+  ]);
+  // `wallet_address` (or, for a sale, the wallet holding the position) routes the order through the
+  // agent's own wallet; the account's wallet needs no routing.
+  const named = walletNamed(req, position);
+  const accountWallet = [wallet?.address, wallet?.maker].map((a) => a?.toLowerCase());
+  const routing =
+    named && !accountWallet.includes(named.trim().toLowerCase())
+      ? await agentWalletForTrade(models, agent._id, named)
       : null;
+  // A sale sent to its holder by itself, when that is no wallet of this agent or account (a wallet
+  // linked before): not routed, and otherWalletRefusal below names the wallet holding it.
+  const routed = routing && 'errorCode' in routing && !req.wallet_address ? null : routing;
   if (routed && 'errorCode' in routed) return refusedResult(shape, m, routed, holdings, false);
   if (!wallet && !routed)
     return refusedResult(
@@ -102,6 +114,8 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
       holdings,
       false,
     );
+  const otherWallet = otherWalletRefusal(position, routed?.address ?? wallet!.maker);
+  if (otherWallet) return refusedResult(shape, m, otherWallet, holdings, false);
   const orderType = req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC');
   const negRisk = m.polymarketNegRisk === true;
   let venueOrder: VenueOrder;

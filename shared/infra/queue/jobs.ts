@@ -79,6 +79,8 @@ export const JOBS = {
   }),
   /** Repairs users' tier-slot counters left one off by a crash mid-claim (users/reconcile-agent-slots.ts). */
   'reconcile-agent-slots': slotJob('reconcile-agent-slots', 'system'),
+  /** Gives positions recorded before their holder wallet was theirs (positions/backfill-holders.ts). */
+  'backfill-position-holders': slotJob('backfill-position-holders', 'system'),
   /** Resumes trades whose job failed for good or vanished (trading/reconcile-trades.ts). */
   'reconcile-trades': slotJob('reconcile-trades', 'system'),
   /** Executes one persisted trade; idempotent (see shared/domains/trading/execute-trade.ts). */

@@ -1,0 +1,47 @@
+import { getAddress } from 'ethers';
+import type { PositionRecord } from './position.model.js';
+import type { VenueId } from '../venues/venue-id.js';
+
+/**
+ * The form a holder address is stored and compared in: Polygon addresses in lower case (the venue's
+ * Data API and our checksummed wallets spell one address two ways), Solana addresses as they are
+ * (base58 is case-sensitive).
+ */
+export const holderKey = (venue: VenueId, address: string) =>
+  venue === 'polymarket' ? address.toLowerCase() : address;
+
+/** Whether `address` is the wallet holding a position (compared in holder form). */
+export const isHolder = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>, address: string) =>
+  !!p.holderAddress && p.holderAddress === holderKey(p.venue, address);
+
+/**
+ * The wallet holding an open position's tokens when it is not `address`: the agent's trades on the
+ * position must go through the holder, or a sale would sell what the wallet does not have and a
+ * buy would split one position across two wallets. Null when `address` may trade it (the same
+ * wallet, nothing held, or a holder not known yet).
+ */
+export function heldElsewhere(
+  p: Pick<
+    PositionRecord,
+    | 'venue'
+    | 'status'
+    | 'holderAddress'
+    | 'sharesYesMicro'
+    | 'sharesNoMicro'
+    | 'reservedYesMicro'
+    | 'reservedNoMicro'
+  > | null,
+  address: string,
+): string | null {
+  if (!p || p.status !== 'open' || !p.holderAddress || isHolder(p, address)) return null;
+  const held = p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro;
+  return held > 0 ? p.holderAddress : null;
+}
+
+/**
+ * A position's `holder_address` (client-contract §6.1: the official client routes a sale's
+ * signature by it): the holder in its usual spelling (a checksummed Polygon address), null on sim
+ * and while unknown.
+ */
+export const holderView = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>): string | null =>
+  !p.holderAddress ? null : p.venue === 'polymarket' ? getAddress(p.holderAddress) : p.holderAddress;

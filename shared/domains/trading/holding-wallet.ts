@@ -1,0 +1,34 @@
+import { heldElsewhere } from '../positions/holder.js';
+import type { PositionRecord } from '../positions/position.model.js';
+import { refusalOf, type Refusal } from '../refusal.js';
+import type { TradeRequest } from './trade.schemas.js';
+
+/**
+ * The wallet a Polymarket trade names, or would if it named one: `wallet_address` as sent, and for
+ * a sale without it the wallet holding the position. An agent that bought through its human's
+ * wallet and registered its own later sells from the human's wallet (where the shares are), and a
+ * position bought with the agent's wallet is sold from it, whoever asks (the agent, or its
+ * stop-loss monitor).
+ */
+export const walletNamed = (
+  req: Pick<TradeRequest, 'wallet_address' | 'action'>,
+  position: PositionRecord | null,
+): string | null =>
+  req.wallet_address ??
+  (req.action === 'sell' && position?.status === 'open' ? position.holderAddress : null) ??
+  null;
+
+/**
+ * An open position is held in one wallet, and is traded there: a sale from another wallet would sell
+ * shares it does not have, a buy would split the position across two wallets (and its redemption
+ * with it). `maker` is the address the order would carry. Null when the trade may go ahead.
+ */
+export function otherWalletRefusal(position: PositionRecord | null, maker: string): Refusal | null {
+  const holder = heldElsewhere(position, maker);
+  if (!holder) return null;
+  return refusalOf(
+    'position_in_other_wallet',
+    `This position is held in wallet ${holder}, not in ${maker}: it is traded from the wallet that holds it.`,
+    `Send wallet_address ${holder} if it is this agent's own wallet, or omit wallet_address if it is your human's; sell the position there before trading this market from another wallet.`,
+  );
+}
