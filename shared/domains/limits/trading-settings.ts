@@ -110,11 +110,27 @@ const pausedByOwner = () =>
 /** Dollars as sent, to whole cents, in micro-units. */
 const centsToMicro = (dollars: number) => toMicro(Math.round(dollars * 100) / 100);
 
-/** The money safeguards an update would relax (raise a cap, turn real trading back on). */
+/**
+ * Whether an update widens or removes the owner's default stop-loss: a wider stop lets a position
+ * lose more before the automatic exit, and null turns it off (take-profit protects nothing).
+ */
+function stopLossWidened(pct: number | null | undefined, now: number | null): boolean {
+  if (pct === undefined || now === null) return false;
+  return pct === null || pct > now;
+}
+
+/**
+ * The safeguards an update would relax: raise a money cap, turn real trading back on, or switch off
+ * or widen the automatic stop-loss every buy gets.
+ */
 function loosenedBy(input: TradingSettingsUpdate, current: TradingSettings): string[] {
   const raised = (value: number | undefined, now: number) => value !== undefined && value > now;
   const cents = (v: number | undefined) => (v === undefined ? undefined : centsToMicro(v));
   return [
+    input.auto_risk_monitor_enabled === false &&
+      current.autoRiskMonitorEnabled &&
+      'auto_risk_monitor_enabled',
+    stopLossWidened(input.default_stop_loss_pct, current.defaultStopLossPct) && 'default_stop_loss_pct',
     raised(input.max_trades_per_day, current.maxTradesPerDay) && 'max_trades_per_day',
     raised(cents(input.sdk_max_trade_amount), current.sdkMaxTradeMicro) && 'sdk_max_trade_amount',
     raised(cents(input.sdk_daily_limit), current.sdkDailyLimitMicro) && 'sdk_daily_limit',
@@ -145,7 +161,7 @@ function changesFor(
         403,
         'owner_setting',
         `Only your human can loosen ${loosened.join(', ')}`,
-        'An agent key may tighten its owner’s limits; ask your human to raise them (PATCH /api/sdk/user/settings with their user token).',
+        'An agent key may only tighten its owner’s safeguards; ask your human to make this change (PATCH /api/sdk/user/settings with their user token).',
       );
   }
   const set: Record<string, unknown> = {};
