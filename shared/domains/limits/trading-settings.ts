@@ -3,6 +3,7 @@ import { isDuplicateKey } from '../refusal.js';
 import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
 import { walletFields } from '../wallets/wallet-view.js';
+import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
@@ -139,6 +140,10 @@ function loosenedBy(input: TradingSettingsUpdate, current: TradingSettings): str
   ].filter((name): name is string => typeof name === 'string');
 }
 
+/** The Solana wallet an update registers (null clears it), under either of its names. */
+const solanaWalletIn = (input: TradingSettingsUpdate) =>
+  input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;
+
 /** The stored changes an update asks for, after the rules that depend on who the owner and the actor are. */
 function changesFor(
   deps: Deps,
@@ -182,8 +187,7 @@ function changesFor(
     const value = input[field as keyof typeof IN_DOLLARS];
     if (value !== undefined) set[key] = centsToMicro(value);
   }
-  const wallet =
-    input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;
+  const wallet = solanaWalletIn(input);
   if (
     input.bot_solana_wallet !== undefined &&
     input.solana_wallet_address !== undefined &&
@@ -267,6 +271,8 @@ export async function updateSettings(
   input: TradingSettingsUpdate,
   actor: SettingsActor,
 ) {
+  const wallet = solanaWalletIn(input);
+  if (wallet) await refuseWalletProvenByAnother(deps.models, owner.key, wallet);
   await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current));
   await deps.invalidation.publish('settings', owner.key);
   const view = await settingsView(deps, owner);
