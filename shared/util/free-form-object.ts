@@ -18,17 +18,16 @@ function badKey(key: string): string | null {
  * (a failed database write, a 500 after the trade was accepted) or a leading `$` (read as an operator).
  */
 function refineFreeForm(value: unknown, ctx: z.RefinementCtx): void {
-  walkJson(value, (node, path) => {
-    const key = path.at(-1);
-    const problem = typeof key === 'string' ? badKey(key) : null;
+  walkJson(value, (node, at) => {
+    const problem = typeof at.key === 'string' ? badKey(at.key) : null;
     if (problem) {
-      ctx.addIssue({ code: 'custom', path, message: problem, input: key });
+      ctx.addIssue({ code: 'custom', path: at.path(), message: problem, input: at.key });
       return 'skip';
     }
-    if (node && typeof node === 'object' && path.length > FREE_FORM_MAX_DEPTH) {
+    if (node && typeof node === 'object' && at.depth > FREE_FORM_MAX_DEPTH) {
       ctx.addIssue({
         code: 'custom',
-        path,
+        path: at.path(),
         message: `nested deeper than ${FREE_FORM_MAX_DEPTH} levels`,
         input: '[too deep]',
       });
