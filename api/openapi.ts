@@ -19,7 +19,7 @@ export const UI_MOUNTS = [
 ] as const;
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed request: JSON body, body encoding or path percent-encoding',
+  400: 'Malformed request: JSON body (or one nested too deeply), body encoding or path percent-encoding',
   401: 'Missing or invalid credentials',
   403: 'Refused for this caller (e.g. the key of an agent its human released)',
   404: 'Not found',

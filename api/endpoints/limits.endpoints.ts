@@ -19,7 +19,7 @@ const settingsUpdate = (method: 'patch' | 'post', path: string, summary: string)
     description: UPDATE_NOTE,
     body: TradingSettingsUpdateSchema,
     response: TradingSettingsResponseSchema,
-    errors: [403],
+    errors: [403, 409],
   });
 
 const CooldownSchema = z

@@ -65,7 +65,7 @@ export const systemEndpoints = {
     summary:
       'Readiness: MongoDB and Redis answer and a no-op job makes a round trip through the queue to a worker',
     description:
-      'Answers 503 with the same body when any check fails. The queue round trip is shared by the probes of a few seconds. With the operator token the answer adds `details` (latencies, what failed, the scheduler heartbeat).',
+      'Answers 503 with the same body when any check fails. The queue round trip is shared by the probes of a few seconds, but every probe asks the queue’s Redis (1 s deadline), so a Redis outage shows at once. With the operator token the answer adds `details` (latencies, what failed, the scheduler heartbeat).',
     response: z
       .object({
         status: z.enum(['ok', 'unavailable']),

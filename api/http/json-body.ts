@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../../shared/infra/errors.js';
+import { pathDeeperThan } from '../../shared/util/walk-json.js';
 
 /** The media types read as JSON bodies: `application/json` and any `+json` suffix type. */
 const JSON_TYPES = ['application/json', '+json'];
@@ -25,9 +26,30 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * Deeper than this, a body is refused before any handler sees it. No endpoint's body comes near
+ * (free-form fields stop at 20 levels of their own); past a few thousand levels, everything that
+ * recurses (JSON.stringify of an error echo or a relayed request, zod, the database driver)
+ * overflows the stack, and a 40 kB body can nest 20,000 levels.
+ */
+export const JSON_BODY_MAX_DEPTH = 64;
+
+const refuseDeepNesting: RequestHandler = (req, _res, next) => {
+  const path = pathDeeperThan(req.body, JSON_BODY_MAX_DEPTH);
+  if (path) {
+    throw new AppError(
+      400,
+      'body_too_deep',
+      `JSON body nested deeper than ${JSON_BODY_MAX_DEPTH} levels (at ${path.slice(0, 5).join('.')}…)`,
+      `Send a body with at most ${JSON_BODY_MAX_DEPTH} levels of nested objects and arrays; the fields are listed at /docs.`,
+    );
+  }
+  next();
+};
+
 /** The parser chain of every route that takes a body. */
 export function jsonBody(limit: string): RequestHandler[] {
-  return [requireJsonContentType, express.json({ limit, type: JSON_TYPES })];
+  return [requireJsonContentType, express.json({ limit, type: JSON_TYPES }), refuseDeepNesting];
 }
 
 /** What body-parser (and raw-body, zlib under it) attach to the errors they pass on. */

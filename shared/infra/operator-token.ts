@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from './config/env.js';
+import { ensurePrivateDir, writePrivateFile } from './private-files.js';
 
 /**
  * Operator token and JWT secret: from config when set; otherwise (never in production, which config
@@ -30,9 +31,9 @@ export function resolveGeneratedSecret(
   if (existsSync(file)) {
     secret = { token: readFileSync(file, 'utf8').trim(), generated: false, file };
   } else {
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     const token = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    writePrivateFile(file, `${token}\n`);
     secret = { token, generated: true, file };
   }
   resolved.set(file, secret);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { walkJson } from './walk-json.js';
 
-/** Deeper than this, a caller's free-form object is refused (MongoDB itself stops at 100 levels). */
+/** Deeper than this, a caller's free-form value is refused (MongoDB itself stops at 100 levels). */
 export const FREE_FORM_MAX_DEPTH = 20;
 
 /** Why MongoDB would refuse (or misread) this key when the object is stored, or null when it is fine. */
@@ -12,34 +13,32 @@ function badKey(key: string): string | null {
 }
 
 /**
- * An object of the caller's own shape (e.g. a trade's `signal_data`), stored as sent. Its keys, at
- * every level, must be storable: a NUL would fail the database write (a 500 after the trade was
- * accepted) and a `$` key reads as an operator. Walked without recursion, so nesting cannot
- * overflow the stack before the depth limit answers.
+ * A value of the caller's own shape must be storable and safe to serialise: at most
+ * FREE_FORM_MAX_DEPTH levels (JSON.stringify and the database driver recurse), and keys without NUL
+ * (a failed database write, a 500 after the trade was accepted) or a leading `$` (read as an operator).
  */
-export const freeFormObject = () =>
-  z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    const pending: { node: unknown; path: (string | number)[] }[] = [{ node: value, path: [] }];
-    while (pending.length) {
-      const { node, path } = pending.pop()!;
-      if (!node || typeof node !== 'object') continue;
-      if (path.length > FREE_FORM_MAX_DEPTH) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `nested deeper than ${FREE_FORM_MAX_DEPTH} levels`,
-          input: '[too deep]',
-        });
-        return;
-      }
-      if (Array.isArray(node)) {
-        node.forEach((item, i) => pending.push({ node: item, path: [...path, i] }));
-        continue;
-      }
-      for (const [key, item] of Object.entries(node)) {
-        const problem = badKey(key);
-        if (problem) ctx.addIssue({ code: 'custom', path: [...path, key], message: problem, input: key });
-        else pending.push({ node: item, path: [...path, key] });
-      }
+function refineFreeForm(value: unknown, ctx: z.RefinementCtx): void {
+  walkJson(value, (node, at) => {
+    const problem = typeof at.key === 'string' ? badKey(at.key) : null;
+    if (problem) {
+      ctx.addIssue({ code: 'custom', path: at.path(), message: problem, input: at.key });
+      return 'skip';
     }
+    if (node && typeof node === 'object' && at.depth > FREE_FORM_MAX_DEPTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: at.path(),
+        message: `nested deeper than ${FREE_FORM_MAX_DEPTH} levels`,
+        input: '[too deep]',
+      });
+      return 'stop';
+    }
+    return undefined;
   });
+}
+
+/** An object of the caller's own shape (e.g. a trade's `signal_data`), stored or relayed as sent. */
+export const freeFormObject = () => z.record(z.string(), z.unknown()).superRefine(refineFreeForm);
+
+/** A list of values of the caller's own shape (e.g. JSON-RPC `params`), relayed as sent. */
+export const freeFormArray = () => z.array(z.unknown()).superRefine(refineFreeForm);

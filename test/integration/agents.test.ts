@@ -99,6 +99,47 @@ describe('agents #integration', () => {
     });
   });
 
+  describe('agent names', () => {
+    for (const [what, name] of [
+      ['a NUL', 'evil\u0000bot'],
+      ['a right-to-left override', 'gpt\u202Etob'],
+      ['a bidi isolate', 'alpha\u2066x\u2069'],
+      ['a left-to-right mark', 'alpha\u200E'],
+      ['an Arabic letter mark', 'alpha\u061C'],
+      ['a zero-width space', 'al\u200Bpha'],
+      ['a zero-width joiner', 'al\u200Dpha'],
+      ['a byte-order mark (zero-width no-break space)', 'al\uFEFFpha'],
+      ['a lone surrogate', 'alpha\uD800'],
+      ['an escape character', 'alpha\u001B[31m'],
+    ] as const) {
+      it(`when an agent registers or renames itself with ${what} in its name, then 422 on name naming the character`, async () => {
+        const res = await api()
+          .post('/api/sdk/agents/register')
+          .set('X-Forwarded-For', randomIp())
+          .set('Content-Type', 'application/json')
+          .send(`{"name": ${JSON.stringify(name)}}`);
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.deepEqual(res.body.detail[0].loc, ['body', 'name']);
+        assert.match(res.body.detail[0].msg, /invisible or control character U\+[0-9A-F]{4}/);
+        assert.equal(typeof res.body.fix, 'string');
+
+        const agent = await registerAgent({ name: 'renamed-later' });
+        const renamed = await api()
+          .patch('/api/sdk/agents/me/settings')
+          .set('Authorization', `Bearer ${agent.api_key}`)
+          .set('Content-Type', 'application/json')
+          .send(`{"name": ${JSON.stringify(name)}}`);
+        assert.equal(renamed.status, 422, JSON.stringify(renamed.body));
+      });
+    }
+
+    it('when a name is sent in a compatibility form (full-width letters, a ligature), then it is stored NFKC-normalised', async () => {
+      const agent = await registerAgent({ name: ' \uFF21gent \uFB01sh ' });
+      const me = await api().get('/api/sdk/agents/me').set('Authorization', `Bearer ${agent.api_key}`);
+      assert.equal(me.body.name, 'Agent fish');
+    });
+  });
+
   describe('GET /api/sdk/agents/me', () => {
     it('when called with the key, then it answers the client-contract fields without P&L', async () => {
       const agent = await registerAgent({ name: 'me', description: 'about me' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Contract, Interface, JsonRpcProvider, Network, Wallet } from 'ethers';
+import { Contract, Interface, JsonRpcProvider, Network, Transaction, Wallet } from 'ethers';
 import {
   approvalTransactions,
   REQUIRED_APPROVALS,
@@ -105,6 +105,57 @@ describe('broadcast relay (POST /api/sdk/wallet/broadcast-tx)', () => {
     assert.deepEqual(
       list.body.broadcasts.map((b: { tx_hash: string; status: string }) => [b.tx_hash, b.status]),
       [[hash, 'mined']],
+    );
+  });
+
+  it('when a signed approval is relayed without its 0x prefix (client-contract §10.22), then the checked bytes are the ones sent, and it is mined', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const approval = REQUIRED_APPROVALS.find((a) => a.token === 'pusd')!;
+    const [unsigned] = approvalTransactions(wallet.address, [approval.key]);
+    const raw = await sign(wallet, unsigned!.to, unsigned!.data);
+
+    const res = await relay(agent, raw.slice(2).toUpperCase()).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'sent', JSON.stringify(res.body));
+    const hash = res.body.tx_hash as string;
+    const record = await testContext().deps.models.TxBroadcast.findById(hash).lean();
+    assert.equal(record?.raw, raw.toLowerCase());
+
+    await polymarketAdmin('POST', '/polygon/mine');
+    const nodeTxs = await nodeTxsFrom(wallet.address);
+    assert.deepEqual(
+      nodeTxs.map((t) => [t.hash, t.receipt_status]),
+      [[hash, 1]],
+    );
+  });
+
+  it('when an approval recorded without its 0x before the fix (and refused by the node) is relayed again, then the checked bytes are sent and it is mined', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const approval = REQUIRED_APPROVALS.find((a) => a.token === 'pusd')!;
+    const [unsigned] = approvalTransactions(wallet.address, [approval.key]);
+    const raw = await sign(wallet, unsigned!.to, unsigned!.data);
+    const hash = Transaction.from(raw).hash!;
+    const { TxBroadcast } = testContext().deps.models;
+    await TxBroadcast.create({
+      _id: hash,
+      userId: (await testContext().deps.models.Agent.findById(agent.agent_id).lean())!.claimedBy!,
+      agentId: agent.agent_id,
+      sender: wallet.address,
+      to: unsigned!.to,
+      kind: unsigned!.kind,
+      nonce: 0,
+      raw: raw.slice(2),
+      status: 'failed',
+      error: 'invalid argument 0: hex string expected',
+      requests: 1,
+    });
+
+    const res = await relay(agent, raw.slice(2)).expect(200);
+    assert.equal(res.body.success, true, JSON.stringify(res.body));
+    await polymarketAdmin('POST', '/polygon/mine');
+    assert.deepEqual(
+      (await nodeTxsFrom(wallet.address)).map((t) => [t.hash, t.receipt_status]),
+      [[hash, 1]],
     );
   });
 

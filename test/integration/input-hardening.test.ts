@@ -157,10 +157,10 @@ describe('input hardening: no 500 from what a caller sends #integration', () => 
       });
     }
 
-    it('when signal_data nests deeper than the database allows, then 422, never a 500', async () => {
+    it('when signal_data nests deeper than free-form values may (30 levels), then 422, never a 500', async () => {
       const { agent, market } = await agentWithMarket();
       let deep: Record<string, unknown> = { leaf: 1 };
-      for (let i = 0; i < 150; i++) deep = { level: deep };
+      for (let i = 0; i < 30; i++) deep = { level: deep };
       const res = await trade(agent, { market_id: market._id, side: 'yes', amount: 1, signal_data: deep });
       assert.equal(res.status, 422, JSON.stringify(res.body).slice(0, 500));
       assert.match(res.body.detail[0].msg, /nested deeper than/);
@@ -176,6 +176,34 @@ describe('input hardening: no 500 from what a caller sends #integration', () => 
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.success, true, JSON.stringify(res.body));
+    });
+  });
+
+  describe('nesting depth', () => {
+    const nested = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+    it('when JSON-RPC params nest 20,000 levels (~40 kB), then 400 body_too_deep with a fix, never a 500', async () => {
+      const agent = await registerAgent({ name: 'deep-rpc' });
+      const res = await api()
+        .post('/api/rpc/polygon')
+        .set(asAgent(agent))
+        .set('Content-Type', 'application/json')
+        .send(`{"method":"eth_getBalance","params":${nested(20_000)}}`);
+      assert.equal(res.status, 400, res.text.slice(0, 300));
+      assert.equal(res.body.error_code, 'body_too_deep');
+      assertErrorBody(res);
+    });
+
+    it('when JSON-RPC params nest deeper than free-form values may (25 levels), then 422 on params and nothing is relayed', async () => {
+      const agent = await registerAgent({ name: 'deep-rpc' });
+      const res = await api()
+        .post('/api/rpc/polygon')
+        .set(asAgent(agent))
+        .set('Content-Type', 'application/json')
+        .send(`{"method":"eth_getBalance","params":${nested(25)}}`);
+      assert.equal(res.status, 422, res.text.slice(0, 300));
+      assert.equal(res.body.detail[0].loc.slice(0, 2).join('.'), 'body.params');
+      assert.match(res.body.detail[0].msg, /nested deeper than 20 levels/);
     });
   });
 });

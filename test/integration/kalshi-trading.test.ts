@@ -4,7 +4,7 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { QUOTE_TTL_SECONDS } from '../../shared/domains/trading/kalshi-trade.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { testContext } from '../support/context.js';
-import { api } from '../support/http.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import {
   ed25519Sign,
   importedKalshiMarket,
@@ -596,5 +596,42 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(q.body.success, true, q.body.error);
     assert.equal(q.body.wallet_ownership_verified, true);
     assert.equal(q.body.hint, null);
+  });
+
+  it('when another account has proven a Solana wallet, then registering it as one’s own unproven wallet is refused (409 with a fix); signing for it works', async () => {
+    const prove = async (agent: RegisteredAgent, wallet: Keypair) => {
+      const address = wallet.publicKey.toBase58();
+      const challenge = await api()
+        .get(`/api/sdk/wallet/solana/challenge?address=${address}`)
+        .set(asAgent(agent))
+        .expect(200);
+      const signature = ed25519Sign(wallet, new TextEncoder().encode(challenge.body.message));
+      return api()
+        .post('/api/sdk/wallet/solana/verify')
+        .set(asAgent(agent))
+        .send({ address, nonce: challenge.body.nonce, signature: Buffer.from(signature).toString('base64') });
+    };
+    const owner = await registerAgent({ name: 'solana-owner' });
+    const squatter = await registerAgent({ name: 'solana-squatter' });
+    const wallet = Keypair.generate();
+    const address = wallet.publicKey.toBase58();
+    assert.equal((await prove(owner, wallet)).status, 200);
+
+    for (const field of ['bot_solana_wallet', 'solana_wallet_address']) {
+      const res = await api()
+        .patch('/api/sdk/user/settings')
+        .set(asAgent(squatter))
+        .send({ [field]: address });
+      assert.equal(res.status, 409, `${field}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error_code, 'solana_wallet_proven_elsewhere');
+      assert.match(res.body.fix, /\/api\/sdk\/wallet\/solana\/challenge/);
+    }
+    const kept = await api().get('/api/sdk/user/settings').set(asAgent(squatter)).expect(200);
+    assert.equal(kept.body.solana_wallet_address, null);
+    const owners = await api().get('/api/sdk/user/settings').set(asAgent(owner)).expect(200);
+    assert.equal(owners.body.solana_wallet_address, address);
+
+    // Whoever holds the key may prove it too (one wallet can fund several accounts).
+    assert.equal((await prove(squatter, wallet)).status, 200);
   });
 });

@@ -61,6 +61,29 @@ describe('leaderboard #integration', () => {
     assert.ok(idle);
   });
 
+  it('when a later agent takes a name that looks like an earlier one (case, a Greek alpha, spaces), then the board shows it with its id, and the first keeps its name plain', async () => {
+    const { deps } = testContext();
+    const stem = `Alpha${Date.now().toString(36)}`;
+    const original = await registerAgent({ name: stem });
+    const copies = await Promise.all(
+      [stem.toUpperCase(), `\u0391${stem.slice(1)}`, stem.split('').join(' ')].map((name) =>
+        registerAgent({ name }),
+      ),
+    );
+    const market = await makeMarket({ p0: 0.5 });
+    for (const agent of [original, ...copies])
+      await trade(agent, { market_id: market._id, side: 'yes', amount: 1 });
+    await remarkLeaderboard(deps.models, deps.clock());
+
+    const entries = (await board()).entries as { agent_id: string; name: string }[];
+    const shown = (id: string) => entries.find((e) => e.agent_id === id)?.name;
+    assert.equal(shown(original.agent_id), stem);
+    for (const copy of copies)
+      assert.match(shown(copy.agent_id) ?? '', new RegExp(`\\(${copy.agent_id.slice(0, 8)}\\)$`));
+    const names = [original, ...copies].map((a) => shown(a.agent_id));
+    assert.equal(new Set(names).size, names.length, JSON.stringify(names));
+  });
+
   it('when an agent is suspended, then it keeps its place and history on the board', async () => {
     const { deps } = testContext();
     const agent = await registerAgent({ name: 'lb-suspended' });

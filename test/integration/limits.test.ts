@@ -158,6 +158,34 @@ describe('settings, limits and cooldowns #integration', () => {
       assert.equal(me.body.rate_limits.imports_per_day, 100);
     });
 
+    it('when a claimed agent’s key turns off or widens its owner’s automatic stop-loss, then 403 owner_setting and nothing changes; it may tighten, and the human may loosen', async () => {
+      const { user, agent } = await claimedAgent();
+      for (const body of [
+        { auto_risk_monitor_enabled: false },
+        { default_stop_loss_pct: 0.99 },
+        { default_stop_loss_pct: null },
+      ]) {
+        const res = await patchSettings(asAgent(agent), body, '/api/sdk/settings');
+        assert.equal(res.status, 403, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error_code, 'owner_setting');
+        assert.match(res.body.error, new RegExp(`Only your human can loosen ${Object.keys(body)[0]}`));
+        assert.match(res.body.fix, /user token/);
+      }
+      const unchanged = await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200);
+      assert.equal(unchanged.body.auto_risk_monitor_enabled, true);
+      assert.equal(unchanged.body.default_stop_loss_pct, 0.5);
+
+      const tightened = await patchSettings(asAgent(agent), { default_stop_loss_pct: 0.2 }).expect(200);
+      assert.equal(tightened.body.default_stop_loss_pct, 0.2);
+      const loosened = await patchSettings(asUser(user), {
+        auto_risk_monitor_enabled: false,
+        default_stop_loss_pct: 0.9,
+      }).expect(200);
+      assert.equal(loosened.body.auto_risk_monitor_enabled, false);
+      const enabled = await patchSettings(asAgent(agent), { auto_risk_monitor_enabled: true }).expect(200);
+      assert.equal(enabled.body.auto_risk_monitor_enabled, true);
+    });
+
     it('when the owner is moved to a lower tier, then the daily limit follows the new tier’s ceiling', async () => {
       const { user, agent } = await claimedAgent('pro');
       await patchSettings(asUser(user), { max_trades_per_day: 5000 }).expect(200);

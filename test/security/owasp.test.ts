@@ -60,6 +60,8 @@ interface CallOptions {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
+  /** A body sent as this exact JSON text (one that JSON.stringify could not produce). */
+  rawJson?: string;
 }
 
 /** The case being run, recorded with every answer so that the cross-cutting checks can name it. */
@@ -76,7 +78,12 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
   if (opts.credential && opts.basic) req = req.auth('operator', opts.credential);
   else if (opts.credential) req = req.set('Authorization', `Bearer ${opts.credential}`);
   if (opts.query) req = req.query(opts.query);
-  const res = opts.body !== undefined ? await req.send(opts.body as object) : await req;
+  const res =
+    opts.rawJson !== undefined
+      ? await req.set('Content-Type', 'application/json').send(opts.rawJson)
+      : opts.body !== undefined
+        ? await req.send(opts.body as object)
+        : await req;
   const answer: Sent = {
     method: spec.method,
     template: spec.path,
@@ -123,6 +130,7 @@ const knownBodyValues = (world: World): Record<string, unknown> => ({
   kalshi_url: 'https://kalshi.com/markets/kxhighny/kxhighny-26feb19',
   event_ticker: 'KXHIGHNY-26FEB19',
   error_text: 'insufficient balance',
+  method: 'eth_getBalance',
   slug: 'security-suite-sample',
   registry_url: 'https://clawhub.ai/skills/security-suite-sample',
   ...Object.fromEntries(
@@ -442,6 +450,44 @@ function oversizeArray(body: unknown, maximum: number | undefined): string | und
     if (Array.isArray(value) && value.length > maximum)
       return `${key} holds ${value.length} items (max ${maximum})`;
   return undefined;
+}
+
+// API4: nesting deep enough to overflow a recursive walk (JSON.stringify, a validator, a driver),
+// in every body field and as the whole body (issue 23: `params` 20,000 levels deep answered 500).
+const DEEP_LEVELS = 20_000;
+const deepJson = (open: '[' | '{"a":', close: ']' | '}') =>
+  `${open.repeat(DEEP_LEVELS)}1${close.repeat(DEEP_LEVELS)}`;
+const DEEP_VALUES = { array: deepJson('[', ']'), object: deepJson('{"a":', '}') };
+for (const [name, spec] of ROUTES) {
+  if (!spec.body) continue;
+  const principal = legitimate(spec)[0] ?? 'none';
+  const targets = [...bodyProperties(spec.body), '(the whole body)'];
+  for (const target of targets) {
+    for (const [shape, deep] of Object.entries(FULL ? DEEP_VALUES : { array: DEEP_VALUES.array })) {
+      add({
+        category: 'API4 Deep nesting',
+        route: name,
+        label: `${spec.method.toUpperCase()} ${spec.path} with ${target} a ${shape} nested ${DEEP_LEVELS} levels`,
+        run: async (world) => {
+          const placeholder = '"__deep__"';
+          const text =
+            target === '(the whole body)'
+              ? deep
+              : JSON.stringify({ ...(sampleBody(world, spec) as object), [target]: '__deep__' }).replace(
+                  placeholder,
+                  deep,
+                );
+          const res = await call(world, name, spec, {
+            credential: world.credential(principal),
+            params: ownParams(world, spec),
+            rawJson: text,
+          });
+          const json = /application\/json/.test(res.headers['content-type'] ?? '');
+          return res.status >= 500 || !json ? `answered ${res.status}: ${res.text.slice(0, 80)}` : undefined;
+        },
+      });
+    }
+  }
 }
 
 // API8 Security misconfiguration: Object.prototype names wherever a free string is looked up.

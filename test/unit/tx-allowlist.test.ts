@@ -486,6 +486,7 @@ describe('Relay allow-list for client-signed Polygon transactions #unit', () => 
     assert.deepEqual(
       { ...r.tx, hash: `${r.tx.hash.slice(0, 10)}…${r.tx.hash.slice(-4)}` },
       {
+        raw: REFERENCE_RAW.toLowerCase(),
         hash: '0x0801ca58…a4bb',
         from: LINKED.address,
         to: C.pusd,

@@ -9,6 +9,8 @@ const agentSchema = new Schema(
   {
     _id: { type: String, required: true },
     name: { type: String, required: true },
+    /** The name's lookalike key (agent-name.ts): the first agent to hold one shows its name plain on the boards. */
+    nameKey: { type: String, default: null },
     description: { type: String, default: null },
     homepage: { type: String, default: null },
     skillUrl: { type: String, default: null },
@@ -49,6 +51,7 @@ const agentSchema = new Schema(
 agentSchema.index({ apiKeyHash: 1 }, { unique: true });
 agentSchema.index({ claimCode: 1 }, { unique: true });
 agentSchema.index({ claimedBy: 1, status: 1 });
+agentSchema.index({ nameKey: 1, createdAt: 1, _id: 1 });
 // The leaderboard page: agents that traded, best P&L first.
 agentSchema.index({ tradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { WalletFieldsSchema } from '../wallets/wallet.schemas.js';
 import { AGENT_STATUSES } from './agent.model.js';
+import { agentNameSchema } from './agent-name.js';
 
 const optionalText = (max: number) => z.string().trim().max(max).nullish();
 
 export const RegisterAgentRequestSchema = z
   .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(100),
+    name: agentNameSchema,
     description: optionalText(2000),
     homepage: z.url().max(500).nullish(),
     skill_url: z.url().max(500).nullish(),
@@ -95,7 +96,7 @@ export type AgentMeResponse = z.input<typeof AgentMeResponseSchema>;
 export const AgentSettingsUpdateSchema = z
   .strictObject({
     auto_redeem_enabled: z.boolean().nullish(),
-    name: z.string().trim().min(1).max(100).nullish(),
+    name: agentNameSchema.nullish(),
   })
   .meta({ id: 'AgentSettingsUpdate' });
 export type AgentSettingsUpdate = z.output<typeof AgentSettingsUpdateSchema>;

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fromMicro, STARTING_BALANCE_MICRO } from '../money.js';
 import { DEFAULT_TRADING_SETTINGS } from '../limits/trading-settings.model.js';
 import type { AgentModel } from './agent.model.js';
+import { nameSkeleton } from './agent-name.js';
 import type { RegisterAgentRequest } from './agent.schemas.js';
 import { generateApiKey, hashApiKey, keyPrefixOf } from './api-key.js';
 import { generateClaimCode } from './claim-code.js';
@@ -39,6 +40,7 @@ export async function registerAgent(
       await Agent.create({
         _id: agentId,
         name: input.name,
+        nameKey: nameSkeleton(input.name),
         description: input.description ?? null,
         homepage: input.homepage ?? null,
         skillUrl: input.skill_url ?? null,

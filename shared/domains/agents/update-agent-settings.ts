@@ -1,6 +1,7 @@
 import { notFound } from '../../infra/errors.js';
 import type { Invalidation } from '../../infra/invalidation.js';
 import type { AgentModel } from './agent.model.js';
+import { nameSkeleton } from './agent-name.js';
 import type { AgentSettingsUpdate } from './agent.schemas.js';
 
 export async function updateAgentSettings(
@@ -10,7 +11,10 @@ export async function updateAgentSettings(
   input: AgentSettingsUpdate,
 ) {
   const set: Record<string, unknown> = {};
-  if (input.name !== undefined && input.name !== null) set.name = input.name;
+  if (input.name !== undefined && input.name !== null) {
+    set.name = input.name;
+    set.nameKey = nameSkeleton(input.name);
+  }
   if (input.auto_redeem_enabled !== undefined && input.auto_redeem_enabled !== null)
     set.autoRedeemEnabled = input.auto_redeem_enabled;
   const agent = await Agent.findOneAndUpdate({ _id: agentId }, { $set: set }, { returnDocument: 'after' });

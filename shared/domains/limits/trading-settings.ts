@@ -3,6 +3,7 @@ import { isDuplicateKey } from '../refusal.js';
 import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
 import { walletFields } from '../wallets/wallet-view.js';
+import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
@@ -110,11 +111,27 @@ const pausedByOwner = () =>
 /** Dollars as sent, to whole cents, in micro-units. */
 const centsToMicro = (dollars: number) => toMicro(Math.round(dollars * 100) / 100);
 
-/** The money safeguards an update would relax (raise a cap, turn real trading back on). */
+/**
+ * Whether an update widens or removes the owner's default stop-loss: a wider stop lets a position
+ * lose more before the automatic exit, and null turns it off (take-profit protects nothing).
+ */
+function stopLossWidened(pct: number | null | undefined, now: number | null): boolean {
+  if (pct === undefined || now === null) return false;
+  return pct === null || pct > now;
+}
+
+/**
+ * The safeguards an update would relax: raise a money cap, turn real trading back on, or switch off
+ * or widen the automatic stop-loss every buy gets.
+ */
 function loosenedBy(input: TradingSettingsUpdate, current: TradingSettings): string[] {
   const raised = (value: number | undefined, now: number) => value !== undefined && value > now;
   const cents = (v: number | undefined) => (v === undefined ? undefined : centsToMicro(v));
   return [
+    input.auto_risk_monitor_enabled === false &&
+      current.autoRiskMonitorEnabled &&
+      'auto_risk_monitor_enabled',
+    stopLossWidened(input.default_stop_loss_pct, current.defaultStopLossPct) && 'default_stop_loss_pct',
     raised(input.max_trades_per_day, current.maxTradesPerDay) && 'max_trades_per_day',
     raised(cents(input.sdk_max_trade_amount), current.sdkMaxTradeMicro) && 'sdk_max_trade_amount',
     raised(cents(input.sdk_daily_limit), current.sdkDailyLimitMicro) && 'sdk_daily_limit',
@@ -122,6 +139,10 @@ function loosenedBy(input: TradingSettingsUpdate, current: TradingSettings): str
     input.sdk_real_trading_enabled === true && !current.sdkRealTradingEnabled && 'sdk_real_trading_enabled',
   ].filter((name): name is string => typeof name === 'string');
 }
+
+/** The Solana wallet an update registers (null clears it), under either of its names. */
+const solanaWalletIn = (input: TradingSettingsUpdate) =>
+  input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;
 
 /** The stored changes an update asks for, after the rules that depend on who the owner and the actor are. */
 function changesFor(
@@ -145,7 +166,7 @@ function changesFor(
         403,
         'owner_setting',
         `Only your human can loosen ${loosened.join(', ')}`,
-        'An agent key may tighten its owner’s limits; ask your human to raise them (PATCH /api/sdk/user/settings with their user token).',
+        'An agent key may only tighten its owner’s safeguards; ask your human to make this change (PATCH /api/sdk/user/settings with their user token).',
       );
   }
   const set: Record<string, unknown> = {};
@@ -166,8 +187,7 @@ function changesFor(
     const value = input[field as keyof typeof IN_DOLLARS];
     if (value !== undefined) set[key] = centsToMicro(value);
   }
-  const wallet =
-    input.bot_solana_wallet !== undefined ? input.bot_solana_wallet : input.solana_wallet_address;
+  const wallet = solanaWalletIn(input);
   if (
     input.bot_solana_wallet !== undefined &&
     input.solana_wallet_address !== undefined &&
@@ -251,6 +271,8 @@ export async function updateSettings(
   input: TradingSettingsUpdate,
   actor: SettingsActor,
 ) {
+  const wallet = solanaWalletIn(input);
+  if (wallet) await refuseWalletProvenByAnother(deps.models, owner.key, wallet);
   await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current));
   await deps.invalidation.publish('settings', owner.key);
   const view = await settingsView(deps, owner);

@@ -10,6 +10,7 @@ export interface SignedTxFields {
   to: string;
   kind: string;
   nonce: number;
+  /** 0x-prefixed lowercase hex, as checked (tx-allowlist.ts) or signed by the service. */
   raw: string;
 }
 
@@ -30,9 +31,12 @@ export async function recordBroadcast(models: Deps['models'], f: SignedTxFields)
           to: f.to,
           kind: f.kind,
           nonce: f.nonce,
-          raw: f.raw.toLowerCase(),
           status: 'queued',
         },
+        // The hash fixes the bytes, so writing them again changes nothing, except for a record
+        // made before the relay sent the bytes it checked: a resend of one stored without its 0x
+        // (which the node refused) is sent as the checked bytes this time.
+        $set: { raw: f.raw },
         $inc: { requests: 1 },
       },
       { upsert: true, returnDocument: 'after' },

@@ -70,7 +70,8 @@ export async function broadcastTx(
     to: tx.to,
     kind,
     nonce: tx.nonce,
-    raw: signedTx,
+    // Never the caller's own spelling: the node must get exactly what the allow-list passed.
+    raw: tx.raw,
   });
   const outcome = await deps.queues.enqueueAndWait<BroadcastOutcome>(
     'broadcast-tx',

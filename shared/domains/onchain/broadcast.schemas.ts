@@ -6,7 +6,7 @@ export const BroadcastRequestSchema = z
     signed_tx: z
       .string()
       .min(10)
-      .meta({ description: 'The signed transaction, hex, 0x-prefixed (legacy EIP-155 or EIP-1559).' }),
+      .meta({ description: 'The signed transaction, hex, with or without 0x (legacy EIP-155 or EIP-1559).' }),
   })
   .meta({ id: 'BroadcastRequest' });
 

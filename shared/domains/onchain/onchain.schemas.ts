@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema } from '../wallets/wallet.schemas.js';
+import { freeFormArray } from '../../util/free-form-object.js';
 
 /** The client sends `no_cache=1` / `include_tx_params=1` (client-contract §8.3); `true`/`yes` work too. */
 const boolParam = z.preprocess(
@@ -53,7 +54,7 @@ export const RpcRequestSchema = z
   .object({
     jsonrpc: z.literal('2.0').optional(),
     method: z.string().min(1).max(64),
-    params: z.array(z.unknown()).max(16).default([]),
+    params: freeFormArray().max(16).default([]),
     id: z.union([z.string().max(64), z.number(), z.null()]).default(null),
   })
   .meta({ id: 'JsonRpcRequest' });

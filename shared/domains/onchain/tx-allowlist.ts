@@ -17,6 +17,11 @@ export type { RelayRefusal, RelayRefusalCode } from './relay-refusal.js';
  */
 
 export interface RelayableTx {
+  /**
+   * The bytes that were checked, as 0x-prefixed lowercase hex: what the relay records and sends,
+   * whatever spelling the caller used (with or without 0x, any case).
+   */
+  raw: string;
   /** keccak256 of the raw bytes (equal to the node's hash: the encoding is checked canonical). */
   hash: string;
   /** The recovered signer, checksummed. */
@@ -176,6 +181,7 @@ export function checkRelayableTransaction(rawSignedTx: string, expect: { sender:
     kind: match.kind,
     call: match.call,
     tx: {
+      raw: canonical,
       hash: tx.hash!,
       from,
       to: tx.to,

@@ -1,4 +1,5 @@
 import type { AgentRecord } from '../agents/agent.model.js';
+import { nameSkeleton } from '../agents/agent-name.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
@@ -59,7 +60,15 @@ export async function remarkLeaderboard(
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { tradesCount: { $gt: 0 } },
-    { realizedPnlMicro: 1, leaderboardPnlMicro: 1, linkedPnlMicro: 1, claimedBy: 1, registeredFrom: 1 },
+    {
+      realizedPnlMicro: 1,
+      leaderboardPnlMicro: 1,
+      linkedPnlMicro: 1,
+      claimedBy: 1,
+      registeredFrom: 1,
+      name: 1,
+      nameKey: 1,
+    },
   ).lean();
   const linkedPnl = await linkedPnlByAgent(models, agents, linkWindowHours);
   const ops = agents
@@ -76,6 +85,13 @@ export async function remarkLeaderboard(
       },
     }));
   if (ops.length) await models.Agent.bulkWrite(ops, { ordered: false });
+  // Agents registered before names had lookalike keys get theirs: an older name is protected too.
+  const unkeyed = agents
+    .filter((a) => a.nameKey == null)
+    .map((a) => ({
+      updateOne: { filter: { _id: a._id }, update: { $set: { nameKey: nameSkeleton(a.name) } } },
+    }));
+  if (unkeyed.length) await models.Agent.bulkWrite(unkeyed, { ordered: false });
   await models.LeaderboardMeta.updateOne(
     { _id: SDK_AGENTS_BOARD },
     { $set: { totalAgents: agents.length, markedAt: now } },
@@ -109,13 +125,37 @@ async function linkedPnlByAgent(
 export const winRate = (wins: number, losses: number) =>
   wins + losses ? Math.round((wins / (wins + losses)) * 1e4) / 1e4 : 0;
 
-/** A leaderboard entry (spec §2.5). */
-export function leaderboardEntry(a: AgentRecord, rank: number) {
+const nameKeyOf = (a: Pick<AgentRecord, 'name' | 'nameKey'>) => a.nameKey ?? nameSkeleton(a.name);
+
+/**
+ * The names a board shows: an agent's own, unless an earlier agent holds a name that looks the same
+ * (same lookalike key: "Alpha", "ALPHA", "Αlpha" with a Greek alpha); then the name carries the
+ * start of the agent's id, so that nobody passes for an agent that made its name first. Names are
+ * not unique at registration (keyless clients register with names like "trading-bot").
+ */
+async function shownNames(models: Models, agents: Pick<AgentRecord, '_id' | 'name' | 'nameKey'>[]) {
+  const keys = [...new Set(agents.map(nameKeyOf))];
+  const firsts: { _id: string; first: string }[] = await models.Agent.aggregate([
+    { $match: { nameKey: { $in: keys } } },
+    { $sort: { createdAt: 1, _id: 1 } },
+    { $group: { _id: '$nameKey', first: { $first: '$_id' } } },
+  ]);
+  const holder = new Map(firsts.map((f) => [f._id, f.first]));
+  return new Map(
+    agents.map((a) => {
+      const first = holder.get(nameKeyOf(a));
+      return [a._id, first === undefined || first === a._id ? a.name : `${a.name} (${a._id.slice(0, 8)})`];
+    }),
+  );
+}
+
+/** A leaderboard entry (spec §2.5), under the name the board shows (shownNames). */
+export function leaderboardEntry(a: AgentRecord, rank: number, shownName = a.name) {
   return {
     rank,
     id: a._id,
     agent_id: a._id,
-    name: a.name,
+    name: shownName,
     status: a.status,
     description: a.description ?? null,
     owner_wallet_address: null,
@@ -145,8 +185,9 @@ export async function sdkAgentsBoard(models: Models, limit: number, offset: numb
       .lean(),
     models.LeaderboardMeta.findById(SDK_AGENTS_BOARD).lean(),
   ]);
+  const names = await shownNames(models, agents);
   return {
-    entries: agents.map((a, i) => leaderboardEntry(a, offset + i + 1)),
+    entries: agents.map((a, i) => leaderboardEntry(a, offset + i + 1, names.get(a._id))),
     total_agents: meta?.totalAgents ?? 0,
     marked_at: meta?.markedAt ? meta.markedAt.toISOString() : null,
   };
@@ -227,12 +268,13 @@ export async function venueBoard(
   const agents = new Map(
     (await models.Agent.find({ _id: { $in: page.map((r) => r.id) } }).lean()).map((a) => [a._id, a]),
   );
+  const names = await shownNames(models, [...agents.values()]);
   const entries = page.flatMap((r, i) => {
     const a = agents.get(r.id);
     if (!a) return [];
     return [
       {
-        ...leaderboardEntry(a, offset + i + 1),
+        ...leaderboardEntry(a, offset + i + 1, names.get(a._id)),
         venue,
         trader_type: 'agent',
         total_pnl: fromMicro(r.pnl),

@@ -32,6 +32,22 @@ async function timed(check: () => Promise<unknown>): Promise<CheckResult> {
   }
 }
 
+/** How long a probe waits for Redis to answer one command: a stopped (not dead) Redis never does. */
+export const READY_REDIS_TIMEOUT_MS = 1000;
+
+/** `work`, or an error naming `what` once `ms` have passed without an answer. */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * How long one queue round trip answers readiness probes. Probes come from load balancers every few
  * seconds per replica (and from anyone: the route is public); a job per probe would fill the system
@@ -61,14 +77,26 @@ function queueRoundTrip(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult
   );
 }
 
+/**
+ * The queue, asked on every probe: its own Redis connection must answer a read of the system queue
+ * now; only then does the last round trip (kept QUEUE_CHECK_CACHE_MS) count. A round trip made just
+ * before Redis died would otherwise report the queue ok while nothing can be enqueued.
+ */
+async function queueCheck(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult> {
+  const reachable = await timed(() =>
+    within(READY_REDIS_TIMEOUT_MS, 'the queue’s Redis', deps.queues.queues.system.getJobCounts('waiting')),
+  );
+  return reachable.ok ? queueRoundTrip(deps) : reachable;
+}
+
 /** MongoDB and Redis answer, and a no-op job makes a round trip through the queue to a worker. */
 export async function checkReadiness(
   deps: Pick<Deps, 'mongo' | 'redis' | 'queues' | 'env' | 'models'>,
 ): Promise<Readiness> {
   const [mongodb, redis, queue] = await Promise.all([
     timed(() => pingMongo(deps.mongo)),
-    timed(() => deps.redis.ping()),
-    queueRoundTrip(deps),
+    timed(() => within(READY_REDIS_TIMEOUT_MS, 'Redis', deps.redis.ping())),
+    queueCheck(deps),
   ]);
   // Without the database the heartbeat read would only wait out the server-selection timeout again.
   const heartbeat = mongodb.ok

@@ -15,6 +15,8 @@ const solanaWalletProofSchema = new Schema(
   },
   { collection: 'solana_wallet_proofs', timestamps: true, versionKey: false },
 );
+// Who else proved a wallet: registering it without proof is refused then (solana-wallet-guard.ts).
+solanaWalletProofSchema.index({ address: 1 });
 
 export type SolanaWalletProofRecord = SchemaRecord<typeof solanaWalletProofSchema>;
 export type SolanaWalletProofModel = Model<SolanaWalletProofRecord>;

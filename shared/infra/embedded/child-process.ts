@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Logger } from '../logger.js';
+import { PRIVATE_UMASK } from '../private-files.js';
 
 /** Whether a process with this pid exists (signal 0 checks without signalling). */
 export function isAlive(pid: number): boolean {
@@ -38,7 +39,13 @@ export interface ManagedChild {
 export function spawnManaged(name: string, command: string, args: string[], log: Logger): ManagedChild {
   // Own process group: a terminal Ctrl-C reaches only us, and we stop the servers after our own
   // connections have closed, in order.
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Through sh only to set the umask (exec keeps the pid): every file the server creates in the
+  // data directory is then private (0600), as is everything else there (private-files.ts).
+  const umask = PRIVATE_UMASK.toString(8).padStart(3, '0');
+  const child = spawn('sh', ['-c', `umask ${umask} && exec "$0" "$@"`, command, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const childLog = log.child({ child: name });
   const forward = (level: 'info' | 'warn') => (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) childLog[level](line.trim());

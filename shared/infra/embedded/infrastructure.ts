@@ -1,8 +1,9 @@
-import { existsSync, renameSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Env } from '../config/env.js';
 
 import type { Logger } from '../logger.js';
+import { ensurePrivateDir, writePrivateFile } from '../private-files.js';
 import { isAlive } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
 import { startRedisServer } from './redis-server.js';
@@ -37,7 +38,7 @@ interface LockState {
  */
 function writeLockFile(lockFile: string, state: LockState) {
   const next = `${lockFile}.${process.pid}.tmp`;
-  writeFileSync(next, JSON.stringify(state));
+  writePrivateFile(next, JSON.stringify(state));
   renameSync(next, lockFile);
 }
 
@@ -82,7 +83,7 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
   const needsEmbedded = !env.REDIS_URL || !env.MONGODB_URI;
   const lockFile = join(dataDir, 'embedded.pid');
   if (needsEmbedded) {
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     await takeDataDirLock(lockFile, dataDir);
   }
   // Each server's live processes, recorded the moment one is spawned: a service SIGKILLed while a

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import mongoose from 'mongoose';
 import type { Logger } from '../logger.js';
+import { ensurePrivateDir } from '../private-files.js';
 import { freePort, spawnManaged, waitUntilReady } from './child-process.js';
 import type { EmbeddedServer } from './redis-server.js';
 
@@ -28,13 +29,13 @@ export async function startMongoServer(opts: {
   /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
   onSpawned?: (pid: number) => void;
 }): Promise<EmbeddedServer & { engine: MongoEngine }> {
-  mkdirSync(opts.dir, { recursive: true });
+  ensurePrivateDir(opts.dir);
   const port = opts.port ?? (await freePort());
   const engine: MongoEngine = onPath('mongod') ? 'mongod' : 'mongo-java-server';
   let child;
   if (engine === 'mongod') {
     const dbPath = join(opts.dir, 'mongod');
-    mkdirSync(dbPath, { recursive: true });
+    ensurePrivateDir(dbPath);
     child = spawnManaged(
       'mongod',
       'mongod',

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { ensurePrivateDir } from '../private-files.js';
 import { freePort, spawnManaged, waitUntilReady, type ManagedChild } from './child-process.js';
 
 export interface EmbeddedServer {
@@ -21,7 +21,7 @@ export async function startRedisServer(opts: {
   /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
   onSpawned?: (pid: number) => void;
 }): Promise<EmbeddedServer> {
-  mkdirSync(opts.dir, { recursive: true });
+  ensurePrivateDir(opts.dir);
   const port = opts.port ?? (await freePort());
   const args = [
     '--port',

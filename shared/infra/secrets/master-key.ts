@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../config/env.js';
+import { ensurePrivateDir, writePrivateFile } from '../private-files.js';
 import { MASTER_KEY_BYTES, SecretBox, SecretsError } from './envelope.js';
 
 export const MASTER_KEY_FILE = 'secrets-master-key';
@@ -37,10 +38,10 @@ export function resolveMasterKey(env: Pick<Env, 'DATA_DIR' | 'SECRETS_MASTER_KEY
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(env.DATA_DIR, { recursive: true });
+  ensurePrivateDir(env.DATA_DIR);
   const key = randomBytes(MASTER_KEY_BYTES);
   try {
-    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    writePrivateFile(file, `${key.toString('hex')}\n`, { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return read(); // another process won the race
     throw err;
