@@ -148,8 +148,8 @@ export function operatorConsole(
     const name = String(req.params.name);
     const verb = String(req.params.verb);
     if (verb === 'pause' || verb === 'resume')
-      await operatorActions.setSchedulePaused(deps, who(req), name, verb === 'pause');
-    else if (verb === 'run') await operatorActions.runSchedule(deps, who(req), name);
+      await operatorActions.setSchedulePaused(deps, who(req), SCHEDULES, name, verb === 'pause');
+    else if (verb === 'run') await operatorActions.runSchedule(deps, who(req), SCHEDULES, name);
     else
       throw new AppError(404, 'not_found', `Not found: POST ${req.originalUrl}`, 'Use pause, resume or run.');
     res.redirect(303, `/admin/schedules?done=${verb}&schedule=${encodeURIComponent(name)}`);

@@ -23,8 +23,9 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
     actions: await recentOperatorActions(deps.models, { limit: 50, actionPrefix: 'schedule.' }),
   }),
   pauseSchedule: async ({ deps, params }) =>
-    operatorActions.setSchedulePaused(deps, API_ACTOR, params.name, true),
+    operatorActions.setSchedulePaused(deps, API_ACTOR, SCHEDULES, params.name, true),
   resumeSchedule: async ({ deps, params }) =>
-    operatorActions.setSchedulePaused(deps, API_ACTOR, params.name, false),
-  runSchedule: async ({ deps, params }) => operatorActions.runSchedule(deps, API_ACTOR, params.name),
+    operatorActions.setSchedulePaused(deps, API_ACTOR, SCHEDULES, params.name, false),
+  runSchedule: async ({ deps, params }) =>
+    operatorActions.runSchedule(deps, API_ACTOR, SCHEDULES, params.name),
 };

@@ -1,7 +1,7 @@
-import { SCHEDULES } from '../../../jobs/schedules.js';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.js';
+import type { ScheduleDefinition } from '../schedules/schedule-tick.js';
 import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
 import { reviewSkill } from '../skills/skills.js';
 import { setUserTier } from '../users/manage-agents.js';
@@ -69,19 +69,26 @@ export const operatorActions = {
       () => `${review.status} revision ${review.revision}`,
     ),
 
-  setSchedulePaused: (deps: Deps, actor: OperatorActor, name: string, paused: boolean) =>
+  // The schedule table is the caller's (jobs/ owns it): the domain does not reach up into an entry point.
+  setSchedulePaused: (
+    deps: Deps,
+    actor: OperatorActor,
+    specs: readonly ScheduleDefinition[],
+    name: string,
+    paused: boolean,
+  ) =>
     audited(
       deps,
       { actor, action: paused ? 'schedule.pause' : 'schedule.resume', target: name },
-      () => setSchedulePaused(deps, SCHEDULES, name, paused, actor),
+      () => setSchedulePaused(deps, specs, name, paused, actor),
       () => null,
     ),
 
-  runSchedule: (deps: Deps, actor: OperatorActor, name: string) =>
+  runSchedule: (deps: Deps, actor: OperatorActor, specs: readonly ScheduleDefinition[], name: string) =>
     audited(
       deps,
       { actor, action: 'schedule.run', target: name },
-      () => runScheduleNow(deps, SCHEDULES, name),
+      () => runScheduleNow(deps, specs, name),
       (run) => (run.error ? `failed: ${run.error}` : 'enqueued'),
     ).then((run) => run.view),
 };
