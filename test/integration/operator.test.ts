@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { audited } from '../../shared/domains/operator/operator-actions.js';
+import { ACTION_STARTED } from '../../shared/domains/operator/record-action.js';
 import { testContext } from '../support/context.js';
 import { makeMarket } from '../support/factories.js';
 import { api, randomIp, registerAgent } from '../support/http.js';
@@ -80,5 +82,33 @@ describe('operator access and queue dashboard #integration', () => {
     const home = await api().get('/admin/').set('Authorization', bearer);
     assert.match(home.text, new RegExp(userId));
     assert.match(home.text, new RegExp(market._id));
+  });
+
+  it('when an operator action runs, then its audit entry is written before it acts and the result after; an action the trail cannot record is not taken', async () => {
+    const { deps } = testContext();
+    const target = `write-ahead-${randomIp()}`;
+    const entryOf = () => deps.models.OperatorAction.findOne({ target }).lean();
+    const seenWhileRunning = await audited(
+      deps,
+      { actor: 'api', action: 'test.write-ahead', target },
+      entryOf,
+      () => 'done',
+    );
+    assert.equal(seenWhileRunning?.detail, ACTION_STARTED);
+    assert.equal((await entryOf())?.detail, 'done');
+
+    // The trail refuses the entry (a document it cannot store): the action is never run.
+    let ran = false;
+    await assert.rejects(
+      audited(
+        deps,
+        { actor: 'api', action: 'test.write-ahead', target: undefined as unknown as string },
+        async () => {
+          ran = true;
+        },
+        () => 'done',
+      ),
+    );
+    assert.equal(ran, false);
   });
 });

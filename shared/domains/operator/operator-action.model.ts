@@ -3,7 +3,8 @@ import type { SchemaRecord } from '../schema-record.js';
 
 /**
  * The operator audit trail: who (the console session's name, or `api` for Bearer callers) did what
- * to which target, and when. Written once per action, never updated.
+ * to which target, and when. Written before the action runs; its `detail` is set once more, from
+ * "started" to the result, and never again.
  */
 const operatorActionSchema = new Schema(
   {

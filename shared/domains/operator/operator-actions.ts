@@ -6,29 +6,40 @@ import { resolveAndSettle, type SettlementState } from '../settlement/resolve-an
 import { reviewSkill } from '../skills/skills.js';
 import { setUserTier } from '../users/manage-agents.js';
 import type { Tier } from '../users/user.model.js';
-import { recordOperatorAction, type OperatorActor } from './record-action.js';
+import {
+  ACTION_STARTED,
+  recordActionResult,
+  recordOperatorAction,
+  type OperatorActor,
+} from './record-action.js';
 
 /**
- * Runs one operator action and records it in the audit trail with its result, whichever door it
- * came through (a console form, /api/admin/*): the outcome's line when it went through, `refused:`
- * or `failed:` with the reason when it did not (the error is thrown on to the caller).
+ * Runs one operator action and records it in the audit trail, whichever door it came through (a
+ * console form, /api/admin/*). The entry is written before the action runs, so an action is never
+ * taken unrecorded (no entry, no action: a database that refuses the entry refuses the action too);
+ * its result follows: the outcome's line when it went through, `refused:` or `failed:` with the
+ * reason when it did not (the error is thrown on to the caller). If that second write fails the
+ * entry keeps saying it started, and the caller still gets the action's own answer: it happened.
  */
-async function audited<T>(
+export async function audited<T>(
   deps: Deps,
   entry: { actor: OperatorActor; action: string; target: string },
   run: () => Promise<T>,
   outcome: (result: T) => string | null,
 ): Promise<T> {
-  const at = deps.clock();
+  const id = await recordOperatorAction(deps.models, { at: deps.clock(), ...entry, detail: ACTION_STARTED });
+  const finish = (detail: string | null) =>
+    recordActionResult(deps.models, id, detail).catch((err: Error) =>
+      deps.log.error({ err: err.message, auditEntry: id, ...entry }, 'operator action result not recorded'),
+    );
   let result: T;
   try {
     result = await run();
   } catch (err) {
-    const why = err instanceof AppError ? `refused: ${err.message}` : `failed: ${(err as Error).message}`;
-    await recordOperatorAction(deps.models, { at, ...entry, detail: why });
+    await finish(err instanceof AppError ? `refused: ${err.message}` : `failed: ${(err as Error).message}`);
     throw err;
   }
-  await recordOperatorAction(deps.models, { at, ...entry, detail: outcome(result) });
+  await finish(outcome(result));
   return result;
 }
 

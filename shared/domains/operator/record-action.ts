@@ -14,12 +14,25 @@ export interface OperatorActionView {
   detail: string | null;
 }
 
-/** Appends one entry to the operator audit trail. */
+/** What an entry says while its action runs, and ever after if the process died before the result. */
+export const ACTION_STARTED = 'started; no result recorded';
+
+/**
+ * Appends one entry to the operator audit trail and answers its id; an action in progress is
+ * written with `ACTION_STARTED` first and its result later (`recordActionResult`).
+ */
 export async function recordOperatorAction(
   models: Models,
   entry: { at: Date; actor: OperatorActor; action: string; target: string; detail?: string | null },
-): Promise<void> {
-  await models.OperatorAction.create({ _id: randomUUID(), detail: null, ...entry });
+): Promise<string> {
+  const _id = randomUUID();
+  await models.OperatorAction.create({ _id, detail: null, ...entry });
+  return _id;
+}
+
+/** Writes the result of an action its entry said was started. */
+export async function recordActionResult(models: Models, id: string, detail: string | null): Promise<void> {
+  await models.OperatorAction.updateOne({ _id: id, detail: ACTION_STARTED }, { $set: { detail } });
 }
 
 /** The latest entries, newest first; `actionPrefix` narrows to one kind (e.g. `schedule.`). */
