@@ -69,6 +69,26 @@ const yesShares = async (a: RegisteredAgent, marketId: string) => {
   return row?.shares_yes ?? 0;
 };
 
+/**
+ * The venue's YES price falls to 0.2 (below a 0.3 stop), the service reads it, and the monitors are
+ * evaluated: answers the Polymarket YES monitor's state once it is done.
+ */
+async function priceFallsBelowStop(agent: RegisteredAgent, m: { marketId: string; conditionId: string }) {
+  const { deps } = testContext();
+  await polymarketAdmin('POST', `/markets/${m.conditionId}/price`, { yes: 0.2 });
+  await syncExternalPrices(deps, `monitors-${Date.now()}`);
+  await until(
+    async () =>
+      (await deps.models.Market.findById(m.marketId, { externalPriceYes: 1 }).lean())?.externalPriceYes,
+    (p) => p !== undefined && p !== null && p < 0.3,
+  );
+  await evaluateMonitors(deps, new Date());
+  return until(
+    () => monitorState(agent, m.marketId, 'polymarket'),
+    (s) => s?.state === 'done',
+  );
+}
+
 /** Buys `side` by fresh agents (no cooldowns) until `done` holds; the answers' new prices. */
 async function pushUntil(marketId: string, side: 'yes' | 'no', done: () => Promise<boolean>, amount = 150) {
   for (let i = 0; i < 20; i++) {
@@ -308,7 +328,6 @@ describe('Position monitors and risk alerts #integration', function () {
   });
 
   it('an external wallet’s position raises a risk alert instead of selling; the briefing shows it; the client deletes it', async () => {
-    const { deps } = testContext();
     const t = await externalTrader();
     const m = await importedMarket(t.agent, [0.5, 0.5]);
     const bought = await signedBuy(t, m);
@@ -317,18 +336,7 @@ describe('Position monitors and risk alerts #integration', function () {
     const set = await setMonitor(t.agent, m.marketId, { side: 'yes', stop_loss_pct: 0.3 }).expect(200);
     assert.equal(set.body.venue, 'polymarket');
 
-    await polymarketAdmin('POST', `/markets/${m.conditionId}/price`, { yes: 0.2 });
-    await syncExternalPrices(deps, `monitors-${Date.now()}`);
-    await until(
-      async () =>
-        (await deps.models.Market.findById(m.marketId, { externalPriceYes: 1 }).lean())?.externalPriceYes,
-      (p) => p !== undefined && p !== null && p < 0.3,
-    );
-    await evaluateMonitors(deps, new Date());
-    const done = await until(
-      () => monitorState(t.agent, m.marketId, 'polymarket'),
-      (s) => s?.state === 'done',
-    );
+    const done = await priceFallsBelowStop(t.agent, m);
     assert.equal(done!.exitOutcome, 'alerted');
 
     const res = await api().get('/api/sdk/risk-alerts').set(asAgent(t.agent)).expect(200);
@@ -385,18 +393,7 @@ describe('Position monitors and risk alerts #integration', function () {
       );
     const heldBefore = await yesTokens(own);
 
-    await polymarketAdmin('POST', `/markets/${m.conditionId}/price`, { yes: 0.2 });
-    await syncExternalPrices(deps, `monitors-${Date.now()}`);
-    await until(
-      async () =>
-        (await deps.models.Market.findById(m.marketId, { externalPriceYes: 1 }).lean())?.externalPriceYes,
-      (p) => p !== undefined && p !== null && p < 0.3,
-    );
-    await evaluateMonitors(deps, new Date());
-    const done = await until(
-      () => monitorState(t.agent, m.marketId, 'polymarket'),
-      (s) => s?.state === 'done',
-    );
+    const done = await priceFallsBelowStop(t.agent, m);
     assert.equal(done!.exitOutcome, 'sold', JSON.stringify(done));
     const exit = (await deps.models.Trade.findById(done!.exitTradeId).lean())!;
     assert.equal((exit.venueOrder!.signed as { maker: string }).maker, own);

@@ -92,6 +92,23 @@ const positionOf = async (agent: RegisteredAgent, marketId: string) => {
     | undefined;
 };
 
+/**
+ * An Elite agent that bought in a new market through its human's managed wallet and only then
+ * registered a wallet of its own (which holds nothing): the shares stay where they were bought.
+ */
+async function boughtBeforeOwnWallet() {
+  const human = await managedTrader();
+  await setTier(await ownerIdOf(human.agent), 'elite');
+  const m = await importedMarket(human.agent);
+  const shares = await managedBuy(human.agent, m.marketId);
+  const reg = await api()
+    .post('/api/sdk/agent-wallet/register')
+    .set(asAgent(human.agent))
+    .send({})
+    .expect(201);
+  return { human, m, shares, own: reg.body.wallet_address as string };
+}
+
 const redeem = (agent: RegisteredAgent, marketId: string) =>
   api().post('/api/sdk/redeem').set(asAgent(agent)).send({ market_id: marketId, side: 'yes' });
 
@@ -310,17 +327,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
   });
 
   it('when an agent bought through its human’s managed wallet and then registered its own wallet, then the redemption pays the managed wallet that holds the shares', async () => {
-    const human = await managedTrader();
-    await setTier(await ownerIdOf(human.agent), 'elite');
-    const m = await importedMarket(human.agent);
-    const shares = await managedBuy(human.agent, m.marketId);
-    // The agent's own wallet arrives after the buy, and holds nothing: no shares, no pUSD, no POL.
-    const reg = await api()
-      .post('/api/sdk/agent-wallet/register')
-      .set(asAgent(human.agent))
-      .send({})
-      .expect(201);
-    const own = reg.body.wallet_address as string;
+    const { human, m, shares, own } = await boughtBeforeOwnWallet();
     await resolveYes(m.conditionId);
     const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
     assert.equal((await positionOf(human.agent, m.marketId))!.holder_address, human.address);
@@ -340,16 +347,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
 
   it('when positions were recorded before their holder was, then the backfill job finds it from the venue and the redemption pays the wallet holding them', async () => {
     const { deps } = testContext();
-    const human = await managedTrader();
-    await setTier(await ownerIdOf(human.agent), 'elite');
-    const m = await importedMarket(human.agent);
-    const shares = await managedBuy(human.agent, m.marketId);
-    const reg = await api()
-      .post('/api/sdk/agent-wallet/register')
-      .set(asAgent(human.agent))
-      .send({})
-      .expect(201);
-    const own = reg.body.wallet_address as string;
+    const { human, m, shares, own } = await boughtBeforeOwnWallet();
     await fundAndApprove(own);
     // Made by the agent's own wallet, in another market: both positions as an older release stored them.
     const m2 = await importedMarket(human.agent);
