@@ -1,7 +1,6 @@
 import type { Deps } from '../../composition/deps.js';
-import { holderOfTrade } from '../trading/trade-holder.js';
 import { walletOf } from '../wallets/managed-wallet.js';
-import { holderKey } from './holder.js';
+import { holderKey, holderOfTrade } from './holder.js';
 import type { PositionRecord } from './position.model.js';
 
 export type HolderDeps = Pick<Deps, 'models' | 'venues' | 'log'>;

@@ -10,6 +10,21 @@ import type { VenueId } from '../venues/venue-id.js';
 export const holderKey = (venue: VenueId, address: string) =>
   venue === 'polymarket' ? address.toLowerCase() : address;
 
+/**
+ * The wallet a real-venue trade's fills land in, from the order as it was signed: its `maker` on
+ * Polymarket (the service's managed or agent wallet, or the client's own), the signing wallet of the
+ * Solana transaction on Kalshi. Null before the order is signed, and on sim. Typed by the shape it
+ * reads, so that positions need not know the trade record.
+ */
+export function holderOfTrade(t: {
+  venue: VenueId;
+  venueOrder?: { signed?: unknown } | null;
+}): string | null {
+  const signed = t.venueOrder?.signed as { maker?: unknown; wallet?: unknown } | null | undefined;
+  const address = t.venue === 'kalshi' ? signed?.wallet : t.venue === 'polymarket' ? signed?.maker : null;
+  return typeof address === 'string' && address ? holderKey(t.venue, address) : null;
+}
+
 /** Whether `address` is the wallet holding a position (compared in holder form). */
 export const isHolder = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>, address: string) =>
   !!p.holderAddress && p.holderAddress === holderKey(p.venue, address);

@@ -2,7 +2,6 @@ import { CronExpressionParser } from 'cron-parser';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { ScheduleRunRecord } from '../system/schedule-run.model.js';
-import type { OperatorActor } from '../operator/record-action.js';
 import { recordedTick, type ScheduleDefinition } from './schedule-tick.js';
 
 export type RunOutcome = 'succeeded' | 'failed' | 'running' | 'skipped';
@@ -109,13 +108,14 @@ export async function setSchedulePaused(
   specs: readonly ScheduleDefinition[],
   name: string,
   paused: boolean,
-  actor: OperatorActor,
+  /** Who paused it, as the operator audit trail names them. */
+  pausedBy: string,
 ): Promise<ScheduleView> {
   const spec = scheduleNamed(specs, name);
   const at = deps.clock();
   await deps.models.ScheduleRun.updateOne(
     { _id: spec.name },
-    { $set: paused ? { paused, pausedAt: at, pausedBy: actor } : { paused, pausedAt: null, pausedBy: null } },
+    { $set: paused ? { paused, pausedAt: at, pausedBy } : { paused, pausedAt: null, pausedBy: null } },
     { upsert: true },
   );
   return viewNamed(deps, spec);

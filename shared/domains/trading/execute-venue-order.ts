@@ -4,7 +4,7 @@ import { afterWrite } from '../../infra/faults.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendLedgerEntry } from '../ledger/ledger.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import { heldElsewhere } from '../positions/holder.js';
+import { heldElsewhere, holderOfTrade } from '../positions/holder.js';
 import { positionId } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { clobRefusal } from '../venues/polymarket/orders/clob-refusals.js';
@@ -22,7 +22,6 @@ import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clo
 import { agentWalletCredentials, agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner } from '../wallets/managed-wallet.js';
 import type { TradeExecutionContext } from './execution-context.js';
-import { holderOfTrade } from './trade-holder.js';
 import { finishTrade, type TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { refusedResult, shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
