@@ -1,3 +1,4 @@
+import unhomoglyph from 'unhomoglyph';
 import { z } from 'zod';
 
 /**
@@ -31,74 +32,17 @@ export const agentNameSchema = z
   );
 
 /**
- * Letters of other scripts that look like Latin ones (after NFKC and lower-casing), and Latin
- * letters and digits that look like each other: the part of Unicode's confusables (UTS #39) that
- * impersonating a name in Latin letters needs.
- */
-const LOOKALIKES: Record<string, string> = {
-  // Cyrillic
-  а: 'a',
-  в: 'b',
-  е: 'e',
-  ё: 'e',
-  к: 'k',
-  м: 'm',
-  н: 'h',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  т: 't',
-  у: 'y',
-  х: 'x',
-  ь: 'b',
-  і: 'l',
-  ї: 'l',
-  ј: 'j',
-  ѕ: 's',
-  һ: 'h',
-  ԁ: 'd',
-  ԛ: 'q',
-  ԝ: 'w',
-  ӏ: 'l',
-  // Greek
-  α: 'a',
-  β: 'b',
-  γ: 'y',
-  ε: 'e',
-  η: 'n',
-  ι: 'l',
-  κ: 'k',
-  μ: 'u',
-  ν: 'v',
-  ο: 'o',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-  ω: 'w',
-  // Latin and digits
-  i: 'l',
-  '1': 'l',
-  '|': 'l',
-  '0': 'o',
-  '5': 's',
-  ı: 'l',
-};
-
-/**
  * The name as a reader sees it: the key two names share when they could pass for each other
- * ("Alpha", "ALPHA", "Αlpha" with a Greek alpha, "A l p h a"). Accents and other combining marks,
- * case, spaces and punctuation-like separators do not tell names apart to the eye either.
+ * ("Alpha", "ALPHA", "Αlpha" with a Greek alpha, "AIpha" with a capital I, "A l p h a"). Lookalike
+ * characters are mapped by Unicode's confusables (UTS #39 skeleton, the unhomoglyph package's copy
+ * of confusables.txt) before and after lower-casing: before, so that a capital I still reads as an
+ * l; after, so that case does not tell names apart. Accents and other combining marks, spaces and
+ * punctuation-like separators do not tell names apart to the eye either.
  */
 export function nameSkeleton(name: string): string {
-  const letters = name
+  const bare = name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
-    .toLowerCase()
     .replace(/[\s_\-.·]/gu, '');
-  return [...letters]
-    .map((ch) => LOOKALIKES[ch] ?? ch)
-    .join('')
-    .replace(/rn/g, 'm')
-    .replace(/vv/g, 'w');
+  return unhomoglyph(unhomoglyph(bare).toLowerCase());
 }
