@@ -8,6 +8,7 @@ import {
   UnsafeWebhookUrl,
   type UrlGuard,
 } from '../../shared/domains/webhooks/url-guard.js';
+import { hostGateways, ipv4Gateways, ipv6Gateways } from '../../shared/domains/webhooks/host-gateways.js';
 
 /** A host whose only non-loopback interface is 81.2.69.162/28 (gateway 81.2.69.161) and 2a02:c7f:1::5/64. */
 const interfaces = (): NodeJS.Dict<NetworkInterfaceInfo[]> => ({
@@ -101,6 +102,41 @@ describe('webhook URL guard #unit', () => {
       refused(address);
     allowed('81.2.69.176');
     allowed('2a02:c7f:2::1');
+  });
+
+  it("when the host's gateway lies outside its own networks (a /32 address, as on some clouds), then the gateway is refused too", () => {
+    const g = guard({ gateways: () => ['81.2.70.1', '2a02:c7f:2::1'] });
+    refused('81.2.70.1', g);
+    refused('2a02:c7f:2::1', g);
+    allowed('81.2.70.2', g);
+  });
+
+  it("when the kernel's routing tables are read, then every gateway is found and routes without one are not", () => {
+    const route = [
+      'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT',
+      'eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0',
+      'eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0',
+    ].join('\n');
+    assert.deepEqual(ipv4Gateways(route), ['192.0.2.1']);
+    const route6 = [
+      '00000000000000000000000000000000 00 00000000000000000000000000000000 00 2a020c7f000200000000000000000001 00000400 00000001 00000000 00000003 eth0',
+      'fe800000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001 eth0',
+    ].join('\n');
+    assert.deepEqual(ipv6Gateways(route6), ['2a02:0c7f:0002:0000:0000:0000:0000:0001']);
+    refused(
+      ipv6Gateways(route6)[0]!.replace(/:0000/g, ':0'),
+      guard({ gateways: () => ipv6Gateways(route6) }),
+    );
+    assert.deepEqual(
+      hostGateways((file) => (file.endsWith('ipv6_route') ? route6 : route)),
+      ['192.0.2.1', '2a02:0c7f:0002:0000:0000:0000:0000:0001'],
+    );
+    assert.deepEqual(
+      hostGateways(() => {
+        throw new Error('ENOENT');
+      }),
+      [],
+    );
   });
 
   it('when an IPv6 form carries a public IPv4, then it is judged as that IPv4 and allowed', () => {

@@ -70,20 +70,32 @@ const carried = (ip: ipaddr.IPv6, part: number) => {
 };
 
 /**
- * The networks of this host's own interfaces (loopback aside, which has its own rule): the host's
- * addresses, its gateway and its neighbours are internal however public their range looks.
+ * The networks of this host's own interfaces (loopback aside, which has its own rule) and its
+ * gateways: the host's addresses, its gateways and its neighbours are internal however public their
+ * range looks.
  */
-export function hostNetworks(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): Network[] {
-  return Object.values(interfaces)
+export function hostNetworks(
+  interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>,
+  gateways: string[] = [],
+): Network[] {
+  const parsed = (read: () => Network): Network[] => {
+    try {
+      return [read()];
+    } catch {
+      return []; // A form ipaddr.js does not read (a zone id): the fixed ranges still apply.
+    }
+  };
+  const networks = Object.values(interfaces)
     .flatMap((infos) => infos ?? [])
     .filter((info) => !info.internal && info.cidr)
-    .flatMap((info) => {
-      try {
-        return [ipaddr.parseCIDR(info.cidr!)];
-      } catch {
-        return []; // A form ipaddr.js does not read (a zone id): the fixed ranges still apply.
-      }
-    });
+    .flatMap((info) => parsed(() => ipaddr.parseCIDR(info.cidr!)));
+  const hops = gateways.flatMap((gw) =>
+    parsed(() => {
+      const ip = ipaddr.parse(gw);
+      return [ip, ip.kind() === 'ipv4' ? 32 : 128];
+    }),
+  );
+  return [...networks, ...hops];
 }
 
 function classifyIp(ip: Ip, own: Network[]): AddressClass {

@@ -2,6 +2,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import type { Env } from '../../infra/config/env.js';
+import { hostGateways } from './host-gateways.js';
 import { classifyAddress, hostNetworks } from './internal-addresses.js';
 
 /**
@@ -21,6 +22,8 @@ export interface UrlGuard {
   resolve?: ResolveHost;
   /** This host's interfaces, whose networks are internal; `os.networkInterfaces` when unset. */
   interfaces?: () => NodeJS.Dict<NetworkInterfaceInfo[]>;
+  /** This host's gateways, internal wherever they are; the kernel's routing tables when unset. */
+  gateways?: () => string[];
 }
 
 export type ResolveHost = (host: string) => Promise<LookupAddress[]>;
@@ -51,7 +54,8 @@ export class UnsafeWebhookUrl extends Error {
 const PUBLIC_FIX =
   'Use a publicly reachable https URL (a receiver on the internet, not a private or internal address).';
 
-const ownNetworks = (guard: UrlGuard) => hostNetworks((guard.interfaces ?? networkInterfaces)());
+const ownNetworks = (guard: UrlGuard) =>
+  hostNetworks((guard.interfaces ?? networkInterfaces)(), (guard.gateways ?? hostGateways)());
 
 /** Why `address` (an IP literal) may not receive deliveries, or undefined when it may. */
 function refusal(address: string, guard: UrlGuard, own: ReturnType<typeof ownNetworks>): string | undefined {
