@@ -198,7 +198,7 @@ export function operatorConsole(
   });
   router.post('/skills/:slug/review', ...form, async (req, res) => {
     const slug = String(req.params.slug);
-    const body = req.body as Record<string, string>;
+    const body = (req.body ?? {}) as Record<string, string>;
     const review = SkillReviewSchema.safeParse({
       status: body.status,
       revision: Number(body.revision),
