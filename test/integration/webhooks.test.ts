@@ -10,6 +10,7 @@ import { deliverWebhook } from '../../shared/domains/webhooks/deliver-webhook.js
 import { emitTradeExecuted } from '../../shared/domains/webhooks/events.js';
 import { parseWebhookUrl, UnsafeWebhookUrl } from '../../shared/domains/webhooks/url-guard.js';
 import { MAX_CONSECUTIVE_FAILURES } from '../../shared/domains/webhooks/webhook.model.js';
+import type { Deps } from '../../shared/composition/deps.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -94,6 +95,15 @@ function retryDelaysOf(webhookId: () => string) {
   return { delays, stop: () => workers.forEach((w) => w.off('failed', onFailed)) };
 }
 /** Returns once the job that emits a trade's trade.executed has run. */
+/** One `webhook.test` event delivered straight through the delivery code, as its job would. */
+const deliverTestEvent = (deps: Deps, webhookId: string) =>
+  deliverWebhook(deps, {
+    webhookId,
+    eventId: `webhook.test.${randomUUID()}`,
+    type: 'webhook.test',
+    createdAt: new Date().toISOString(),
+    data: {},
+  });
 const effectsRan = (tradeId: string) => jobCompleted('after-trade-fill', { tradeId });
 
 describe('webhooks #integration', function () {
@@ -397,13 +407,7 @@ describe('webhooks #integration', function () {
         const hook = await register(agent, { url: `http://localhost:${rx.port}/hook` }).expect(200);
         const { deps } = guarded();
         await assert.rejects(
-          deliverWebhook(deps, {
-            webhookId: hook.body.id,
-            eventId: `webhook.test.${randomUUID()}`,
-            type: 'webhook.test',
-            createdAt: new Date().toISOString(),
-            data: {},
-          }),
+          deliverTestEvent(deps, hook.body.id),
           /refused: .*localhost does not resolve to a public address/,
         );
         assert.equal(rx.got.length, 0);
@@ -445,16 +449,7 @@ describe('webhooks #integration', function () {
           .send({ url: `http://rebind.example.com:${rx.port}/hook` });
         assert.equal(hook.status, 200, JSON.stringify(hook.body));
         answers.now = '127.0.0.1';
-        await assert.rejects(
-          deliverWebhook(deps, {
-            webhookId: hook.body.id,
-            eventId: `webhook.test.${randomUUID()}`,
-            type: 'webhook.test',
-            createdAt: new Date().toISOString(),
-            data: {},
-          }),
-          /refused/,
-        );
+        await assert.rejects(deliverTestEvent(deps, hook.body.id), /refused/);
         assert.equal(rx.got.length, 0);
         const w = (await request(app).get('/api/sdk/webhooks').set(asAgent(agent)).expect(200)).body
           .webhooks[0];
