@@ -1,8 +1,9 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Deps } from '../../shared/composition/deps.js';
+import { startOperatorAction } from '../../shared/domains/operator/operator-actions.js';
 import { jobNamesOf } from '../../shared/infra/queue/jobs.js';
 import type { QueueName } from '../../shared/infra/queue/queues.js';
 
@@ -49,8 +50,36 @@ const BOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
-/** bull-board with labelled queues, served at `<mount>/queues` (its locale and assets under static/). */
-export function queueBoard(deps: Deps, basePath: string): RequestHandler[] {
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * bull-board's writes (retry, clean, promote, remove, pause, add a job: every method but a read) are
+ * operator actions like the console's: each is in the audit trail under the operator who sent it,
+ * as `queues.<method>` on its API path, with the status it answered. No entry, no action.
+ */
+function auditWrites(deps: Deps, actorOf: (req: Request) => string): RequestHandler {
+  return async (req, res, next) => {
+    if (READS.has(req.method)) return next();
+    const entry = { actor: actorOf(req), action: `queues.${req.method.toLowerCase()}`, target: req.path };
+    // Express 5 passes a rejection (the entry could not be written) to the error handler.
+    const audit = await startOperatorAction(deps, entry);
+    res.on('finish', () => {
+      const status = res.statusCode;
+      void audit.finish(status < 400 ? `HTTP ${status}` : `refused: HTTP ${status}`);
+    });
+    next();
+  };
+}
+
+/**
+ * bull-board with labelled queues, served at `<mount>/queues` (its locale and assets under static/);
+ * `actorOf` names the signed-in operator for the audit trail.
+ */
+export function queueBoard(
+  deps: Deps,
+  basePath: string,
+  actorOf: (req: Request) => string,
+): RequestHandler[] {
   const board = new ExpressAdapter();
   board.setBasePath(basePath);
   createBullBoard({
@@ -75,5 +104,5 @@ export function queueBoard(deps: Deps, basePath: string): RequestHandler[] {
     res.setHeader('Content-Security-Policy', BOARD_CSP);
     next();
   };
-  return [csp, withoutExternalFonts, board.getRouter()];
+  return [csp, withoutExternalFonts, auditWrites(deps, actorOf), board.getRouter()];
 }

@@ -89,7 +89,7 @@ export function operatorConsole(
     res.type('text/css').setHeader('Cache-Control', 'public, max-age=300').send(STYLESHEET);
   });
   router.get('/favicon.svg', sendFavicon);
-  router.use('/queues', guard, ...queueBoard(deps, '/admin/queues'));
+  router.use('/queues', guard, ...queueBoard(deps, '/admin/queues', who));
   router.use(consoleHeaders);
 
   router.get('/login', (req, res) => {

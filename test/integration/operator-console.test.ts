@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { testContext } from '../support/context.js';
 import { makeMarket } from '../support/factories.js';
 import { api, randomIp } from '../support/http.js';
+import { until } from '../support/until.js';
 import { FAILED_SIGN_INS_PER_WINDOW } from '../../shared/infra/operator-lockout.js';
 
 const OPERATOR = 'Grace from ops';
@@ -266,6 +267,24 @@ describe('operator console sessions #integration', () => {
     assert.equal(noFetchMetadata.status, 403);
     const sameOrigin = await clean().set('Sec-Fetch-Site', 'same-origin');
     assert.equal(sameOrigin.status, 200, sameOrigin.text.slice(0, 200));
+  });
+
+  it('when an operator changes a queue through bull-board, then the write is in the audit trail under that operator with the status it answered', async () => {
+    const { pair } = await signIn();
+    const path = '/api/queues/webhooks/clean/completed';
+    const before = await testContext().deps.models.OperatorAction.countDocuments({ target: path });
+    const res = await api()
+      .put(`/admin/queues${path}`)
+      .set('Cookie', pair)
+      .set('Sec-Fetch-Site', 'same-origin');
+    assert.equal(res.status, 200, res.text.slice(0, 200));
+    const entries = await until(
+      () => testContext().deps.models.OperatorAction.find({ target: path }).sort({ at: 1 }).lean(),
+      (rows) => rows.length === before + 1 && rows.at(-1)!.detail === 'HTTP 200',
+    );
+    const entry = entries.at(-1)!;
+    assert.equal(entry.action, 'queues.put');
+    assert.equal(entry.actor, OPERATOR);
   });
 
   it('when /docs is served, then it carries a Content-Security-Policy that allows only its own scripts', async () => {

@@ -14,12 +14,29 @@ import {
 } from './record-action.js';
 
 /**
+ * Opens an operator action's audit entry before the action runs, so that an action is never taken
+ * unrecorded (no entry, no action: a database that refuses the entry refuses the action too);
+ * `finish` writes its result. If that second write fails the entry keeps saying it started, and the
+ * caller still gives the action's own answer: it happened. For actions another component carries
+ * out (bull-board's writes), the caller finishes once that component has answered.
+ */
+export async function startOperatorAction(
+  deps: Deps,
+  entry: { actor: OperatorActor; action: string; target: string },
+): Promise<{ finish: (detail: string | null) => Promise<void> }> {
+  const id = await recordOperatorAction(deps.models, { at: deps.clock(), ...entry, detail: ACTION_STARTED });
+  return {
+    finish: (detail) =>
+      recordActionResult(deps.models, id, detail).catch((err: Error) =>
+        deps.log.error({ err: err.message, auditEntry: id, ...entry }, 'operator action result not recorded'),
+      ),
+  };
+}
+
+/**
  * Runs one operator action and records it in the audit trail, whichever door it came through (a
- * console form, /api/admin/*). The entry is written before the action runs, so an action is never
- * taken unrecorded (no entry, no action: a database that refuses the entry refuses the action too);
- * its result follows: the outcome's line when it went through, `refused:` or `failed:` with the
- * reason when it did not (the error is thrown on to the caller). If that second write fails the
- * entry keeps saying it started, and the caller still gets the action's own answer: it happened.
+ * console form, /api/admin/*): the outcome's line when it went through, `refused:` or `failed:`
+ * with the reason when it did not (the error is thrown on to the caller).
  */
 export async function audited<T>(
   deps: Deps,
@@ -27,19 +44,17 @@ export async function audited<T>(
   run: () => Promise<T>,
   outcome: (result: T) => string | null,
 ): Promise<T> {
-  const id = await recordOperatorAction(deps.models, { at: deps.clock(), ...entry, detail: ACTION_STARTED });
-  const finish = (detail: string | null) =>
-    recordActionResult(deps.models, id, detail).catch((err: Error) =>
-      deps.log.error({ err: err.message, auditEntry: id, ...entry }, 'operator action result not recorded'),
-    );
+  const action = await startOperatorAction(deps, entry);
   let result: T;
   try {
     result = await run();
   } catch (err) {
-    await finish(err instanceof AppError ? `refused: ${err.message}` : `failed: ${(err as Error).message}`);
+    await action.finish(
+      err instanceof AppError ? `refused: ${err.message}` : `failed: ${(err as Error).message}`,
+    );
     throw err;
   }
-  await finish(outcome(result));
+  await action.finish(outcome(result));
   return result;
 }
 
