@@ -111,6 +111,7 @@ describe('agents #integration', () => {
       ['a byte-order mark (zero-width no-break space)', 'al\uFEFFpha'],
       ['a lone surrogate', 'alpha\uD800'],
       ['an escape character', 'alpha\u001B[31m'],
+      ['a Hangul filler (a letter that draws nothing)', 'Alpha\u3164'],
     ] as const) {
       it(`when an agent registers or renames itself with ${what} in its name, then 422 on name naming the character`, async () => {
         const res = await api()
@@ -137,6 +138,12 @@ describe('agents #integration', () => {
       const agent = await registerAgent({ name: ' \uFF21gent \uFB01sh ' });
       const me = await api().get('/api/sdk/agents/me').set('Authorization', `Bearer ${agent.api_key}`);
       assert.equal(me.body.name, 'Agent fish');
+    });
+
+    it('when a name carries an emoji with its variation selector, then it is kept as sent', async () => {
+      const agent = await registerAgent({ name: 'Heart \u2764\uFE0F bot' });
+      const me = await api().get('/api/sdk/agents/me').set('Authorization', `Bearer ${agent.api_key}`);
+      assert.equal(me.body.name, 'Heart \u2764\uFE0F bot');
     });
   });
 

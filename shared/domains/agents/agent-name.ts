@@ -6,9 +6,15 @@ import { z } from 'zod';
  * normal form (NFKC: "ﬁ" and "fi", full-width and ASCII letters are one spelling) and may not carry
  * characters that hide or reorder text: controls (Cc: NUL, escapes), format characters (Cf: bidi
  * overrides and isolates U+202A–U+202E, U+2066–U+2069, marks U+200E/U+200F/U+061C, zero-width
- * U+200B–U+200D, U+FEFF, …), and lone surrogates (Cs: not text at all, broken by every encoder).
+ * U+200B–U+200D, U+FEFF, …), lone surrogates (Cs: not text at all, broken by every encoder), and
+ * the other default-ignorable code points, which render as nothing though some are letters (U+3164
+ * HANGUL FILLER, U+115F): "Alpha" and "Alpha" with a filler would otherwise look alike and differ.
  */
-const HIDDEN_CHARACTER = /[\p{Cc}\p{Cf}\p{Cs}]/u;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
+// Variation selectors are default-ignorable too, but they only pick an emoji's look ("❤️"): kept.
+const VARIATION_SELECTOR = /[\uFE00-\uFE0F]/u;
+const hiddenCharacterIn = (name: string) =>
+  [...name].find((ch) => HIDDEN.test(ch) && !VARIATION_SELECTOR.test(ch));
 
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -21,11 +27,11 @@ export const agentNameSchema = z
       .min(1, 'name must not be empty')
       .max(100)
       .superRefine((name, ctx) => {
-        const hidden = HIDDEN_CHARACTER.exec(name);
+        const hidden = hiddenCharacterIn(name);
         if (hidden)
           ctx.addIssue({
             code: 'custom',
-            message: `name contains the invisible or control character ${codePoint(hidden[0])}; use visible characters only`,
+            message: `name contains the invisible or control character ${codePoint(hidden)}; use visible characters only`,
             input: name,
           });
       }),
