@@ -39,7 +39,7 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
   },
 
   updateMySettings: async ({ deps, agent, body }) =>
-    updateAgentSettings(deps.models.Agent, deps.invalidation, agent._id, body),
+    updateAgentSettings(deps.models.Agent, deps.invalidation, agent._id, body, deps.clock()),
 
   getClaimInfo: async ({ deps, params }) => claimInfo(deps.models, params.claim_code, claimClock(deps)),
 

@@ -34,5 +34,5 @@ export const userHandlers: HandlersFor<typeof userEndpoints> = {
   setUserTier: async ({ deps, params, body }) =>
     operatorActions.setUserTier(deps, API_ACTOR, params.user_id, body.tier),
   updateUserAgentSettings: async ({ deps, user, params, body }) =>
-    updateOwnedAgentSettings(deps.models, deps.invalidation, user, params.agent_id, body),
+    updateOwnedAgentSettings(deps.models, deps.invalidation, user, params.agent_id, body, deps.clock()),
 };

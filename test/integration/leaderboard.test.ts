@@ -84,6 +84,27 @@ describe('leaderboard #integration', () => {
     assert.equal(new Set(names).size, names.length, JSON.stringify(names));
   });
 
+  it('when an older agent renames itself into a newer agent’s name, then the newer one keeps its name plain and the renamed one shows its id', async () => {
+    const { deps } = testContext();
+    const elder = await registerAgent({ name: `elder-${Date.now().toString(36)}` });
+    const name = `Bravo${Date.now().toString(36)}`;
+    const genuine = await registerAgent({ name });
+    const renamed = await api()
+      .patch('/api/sdk/agents/me/settings')
+      .set('Authorization', `Bearer ${elder.api_key}`)
+      .send({ name: name.toUpperCase() });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    const market = await makeMarket({ p0: 0.5 });
+    for (const agent of [elder, genuine])
+      await trade(agent, { market_id: market._id, side: 'yes', amount: 1 });
+    await remarkLeaderboard(deps.models, deps.clock());
+
+    const entries = (await board()).entries as { agent_id: string; name: string }[];
+    const shown = (id: string) => entries.find((e) => e.agent_id === id)?.name;
+    assert.equal(shown(genuine.agent_id), name);
+    assert.equal(shown(elder.agent_id), `${name.toUpperCase()} (${elder.agent_id.slice(0, 8)})`);
+  });
+
   it('when an agent is suspended, then it keeps its place and history on the board', async () => {
     const { deps } = testContext();
     const agent = await registerAgent({ name: 'lb-suspended' });

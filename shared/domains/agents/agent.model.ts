@@ -11,6 +11,13 @@ const agentSchema = new Schema(
     name: { type: String, required: true },
     /** The name's lookalike key (agent-name.ts): the first agent to hold one shows its name plain on the boards. */
     nameKey: { type: String, default: null },
+    /**
+     * When the agent took a name under its current key (registration, or a rename to a name that
+     * does not look like its last one): the earliest holder of a key keeps its name plain, so an old
+     * agent cannot rename itself into a newer agent's name and push it aside. Null for agents from
+     * before the field: they count from `createdAt`, and come first.
+     */
+    nameTakenAt: { type: Date, default: null },
     description: { type: String, default: null },
     homepage: { type: String, default: null },
     skillUrl: { type: String, default: null },
@@ -51,7 +58,7 @@ const agentSchema = new Schema(
 agentSchema.index({ apiKeyHash: 1 }, { unique: true });
 agentSchema.index({ claimCode: 1 }, { unique: true });
 agentSchema.index({ claimedBy: 1, status: 1 });
-agentSchema.index({ nameKey: 1, createdAt: 1, _id: 1 });
+agentSchema.index({ nameKey: 1, nameTakenAt: 1, createdAt: 1, _id: 1 });
 // The leaderboard page: agents that traded, best P&L first.
 agentSchema.index({ tradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
 

@@ -41,6 +41,7 @@ export async function registerAgent(
         _id: agentId,
         name: input.name,
         nameKey: nameSkeleton(input.name),
+        nameTakenAt: opts.now,
         description: input.description ?? null,
         homepage: input.homepage ?? null,
         skillUrl: input.skill_url ?? null,

@@ -9,11 +9,16 @@ export async function updateAgentSettings(
   invalidation: Invalidation,
   agentId: string,
   input: AgentSettingsUpdate,
+  now: Date,
 ) {
   const set: Record<string, unknown> = {};
   if (input.name !== undefined && input.name !== null) {
+    const nameKey = nameSkeleton(input.name);
     set.name = input.name;
-    set.nameKey = nameSkeleton(input.name);
+    set.nameKey = nameKey;
+    // A name under another key is taken now (its precedence on the boards starts here); a new
+    // spelling of the same name keeps the moment the agent took it.
+    await Agent.updateOne({ _id: agentId, nameKey: { $ne: nameKey } }, { $set: { nameTakenAt: now } });
   }
   if (input.auto_redeem_enabled !== undefined && input.auto_redeem_enabled !== null)
     set.autoRedeemEnabled = input.auto_redeem_enabled;

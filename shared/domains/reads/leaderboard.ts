@@ -137,7 +137,7 @@ async function shownNames(models: Models, agents: Pick<AgentRecord, '_id' | 'nam
   const keys = [...new Set(agents.map(nameKeyOf))];
   const firsts: { _id: string; first: string }[] = await models.Agent.aggregate([
     { $match: { nameKey: { $in: keys } } },
-    { $sort: { createdAt: 1, _id: 1 } },
+    { $sort: { nameTakenAt: 1, createdAt: 1, _id: 1 } },
     { $group: { _id: '$nameKey', first: { $first: '$_id' } } },
   ]);
   const holder = new Map(firsts.map((f) => [f._id, f.first]));

@@ -137,9 +137,10 @@ export async function updateOwnedAgentSettings(
   user: UserRecord,
   agentId: string,
   input: AgentSettingsUpdate,
+  now: Date,
 ) {
   await ownedAgent(models, user, agentId);
-  return updateAgentSettings(models.Agent, invalidation, agentId, input);
+  return updateAgentSettings(models.Agent, invalidation, agentId, input, now);
 }
 
 /** `release`: suspends the agent (trading refused, history kept) and frees its slot. Idempotent. */
