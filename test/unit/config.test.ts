@@ -57,6 +57,18 @@ describe('configuration #unit', () => {
     );
   });
 
+  it('when NODE_ENV is production and TRUST_PROXY is true, then start-up fails: every client could pick its own address', () => {
+    const prod = {
+      NODE_ENV: 'production',
+      OPERATOR_TOKEN: 'x'.repeat(32),
+      JWT_SECRET: 's'.repeat(32),
+      SECRETS_MASTER_KEY: 'a'.repeat(64),
+    };
+    assert.throws(() => loadEnv({ ...prod, TRUST_PROXY: 'true' }), /TRUST_PROXY: `true` trusts every/);
+    assert.equal(loadEnv({ ...prod, TRUST_PROXY: '1' }).TRUST_PROXY, '1');
+    assert.equal(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY, 'true');
+  });
+
   it('when a variable is set to the empty string, then it counts as unset', () => {
     assert.equal(loadEnv({ REDIS_URL: '', PORT: '' }).PORT, 8080);
   });

@@ -330,7 +330,7 @@ export const EnvSchema = z.object({
     .string()
     .default('false')
     .describe(
-      'Express `trust proxy` setting (`false`, `true`, `loopback`, a hop count or CIDRs); decides the client IP used by per-IP limits.',
+      'Express `trust proxy` setting (`false`, `loopback`, a hop count or CIDRs; `true` outside production only); decides the client IP used by per-IP limits and the operator lockout.',
     ),
   REQUEST_BODY_LIMIT: z
     .string()
@@ -407,6 +407,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const env = parsed.data;
   if (env.NODE_ENV === 'production' && env.FAULT_KILL_AFTER_WRITES !== undefined) {
     throw new ConfigError(['FAULT_KILL_AFTER_WRITES: fault injection is refused when NODE_ENV=production']);
+  }
+  if (env.NODE_ENV === 'production' && env.TRUST_PROXY.trim().toLowerCase() === 'true') {
+    throw new ConfigError([
+      'TRUST_PROXY: `true` trusts every X-Forwarded-For entry, so any client names its own address and per-IP limits and the operator lockout count nothing; set the number of proxies in front of the service (e.g. 1) or their addresses (CIDRs)',
+    ]);
   }
   if (env.NODE_ENV === 'production' && env.WEBHOOK_ALLOW_LOOPBACK) {
     throw new ConfigError([
