@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { presentedOperatorToken, isOperatorToken } from './authorization-header.js';
 import { AppError } from './errors.js';
@@ -36,14 +37,15 @@ export function operatorLockout(redis: Redis, prefix: string, operatorToken: str
    */
   async function check(address: string, presented: string | null): Promise<OperatorCheck> {
     if (presented === null) return 'absent';
+    const key = lockoutKey(address);
     try {
-      await failures.consume(address);
+      await failures.consume(key);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw lockedOut(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
       throw err;
     }
     if (!isOperatorToken(presented, operatorToken)) return 'wrong';
-    await failures.reward(address, 1);
+    await failures.reward(key, 1);
     return 'right';
   }
 
@@ -56,6 +58,19 @@ export function operatorLockout(redis: Redis, prefix: string, operatorToken: str
 }
 
 export type OperatorLockout = ReturnType<typeof operatorLockout>;
+
+/**
+ * Whom an address's failures count against: an IPv4 address itself (an IPv4-mapped IPv6 address as
+ * its IPv4), an IPv6 address by its /64, the smallest block a host is given, so that a guesser
+ * cannot take a fresh address from its own /64 for every ten guesses.
+ */
+export function lockoutKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4' || ip.range() === 'loopback') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
 
 export const isLockedOut = (err: unknown): err is AppError =>
   err instanceof AppError && err.code === 'too_many_failed_sign_ins';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { testContext } from '../support/context.js';
 import { makeMarket } from '../support/factories.js';
 import { api, randomIp } from '../support/http.js';
@@ -243,6 +244,24 @@ describe('operator console sessions #integration', () => {
       .type('form')
       .send({ token: testContext().operatorToken, name: OPERATOR });
     assert.equal(login.status, 429);
+  });
+
+  it('when wrong tokens come from many addresses of one IPv6 /64, then they count together and the whole /64 is locked out', async () => {
+    const prefix = `2001:4860:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+    const fromHost = (i: number) => `${prefix}:${i.toString(16)}::1`;
+    for (let i = 1; i <= FAILED_SIGN_INS_PER_WINDOW; i++) {
+      const res = await api()
+        .get('/api/admin/venues')
+        .set('X-Forwarded-For', fromHost(i))
+        .set('Authorization', 'Bearer wrong-token-wrong-token');
+      assert.equal(res.status, 401, `guess ${i}`);
+    }
+    const next = await api()
+      .get('/api/admin/venues')
+      .set('X-Forwarded-For', fromHost(0xffff))
+      .set('Authorization', `Bearer ${testContext().operatorToken}`);
+    assert.equal(next.status, 429);
+    assert.ok(Number(next.headers['retry-after']) > 0);
   });
 
   it('when the right token is sent more often than the limit, then it is never locked out (only failures count)', async () => {
