@@ -82,9 +82,12 @@ async function scopeHolders(models: Models, scope: RedemptionScope): Promise<str
 }
 
 /**
- * The Polymarket positions in `marketId` whose tokens the scope's wallet holds: those recorded as
- * held there, and those whose holder is not known yet under the earlier rule (the agent's own wallet
- * for agents with one, else the human's), so that a redemption still settles everything it burned.
+ * The Polymarket positions in `marketId` whose tokens the scope's wallet holds: the scope's agents'
+ * positions recorded as held there (its own agent for an agent scope, the human's claimed agents
+ * otherwise: an address is not proof of ownership, since a linked deposit wallet is only what the
+ * user typed), and those whose holder is not known yet under the earlier rule (the agent's own
+ * wallet for agents with one, else the human's), so that a redemption still settles everything it
+ * burned.
  */
 export async function scopePositions(
   models: Models,
@@ -92,20 +95,21 @@ export async function scopePositions(
   marketId: string,
   filter: Record<string, unknown> = {},
 ) {
+  let agents: string[];
   let unknownHolderAgents: string[];
-  if (scope.agentId) unknownHolderAgents = [scope.agentId];
+  if (scope.agentId) agents = unknownHolderAgents = [scope.agentId];
   else {
-    const agents = await models.Agent.find({ claimedBy: scope.userId }, { _id: 1 }).lean();
-    const own = await models.AgentWallet.find({ _id: { $in: agents.map((a) => a._id) } }, { _id: 1 }).lean();
+    agents = (await models.Agent.find({ claimedBy: scope.userId }, { _id: 1 }).lean()).map((a) => a._id);
+    const own = await models.AgentWallet.find({ _id: { $in: agents } }, { _id: 1 }).lean();
     const withOwn = new Set(own.map((w) => w._id));
-    unknownHolderAgents = agents.map((a) => a._id).filter((id) => !withOwn.has(id));
+    unknownHolderAgents = agents.filter((id) => !withOwn.has(id));
   }
   return models.Position.find({
     marketId,
     venue: 'polymarket',
     ...filter,
     $or: [
-      { holderAddress: { $in: await scopeHolders(models, scope) } },
+      { holderAddress: { $in: await scopeHolders(models, scope) }, agentId: { $in: agents } },
       { holderAddress: null, agentId: { $in: unknownHolderAgents } },
     ],
   }).lean();
