@@ -383,6 +383,42 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal((await positionOf(human.agent, m.marketId))!.redeemable, false);
   });
 
+  it('when an agent with its own wallet has a position whose holder neither the venue nor the fills tell, then neither the redeem endpoint nor auto-redeem redeems it from a guess', async () => {
+    const { deps } = testContext();
+    const { human, m, own } = await boughtBeforeOwnWallet();
+    await fundAndApprove(own);
+    // Both wallets hold the market's tokens and the order records no maker (an older record): the
+    // position's holder stays unknown after the backfill.
+    await polymarketAdmin('POST', `/wallets/${own}/fund`, { tokens: { [m.yes]: 3 } });
+    const id = `${human.agent.agent_id}:${m.marketId}:polymarket`;
+    await deps.models.Position.updateOne({ _id: id }, { $unset: { holderAddress: 1 } });
+    await deps.models.Trade.updateMany(
+      { agentId: human.agent.agent_id, marketId: m.marketId },
+      { $unset: { 'venueOrder.signed': 1 } },
+    );
+    await resolveYes(m.conditionId);
+    const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
+
+    const auto = await enqueueAutoRedemptions(deps, minuteSlot(new Date()));
+    assert.deepEqual(
+      auto.enqueued.filter((r) => r.marketId === m.marketId),
+      [],
+    );
+    const res = await redeem(human.agent, m.marketId).expect(503);
+    assert.equal(res.body.error_code, 'holder_unknown', JSON.stringify(res.body));
+    assert.equal(res.body.retryable, true);
+    assert.ok(res.body.fix);
+
+    assert.equal(await pusd(human.address), managedBefore);
+    assert.equal(await pusd(own), ownBefore);
+    assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 0);
+    assert.equal(
+      (await deps.models.Position.findById(id, { holderAddress: 1 }).lean())!.holderAddress ?? null,
+      null,
+    );
+    assert.equal((await positionOf(human.agent, m.marketId))!.redeemable, true);
+  });
+
   it('when another account names a victim’s wallet as its deposit wallet, then its redemption report settles none of the victim’s positions', async () => {
     const { deps } = testContext();
     const victim = await managedTrader();
