@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
+import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
 import { agentWalletSigner } from '../../shared/domains/wallets/agent-wallets.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent } from '../support/http.js';
@@ -269,6 +270,101 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
     const plainStored = (await deps.models.Trade.findById(plain.body.trade_id).lean())!;
     assert.equal(plainStored.venueOrder!.signer, 'managed');
     assert.equal((plainStored.venueOrder!.signed as { maker: string }).maker, human);
+  });
+
+  it('when a position recorded without a holder holds shares in the human’s wallet, then a buy through the agent wallet is refused and the position stays where it is', async () => {
+    const { deps } = testContext();
+    const { agent, token } = await eliteAgent();
+    const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+    const human = settings.body.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${human}/fund`, { pusd: 200 });
+    await polymarketAdmin('POST', `/wallets/${human}/approve`);
+    const m = await importedMarket(agent);
+    const bought = await polymarketTrade(agent, { market_id: m.marketId, side: 'yes', amount: 10 }).expect(
+      200,
+    );
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const id = `${agent.agent_id}:${m.marketId}:polymarket`;
+    // As an older release stored it: no holder recorded.
+    await deps.models.Position.updateOne({ _id: id }, { $unset: { holderAddress: 1 } });
+    const { body: own } = await register(asAgent(agent)).expect(201);
+    const address = own.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 300 });
+    await polymarketAdmin('POST', `/wallets/${address}/approve`);
+
+    const refused = await polymarketTrade(agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 5,
+      wallet_address: address,
+    }).expect(200);
+    assert.equal(refused.body.success, false, JSON.stringify(refused.body));
+    assert.equal(refused.body.error_code, 'position_in_other_wallet', JSON.stringify(refused.body));
+    assert.match(refused.body.hint, new RegExp(human, 'i'));
+    assert.equal((await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${address}`)).length, 0);
+    assert.equal((await polymarketAdmin<VenueWallet>('GET', `/wallets/${address}`)).pusd, 300);
+    const position = (await deps.models.Position.findById(id).lean())!;
+    assert.equal(position.holderAddress, human.toLowerCase());
+    assert.equal(position.sharesYesMicro, Math.round(bought.body.shares_bought * 1e6));
+
+    // When neither the venue (both wallets hold the tokens) nor the fills (no maker recorded) tell,
+    // no wallet trades it: a retryable refusal, and nothing reaches the venue.
+    await polymarketAdmin('POST', `/wallets/${address}/fund`, { tokens: { [m.yes]: 2 } });
+    await deps.models.Position.updateOne({ _id: id }, { $unset: { holderAddress: 1 } });
+    await deps.models.Trade.updateMany(
+      { agentId: agent.agent_id, marketId: m.marketId },
+      { $unset: { 'venueOrder.signed': 1 } },
+    );
+    const humanOrders = (await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${human}`)).length;
+    const unknown = await polymarketTrade(agent, { market_id: m.marketId, side: 'yes', amount: 5 }).expect(
+      200,
+    );
+    assert.equal(unknown.body.success, false, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.error_code, 'holder_unknown', JSON.stringify(unknown.body));
+    assert.equal(unknown.body.retryable, true);
+    assert.equal(
+      (await polymarketAdmin<unknown[]>('GET', `/clob/orders?owner=${human}`)).length,
+      humanOrders,
+    );
+    assert.equal((await deps.models.Position.findById(id).lean())!.holderAddress ?? null, null);
+  });
+
+  it('when a resting buy from the agent wallet fills after the human’s wallet became the holder, then the position keeps its holder', async () => {
+    const { deps } = testContext();
+    const { agent, token, address } = await eliteAgentWithWallet();
+    const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+    const human = settings.body.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${human}/fund`, { pusd: 200 });
+    await polymarketAdmin('POST', `/wallets/${human}/approve`);
+    const m = await importedMarket(agent);
+    // Both pass the holder check: the position holds nothing yet.
+    const resting = await polymarketTrade(agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      price: 0.2,
+      order_type: 'GTC',
+      wallet_address: address,
+    }).expect(200);
+    assert.equal(resting.body.order_status, 'live', JSON.stringify(resting.body));
+    const bought = await polymarketTrade(agent, { market_id: m.marketId, side: 'yes', amount: 10 }).expect(
+      200,
+    );
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const id = `${agent.agent_id}:${m.marketId}:polymarket`;
+    assert.equal((await deps.models.Position.findById(id).lean())!.holderAddress, human.toLowerCase());
+
+    await polymarketAdmin('POST', `/clob/orders/${resting.body.order_id}/cross`);
+    await syncVenueOrders(deps);
+    const stored = (await deps.models.Trade.findById(resting.body.trade_id).lean())!;
+    assert.equal(stored.venueOrder!.matchedSharesMicro, 50_000_000);
+    const position = (await deps.models.Position.findById(id).lean())!;
+    assert.equal(position.sharesYesMicro, Math.round(bought.body.shares_bought * 1e6) + 50_000_000);
+    assert.equal(
+      position.holderAddress,
+      human.toLowerCase(),
+      'the position did not move to the agent wallet',
+    );
   });
 
   it('when an agent has bought on Polymarket, then its P&L shows the real positions only, consistently, on every tier', async () => {

@@ -342,6 +342,34 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal((await kalshiPosition(t.agent.agent_id, marketId))!.sharesYesMicro, 0);
   });
 
+  it('when the human registers another Solana wallet after a buy, then a buy from the new wallet is refused with position_in_other_wallet', async () => {
+    const t = await kalshiTrader();
+    const { marketId } = await importedKalshiMarket(t.agent, 0.5);
+    const { body } = await signedBuy(t, marketId, 5.1);
+    const bought = await submit(t, body).expect(200);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const next = Keypair.generate();
+    const nextAddress = next.publicKey.toBase58();
+    await api()
+      .patch('/api/sdk/user/settings')
+      .set(asAgent(t.agent))
+      .send({ bot_solana_wallet: nextAddress })
+      .expect(200);
+    await kalshiAdmin('POST', `/kyc/${nextAddress}`);
+    await kalshiAdmin('POST', `/wallets/${nextAddress}/fund`, { usdc: 1000, sol: 1 });
+
+    const q = await quote({ ...t, wallet: next }, { market_id: marketId, side: 'yes', amount: 5 }).expect(
+      200,
+    );
+    assert.equal(q.body.success, false, JSON.stringify(q.body));
+    assert.equal(q.body.error_code, 'position_in_other_wallet', JSON.stringify(q.body));
+    assert.match(q.body.hint, new RegExp(addressOf(t)));
+    assert.equal((await sentOrders(nextAddress)).length, 0);
+    const position = (await kalshiPosition(t.agent.agent_id, marketId))!;
+    assert.equal(position.holderAddress, addressOf(t));
+    assert.equal(position.sharesYesMicro, 10_000_000);
+  });
+
   it('when the quote\'s blockhash has expired, then the submit answers exactly "Quote expired or not found" with the detail in hint', async () => {
     const t = await kalshiTrader();
     const { marketId } = await importedKalshiMarket(t.agent);

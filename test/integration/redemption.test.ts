@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Wallet } from 'ethers';
 import { enqueueAutoRedemptions } from '../../shared/domains/onchain/auto-redeem.js';
 import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js';
 import { redemptionId } from '../../shared/domains/onchain/redemption.model.js';
@@ -380,6 +381,81 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
     assert.ok(Math.abs((await pusd(human.address)) - (before + shares)) < 1e-6);
     assert.equal((await positionOf(human.agent, m.marketId))!.redeemable, false);
+  });
+
+  it('when an agent with its own wallet has a position whose holder neither the venue nor the fills tell, then neither the redeem endpoint nor auto-redeem redeems it from a guess', async () => {
+    const { deps } = testContext();
+    const { human, m, own } = await boughtBeforeOwnWallet();
+    await fundAndApprove(own);
+    // Both wallets hold the market's tokens and the order records no maker (an older record): the
+    // position's holder stays unknown after the backfill.
+    await polymarketAdmin('POST', `/wallets/${own}/fund`, { tokens: { [m.yes]: 3 } });
+    const id = `${human.agent.agent_id}:${m.marketId}:polymarket`;
+    await deps.models.Position.updateOne({ _id: id }, { $unset: { holderAddress: 1 } });
+    await deps.models.Trade.updateMany(
+      { agentId: human.agent.agent_id, marketId: m.marketId },
+      { $unset: { 'venueOrder.signed': 1 } },
+    );
+    await resolveYes(m.conditionId);
+    const [managedBefore, ownBefore] = [await pusd(human.address), await pusd(own)];
+
+    const auto = await enqueueAutoRedemptions(deps, minuteSlot(new Date()));
+    assert.deepEqual(
+      auto.enqueued.filter((r) => r.marketId === m.marketId),
+      [],
+    );
+    const res = await redeem(human.agent, m.marketId).expect(503);
+    assert.equal(res.body.error_code, 'holder_unknown', JSON.stringify(res.body));
+    assert.equal(res.body.retryable, true);
+    assert.ok(res.body.fix);
+
+    assert.equal(await pusd(human.address), managedBefore);
+    assert.equal(await pusd(own), ownBefore);
+    assert.equal((await txsFrom(own)).filter((x) => x.selector === REDEEM_SELECTOR).length, 0);
+    assert.equal(
+      (await deps.models.Position.findById(id, { holderAddress: 1 }).lean())!.holderAddress ?? null,
+      null,
+    );
+    assert.equal((await positionOf(human.agent, m.marketId))!.redeemable, true);
+  });
+
+  it('when another account names a victim’s wallet as its deposit wallet, then its redemption report settles none of the victim’s positions', async () => {
+    const { deps } = testContext();
+    const victim = await managedTrader();
+    const m = await importedMarket(victim.agent);
+    const shares = await managedBuy(victim.agent, m.marketId);
+    // The attacker's account trades through a "deposit wallet" that is the victim's managed wallet
+    // (as a link stored it before such a link was refused).
+    const attacker = await claimedWithRealTrading();
+    const linked = await deps.models.Wallet.updateOne(
+      { _id: await ownerIdOf(attacker.agent) },
+      {
+        $set: {
+          address: Wallet.createRandom().address,
+          ownership: 'external',
+          signatureType: 3,
+          depositWallet: victim.address,
+        },
+        $inc: { version: 1 },
+      },
+    );
+    assert.equal(linked.modifiedCount, 1);
+    await resolveYes(m.conditionId);
+
+    const report = await api()
+      .post('/api/sdk/redeem/report')
+      .set(asAgent(attacker.agent))
+      .send({ market_id: m.marketId, side: 'yes', tx_hash: `0x${randomBytes(32).toString('hex')}` })
+      .expect(200);
+    assert.equal(report.body.positions_settled, 0, JSON.stringify(report.body));
+    const untouched = await positionOf(victim.agent, m.marketId);
+    assert.notEqual(untouched!.status, 'settled');
+    assert.equal(untouched!.redeemable, true);
+
+    const before = await pusd(victim.address);
+    const res = await redeem(victim.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.ok(Math.abs((await pusd(victim.address)) - (before + shares)) < 1e-6);
   });
 
   it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {

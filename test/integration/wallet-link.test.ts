@@ -325,6 +325,28 @@ describe('wallet link #integration', () => {
       assert.equal((await link(freshUser().auth, signer)).status, 200);
       assertRefusal(await link(freshUser().auth, signer), 409, 'wallet_linked_elsewhere');
     });
+
+    it('when the deposit wallet named is another account’s wallet or deposit wallet, then 409 and nothing is linked', async () => {
+      const victim = await claimedAgent();
+      const managed = (await settings(victim.auth)).body.wallet_address as string;
+      assert.ok(managed);
+      const other = freshUser();
+      const theirDeposit = newSigner().address;
+      const linked = await link(other.auth, newSigner(), {
+        signature_type: 3,
+        deposit_wallet_address: theirDeposit,
+      });
+      assert.equal(linked.status, 200, JSON.stringify(linked.body));
+      for (const taken of [managed, theirDeposit.toLowerCase()]) {
+        const attacker = freshUser();
+        const res = await link(attacker.auth, newSigner(), {
+          signature_type: 3,
+          deposit_wallet_address: taken,
+        });
+        assertRefusal(res, 409, 'deposit_wallet_in_use');
+        assert.equal(await walletOf(testContext().deps, { kind: 'user', id: attacker.sub }), null);
+      }
+    });
   });
 
   describe('confirm flags (spec §2.5)', () => {

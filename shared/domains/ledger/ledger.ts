@@ -167,6 +167,19 @@ export type LedgerResult =
   | { entry?: undefined; refusal: Refusal; before?: undefined };
 
 /**
+ * A fill names its position's holder only when the position held nothing before it: a later fill
+ * from another wallet (a resting order, a position recorded before holders were) does not move the
+ * whole position there. Decided on the position as of the previous entry, and applied under the
+ * `appliedSeq` guard of that state: one atomic single-document update.
+ */
+function holderOnlyWhenEmpty(draft: EntryDraft, position: PositionRecord | null): EntryDraft {
+  if (!draft.position?.holder || !position) return draft;
+  const held =
+    position.sharesYesMicro + position.sharesNoMicro + position.reservedYesMicro + position.reservedNoMicro;
+  return held === 0 ? draft : { ...draft, position: { ...draft.position, holder: null } };
+}
+
+/**
  * Appends entry `entryId` to the agent's ledger, deciding it from the agent and position exactly as of
  * the previous entry, then applies it. An id logged before is returned as it was (a retry never
  * applies twice); a refusal from `decide` logs nothing.
@@ -193,7 +206,7 @@ export async function appendLedgerEntry(
       if (!decision.ok) return { ok: false, refusal: decision.refusal };
       return {
         ok: true,
-        event: entryFor(entryId, agent, decision.value, target, now()),
+        event: entryFor(entryId, agent, holderOnlyWhenEmpty(decision.value, position), target, now()),
         extra: { agent, position },
       };
     },

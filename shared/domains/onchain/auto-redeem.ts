@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { backfillHolder } from '../positions/backfill-holders.js';
 import { isHolder } from '../positions/holder.js';
 import { isRedeemable } from '../positions/redeemable.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
@@ -18,7 +19,7 @@ type Enqueued = RedemptionScope & { marketId: string };
  * wallets are the client's to redeem (it signs).
  */
 export async function enqueueAutoRedemptions(
-  deps: Pick<Deps, 'models' | 'queues' | 'clock' | 'env'>,
+  deps: Pick<Deps, 'models' | 'queues' | 'clock' | 'env' | 'venues' | 'log'>,
   slot: string,
 ): Promise<{ enqueued: Enqueued[] }> {
   const since = new Date(deps.clock().getTime() - AUTO_REDEEM_LOOKBACK_DAYS * 86_400_000);
@@ -28,10 +29,11 @@ export async function enqueueAutoRedemptions(
   ).lean();
   if (markets.length === 0) return { enqueued: [] };
   const byId = new Map(markets.map((m) => [m._id, m]));
-  const positions = await deps.models.Position.find(
-    { marketId: { $in: [...byId.keys()] }, venue: 'polymarket', status: 'open' },
-    { agentId: 1, marketId: 1, venue: 1, status: 1, sharesYesMicro: 1, sharesNoMicro: 1, holderAddress: 1 },
-  ).lean();
+  const positions = await deps.models.Position.find({
+    marketId: { $in: [...byId.keys()] },
+    venue: 'polymarket',
+    status: 'open',
+  }).lean();
   const winning = positions.filter((p) => isRedeemable(p, byId.get(p.marketId)!));
   if (winning.length === 0) return { enqueued: [] };
   const agentIds = [...new Set(winning.map((p) => p.agentId))];
@@ -50,9 +52,19 @@ export async function enqueueAutoRedemptions(
   for (const p of winning) {
     const userId = ownerOf.get(p.agentId);
     if (!userId) continue;
-    // The wallet holding the position redeems it; one whose holder is unknown, by the earlier rule.
+    // The wallet holding the position redeems it. An agent with a wallet of its own has two
+    // candidates: a holder still unknown after the backfill is skipped (not redeemed from a guess)
+    // until a later run knows it. Without one, its human's wallet is the only candidate.
     const own = ownWallet.get(p.agentId);
-    const agentId = own && (!p.holderAddress || isHolder(p, own)) ? p.agentId : null;
+    let agentId: string | null = null;
+    if (own) {
+      const holder = p.holderAddress ?? (await backfillHolder(deps, p));
+      if (!holder) {
+        deps.log.warn({ positionId: p._id }, 'auto-redeem skips a position whose holder is unknown');
+        continue;
+      }
+      if (isHolder({ venue: p.venue, holderAddress: holder }, own)) agentId = p.agentId;
+    }
     todo.set(`${userId}\n${agentId}\n${p.marketId}`, { userId, agentId, marketId: p.marketId });
   }
   const enqueued: Enqueued[] = [];

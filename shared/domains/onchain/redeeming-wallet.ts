@@ -1,9 +1,10 @@
 import type { Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
+import { AppError } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import { backfillHolder, type HolderDeps } from '../positions/backfill-holders.js';
 import { holderKey } from '../positions/holder.js';
-import { positionId } from '../positions/position.model.js';
+import { positionId, type PositionRecord } from '../positions/position.model.js';
 import { agentWalletSigner } from '../wallets/agent-wallets.js';
 import { managedSigner, walletOf } from '../wallets/managed-wallet.js';
 import type { WalletOwnership } from '../wallets/wallet.model.js';
@@ -26,11 +27,30 @@ export interface RedeemingWallet {
 }
 
 /**
+ * A position still holding shares whose holder neither the venue nor the fills tell: for an agent
+ * with a wallet of its own, either wallet may hold it, and redeeming from a guess would burn nothing
+ * (or the wrong shares). Retryable: the backfill job asks the venue again every 10 minutes.
+ */
+export const holderUnknown = (positionId: string) =>
+  new AppError(
+    503,
+    'holder_unknown',
+    `Which wallet holds position ${positionId} is not known yet: the venue and the recorded fills do not tell`,
+    'Retry later: the backfill-position-holders job looks again every 10 minutes. If this persists, ask the operator to record the holding wallet.',
+    { retryable: true, headers: { 'Retry-After': '600' } },
+  );
+
+/** Whether a position still holds shares. */
+const holdsShares = (p: PositionRecord) =>
+  p.status !== 'settled' && p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0;
+
+/**
  * The scope that redeems a claimed agent's position in `marketId`: the wallet holding it. An agent
  * that bought through its human's wallet and registered a wallet of its own later still has its
- * shares in the human's wallet, and they are redeemed there. A position whose holder is not known
- * (older than the field, not backfilled yet: backfill-holders.ts) keeps the earlier rule: the
- * agent's own wallet when it has one.
+ * shares in the human's wallet, and they are redeemed there. For an agent with a wallet of its own,
+ * a position whose holder is not known (older than the field, and the backfill finds none) is not
+ * redeemed from a guess: a retryable 503 `holder_unknown`. An agent without one has one candidate,
+ * its human's wallet.
  */
 export async function scopeOfAgent(
   deps: HolderDeps,
@@ -44,6 +64,7 @@ export async function scopeOfAgent(
   ]);
   if (!own) return { userId, agentId: null };
   const holder = position && (position.holderAddress ?? (await backfillHolder(deps, position)));
+  if (position && !holder && holdsShares(position)) throw holderUnknown(position._id);
   const holdsIt = !holder || holder === holderKey('polymarket', own.address);
   return { userId, agentId: holdsIt ? agentId : null };
 }
@@ -82,9 +103,12 @@ async function scopeHolders(models: Models, scope: RedemptionScope): Promise<str
 }
 
 /**
- * The Polymarket positions in `marketId` whose tokens the scope's wallet holds: those recorded as
- * held there, and those whose holder is not known yet under the earlier rule (the agent's own wallet
- * for agents with one, else the human's), so that a redemption still settles everything it burned.
+ * The Polymarket positions in `marketId` whose tokens the scope's wallet holds: the scope's agents'
+ * positions recorded as held there (its own agent for an agent scope, the human's claimed agents
+ * otherwise: an address is not proof of ownership, since a linked deposit wallet is only what the
+ * user typed), and, for the human's wallet, those of its agents without a wallet of their own whose
+ * holder is not known yet (their only candidate), so that a redemption still settles everything it
+ * burned. An agent wallet's scope takes no position of unknown holder (scopeOfAgent refuses those).
  */
 export async function scopePositions(
   models: Models,
@@ -92,20 +116,23 @@ export async function scopePositions(
   marketId: string,
   filter: Record<string, unknown> = {},
 ) {
+  let agents: string[];
   let unknownHolderAgents: string[];
-  if (scope.agentId) unknownHolderAgents = [scope.agentId];
-  else {
-    const agents = await models.Agent.find({ claimedBy: scope.userId }, { _id: 1 }).lean();
-    const own = await models.AgentWallet.find({ _id: { $in: agents.map((a) => a._id) } }, { _id: 1 }).lean();
+  if (scope.agentId) {
+    agents = [scope.agentId];
+    unknownHolderAgents = [];
+  } else {
+    agents = (await models.Agent.find({ claimedBy: scope.userId }, { _id: 1 }).lean()).map((a) => a._id);
+    const own = await models.AgentWallet.find({ _id: { $in: agents } }, { _id: 1 }).lean();
     const withOwn = new Set(own.map((w) => w._id));
-    unknownHolderAgents = agents.map((a) => a._id).filter((id) => !withOwn.has(id));
+    unknownHolderAgents = agents.filter((id) => !withOwn.has(id));
   }
   return models.Position.find({
     marketId,
     venue: 'polymarket',
     ...filter,
     $or: [
-      { holderAddress: { $in: await scopeHolders(models, scope) } },
+      { holderAddress: { $in: await scopeHolders(models, scope) }, agentId: { $in: agents } },
       { holderAddress: null, agentId: { $in: unknownHolderAgents } },
     ],
   }).lean();

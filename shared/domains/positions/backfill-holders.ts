@@ -91,7 +91,8 @@ export async function backfillHolder(deps: HolderDeps, p: PositionRecord): Promi
 /**
  * Job `backfill-position-holders`: real-venue positions recorded before the holder was, given
  * theirs. Walks them in id order from `after`; a position nothing decides stays unknown (and is
- * logged) and keeps the earlier rules (redeeming-wallet.ts). Safe to run any number of times.
+ * logged): an agent with a wallet of its own does not redeem it from a guess (redeeming-wallet.ts,
+ * auto-redeem.ts) until a later run finds its holder. Safe to run any number of times.
  */
 export async function backfillHolders(deps: HolderDeps, after = '') {
   const counts = { examined: 0, backfilled: 0, unknown: 0 };

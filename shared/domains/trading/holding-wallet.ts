@@ -1,3 +1,5 @@
+import type { Deps } from '../../composition/deps.js';
+import { backfillHolder } from '../positions/backfill-holders.js';
 import { heldElsewhere } from '../positions/holder.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { refusalOf, type Refusal } from '../refusal.js';
@@ -31,4 +33,30 @@ export function otherWalletRefusal(position: PositionRecord | null, maker: strin
     `This position is held in wallet ${holder}, not in ${maker}: it is traded from the wallet that holds it.`,
     `Send wallet_address ${holder} if it is this agent's own wallet, or omit wallet_address if it is your human's; sell the position there before trading this market from another wallet.`,
   );
+}
+
+/**
+ * The position with its holder known, when it holds shares: one recorded before holders were is
+ * given its holder first (the backfill: the venue, then the fills), since a trade from whichever
+ * wallet asks would otherwise pass and the fill would move the whole position there. A refusal
+ * (retryable: the backfill job asks again) when neither tells.
+ */
+export async function withKnownHolder(
+  deps: Pick<Deps, 'models' | 'venues' | 'log'>,
+  position: PositionRecord | null,
+): Promise<PositionRecord | null | Refusal> {
+  if (!position || position.status !== 'open' || position.holderAddress) return position;
+  const held =
+    position.sharesYesMicro + position.sharesNoMicro + position.reservedYesMicro + position.reservedNoMicro;
+  if (held === 0) return position;
+  const holderAddress = await backfillHolder(deps, position);
+  if (holderAddress) return { ...position, holderAddress };
+  return {
+    ...refusalOf(
+      'holder_unknown',
+      'Which wallet holds this position is not known yet: the venue and the recorded fills do not tell, so it is not traded from a guess.',
+      'Retry later: the service looks for the holding wallet again every 10 minutes.',
+    ),
+    retryable: true,
+  };
 }

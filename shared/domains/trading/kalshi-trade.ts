@@ -142,8 +142,21 @@ const holderMismatch = (holder: string) =>
   );
 
 /**
+ * A buy from a wallet other than the one holding the position's contracts: it would split one
+ * position across two wallets (and its redemption with it), as on Polymarket (holding-wallet.ts).
+ */
+const otherWalletBuy = (holder: string, registered: string) =>
+  refusal(
+    'position_in_other_wallet',
+    `This position is held in the Solana wallet ${holder}, not in ${registered}: it is traded from the wallet that holds it.`,
+    `Sell the contracts from ${holder} first (quote a sell: it is quoted for that wallet), or register ${holder} again (PATCH /api/sdk/user/settings {"bot_solana_wallet": "${holder}"}) to buy more there.`,
+    'agent',
+  );
+
+/**
  * The wallet that signs a Kalshi order: the registered one, except for a sale of contracts held in
  * another wallet (registered before the current one), which only that wallet can sell or redeem.
+ * A buy into a position held in another wallet is refused (position_in_other_wallet).
  */
 async function signingWallet(
   deps: Deps,
@@ -151,12 +164,11 @@ async function signingWallet(
   marketId: string,
   action: 'buy' | 'sell',
   registered: { address: string; proven: boolean },
-): Promise<{ address: string; proven: boolean; holder: boolean }> {
-  if (action === 'sell') {
-    const position = await deps.models.Position.findById(positionId(agentId, marketId, 'kalshi')).lean();
-    const holder = heldElsewhere(position, registered.address);
-    if (holder) return { address: holder, proven: false, holder: true };
-  }
+): Promise<{ address: string; proven: boolean; holder: boolean } | Refusal> {
+  const position = await deps.models.Position.findById(positionId(agentId, marketId, 'kalshi')).lean();
+  const holder = heldElsewhere(position, registered.address);
+  if (holder && action === 'sell') return { address: holder, proven: false, holder: true };
+  if (holder) return otherWalletBuy(holder, registered.address);
   return { ...registered, holder: false };
 }
 
@@ -369,6 +381,7 @@ export async function quoteKalshiTrade(
   const registered = await solanaWalletOf(deps, guard.owner);
   if (!registered) return quoteRefusal(NO_WALLET);
   const wallet = await signingWallet(deps, agent._id, market!._id, req.action, registered);
+  if ('errorCode' in wallet) return quoteRefusal(wallet);
   if (req.wallet_address && req.wallet_address !== wallet.address) return quoteRefusal(mismatchOf(wallet));
   const walletFields = {
     wallet_address: wallet.address,
@@ -562,6 +575,7 @@ async function submitOnce(deps: Deps, agent: AgentRecord, req: KalshiSubmitReque
   const registered = await solanaWalletOf(deps, guard.owner);
   if (!registered) return refuse(NO_WALLET, shape);
   const wallet = await signingWallet(deps, agent._id, quote.marketId, quote.action, registered);
+  if ('errorCode' in wallet) return refuse(wallet, shape);
   if (wallet.address !== quote.wallet || tx.signers[0] !== wallet.address)
     return refuse(mismatchOf(wallet), shape);
   if (messageDigest(tx.message) !== quote.messageDigest)

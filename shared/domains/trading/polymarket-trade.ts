@@ -11,7 +11,7 @@ import { agentWalletForTrade } from '../wallets/agent-wallets.js';
 import { hasClobCredentials } from '../wallets/clob-credentials.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { positionId } from '../positions/position.model.js';
-import { otherWalletRefusal, walletNamed } from './holding-wallet.js';
+import { otherWalletRefusal, walletNamed, withKnownHolder } from './holding-wallet.js';
 import { requireClaimed } from './real-venue-trade.js';
 import { recordAndRun } from './record-and-run.js';
 import { MARKET_NOT_FOUND, NO_MARKET, refusedResult, venueOrderResult } from './trade-result.js';
@@ -50,7 +50,8 @@ function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tok
  * trade and relayed by the worker (execute-venue-order.ts) under the owner's CLOB credentials.
  * A `wallet_address` of the agent's own wallet (Elite) routes the order through it instead: the
  * service signs with that wallet's key, under its credentials. An open position is traded from the
- * wallet holding it (holding-wallet.ts): a sale goes there by itself, another wallet is refused.
+ * wallet holding it (holding-wallet.ts): a sale goes there by itself, another wallet is refused; one
+ * recorded without its holder is given it first, and refused while it stays unknown.
  */
 export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
   const { deps, agent, req, shape, holdings } = trade;
@@ -86,10 +87,12 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   if (req.dry_run) return quotedResult(trade, m, await quote());
 
   const owner = guard!.owner;
-  const [wallet, position] = await Promise.all([
+  const [wallet, recorded] = await Promise.all([
     walletOf(deps, owner),
     models.Position.findById(positionId(agent._id, m._id, 'polymarket')).lean(),
   ]);
+  const position = await withKnownHolder(deps, recorded);
+  if (position && 'errorCode' in position) return refusedResult(shape, m, position, holdings, false);
   // `wallet_address` (or, for a sale, the wallet holding the position) routes the order through the
   // agent's own wallet; the account's wallet needs no routing.
   const named = walletNamed(req, position);

@@ -133,6 +133,22 @@ async function linkedElsewhere(deps: LinkDeps, userId: string, address: string) 
 }
 
 /**
+ * Whether a deposit wallet is an address another account trades with: its wallet, its managed key,
+ * its deposit wallet, or an agent wallet. The deposit wallet is only what the user typed: naming
+ * another account's wallet would make its positions look like the linker's (redemption scopes).
+ */
+async function depositWalletInUse(deps: LinkDeps, userId: string, depositWallet: string) {
+  const [wallets, agentWallet] = await Promise.all([
+    deps.models.Wallet.find(
+      { $or: [{ address: depositWallet }, { depositWallet }, { 'managed.address': depositWallet }] },
+      { _id: 1 },
+    ).lean(),
+    deps.models.AgentWallet.exists({ address: depositWallet }),
+  ]);
+  return !!agentWallet || wallets.some((w) => w._id !== userId);
+}
+
+/**
  * `POST /api/sdk/wallet/link`: proves the caller controls `address` (EIP-191 signature over a
  * single-use challenge issued to this account for this address) and makes it the account's trading
  * wallet. 3 attempts per day per account (the route's rate limit).
@@ -159,6 +175,13 @@ export async function linkWallet(deps: LinkDeps, account: WalletAccount, input: 
       'wallet_linked_elsewhere',
       `Wallet ${address} is linked to another account`,
       'Unlink it from the other account first (POST /api/sdk/wallet/unlink there), or link a different wallet.',
+    );
+  if (depositWallet && (await depositWalletInUse(deps, userId, depositWallet)))
+    throw new AppError(
+      409,
+      'deposit_wallet_in_use',
+      `Deposit wallet ${depositWallet} is a wallet another account trades with`,
+      'Send the address of the deposit wallet your signing EOA owns (the maker of your orders); an address in use by another account cannot be linked as yours.',
     );
 
   const wallet = await writeWallet(deps.models, userId, current, {
