@@ -242,7 +242,12 @@ async function writeHeads(ctx: TradeExecutionContext, plan: BatchPlan): Promise<
     afterWrite();
     missed += heads.length - written.matchedCount;
   };
-  await guarded(Agent, agents, (a: AgentRecord) => ({ ledgerSeq: a.ledgerSeq }));
+  // An agent only after every position it moved: a position write that missed means another writer
+  // moved that position since it was read, possibly a roll-forward that applied some of these entries
+  // to it and stopped (killed, or cut off by an outage) before their agent. Marking the agent with
+  // this batch's last sequence would then leave the rest unapplied to the position for good; left
+  // behind, the agent is rolled forward entry by entry, each guarded on the position.
+  if (!missed) await guarded(Agent, agents, (a: AgentRecord) => ({ ledgerSeq: a.ledgerSeq }));
   await guarded(Market, markets, (m: MarketRecord) => ({ 'book.version': m.book.version }));
   return missed === 0;
 }
