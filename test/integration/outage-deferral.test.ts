@@ -41,7 +41,10 @@ describe('a store outage does not spend a job’s attempts #integration', functi
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(job?.id, added.id);
-      return { job: job!, state: await job!.getState(), calls };
+      // Read the job again: the copy above was fetched before the state that ended the loop, so its
+      // counters (attemptsMade) can be those of the attempt still running.
+      const settled = (await queues.findJob('reconcile-agent-slots', { slot: '202611250600' }))!;
+      return { job: settled, state: await settled.getState(), calls };
     } finally {
       await stopWorkers(workers, 5000);
       await Promise.all(Object.values(queues.queues).map((q) => q.obliterate({ force: true })));
