@@ -93,6 +93,16 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   assert.equal((await models.Agent.findById(t.agent.agent_id).lean())!.leaderboardPnlMicro, -100_000);
 }
 
+/** A Kalshi trader that bought 10 YES contracts ($5.10 at 0.5) in a new market, through quote and submit. */
+async function boughtTenYes() {
+  const t = await kalshiTrader();
+  const { marketId, ticker } = await importedKalshiMarket(t.agent, 0.5);
+  const { body } = await signedBuy(t, marketId, 5.1);
+  const bought = await submit(t, body).expect(200);
+  assert.equal(bought.body.shares_bought, 10);
+  return { t, marketId, ticker };
+}
+
 describe('Kalshi trading: quote, client-signed submit, order tracking #integration', function () {
   this.timeout(60_000);
 
@@ -231,11 +241,7 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
 
   it('when the market finalizes YES, then the position shows resolved at $1, the winning contracts redeem once through quote/submit and a losing side is refused', async () => {
     const { deps } = testContext();
-    const t = await kalshiTrader();
-    const { marketId, ticker } = await importedKalshiMarket(t.agent, 0.5);
-    const { body } = await signedBuy(t, marketId, 5.1);
-    const bought = await submit(t, body).expect(200);
-    assert.equal(bought.body.shares_bought, 10);
+    const { t, marketId, ticker } = await boughtTenYes();
 
     await kalshiAdmin('POST', `/markets/${ticker}/lifecycle`, { status: 'finalized', result: 'yes' });
     await checkResolutions(deps);
@@ -307,11 +313,7 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
 
   it('when the human registers another Solana wallet after a buy, then the winning contracts are quoted for and redeemed from the wallet that holds them', async () => {
     const { deps } = testContext();
-    const t = await kalshiTrader();
-    const { marketId, ticker } = await importedKalshiMarket(t.agent, 0.5);
-    const { body } = await signedBuy(t, marketId, 5.1);
-    const bought = await submit(t, body).expect(200);
-    assert.equal(bought.body.shares_bought, 10);
+    const { t, marketId, ticker } = await boughtTenYes();
     const next = Keypair.generate().publicKey.toBase58();
     await api()
       .patch('/api/sdk/user/settings')
