@@ -10,7 +10,7 @@
 //
 // Without options: the long run (10,000 trades, 22 worker kills, 2 of Redis, 2 of the database).
 // --short: the CI size that `npm test` runs too (test/integration/chaos.test.ts).
-// The report goes to .cache/chaos-report/report.json (the service's output to service.log); the exit code is 1 when any check failed.
+// The report goes to .cache/chaos-report/report.json (the service's output to service.log, the trade workers' to workers.log); the exit code is 1 when any check failed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LONG_PLAN, SHORT_PLAN, describeReport, runChaos, type ChaosPlan } from '../test/chaos/run-chaos.js';

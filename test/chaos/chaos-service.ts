@@ -55,6 +55,8 @@ export class ChaosService {
   readonly redisUrl: string;
   readonly mongoUri: string;
   private readonly workers = new Map<number, ChildProcess>();
+  /** Every trade worker's output (warnings and errors), each line led by its pid: read after a failed run. */
+  private readonly workerOutput: string[] = [];
   /** Children this harness started again itself (when no supervisor restarted them). */
   private readonly selfRestarted = new Map<EmbeddedChild, EmbeddedServer>();
   private stopping = false;
@@ -118,10 +120,21 @@ export class ChaosService {
           PORT: String(port),
           HOST: '127.0.0.1',
         },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
-      child.stderr!.on('data', (c) => (stderr = (stderr + String(c)).slice(-4000)));
+      const keep = (c: unknown) =>
+        this.workerOutput.push(
+          ...String(c)
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => `[worker ${child.pid}] ${line}`),
+        );
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', (c) => {
+        keep(c);
+        stderr = (stderr + String(c)).slice(-4000);
+      });
       this.workers.set(child.pid!, child);
       child.once('exit', (code, signal) => {
         this.workers.delete(child.pid!);
@@ -135,6 +148,11 @@ export class ChaosService {
         setTimeout(() => this.spawnWorker(), 1000);
       });
     });
+  }
+
+  /** What the trade workers printed, in order of arrival. */
+  workersOutput(): string {
+    return this.workerOutput.join('\n');
   }
 
   /** Trade worker processes running now. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ChaosClient, type ClientStats } from './chaos-client.js';
 import { ChaosService, type EmbeddedChild } from './chaos-service.js';
 import { verifyRun, type Verification } from './chaos-verify.js';
@@ -58,6 +58,11 @@ export interface ChaosReport {
   verification: Verification;
   /** Every check that must hold, as `name: figure` lines that are not 0 (empty: the run is clean). */
   failures: string[];
+  /**
+   * The service's and trade workers' log lines that name a trade the failures name (the first
+   * few), so that a failed run in CI, whose artifacts are gone, still says what happened to them.
+   */
+  traces: string[];
 }
 
 /** The report's figures, a line per subject, as the script prints them and the test quotes them. */
@@ -78,6 +83,7 @@ export function describeReport(r: ChaosReport): string {
     `idempotency answers in Redis: ${v.idempotencyKeysInRedis}, pointing at a missing trade: ${v.danglingIdempotency.length}`,
     `audit: ok ${v.audit.ok}, differences ${v.audit.difference_count}, behind ${JSON.stringify(v.audit.behind)}, checked ${JSON.stringify(v.audit.checked)}`,
     r.failures.length ? `FAILED: ${r.failures.join('; ')}` : 'all checks passed',
+    ...(r.traces.length ? ['log lines naming those trades:', ...r.traces] : []),
   ].join('\n');
 }
 
@@ -92,7 +98,7 @@ function killSchedule(plan: ChaosPlan): { at: number; what: 'worker' | EmbeddedC
   ].sort((a, b) => a.at - b.at);
 }
 
-function failuresOf(plan: ChaosPlan, r: Omit<ChaosReport, 'failures'>): string[] {
+function failuresOf(plan: ChaosPlan, r: Omit<ChaosReport, 'failures' | 'traces'>): string[] {
   const v = r.verification;
   const serverErrors = Object.entries(r.client.retries.serverErrors).map(([k, n]) => `${k} ×${n}`);
   const must: [string, string[]][] = [
@@ -121,6 +127,21 @@ function failuresOf(plan: ChaosPlan, r: Omit<ChaosReport, 'failures'>): string[]
   return failures;
 }
 
+const TRACED_TRADES = 3;
+const TRACE_LINES = 40;
+
+/** Log lines of the service and the trade workers that name a trade id the failures mention. */
+function tracesOf(failures: string[], service: ChaosService): string[] {
+  const ids = [
+    ...new Set(
+      failures.join(' ').match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [],
+    ),
+  ].slice(0, TRACED_TRADES);
+  if (!ids.length) return [];
+  const lines = `${service.service.output()}\n${service.workersOutput()}`.split('\n');
+  return lines.filter((line) => ids.some((id) => line.includes(id))).slice(0, TRACE_LINES);
+}
+
 /**
  * A chaos run: the service as `npm start` runs it (trade workers in their own processes), many
  * agents trading at random through the HTTP API while trade workers, the embedded Redis and the
@@ -129,7 +150,10 @@ function failuresOf(plan: ChaosPlan, r: Omit<ChaosReport, 'failures'>): string[]
 export async function runChaos(
   plan: ChaosPlan,
   log: (line: string) => void,
-  /** Where the service's own output (warnings and errors) is written at the end. */
+  /**
+   * Where the service's own output (warnings and errors) is written at the end; the trade workers'
+   * goes beside it, in `workers.log`.
+   */
   serviceLogFile?: string,
 ): Promise<ChaosReport> {
   const runId = randomBytes(3).toString('hex');
@@ -197,10 +221,14 @@ export async function runChaos(
       client: client.stats,
       verification,
     };
-    return { ...report, failures: failuresOf(plan, report) };
+    const failures = failuresOf(plan, report);
+    return { ...report, failures, traces: tracesOf(failures, service) };
   } finally {
     await service.stop();
-    if (serviceLogFile) writeFileSync(serviceLogFile, service.service.output());
+    if (serviceLogFile) {
+      writeFileSync(serviceLogFile, service.service.output());
+      writeFileSync(join(dirname(serviceLogFile), 'workers.log'), service.workersOutput());
+    }
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import mongoose from 'mongoose';
 import request from 'supertest';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../api/app.js';
@@ -110,6 +111,49 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
       1,
       'one trade filled under the key',
     );
+  });
+
+  it('when the database applied a trade but its reply was lost, then a resend with the same key places the trade instead of answering "in flight" for good', async () => {
+    const ctx = testContext();
+    const { Trade } = ctx.deps.models;
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const body = { market_id: market._id, side: 'yes', amount: 3, idempotency_key: 'reply-lost-1' };
+    // The insert is applied, then the connection drops before its reply (a database SIGKILLed then).
+    const lostReply = new Proxy(Trade, {
+      get: (target, name, receiver) =>
+        name === 'create'
+          ? async (doc: object) => {
+              await target.create(doc);
+              throw new mongoose.mongo.MongoNetworkError('connection 7 to 127.0.0.1:27017 closed');
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const down = buildApp(
+      { ...ctx.deps, models: { ...ctx.deps.models, Trade: lostReply } },
+      { operatorToken: ctx.operatorToken },
+    );
+    const refused = await request(down)
+      .post('/api/sdk/trade')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send(body);
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    const orphan = await Trade.findOne({ agentId: agent.agent_id }).lean();
+    assert.equal(orphan?.status, 'pending', 'recorded, and never queued');
+
+    const again = await trade(agent, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.fill_status, 'filled');
+    assert.notEqual(again.body.trade_id, orphan?._id);
+    const stopped = await Trade.findById(orphan?._id).lean();
+    assert.equal(stopped?.status, 'failed', 'the orphan is stopped, never run late');
+    assert.equal(stopped?.result ?? null, null);
+    assert.equal(
+      (await trade(agent, body)).body.trade_id,
+      again.body.trade_id,
+      'the key answers the trade that ran',
+    );
+    assert.equal(await Trade.countDocuments({ agentId: agent.agent_id, status: 'filled' }), 1);
   });
 
   it('when freeing a key that placed nothing fails because Redis is down, then it is freed once Redis answers again, and never a later request’s claim', async () => {

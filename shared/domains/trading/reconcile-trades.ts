@@ -1,5 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
-import { countResume, settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
+import { STILL_QUEUED, countResume, settleAdmission, stopNeverRunTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
 /** A trade untouched this long while pending or executing has lost its job, or the job gave up. */
@@ -14,7 +14,6 @@ const SETTLE_WINDOW_MS = 2 * 24 * 3600_000;
 /** Automatic resumes of one trade; after the last, an operator looks (the error log says which). */
 export const MAX_RESUMES = 6;
 const BATCH = 200;
-const STILL_QUEUED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 type Counts = Record<'resumed' | 'stopped' | 'settled' | 'errors', number>;
 type StuckTrade = Pick<TradeRecord, '_id' | 'status' | 'resumeCount' | 'createdAt'>;
@@ -82,15 +81,7 @@ async function reconcileOne(deps: Deps, t: StuckTrade, now: Date, counts: Counts
 
   if (t.status === 'pending') {
     if ((t.createdAt?.getTime() ?? 0) > now.getTime() - NEVER_RAN_MS) return;
-    const stopped = await stopPendingTrade(
-      deps.models,
-      t._id,
-      'The trade never ran: its job was lost or failed before a worker took it. Nothing was executed.',
-      now,
-    );
-    if (!stopped) return; // a worker took it after all
-    counts.stopped++;
-    await settleAdmission(deps, t._id);
+    if (await stopNeverRunTrade(deps, t._id, now)) counts.stopped++;
     return;
   }
 

@@ -20,7 +20,7 @@ import {
   keyReused,
   rememberAnswer,
 } from './idempotency.js';
-import { settleAdmission, stopPendingTrade } from './trade-lifecycle.js';
+import { settleAdmission, stopNeverRunTrade, stopPendingTrade, tradeJobState } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
@@ -71,6 +71,19 @@ async function recordedUnderKey(deps: Deps, agentId: string, key: string) {
   return (
     recorded.find((t) => t.createdAt.getTime() >= since && !(t.status === 'failed' && !t.result)) ?? null
   );
+}
+
+/**
+ * Stops the key's earlier trade when it is pending with no job that could run it: recorded, but its
+ * request saw the write fail (the database went away before answering: the insert was applied, the
+ * reply lost), gave the key back and never queued it. Its resend would otherwise be told "in flight"
+ * until the reconcile job stopped it, 15 minutes on. A trade whose job is queued is left alone.
+ */
+async function stoppedAsNeverQueued(deps: Deps, earlier: { _id: string; status: string }): Promise<boolean> {
+  if (earlier.status !== 'pending') return false;
+  const state = await tradeJobState(deps, earlier._id);
+  if (state !== 'missing' && state !== 'failed') return false;
+  return stopNeverRunTrade(deps, earlier._id, deps.clock());
 }
 
 /**
@@ -164,8 +177,11 @@ export async function recordAndRun({
       }
       if (FINAL_TRADE_STATUSES.includes(earlier.status) && earlier.result)
         return replayRecorded(earlier.result as TradeResult);
-      await idem.abandon();
-      throw duplicateInFlight();
+      if (!(await stoppedAsNeverQueued(deps, earlier).catch(() => false))) {
+        await idem.abandon();
+        throw duplicateInFlight();
+      }
+      // Stopped: the key's trade never ran, so this request places it (below) as the first would have.
     }
   }
   // Refused before anything was recorded: the key is released, so it may be used again.

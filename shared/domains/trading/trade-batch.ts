@@ -264,7 +264,7 @@ const insertAll = async (
 };
 
 /**
- * Claims the pending sim trades among `tradeIds` and reads every head they touch (three reads);
+ * Claims the pending sim trades among `tradeIds` and reads every head they touch (agents, markets, then positions);
  * the trades this batch can take whole, in the order they came.
  */
 async function prepare(
@@ -283,13 +283,16 @@ async function prepare(
   if (!claimed.length) return [];
   const unique = (ids: string[]) => [...new Set(ids)];
   const pids = unique(claimed.map((t) => positionId(t.agentId, t.marketId, t.venue)));
-  const [agents, markets, positions, paused] = await Promise.all([
+  const [agents, markets, paused] = await Promise.all([
     Agent.find({ _id: { $in: unique(claimed.map((t) => t.agentId)) } }).lean(),
     Market.find({ _id: { $in: unique(claimed.map((t) => t.marketId)) } }).lean(),
-    Position.find({ _id: { $in: pids } }).lean(),
     // The kill switch again, now that a worker takes the trades (see executeTrade).
     Promise.all(claimed.map((t) => (t.ownerKey ? ctx.ownerPaused(t.ownerKey) : false))),
   ]);
+  // Positions only after their agents: a writer applies an entry to the position before its agent,
+  // so a position read later is never behind the agent read, and one ahead is caught below. Read
+  // together, a position could predate entries its agent already counts, and be decided on stale.
+  const positions = await Position.find({ _id: { $in: pids } }).lean();
   for (const a of agents) plan.agents.load(a._id, a as AgentRecord);
   for (const m of markets) plan.markets.load(m._id, m as MarketRecord);
   for (const pid of pids) plan.positions.load(pid, null);

@@ -202,6 +202,30 @@ export async function stopPendingTrade(
   return stopped.modifiedCount > 0;
 }
 
+/** Job states in which a trade's job may still run. */
+export const STILL_QUEUED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+/** The state of a trade's execute job; `missing` when there is none. */
+export async function tradeJobState(deps: Pick<Deps, 'queues'>, tradeId: string): Promise<string> {
+  const job = await deps.queues.findJob('execute-trade', { tradeId });
+  return job ? job.getState() : 'missing';
+}
+
+/**
+ * Stops a pending trade that no worker will take (its job is gone or failed for good) and gives its
+ * admission back: nothing was executed. False when a worker took it after all.
+ */
+export async function stopNeverRunTrade(deps: Deps, tradeId: string, now: Date): Promise<boolean> {
+  const stopped = await stopPendingTrade(
+    deps.models,
+    tradeId,
+    'The trade never ran: its job was lost or failed before a worker took it. Nothing was executed.',
+    now,
+  );
+  if (stopped) await settleAdmission(deps, tradeId);
+  return stopped;
+}
+
 /**
  * Counts one more automatic resume of an `executing` trade, guarded by the count read: a trade that
  * finished meanwhile, or another reconcile run, leaves it alone. The new count, or null.
