@@ -50,7 +50,7 @@ export const EnvSchema = z.object({
     .enum(['development', 'test', 'production'])
     .default('development')
     .describe(
-      'Runtime mode. `production` requires OPERATOR_TOKEN and SECRETS_MASTER_KEY and refuses to generate them.',
+      'Runtime mode. `production` refuses to start without OPERATOR_TOKEN, SECRETS_MASTER_KEY and JWT_SECRET or JWT_PUBLIC_KEY (it never generates them), and with TRUST_PROXY=true, WEBHOOK_ALLOW_LOOPBACK=true or FAULT_KILL_AFTER_WRITES set.',
     ),
   PORT: port
     .default(8080)
