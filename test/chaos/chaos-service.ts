@@ -40,6 +40,11 @@ export interface ChaosServiceOptions {
   operatorToken: string;
   /** Separate `npm run start:workers` processes consuming the trades queue (the ones killed). */
   tradeWorkers: number;
+  /**
+   * The most SIGKILLs planned for one embedded child: the service's restart budget is set above it,
+   * so that it is the service that brings each one back, not the harness's fallback.
+   */
+  embeddedKills: number;
   log: (line: string) => void;
 }
 
@@ -87,6 +92,7 @@ export class ChaosService {
       ...CHAOS_ENV,
       OPERATOR_TOKEN: opts.operatorToken,
       WORKER_QUEUES: QUEUE_NAMES.filter((q) => q !== 'trades').join(','),
+      EMBEDDED_RESTART_MAX_FAILURES: String(opts.embeddedKills + 1),
     });
     const chaos = new ChaosService(opts, service, port);
     void service.exited.then((code) => {

@@ -159,7 +159,13 @@ export async function runChaos(
   const runId = randomBytes(3).toString('hex');
   const dataDir = mkdtempSync(join(tmpdir(), 'ats-chaos-'));
   const operatorToken = randomBytes(24).toString('base64url');
-  const service = await ChaosService.start({ dataDir, operatorToken, tradeWorkers: plan.tradeWorkers, log });
+  const service = await ChaosService.start({
+    dataDir,
+    operatorToken,
+    tradeWorkers: plan.tradeWorkers,
+    embeddedKills: Math.max(plan.redisKills, plan.databaseKills),
+    log,
+  });
   try {
     const client = new ChaosClient(service.base, runId);
     await client.setUp(plan.agents, plan.markets);
