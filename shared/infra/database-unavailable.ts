@@ -24,12 +24,21 @@ const NO_PRIMARY_CODE_NAMES = new Set([
 ]);
 
 /**
+ * What an error wraps: its `cause`, or for a server error made from a driver error (a bulk write
+ * cut off by a lost connection: MongoBulkWriteError), the driver error it was made from.
+ */
+const wrapped = (e: Error): unknown =>
+  e.cause ??
+  (e instanceof MongoServerError && e.errorResponse instanceof Error ? e.errorResponse : undefined);
+
+/**
  * The driver's ways of saying "no database to talk to" (as opposed to a query it refused): the
  * server went away mid-command (network), none answered within the server-selection timeout, no
- * primary is writable for the moment, or the client is closed (shutting down). Causes are followed, for errors that wrap one of these.
+ * primary is writable for the moment, or the client is closed (shutting down). Wrapped errors are
+ * followed, for errors made from one of these.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = wrapped(e), depth++) {
     if (
       e instanceof MongoNetworkError ||
       e instanceof MongoServerSelectionError ||

@@ -156,6 +156,39 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     assert.equal(await Trade.countDocuments({ agentId: agent.agent_id, status: 'filled' }), 1);
   });
 
+  it('when a trade answered "submitted" lost its job, then a resend with the same key stops it and places the trade instead of answering "in flight" for a day', async () => {
+    const ctx = testContext();
+    const { Trade } = ctx.deps.models;
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const body = { market_id: market._id, side: 'no', amount: 2, idempotency_key: 'job-lost-1' };
+    // The job never reaches a worker (Redis lost it) and the wait ends first: "submitted".
+    const queues = Object.create(ctx.deps.queues) as QueueClient;
+    queues.enqueueAndWait = async () => ({ state: 'pending', jobId: 'lost' }) as never;
+    const lost = buildApp({ ...ctx.deps, queues }, { operatorToken: ctx.operatorToken });
+    const submitted = await request(lost)
+      .post('/api/sdk/trade')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send(body);
+    assert.equal(submitted.body.fill_status, 'submitted', JSON.stringify(submitted.body));
+    const orphan = submitted.body.trade_id as string;
+
+    // Just after, the request may still be queueing it: "in flight".
+    assert.equal((await trade(agent, body)).body.error_code, 'idempotency_in_flight');
+    // Long after, no request is: the resend stops it and places the trade.
+    await Trade.collection.updateOne(
+      { _id: orphan as never },
+      { $set: { createdAt: new Date(Date.now() - 5 * 60_000) } },
+    );
+    const again = await trade(agent, body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.fill_status, 'filled');
+    assert.notEqual(again.body.trade_id, orphan);
+    const stopped = await Trade.findById(orphan).lean();
+    assert.equal(stopped?.status, 'failed', 'never run late');
+    assert.equal((await trade(agent, body)).body.trade_id, again.body.trade_id);
+  });
+
   it('when freeing a key that placed nothing fails because Redis is down, then it is freed once Redis answers again, and never a later request’s claim', async () => {
     const { deps, env } = testContext();
     const claim = (redis: Redis, key: string, tradeId: string) =>

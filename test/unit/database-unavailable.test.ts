@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import mongoose from 'mongoose';
 import { isDatabaseUnavailable } from '../../shared/infra/database-unavailable.js';
 
-const { MongoNetworkError, MongoServerError, MongoServerSelectionError } = mongoose.mongo;
+const { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } =
+  mongoose.mongo;
 
 describe('isDatabaseUnavailable: which database errors are a 503 #unit', () => {
   it('when the server is unreachable or went away mid-command, then it is an outage (also as a cause)', () => {
@@ -15,6 +16,18 @@ describe('isDatabaseUnavailable: which database errors are a 503 #unit', () => {
     );
     const wrapped = new Error('loading the agent failed', { cause: new MongoNetworkError('socket closed') });
     assert.equal(isDatabaseUnavailable(wrapped), true);
+  });
+
+  it('when a bulk write could not reach the server, then it is an outage (the driver wraps its own error in a MongoBulkWriteError)', () => {
+    // What bulkWrite/insertMany throw with the database down (seen in a chaos run: the claim of a
+    // batch of trades spent all its job's attempts instead of waiting for the database).
+    const cutOff = new MongoBulkWriteError(
+      new MongoServerSelectionError('connect ECONNREFUSED 127.0.0.1:1', { error: undefined } as never),
+      {} as never,
+    );
+    assert.equal(isDatabaseUnavailable(cutOff), true);
+    const refused = new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000 }, {} as never);
+    assert.equal(isDatabaseUnavailable(refused), false);
   });
 
   it('when a replica set has no writable primary for a moment (election, step-down, shutdown), then it is an outage', () => {

@@ -73,16 +73,29 @@ async function recordedUnderKey(deps: Deps, agentId: string, key: string) {
   );
 }
 
+/** An API queues a trade right after recording it: one older than this without a job lost it. */
+const QUEUED_WITHIN_MS = 60_000;
+
 /**
- * Stops the key's earlier trade when it is pending with no job that could run it: recorded, but its
- * request saw the write fail (the database went away before answering: the insert was applied, the
- * reply lost), gave the key back and never queued it. Its resend would otherwise be told "in flight"
- * until the reconcile job stopped it, 15 minutes on. A trade whose job is queued is left alone.
+ * Stops the key's earlier trade when it is pending and no job will run it, so that the resend places
+ * the trade instead of being told "in flight" until the reconcile job stops it, 15 minutes on:
+ * - its job failed for good (every attempt met an error: the trade never ran);
+ * - it has no job, and `ownRequestGone` (the key was free: its request gave the key back, e.g. after
+ *   the database applied the insert but its reply was lost) or it is old enough that its request
+ *   queued it long ago (Redis lost the job).
+ * A trade whose job is queued is left alone.
  */
-async function stoppedAsNeverQueued(deps: Deps, earlier: { _id: string; status: string }): Promise<boolean> {
+async function stoppedAsNeverRun(
+  deps: Deps,
+  earlier: { _id: string; status: string; createdAt: Date },
+  ownRequestGone: boolean,
+): Promise<boolean> {
   if (earlier.status !== 'pending') return false;
   const state = await tradeJobState(deps, earlier._id);
-  if (state !== 'missing' && state !== 'failed') return false;
+  const lost =
+    state === 'missing' &&
+    (ownRequestGone || earlier.createdAt.getTime() < deps.clock().getTime() - QUEUED_WITHIN_MS);
+  if (state !== 'failed' && !lost) return false;
   return stopNeverRunTrade(deps, earlier._id, deps.clock());
 }
 
@@ -146,12 +159,15 @@ export async function recordAndRun({
     return answer;
   };
   if (idem?.state === 'in-flight') {
-    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1 }).lean();
+    const first = await models.Trade.findById(idem.tradeId, { status: 1, result: 1, createdAt: 1 }).lean();
     if (first && FINAL_TRADE_STATUSES.includes(first.status) && first.result)
       return replayRecorded(first.result as TradeResult);
     // Stopped before it ran (the queue was down; its caller got a 503), but Redis was down too and
-    // the key kept pointing at it: the key is free, as it is once that claim expires.
-    const stoppedUnrun = first?.status === 'failed' && !first.result;
+    // the key kept pointing at it: the key is free, as it is once that claim expires. The same once
+    // it is stopped here because no job will run it.
+    const stoppedUnrun =
+      (first?.status === 'failed' && !first.result) ||
+      (first !== null && (await stoppedAsNeverRun(deps, first, false).catch(() => false)));
     const taken = stoppedUnrun ? await idem.takeOver() : null;
     if (!taken) throw duplicateInFlight();
     idem = taken;
@@ -177,7 +193,7 @@ export async function recordAndRun({
       }
       if (FINAL_TRADE_STATUSES.includes(earlier.status) && earlier.result)
         return replayRecorded(earlier.result as TradeResult);
-      if (!(await stoppedAsNeverQueued(deps, earlier).catch(() => false))) {
+      if (!(await stoppedAsNeverRun(deps, earlier, true).catch(() => false))) {
         await idem.abandon();
         throw duplicateInFlight();
       }
