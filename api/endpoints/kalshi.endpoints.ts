@@ -3,7 +3,7 @@ import {
   KalshiQuoteRequestSchema,
   KalshiQuoteResultSchema,
   KalshiSubmitRequestSchema,
-} from '../../shared/domains/trading/kalshi-trade.js';
+} from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import { TradeResultSchema } from '../../shared/domains/trading/trade.schemas.js';
 import { WalletChallengeResponseSchema } from '../../shared/domains/wallets/wallet.schemas.js';
 import { endpoint } from './endpoint.js';

@@ -1,4 +1,4 @@
-import { quoteKalshiTrade, submitKalshiTrade } from '../../shared/domains/trading/kalshi-trade.js';
+import { quoteKalshiTrade, submitKalshiTrade } from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import {
   proofStatus,
   solanaWalletChallenge,

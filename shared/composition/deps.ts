@@ -8,7 +8,8 @@ import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics, type Metrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import type { VenueRegistry } from '../domains/venues/venue-registry.js';
-import { createPolygonRpc, createVenues } from './venues.js';
+import type { TradingVenues } from '../domains/trading/venue-trading.js';
+import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
 import type { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
 import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
@@ -73,6 +74,8 @@ export interface Deps {
   metrics: Metrics;
   /** One adapter per reachable venue (sim, polymarket): the only way to a venue's market data. */
   venues: VenueRegistry;
+  /** One trading engine per venue (sim, polymarket, kalshi): the only way a trade reaches a venue. */
+  trading: TradingVenues;
   /** Polygon JSON-RPC reads (allowances, the authenticated RPC proxy); writes go through the relay. */
   polygon: PolygonRpc;
   /** Tells every process's caches that something changed (Redis pub/sub); see LocalCaches. */
@@ -108,6 +111,7 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock),
+    trading: createTradingVenues(),
     polygon: createPolygonRpc(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),

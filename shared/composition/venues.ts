@@ -9,6 +9,10 @@ import { KalshiAdapter } from '../domains/venues/kalshi/kalshi-adapter.js';
 import { PolymarketAdapter } from '../domains/venues/polymarket/polymarket-adapter.js';
 import { SimAdapter } from '../domains/venues/sim/sim-adapter.js';
 import { VenueRegistry } from '../domains/venues/venue-registry.js';
+import { TradingVenues } from '../domains/trading/venue-trading.js';
+import { kalshiVenueTrading } from '../domains/venues/kalshi/kalshi-venue-trading.js';
+import { polymarketVenueTrading } from '../domains/venues/polymarket/polymarket-venue-trading.js';
+import { simVenueTrading } from '../domains/venues/sim/sim-venue-trading.js';
 
 /**
  * The venue adapters of this process: sim over our own books, Polymarket and Kalshi at the
@@ -44,6 +48,11 @@ export function createVenues(
       log: log.child({ component: 'venue', venue: 'kalshi' }),
     }),
   ]);
+}
+
+/** The trading engines of this process, one per venue; each reaches its venue through `createVenues`'s adapters. */
+export function createTradingVenues(): TradingVenues {
+  return new TradingVenues([simVenueTrading, polymarketVenueTrading, kalshiVenueTrading]);
 }
 
 /**

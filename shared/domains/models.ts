@@ -20,7 +20,7 @@ import { redemptionModel } from './onchain/redemption.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
-import { kalshiQuoteModel } from './trading/kalshi-quote.model.js';
+import { kalshiQuoteModel } from './venues/kalshi/kalshi-quote.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
 import { priceAlertModel } from './alerts/price-alert.model.js';

@@ -16,7 +16,7 @@ import {
   sentOrders,
   signQuoted,
 } from '../support/kalshi-traders.js';
-import { kalshiTradeId, kalshiVenueOrder } from '../../shared/domains/trading/kalshi-trade.js';
+import { kalshiTradeId, kalshiVenueOrder } from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import { parseWireTransaction, transactionId } from '../../shared/domains/venues/dflow/solana-transaction.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
-import { QUOTE_TTL_SECONDS } from '../../shared/domains/trading/kalshi-trade.js';
+import { QUOTE_TTL_SECONDS } from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';

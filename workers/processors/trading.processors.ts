@@ -1,4 +1,4 @@
-import { followKalshiOrder } from '../../shared/domains/trading/execute-kalshi-order.js';
+import { followKalshiOrder } from '../../shared/domains/venues/kalshi/execute-kalshi-order.js';
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
@@ -6,7 +6,7 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { TradeBatcher } from '../../shared/domains/trading/trade-batcher.js';
+import { TradeBatcher } from '../../shared/domains/venues/sim/trade-batcher.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { Deps } from '../../shared/composition/deps.js';

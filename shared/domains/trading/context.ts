@@ -12,6 +12,7 @@ export function tradeContext(deps: Deps): TradeExecutionContext {
   return {
     deps,
     models: deps.models,
+    venues: deps.trading,
     log: deps.log,
     now: deps.clock,
     baseUrl,

@@ -1,12 +1,15 @@
 import type { Deps } from '../../composition/deps.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Models } from '../models.js';
+import type { TradingVenues } from './venue-trading.js';
 
 /** What a worker needs to execute trades, built once per process (context.ts). */
 export interface TradeExecutionContext {
   /** For real-venue orders: the venues, the owners' wallets and credentials. */
   deps: Deps;
   models: Models;
+  /** Where each trade goes by its venue: execution, order states and cancels. */
+  venues: TradingVenues;
   log: Logger;
   now: () => Date;
   baseUrl: string;

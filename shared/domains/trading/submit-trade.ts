@@ -7,10 +7,9 @@ import { normalizeVenue } from '../venues/venue-id.js';
 import type { TradeShape } from './trade-result.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
 import { prepareRealTrade } from './prepare-real-trade.js';
-import { VENUE_TRADE_RULES } from './venue-trade-rules.js';
 
 /**
- * `POST /api/sdk/trade`: normalises the venue and applies its rules (VENUE_TRADE_RULES), which take
+ * `POST /api/sdk/trade`: normalises the venue and hands the trade to it (TradingVenues), which takes
  * the trade from there: on sim, quoted (dry run) or persisted as pending, handed to the `trades`
  * queue and waited for until the deadline. Business refusals come back as `success: false` (HTTP 200).
  */
@@ -26,8 +25,8 @@ export async function submitTrade(
   // The schema admits only venue names, so this always finds one; the alias warning comes first.
   const normalized = normalizeVenue(req.venue)!;
   const { venue } = normalized;
-  const rules = VENUE_TRADE_RULES[venue];
-  const warnings = [...(normalized.warning ? [normalized.warning] : []), ...rules.warnings(req)];
+  const trading = deps.trading.get(venue);
+  const warnings = [...(normalized.warning ? [normalized.warning] : []), ...trading.warnings(req)];
   const shape: TradeShape = {
     id: null,
     marketId: req.market_id,
@@ -40,7 +39,7 @@ export async function submitTrade(
   };
   const holdings = { balanceMicro: agent.balanceMicro, sharesYesMicro: 0, sharesNoMicro: 0 };
   // A rule of the venue, not an account limit: dry runs are held to it too.
-  const max = rules.maxBuyMicro;
+  const max = trading.capabilities.maxBuyMicro;
   if (max !== null && shape.amountMicro > max)
     throw invalidField(
       'amount',
@@ -48,5 +47,5 @@ export async function submitTrade(
       req.amount,
       `Split the buy into trades of at most ${fromMicro(max)} $SIM.`,
     );
-  return rules.submit({ deps, agent, req, shape, holdings, admitted });
+  return trading.submit({ deps, agent, req, shape, holdings, admitted });
 }

@@ -2,7 +2,7 @@ import { fromMicro } from '../money.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Refusal } from '../refusal.js';
-import { sidePrice } from '../venues/sim/sim-decisions.js';
+import { sidePrice } from '../side-price.js';
 import type { TradeResult } from './trade.schemas.js';
 import type { TradeRecord } from './trade.model.js';
 

@@ -3,17 +3,9 @@ import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
-import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
-import {
-  credentialsOf,
-  orderAnswer,
-  orderFill,
-  orderStateOf,
-  recordOrderState,
-  type OrderState,
-} from './execute-venue-order.js';
+import { orderAnswer, orderFill, recordOrderState, type OrderState } from './venue-order-state.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
@@ -27,11 +19,7 @@ export async function syncOpenTrade(
   ctx: TradeExecutionContext,
   trade: TradeRecord,
 ): Promise<OrderState | null> {
-  const vo = trade.venueOrder;
-  if (!vo?.orderId) return null;
-  const creds = await credentialsOf(ctx, trade);
-  if (!creds) return null;
-  const state = await orderStateOf(ctx, creds, vo.orderId, vo.price);
+  const state = await ctx.venues.get(trade.venue).orderState?.(ctx, trade);
   if (!state) return null;
   const t = await recordOrderState(ctx, trade, state);
   if (state.working === 'done') {
@@ -64,7 +52,12 @@ export async function syncVenueOrders(
   deps: Deps,
 ): Promise<{ synced: number; closed: number; failed: number; requeued: number }> {
   const ctx = tradeContext(deps);
-  const open = await deps.models.Trade.find({ venue: 'polymarket', status: 'open' })
+  // Venues that say where an open order stands; the others follow theirs by other means.
+  const synced = ctx.venues
+    .all()
+    .filter((v) => v.orderState)
+    .map((v) => v.venue);
+  const open = await deps.models.Trade.find({ venue: { $in: synced }, status: 'open' })
     .sort({ 'venueOrder.syncedAt': 1 })
     .limit(SYNC_BATCH)
     .lean();
@@ -151,20 +144,16 @@ export async function cancelOrders(
   for (const t of trades) {
     const orderId = t.venueOrder?.orderId;
     if (!orderId) continue;
-    if (t.venue !== 'polymarket') {
-      // A DFlow order is a landed Solana transaction: it fills or expires on its own within seconds.
+    const venue = ctx.venues.get(t.venue);
+    if (!venue.cancel) {
+      // E.g. a DFlow order is a landed Solana transaction: it fills or expires on its own within seconds.
       notCanceled[orderId] = `${t.venue} orders cannot be cancelled: they fill or expire by themselves`;
       continue;
     }
-    const creds = await credentialsOf(ctx, t);
-    if (!creds) {
-      notCanceled[orderId] = 'no CLOB credentials for the wallet of this account';
-      continue;
-    }
     try {
-      const answer = await polymarketTrading(deps).cancel(creds, [orderId]);
-      if (answer.canceled.includes(orderId)) canceled.push(orderId);
-      else notCanceled[orderId] = answer.not_canceled?.[orderId] ?? 'not canceled';
+      const outcome = await venue.cancel(ctx, t, orderId);
+      if (outcome.canceled) canceled.push(orderId);
+      else notCanceled[orderId] = outcome.reason;
       await syncOpenTrade(ctx, t);
     } catch (err) {
       if (!(err instanceof VenueHttpError)) throw err;

@@ -18,7 +18,8 @@ import type {
 } from '../venue-adapter.js';
 import { price } from './lmsr.js';
 import { bookState, SHARE_STEP_MICRO, SIM_MIN_ORDER_SIZE, syntheticBook } from './sim-book.js';
-import { decideBuyFill, decideSellFill, sidePrice } from './sim-decisions.js';
+import { sidePrice } from '../../side-price.js';
+import { decideBuyFill, decideSellFill } from './sim-decisions.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

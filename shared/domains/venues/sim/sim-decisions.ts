@@ -117,10 +117,6 @@ export function decideSellReserve(
 
 export type FillQuote = MarketEventDraft;
 
-/** Price of `side` from the YES price (the clamp is symmetric, so this equals pricing NO directly). */
-export const sidePrice = (yesPrice: number, side: Outcome) =>
-  side === 'yes' ? yesPrice : Math.round((1 - yesPrice) * 1e12) / 1e12;
-
 /**
  * Why the book takes no trade now, if it does not: not active, or a sim catalogue market past its
  * resolution time (imported markets close when their venue closes them, not by the clock).

@@ -1,6 +1,6 @@
-import type { TradeExecutionContext } from './execution-context.js';
+import type { TradeExecutionContext } from '../../trading/execution-context.js';
 import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
-import type { TradeResult } from './trade.schemas.js';
+import type { TradeResult } from '../../trading/trade.schemas.js';
 
 interface Waiting {
   tradeId: string;

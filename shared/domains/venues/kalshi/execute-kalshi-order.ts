@@ -1,19 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import { afterWrite } from '../../infra/faults.js';
-import { VenueHttpError } from '../../infra/http/venue-http-error.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { refusalOf, type Refusal } from '../refusal.js';
-import { dflowTrading, SolanaRpcError, type DflowOrderStatus } from '../venues/dflow/dflow-trading.js';
-import { tradeContext } from './context.js';
-import type { TradeExecutionContext } from './execution-context.js';
-import { orderAnswer, orderFill, recordOrderState, type OrderState } from './execute-venue-order.js';
+import type { Deps } from '../../../composition/deps.js';
+import { AppError } from '../../../infra/errors.js';
+import { afterWrite } from '../../../infra/faults.js';
+import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import { refusalOf, type Refusal } from '../../refusal.js';
+import { dflowTrading, SolanaRpcError, type DflowOrderStatus } from '../dflow/dflow-trading.js';
+import { tradeContext } from '../../trading/context.js';
+import type { TradeExecutionContext } from '../../trading/execution-context.js';
+import {
+  orderAnswer,
+  orderFill,
+  recordOrderState,
+  type OrderState,
+} from '../../trading/venue-order-state.js';
 import { NO_USDC_ACCOUNT, QUOTE_GONE, type KalshiSigned } from './kalshi-trade.js';
-import { closeOpenTrade, finishTrade, queueLateFillEffects } from './trade-lifecycle.js';
-import type { TradeRecord } from './trade.model.js';
-import { refusedResult, shapeOf } from './trade-result.js';
-import type { TradeResult } from './trade.schemas.js';
+import { closeOpenTrade, finishTrade, queueLateFillEffects } from '../../trading/trade-lifecycle.js';
+import type { TradeRecord } from '../../trading/trade.model.js';
+import { refusedResult, shapeOf } from '../../trading/trade-result.js';
+import type { TradeResult } from '../../trading/trade.schemas.js';
 
 /**
  * A Kalshi trade in the worker (kalshi.md §2.6): the signed transaction recorded by the submit is

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SchemaRecord } from '../schema-record.js';
+import type { SchemaRecord } from '../../schema-record.js';
 
 /**
  * A Kalshi quote (`POST /api/sdk/trade/kalshi/quote`): the unsigned DFlow transaction handed to the

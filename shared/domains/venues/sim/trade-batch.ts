@@ -1,5 +1,5 @@
-import type { AgentRecord } from '../agents/agent.model.js';
-import { afterWrite } from '../../infra/faults.js';
+import type { AgentRecord } from '../../agents/agent.model.js';
+import { afterWrite } from '../../../infra/faults.js';
 import {
   agentUpdate,
   entryFor,
@@ -7,22 +7,23 @@ import {
   positionUpdate,
   rollForwardAgent,
   type EntryDraft,
-} from '../ledger/ledger.js';
-import type { LedgerEntryRecord } from '../ledger/ledger-entry.model.js';
-import { TRADING_PAUSED } from '../limits/trade-guard.js';
-import type { MarketEventRecord } from '../markets/market-event.model.js';
-import { eventUpdate, rollForwardMarket, type MarketEventDraft } from '../markets/market-log.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { positionId, type PositionRecord } from '../positions/position.model.js';
-import type { Refusal } from '../refusal.js';
-import { buyPlan, removedCost, sellPlan } from '../venues/sim/sim-trade-plan.js';
-import { applyUpdate, changedFields } from '../../util/apply-update.js';
-import { executeTrade, fillAnswer, planOf } from './execute-trade.js';
-import type { TradeExecutionContext } from './execution-context.js';
-import { claimTrades, finishTrades, type TradeOutcome } from './trade-lifecycle.js';
-import type { TradeRecord } from './trade.model.js';
-import { refusedResult, shapeOf, type Holdings } from './trade-result.js';
-import type { TradeResult } from './trade.schemas.js';
+} from '../../ledger/ledger.js';
+import type { LedgerEntryRecord } from '../../ledger/ledger-entry.model.js';
+import { TRADING_PAUSED } from '../../limits/trade-guard.js';
+import type { MarketEventRecord } from '../../markets/market-event.model.js';
+import { eventUpdate, rollForwardMarket, type MarketEventDraft } from '../../markets/market-log.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import { positionId, type PositionRecord } from '../../positions/position.model.js';
+import type { Refusal } from '../../refusal.js';
+import { buyPlan, removedCost, sellPlan } from './sim-trade-plan.js';
+import { applyUpdate, changedFields } from '../../../util/apply-update.js';
+import { executeTrade } from '../../trading/execute-trade.js';
+import { fillAnswer, planOf } from './sim-execute.js';
+import type { TradeExecutionContext } from '../../trading/execution-context.js';
+import { claimTrades, finishTrades, type TradeOutcome } from '../../trading/trade-lifecycle.js';
+import type { TradeRecord } from '../../trading/trade.model.js';
+import { refusedResult, shapeOf, type Holdings } from '../../trading/trade-result.js';
+import type { TradeResult } from '../../trading/trade.schemas.js';
 
 /**
  * Group commit of sim trades: the trades a worker has in hand are claimed together, decided in

@@ -1,41 +1,29 @@
 import { randomInt } from 'node:crypto';
-import { AppError } from '../../infra/errors.js';
-import { afterWrite } from '../../infra/faults.js';
-import { VenueHttpError } from '../../infra/http/venue-http-error.js';
-import { appendLedgerEntry } from '../ledger/ledger.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { heldElsewhere, holderOfTrade } from '../positions/holder.js';
-import { positionId } from '../positions/position.model.js';
-import { accept, type Refusal } from '../refusal.js';
-import { clobRefusal } from '../venues/polymarket/orders/clob-refusals.js';
-import type { ClobCredentials, ClobOrderType } from '../venues/polymarket/orders/clob-trading.js';
-import type { PostOrderAnswer } from '../venues/polymarket/orders/clob-trading.schemas.js';
-import { limitOrderAmounts, marketBuyAmounts } from '../venues/polymarket/orders/order-amounts.js';
+import { AppError } from '../../../infra/errors.js';
+import { afterWrite } from '../../../infra/faults.js';
+import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import type { Refusal } from '../../refusal.js';
+import type { TradeExecutionContext } from '../../trading/execution-context.js';
+import { finishTrade } from '../../trading/trade-lifecycle.js';
+import type { TradeRecord } from '../../trading/trade.model.js';
+import { refusedResult, shapeOf } from '../../trading/trade-result.js';
+import type { TradeResult } from '../../trading/trade.schemas.js';
 import {
-  orderHash,
-  signOrder,
-  ZERO_BYTES32,
-  type SignedV2Order,
-} from '../venues/polymarket/orders/order-eip712.js';
-import { polymarketTrading } from '../venues/polymarket/polymarket-trading.js';
-import { clobCredentialsFor, deriveManagedClobCredentials } from '../wallets/clob-credentials.js';
-import { agentWalletCredentials, agentWalletSigner } from '../wallets/agent-wallets.js';
-import { managedSigner } from '../wallets/managed-wallet.js';
-import type { TradeExecutionContext } from './execution-context.js';
-import { finishTrade, type TradeFill } from './trade-lifecycle.js';
-import type { TradeRecord } from './trade.model.js';
-import { refusedResult, shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
-import type { TradeResult } from './trade.schemas.js';
-
-/** Where the venue's order stands: matched so far (cumulative) and whether it is still working. */
-export interface OrderState {
-  sharesMicro: number;
-  amountMicro: number;
-  /** `live`: resting on the book; `delayed`: queued by the venue; `done`: matched or cancelled for good. */
-  working: 'live' | 'delayed' | 'done';
-  /** The venue says the order was cancelled (by the owner, or a FAK/FOK remainder). */
-  canceled: boolean;
-}
+  orderAnswer,
+  orderFill,
+  recordOrderState,
+  type OrderState,
+} from '../../trading/venue-order-state.js';
+import { clobCredentialsFor, deriveManagedClobCredentials } from '../../wallets/clob-credentials.js';
+import { agentWalletCredentials, agentWalletSigner } from '../../wallets/agent-wallets.js';
+import { managedSigner } from '../../wallets/managed-wallet.js';
+import { clobRefusal } from './orders/clob-refusals.js';
+import type { ClobCredentials, ClobOrderType } from './orders/clob-trading.js';
+import type { PostOrderAnswer } from './orders/clob-trading.schemas.js';
+import { limitOrderAmounts, marketBuyAmounts } from './orders/order-amounts.js';
+import { orderHash, signOrder, ZERO_BYTES32, type SignedV2Order } from './orders/order-eip712.js';
+import { polymarketTrading } from './polymarket-trading.js';
 
 /** The owner a trade acts for, from its settings key (`user:<id>`): real trades are a user's. */
 const ownerOfTrade = (t: TradeRecord) => {
@@ -158,159 +146,12 @@ export async function orderStateOf(
 }
 
 /**
- * Books what the venue has matched of the order beyond what is booked already: one ledger entry per
- * new cumulative size (its id names that size, so a repeat finds it), then the trade's counters.
- */
-export async function bookMatches(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-  state: Pick<OrderState, 'sharesMicro' | 'amountMicro'>,
-): Promise<TradeRecord> {
-  const vo = t.venueOrder!;
-  const addShares = state.sharesMicro - vo.matchedSharesMicro;
-  const addAmount = state.amountMicro - vo.matchedAmountMicro;
-  if (addShares <= 0) return t;
-  const first = vo.matchedSharesMicro === 0;
-  // Every fill names the wallet it landed in, so the position knows where its tokens are.
-  const holder = holderOfTrade(t);
-  const side = t.side === 'yes' ? 'Yes' : 'No';
-  const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
-  await appendLedgerEntry(
-    ctx.models,
-    t.agentId,
-    `${t._id}-match-${state.sharesMicro}`,
-    target,
-    ({ position }) => {
-      // Trades are refused from a wallet other than the holder (holding-wallet.ts), but two first
-      // buys from two wallets at once can both pass: the venue filled both, so the fill is booked,
-      // and the split is logged for an operator (the position records one holder).
-      if (holder && position && heldElsewhere(position, holder))
-        ctx.deps.log.error(
-          { tradeId: t._id, positionId: target.positionId, holder, recorded: position.holderAddress },
-          'a fill landed in a wallet other than the position holder',
-        );
-      const counted = first ? { tradesCount: 1, realTradesCount: 1 } : {};
-      if (t.action === 'buy')
-        return accept({
-          kind: 'venue-buy',
-          tradeId: t._id,
-          agent: counted,
-          position: {
-            [shares]: addShares,
-            [cost]: addAmount,
-            statusAfter: 'open' as const,
-            source: t.source,
-            holder,
-          },
-        });
-      // A sale takes its shares' average cost off the position; shares bought elsewhere have none here.
-      const held = position?.[shares] ?? 0;
-      const sold = Math.min(addShares, held);
-      const removed = held > 0 ? Math.round(((position?.[cost] ?? 0) * sold) / held) : 0;
-      const emptyAfter =
-        position !== null &&
-        held - sold === 0 &&
-        (side === 'Yes' ? position.sharesNoMicro : position.sharesYesMicro) === 0;
-      return accept({
-        kind: 'venue-sell',
-        tradeId: t._id,
-        agent: counted,
-        position: {
-          [shares]: -sold,
-          [cost]: -removed,
-          realizedPnlMicro: addAmount - removed,
-          statusAfter: emptyAfter ? ('closed' as const) : null,
-          source: t.source,
-          holder,
-        },
-      });
-    },
-    ctx.now,
-  );
-  await ctx.models.Trade.updateOne(
-    { _id: t._id, 'venueOrder.matchedSharesMicro': vo.matchedSharesMicro },
-    {
-      $set: {
-        'venueOrder.matchedSharesMicro': state.sharesMicro,
-        'venueOrder.matchedAmountMicro': state.amountMicro,
-      },
-    },
-  );
-  return {
-    ...t,
-    venueOrder: { ...vo, matchedSharesMicro: state.sharesMicro, matchedAmountMicro: state.amountMicro },
-  };
-}
-
-/** Books the order's new matches and records the venue's word on it (status, when synced). */
-export async function recordOrderState(
-  ctx: TradeExecutionContext,
-  trade: TradeRecord,
-  state: OrderState,
-): Promise<TradeRecord> {
-  const t = await bookMatches(ctx, trade, state);
-  const status = state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working;
-  await ctx.models.Trade.updateOne(
-    { _id: t._id },
-    { $set: { 'venueOrder.status': status, 'venueOrder.syncedAt': ctx.now() } },
-  );
-  return t;
-}
-
-/** The fill a trade records for where its order stands (`result`: the answer built for it). */
-export const orderFill = (state: OrderState, market: MarketRecord, result: TradeResult): TradeFill => ({
-  sharesMicro: state.sharesMicro,
-  amountMicro: state.amountMicro,
-  priceBefore: market.currentPrice,
-  priceAfter: result.new_price,
-  balanceAfterMicro: Math.round(result.balance * 1e6),
-});
-
-/** The trade's answer for where its order stands. */
-export async function orderAnswer(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-  market: MarketRecord,
-  state: OrderState,
-): Promise<TradeResult> {
-  const vo = t.venueOrder!;
-  const [position, agent] = await Promise.all([
-    ctx.models.Position.findById(positionId(t.agentId, t.marketId, t.venue)).lean(),
-    ctx.models.Agent.findById(t.agentId, { balanceMicro: 1 }).lean(),
-  ]);
-  const outcome: VenueOrderOutcome = {
-    sharesMicro: state.sharesMicro,
-    amountMicro: state.amountMicro,
-    price: state.sharesMicro > 0 ? state.amountMicro / state.sharesMicro : vo.price,
-    orderStatus: state.working === 'done' ? 'matched' : state.working,
-    fillStatus: state.working === 'done' ? 'filled' : 'submitted',
-    orderId: vo.orderId,
-  };
-  return venueOrderResult(
-    shapeOf(t),
-    market,
-    outcome,
-    {
-      balanceMicro: agent?.balanceMicro ?? 0,
-      sharesYesMicro: position?.sharesYesMicro ?? 0,
-      sharesNoMicro: position?.sharesNoMicro ?? 0,
-    },
-    false,
-  );
-}
-
-/**
  * Runs a real-venue trade in the worker: signs it (managed wallet) or takes the client's signed
  * order, posts it under the owner's L2 credentials, books what matched and records the answer.
  * Exactly once however often it runs: the order is recorded (with its id, the order hash) before
  * it is sent; the CLOB refuses the same order twice, so a repeat finds the first by its id.
  */
-export async function executeVenueOrder(
+export async function executePolymarketOrder(
   ctx: TradeExecutionContext,
   trade: TradeRecord,
   market: MarketRecord,
@@ -327,7 +168,7 @@ export async function executeVenueOrder(
       ctx.now(),
     );
   };
-  if (t.venue !== 'polymarket' || !vo)
+  if (!vo)
     throw new AppError(500, 'venue_order_missing', `Trade ${t._id} has no venue order`, 'This is a bug.', {
       retryable: false,
     });

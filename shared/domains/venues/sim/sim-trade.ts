@@ -1,16 +1,16 @@
-import type { AgentRecord } from '../agents/agent.model.js';
-import { rollForwardAgent } from '../ledger/ledger.js';
-import { rollForwardMarket } from '../markets/market-log.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import type { Models } from '../models.js';
-import { positionId } from '../positions/position.model.js';
-import type { Refusal } from '../refusal.js';
-import { CONDITION_ID, EXTERNAL_ID_LABEL, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
-import { buyPlan, holdingsAfter, removedCost, sellPlan } from '../venues/sim/sim-trade-plan.js';
-import { filledResult, NO_MARKET, refusedResult, type TradeShape } from './trade-result.js';
-import type { TradeResult } from './trade.schemas.js';
-import type { VenueTrade } from './venue-trade.js';
-import { recordAndRun } from './record-and-run.js';
+import type { AgentRecord } from '../../agents/agent.model.js';
+import { rollForwardAgent } from '../../ledger/ledger.js';
+import { rollForwardMarket } from '../../markets/market-log.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import type { Models } from '../../models.js';
+import { positionId } from '../../positions/position.model.js';
+import type { Refusal } from '../../refusal.js';
+import { CONDITION_ID, EXTERNAL_ID_LABEL, isServiceMarketId, KALSHI_TICKER } from '../external-ids.js';
+import { buyPlan, holdingsAfter, removedCost, sellPlan } from './sim-trade-plan.js';
+import { filledResult, NO_MARKET, refusedResult, type TradeShape } from '../../trading/trade-result.js';
+import type { TradeResult } from '../../trading/trade.schemas.js';
+import type { VenueTrade } from '../../trading/venue-trade.js';
+import { recordAndRun } from '../../trading/record-and-run.js';
 
 async function marketNotFound(models: Models, id: string): Promise<Refusal> {
   let hint = 'Markets are addressed by the service market_id (a UUID) from GET /api/sdk/markets.';

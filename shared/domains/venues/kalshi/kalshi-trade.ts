@@ -1,43 +1,43 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Deps } from '../../composition/deps.js';
-import { VenueHttpError } from '../../infra/http/venue-http-error.js';
-import type { AgentRecord } from '../agents/agent.model.js';
-import { checkStanding, guardedTrade, loadGuard } from '../limits/trade-guard.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { heldElsewhere } from '../positions/holder.js';
-import { positionId } from '../positions/position.model.js';
-import { type Refusal, isDuplicateKey, refusalOf } from '../refusal.js';
+import type { Deps } from '../../../composition/deps.js';
+import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
+import type { AgentRecord } from '../../agents/agent.model.js';
+import { checkStanding, guardedTrade, loadGuard } from '../../limits/trade-guard.js';
+import type { MarketRecord } from '../../markets/market.model.js';
+import { heldElsewhere } from '../../positions/holder.js';
+import { positionId } from '../../positions/position.model.js';
+import { type Refusal, isDuplicateKey, refusalOf } from '../../refusal.js';
 import {
   dflowRefusal,
   dflowTrading,
   USDC_MINT,
   type DflowMarket,
   type DflowOrder,
-} from '../venues/dflow/dflow-trading.js';
+} from '../dflow/dflow-trading.js';
 import {
   allSigned,
   messageDigest,
   parseWireTransaction,
   transactionId,
   type WireTransaction,
-} from '../venues/dflow/solana-transaction.js';
-import { isServiceMarketId } from '../venues/external-ids.js';
-import { venueUnavailable } from '../venues/venue-unavailable.js';
-import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletOf } from '../wallets/solana-wallet.js';
+} from '../dflow/solana-transaction.js';
+import { isServiceMarketId } from '../external-ids.js';
+import { venueUnavailable } from '../venue-unavailable.js';
+import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletOf } from '../../wallets/solana-wallet.js';
 import type { KalshiQuoteRecord } from './kalshi-quote.model.js';
-import { requireClaimed } from './real-venue-trade.js';
-import { recordAndRun } from './record-and-run.js';
-import { FINAL_TRADE_STATUSES, type TradeRecord, type VenueOrder } from './trade.model.js';
+import { requireClaimed } from '../../trading/real-venue-trade.js';
+import { recordAndRun } from '../../trading/record-and-run.js';
+import { FINAL_TRADE_STATUSES, type TradeRecord, type VenueOrder } from '../../trading/trade.model.js';
 import {
   MARKET_NOT_FOUND,
   refusedResult,
   submittedResult,
   venueOrderResult,
   type TradeShape,
-} from './trade-result.js';
-import type { TradeRequest, TradeResult } from './trade.schemas.js';
-import type { VenueTrade } from './venue-trade.js';
+} from '../../trading/trade-result.js';
+import type { TradeRequest, TradeResult } from '../../trading/trade.schemas.js';
+import type { VenueTrade } from '../../trading/venue-trade.js';
 
 /**
  * Kalshi through DFlow on Solana (client-contract §4.3, kalshi.md §2): the service asks DFlow for

@@ -1,0 +1,84 @@
+import { AppError } from '../../infra/errors.js';
+import type { MarketRecord } from '../markets/market.model.js';
+import type { VenueId } from '../venues/venue-id.js';
+import type { TradeExecutionContext } from './execution-context.js';
+import type { OrderState } from './venue-order-state.js';
+import type { TradeRecord } from './trade.model.js';
+import type { TradeRequest, TradeResult } from './trade.schemas.js';
+
+type OrderType = NonNullable<TradeRequest['order_type']>;
+import type { VenueTrade } from './venue-trade.js';
+
+/** What a venue offers a trade: what the API checks, tells agents and routes on instead of its name. */
+export interface VenueCapabilities {
+  /** `paper`: $SIM on our own book; `real`: the owner's money on the venue. */
+  money: 'paper' | 'real';
+  /** Orders may stay open on the venue after the trade call (resting or asynchronous). */
+  restingOrders: boolean;
+  /** An open order can be cancelled on the venue. */
+  cancellable: boolean;
+  /** The order types the venue acts on (others are refused or warned about by its `warnings`). */
+  orderTypes: readonly OrderType[];
+  /**
+   * The largest buy in micro-$SIM: a rule of the venue, not an account limit, so dry runs are held
+   * to it too. Null when the venue has none.
+   */
+  maxBuyMicro: number | null;
+  /** Where trading fees come from: none (sim), or the market's fee rate as the venue sets it. */
+  fees: 'none' | 'market';
+}
+
+/** A cancel's outcome for one order. */
+export type CancelOutcome = { canceled: true } | { canceled: false; reason: string };
+
+/**
+ * Everything a venue does with a trade, behind one interface: the API submits through it, the
+ * worker executes through it, the order sync and cancels reach open orders through it. Nothing
+ * outside the venue's own folder branches on its name; `TradingVenues` looks it up by id.
+ */
+export interface VenueTrading {
+  readonly venue: VenueId;
+  readonly capabilities: VenueCapabilities;
+  /** Warnings a request gets on this venue (e.g. an order type without effect there). */
+  warnings(req: TradeRequest): string[];
+  /** Takes a validated request from the API: quotes a dry run, or records, runs and answers a live trade. */
+  submit(trade: VenueTrade): Promise<TradeResult>;
+  /**
+   * Runs a recorded trade in the worker, exactly once however often it is called: a first run, or a
+   * resume after a crash (the trade is `executing`; the venue's records say what already happened).
+   */
+  execute(ctx: TradeExecutionContext, trade: TradeRecord, market: MarketRecord): Promise<TradeResult>;
+  /**
+   * The venue's word on an open order (for the `sync-venue-orders` job); null when it cannot say
+   * now. Absent: the venue follows its open orders by other means (or has none).
+   */
+  orderState?(ctx: TradeExecutionContext, trade: TradeRecord): Promise<OrderState | null>;
+  /** Cancels an open order on the venue; absent when `capabilities.cancellable` is false. */
+  cancel?(ctx: TradeExecutionContext, trade: TradeRecord, orderId: string): Promise<CancelOutcome>;
+}
+
+/** The trading venues of this process, one per venue id; built once in the composition root. */
+export class TradingVenues {
+  private readonly byId = new Map<VenueId, VenueTrading>();
+
+  constructor(venues: VenueTrading[]) {
+    for (const v of venues) this.byId.set(v.venue, v);
+  }
+
+  /** The venue `id` trades through, or a 503 `venue_unavailable` when this service cannot trade there. */
+  get(id: VenueId): VenueTrading {
+    const venue = this.byId.get(id);
+    if (!venue)
+      throw new AppError(
+        503,
+        'venue_unavailable',
+        `Trading on ${id} is not available on this service`,
+        'Trade on venue "sim", or ask the operator which venues this deployment trades on (GET /api/admin/venues).',
+      );
+    return venue;
+  }
+
+  all(): VenueTrading[] {
+    return [...this.byId.values()];
+  }
+}

@@ -1,0 +1,24 @@
+import type { VenueTrading } from '../../trading/venue-trading.js';
+import { executeKalshiOrder } from './execute-kalshi-order.js';
+import { tradeKalshiVenue } from './kalshi-trade.js';
+
+/**
+ * Real trading on Kalshi through DFlow: the agent's Solana wallet signs a quoted transaction (quote
+ * and submit endpoints; `/api/sdk/trade` prices dry runs only). The order is asynchronous: it
+ * fills or expires by itself within seconds (the `follow-kalshi-order` job watches it), and cannot
+ * be cancelled.
+ */
+export const kalshiVenueTrading: VenueTrading = {
+  venue: 'kalshi',
+  capabilities: {
+    money: 'real',
+    restingOrders: true,
+    cancellable: false,
+    orderTypes: ['FAK'],
+    maxBuyMicro: null,
+    fees: 'market',
+  },
+  warnings: () => [],
+  submit: tradeKalshiVenue,
+  execute: executeKalshiOrder,
+};

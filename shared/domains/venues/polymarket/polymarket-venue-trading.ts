@@ -1,0 +1,38 @@
+import type { VenueTrading } from '../../trading/venue-trading.js';
+import { credentialsOf, executePolymarketOrder, orderStateOf } from './execute-polymarket-order.js';
+import { submitPolymarketTrade } from './polymarket-trade.js';
+import { polymarketTrading } from './polymarket-trading.js';
+
+/**
+ * Real trading on Polymarket's CLOB: orders signed by the owner's wallet (or the service's managed
+ * one), posted under the wallet's L2 credentials; limit orders rest on the book until matched or
+ * cancelled, and the `sync-venue-orders` job follows them.
+ */
+export const polymarketVenueTrading: VenueTrading = {
+  venue: 'polymarket',
+  capabilities: {
+    money: 'real',
+    restingOrders: true,
+    cancellable: true,
+    orderTypes: ['GTC', 'GTD', 'FOK', 'FAK'],
+    maxBuyMicro: null,
+    fees: 'market',
+  },
+  warnings: () => [],
+  submit: submitPolymarketTrade,
+  execute: executePolymarketOrder,
+  orderState: async (ctx, trade) => {
+    const vo = trade.venueOrder;
+    if (!vo?.orderId) return null;
+    const creds = await credentialsOf(ctx, trade);
+    return creds ? orderStateOf(ctx, creds, vo.orderId, vo.price) : null;
+  },
+  cancel: async (ctx, trade, orderId) => {
+    const creds = await credentialsOf(ctx, trade);
+    if (!creds) return { canceled: false, reason: 'no CLOB credentials for the wallet of this account' };
+    const answer = await polymarketTrading(ctx.deps).cancel(creds, [orderId]);
+    return answer.canceled.includes(orderId)
+      ? { canceled: true }
+      : { canceled: false, reason: answer.not_canceled?.[orderId] ?? 'not canceled' };
+  },
+};
