@@ -12,6 +12,7 @@ import type { TradingVenues } from '../domains/trading/venue-trading.js';
 import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
 import type { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
 import { createModels, ensureIndexes, type Models } from '../domains/models.js';
+import { migrateStoredDocuments } from '../domains/migrations.js';
 import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
 import { LocalCache } from '../infra/local-cache.js';
 import type { AgentRecord } from '../domains/agents/agent.model.js';
@@ -90,6 +91,7 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
   const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
   const models = createModels(mongo);
   await ensureIndexes(models);
+  await migrateStoredDocuments(models, log);
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);

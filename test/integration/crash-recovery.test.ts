@@ -276,7 +276,7 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
       venueOrder: {
         signer: 'managed',
         orderType: 'FAK',
-        tokenId: market.polymarketTokenId!,
+        tokenId: market.venueRef!.yesTokenId!,
         negRisk: false,
         tickSize: market.tickSize,
         price: 0.5,
@@ -302,7 +302,10 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
       agentId: agent.agent_id,
       venue: 'polymarket',
     }).lean())!;
-    assert.equal(position.sharesYesMicro, Math.round(Number(held.tokens[market.polymarketTokenId!]) * 1e6));
+    assert.equal(
+      position.sharesYesMicro,
+      Math.round(Number(held.tokens[market.venueRef!.yesTokenId!]) * 1e6),
+    );
   });
 
   it('when a worker is killed between sending a Kalshi transaction and tracking its order, then the order is followed to its end and booked once', async () => {

@@ -34,10 +34,13 @@ describe('Market imports from Polymarket #integration', () => {
     const stored = await testContext().deps.models.Market.findById(res.body.markets[0].market_id).lean();
     assert.ok(stored);
     assert.equal(stored.importSource, 'polymarket');
-    assert.equal(stored.polymarketId, first.condition_id);
-    assert.equal(stored.polymarketTokenId, first.token_ids[0]);
-    assert.equal(stored.polymarketNoTokenId, first.token_ids[1]);
-    assert.equal(stored.polymarketNegRisk, true);
+    assert.deepEqual(stored.venueRef, {
+      venue: 'polymarket',
+      externalId: first.condition_id,
+      yesTokenId: first.token_ids[0],
+      noTokenId: first.token_ids[1],
+      negRisk: true,
+    });
     assert.equal(stored.outcomeName, 'Alice');
     assert.ok(Math.abs(stored.currentPrice - 0.4) < 0.011, `price ${stored.currentPrice}`);
     assert.notEqual(stored._id, first.condition_id);
@@ -180,7 +183,8 @@ describe('Market imports from Polymarket #integration', () => {
     );
     assert.equal(idSets.size, 1);
     const stored = await testContext().deps.models.Market.countDocuments({
-      polymarketId: { $in: event.markets.map((m) => m.condition_id) },
+      'venueRef.venue': 'polymarket',
+      'venueRef.externalId': { $in: event.markets.map((m) => m.condition_id) },
     });
     assert.equal(stored, 3);
     assert.equal(
@@ -253,7 +257,7 @@ describe('Market imports from Polymarket #integration', () => {
     const res = await get(agent, '/api/sdk/markets/importable?min_volume=1000&limit=100');
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.markets.length > 0);
-    const here = await testContext().deps.models.Market.distinct('polymarketId', {
+    const here = await testContext().deps.models.Market.distinct('venueRef.externalId', {
       importSource: 'polymarket',
     });
     for (const m of res.body.markets) {

@@ -47,8 +47,13 @@ describe('Market imports from Kalshi #integration', () => {
     const stored = await testContext().deps.models.Market.findById(res.body.market_id).lean();
     assert.ok(stored);
     assert.equal(stored.importSource, 'kalshi');
-    assert.equal(stored.kalshiTicker, ticker);
-    assert.equal(stored.polymarketId, null);
+    assert.deepEqual(stored.venueRef, {
+      venue: 'kalshi',
+      externalId: ticker,
+      yesTokenId: null,
+      noTokenId: null,
+      negRisk: null,
+    });
     assert.equal(stored.eventRef, event.event_ticker);
     assert.equal(stored.outcomeName, 'Above 10');
     assert.equal(stored.externalBestBid, 0.41);
@@ -211,7 +216,7 @@ describe('Market imports from Kalshi #integration', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const stored = await testContext()
       .deps.models.Market.find({ eventRef: event.event_ticker })
-      .sort({ kalshiTicker: 1 })
+      .sort({ 'venueRef.externalId': 1 })
       .lean();
     assert.equal(stored.length, 2);
     const view = (m: (typeof stored)[number]) => [

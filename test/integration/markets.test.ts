@@ -339,12 +339,18 @@ describe('rolling 24 h volume #integration', () => {
     const poly = await makeMarket({
       importSource: 'polymarket',
       url: `https://polymarket.com/event/${slug}`,
-      polymarketId: conditionId,
+      venueRef: {
+        venue: 'polymarket',
+        externalId: conditionId,
+        yesTokenId: null,
+        noTokenId: null,
+        negRisk: null,
+      },
     });
     const kalshi = await makeMarket({
       importSource: 'kalshi',
       url: `https://kalshi.com/markets/kxcheck/some-title/${ticker.toLowerCase()}`,
-      kalshiTicker: ticker,
+      venueRef: { venue: 'kalshi', externalId: ticker, yesTokenId: null, noTokenId: null, negRisk: null },
     });
     const check = (q: string) => api().get(`/api/sdk/markets/check?${q}`).set(auth);
 

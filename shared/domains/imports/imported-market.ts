@@ -2,6 +2,7 @@ import { MICRO } from '../money.js';
 import { seedUuid } from '../markets/catalogue.js';
 import { FAST_WINDOWS, type FastWindow } from '../markets/fast-markets.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { venueRefOf } from '../markets/venue-ref.js';
 import type { Models } from '../models.js';
 import { isDuplicateKey } from '../refusal.js';
 import { clampPrice, DEFAULT_LIQUIDITY, stateAt } from '../venues/sim/lmsr.js';
@@ -75,11 +76,7 @@ export function newImportedMarket(
     baseVolume24hMicro: Math.round(m.volume24h * MICRO),
     volumeTotalMicro: Math.round(m.volumeTotal * MICRO),
     lastTradeAt: null,
-    polymarketId: venue === 'polymarket' ? m.externalId.toLowerCase() : null,
-    polymarketTokenId: venue === 'polymarket' ? (m.yesTokenId ?? null) : null,
-    polymarketNoTokenId: venue === 'polymarket' ? (m.noTokenId ?? null) : null,
-    polymarketNegRisk: venue === 'polymarket' ? m.negRisk : null,
-    kalshiTicker: venue === 'kalshi' ? m.externalId.toUpperCase() : null,
+    venueRef: venueRefOf(venue, m),
     venueSlug: m.slug,
     importedBy,
     tickSize: m.tickSize,

@@ -3,6 +3,7 @@ import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { normalizeExternalId } from '../markets/venue-ref.js';
 import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
@@ -21,8 +22,8 @@ export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extend
   : { polymarket_id: string };
 export const venueIdField = (venue: ExternalVenueId, externalId: string): VenueIdField =>
   venue === 'kalshi'
-    ? { kalshi_ticker: externalId.toUpperCase() }
-    : { polymarket_id: externalId.toLowerCase() };
+    ? { kalshi_ticker: normalizeExternalId(venue, externalId) }
+    : { polymarket_id: normalizeExternalId(venue, externalId) };
 
 export const VENUE_LABEL: Record<ExternalVenueId, string> = { polymarket: 'Polymarket', kalshi: 'Kalshi' };
 
@@ -200,8 +201,7 @@ type StoredMarket = Pick<
   | 'eventId'
   | 'eventName'
   | 'importSource'
-  | 'polymarketId'
-  | 'kalshiTicker'
+  | 'venueRef'
   | 'eventRef'
 >;
 export const STORED_MARKET_FIELDS = {
@@ -209,8 +209,7 @@ export const STORED_MARKET_FIELDS = {
   outcomeName: 1,
   currentPrice: 1,
   status: 1,
-  polymarketId: 1,
-  kalshiTicker: 1,
+  venueRef: 1,
   importSource: 1,
   externalPriceYes: 1,
   resolvesAt: 1,
@@ -257,8 +256,7 @@ export function importAnswer<V extends ExternalVenueId>(
 }
 
 /** The venue id of a stored imported market (its condition id or ticker). */
-const externalIdOf = (m: StoredMarket) =>
-  (m.importSource === 'kalshi' ? m.kalshiTicker : m.polymarketId) ?? '';
+const externalIdOf = (m: StoredMarket) => m.venueRef?.externalId ?? '';
 
 /** A row of the answer for a market already here. */
 export const existingRow = (m: StoredMarket): ImportedRow => ({

@@ -3,6 +3,7 @@ import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
+import { byExternalIds, normalizeExternalId } from '../markets/venue-ref.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
 import { parseKalshiInput, type KalshiTarget } from '../venues/kalshi/kalshi-urls.js';
@@ -42,9 +43,10 @@ async function alreadyImportedPolymarket(
     .lean();
   if (!found.length) return null;
   if (marketIds?.length) {
-    const ids = new Set(found.map((m) => m.polymarketId));
-    if (!marketIds.every((id) => ids.has(id.toLowerCase()))) return null;
-    return found.filter((m) => marketIds.some((id) => id.toLowerCase() === m.polymarketId));
+    const ids = new Set(found.map((m) => m.venueRef?.externalId));
+    const asked = marketIds.map((id) => normalizeExternalId('polymarket', id));
+    if (!asked.every((id) => ids.has(id))) return null;
+    return found.filter((m) => asked.includes(m.venueRef?.externalId ?? ''));
   }
   return found;
 }
@@ -130,13 +132,11 @@ export async function submitImport(
 async function alreadyImportedKalshi(deps: Deps, target: KalshiTarget, wholeEvent: boolean) {
   if (target.kind !== 'ticker') return null;
   const find = (filter: Record<string, unknown>) =>
-    deps.models.Market.find({ importSource: 'kalshi', ...filter }, STORED_MARKET_FIELDS)
-      .sort({ createdAt: 1, _id: 1 })
-      .lean();
-  const market = await find({ kalshiTicker: target.ticker });
+    deps.models.Market.find(filter, STORED_MARKET_FIELDS).sort({ createdAt: 1, _id: 1 }).lean();
+  const market = await find(byExternalIds('kalshi', [target.ticker]));
   if (market.length && !wholeEvent) return { rows: market, covered: true };
   const eventRef = market[0]?.eventRef ?? target.ticker;
-  const event = await find({ eventRef });
+  const event = await find({ importSource: 'kalshi', eventRef });
   return event.length ? { rows: event, covered: false } : null;
 }
 

@@ -313,11 +313,7 @@ export function generateCatalogue(now: Date): MarketRecord[] {
 
       volumeTotalMicro: volume * MICRO * (5 + Math.floor(rand() * 20)),
       lastTradeAt: null,
-      polymarketId: null,
-      polymarketTokenId: null,
-      polymarketNoTokenId: null,
-      polymarketNegRisk: null,
-      kalshiTicker: null,
+      venueRef: null,
       venueSlug: null,
       importedBy: null,
       tickSize: 0.01,

@@ -3,6 +3,7 @@ import type { Models } from '../models.js';
 import { parseKalshiInput } from '../venues/kalshi/kalshi-urls.js';
 import { parsePolymarketUrl, polymarketMarketUrl } from '../venues/polymarket/polymarket-urls.js';
 import type { MarketRecord } from './market.model.js';
+import { byExternalIds } from './venue-ref.js';
 
 /** A venue URL compared without scheme case, `www.`, query, fragment or trailing slash. */
 export function normalizeMarketUrl(raw: string): string | null {
@@ -72,7 +73,7 @@ export async function checkMarket(models: Models, q: CheckQuery) {
         {
           $or: [
             { url },
-            { kalshiTicker: { $in: tickers } },
+            byExternalIds('kalshi', tickers),
             { importSource: 'kalshi', eventRef: { $in: tickers } },
           ],
         }
@@ -89,11 +90,10 @@ export async function checkMarket(models: Models, q: CheckQuery) {
               },
             }
           : { url };
-  } else if (q.condition_id)
-    filter = { polymarketId: { $in: [q.condition_id, q.condition_id.toLowerCase()] } };
+  } else if (q.condition_id) filter = byExternalIds('polymarket', [q.condition_id]);
   else {
     const ticker = q.ticker!.trim().toUpperCase();
-    filter = { $or: [{ kalshiTicker: ticker }, { importSource: 'kalshi', eventRef: ticker }] };
+    filter = { $or: [byExternalIds('kalshi', [ticker]), { importSource: 'kalshi', eventRef: ticker }] };
   }
 
   const found = await models.Market.find(filter).sort({ createdAt: 1 }).limit(20).lean();

@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
 import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { venueRefSchema, type MarketVenueRef } from './venue-ref.js';
 
 export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
 export type MarketStatus = (typeof MARKET_STATUSES)[number];
@@ -62,11 +63,8 @@ const marketSchema = new Schema(
 
     volumeTotalMicro: { type: Number, required: true, default: 0 },
     lastTradeAt: { type: Date, default: null },
-    polymarketId: { type: String, default: null },
-    polymarketTokenId: { type: String, default: null },
-    polymarketNoTokenId: { type: String, default: null },
-    polymarketNegRisk: { type: Boolean, default: null },
-    kalshiTicker: { type: String, default: null },
+    /** Imported markets: the market on its venue (venue-ref.ts); null for sim markets. */
+    venueRef: { type: venueRefSchema, default: null },
     /** The venue's own slug of the market (imported markets): what a market URL names. */
     venueSlug: { type: String, default: null },
     /** The import request that created this market (null for the catalogue and automatic imports). */
@@ -95,16 +93,19 @@ marketSchema.index({ status: 1, resolvedAt: -1 });
 marketSchema.index({ importSource: 1, status: 1, settledAt: 1 });
 marketSchema.index({ tags: 1 });
 marketSchema.index({ seedKey: 1 });
-marketSchema.index({ polymarketId: 1 });
+// Imports, checks and trades by external id look a market up by venue and id.
+marketSchema.index({ 'venueRef.venue': 1, 'venueRef.externalId': 1 });
 // Venue sync walks the open imported markets of one venue in _id order.
 marketSchema.index({ importSource: 1, status: 1, _id: 1 });
-marketSchema.index({ kalshiTicker: 1 });
 marketSchema.index({ venueSlug: 1 });
 marketSchema.index({ importedBy: 1 });
 marketSchema.index({ url: 1 });
 
 // Builders (catalogue.ts, imported-market.ts) leave updatedAt to mongoose: an upsert's $setOnInsert may not carry it.
-export type MarketRecord = SchemaRecord<typeof marketSchema, { updatedAt?: Date }>;
+export type MarketRecord = SchemaRecord<
+  typeof marketSchema,
+  { updatedAt?: Date; venueRef: MarketVenueRef | null }
+>;
 export type MarketModel = Model<MarketRecord>;
 
 export function marketModel(conn: Connection): MarketModel {

@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { venueRefOn } from '../markets/venue-ref.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
@@ -15,11 +16,9 @@ export const RISK_ALERT_TTL_MS = 3600_000;
  */
 /** `refused`: the error code of the service's own sell, when it tried and was refused. */
 export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refused: string | null = null) {
-  const market = await deps.models.Market.findById(m.marketId, {
-    polymarketTokenId: 1,
-    polymarketNoTokenId: 1,
-  }).lean();
-  const tokenId = m.side === 'yes' ? market?.polymarketTokenId : market?.polymarketNoTokenId;
+  const market = await deps.models.Market.findById(m.marketId, { venueRef: 1 }).lean();
+  const ref = venueRefOn(market, 'polymarket');
+  const tokenId = m.side === 'yes' ? ref?.yesTokenId : ref?.noTokenId;
   const now = deps.clock();
   await deps.models.RiskAlert.updateOne(
     { _id: riskAlertId(m.agentId, m.marketId, m.side) },

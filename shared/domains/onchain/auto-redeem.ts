@@ -24,7 +24,7 @@ export async function enqueueAutoRedemptions(
 ): Promise<{ enqueued: Enqueued[] }> {
   const since = new Date(deps.clock().getTime() - AUTO_REDEEM_LOOKBACK_DAYS * 86_400_000);
   const markets = await deps.models.Market.find(
-    { status: 'resolved', resolvedAt: { $gte: since }, polymarketId: { $ne: null } },
+    { status: 'resolved', resolvedAt: { $gte: since }, 'venueRef.venue': 'polymarket' },
     { status: 1, outcome: 1 },
   ).lean();
   if (markets.length === 0) return { enqueued: [] };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { venueRefOn } from '../markets/venue-ref.js';
 import { keccak256, type Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
@@ -153,7 +154,8 @@ export async function redeemPosition(
   marketId: string,
 ): Promise<RedeemOutcome> {
   const market = await deps.models.Market.findById(marketId).lean();
-  if (!market?.polymarketId || market.status !== 'resolved')
+  const ref = venueRefOn(market, 'polymarket');
+  if (!market || !ref || market.status !== 'resolved')
     return {
       status: 'failed',
       tx_hash: null,
@@ -172,7 +174,7 @@ export async function redeemPosition(
         userId: scope.userId,
         agentId: scope.agentId,
         marketId,
-        conditionId: market.polymarketId,
+        conditionId: ref.externalId,
         wallet: wallet.address,
         path: 'managed',
         status: 'prepared',
@@ -183,8 +185,8 @@ export async function redeemPosition(
   ).lean();
   if (rec!.status === 'redeemed') return outcomeOf(rec!);
   const redemption = redemptionTransaction(wallet.address, {
-    conditionId: market.polymarketId,
-    negRisk: market.polymarketNegRisk === true,
+    conditionId: ref.externalId,
+    negRisk: ref.negRisk === true,
   });
 
   return withNonceLock(deps, wallet.address, async () => {

@@ -3,6 +3,7 @@ import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { venueRefOn, type VenueRefOn } from '../markets/venue-ref.js';
 import { fromMicro } from '../money.js';
 import type { WalletAccount } from '../wallets/wallet-account.js';
 import { redemptionTransaction } from './approval-transactions.js';
@@ -51,6 +52,8 @@ async function scopeOf(
   return scopeOfAgent(deps, account.owner.id, agentId, marketId);
 }
 
+type PolymarketMarket = MarketRecord & { venueRef: VenueRefOn<'polymarket'> };
+
 async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
   const market = await deps.models.Market.findById(marketId).lean();
   if (!market)
@@ -60,14 +63,15 @@ async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
       `Market ${marketId} not found`,
       'Use the market_id of GET /api/sdk/positions?venue=polymarket.',
     );
-  if (!market.polymarketId)
+  const ref = venueRefOn(market, 'polymarket');
+  if (!ref)
     throw new AppError(
       400,
       'not_a_polymarket_market',
       `Market ${marketId} is not a Polymarket market`,
       'Only Polymarket positions are redeemed on-chain; sim positions are paid out automatically at resolution.',
     );
-  return market;
+  return { ...market, venueRef: ref };
 }
 
 const notResolved = (m: MarketRecord) =>
@@ -114,7 +118,7 @@ export async function redeem(
   const base = {
     market_id: market._id,
     side: body.side ?? null,
-    condition_id: market.polymarketId!,
+    condition_id: market.venueRef.externalId,
   };
   const existing = await deps.models.Redemption.findById(id).lean();
   if (existing?.status === 'redeemed') return redeemedAnswer(base, existing);
@@ -140,7 +144,7 @@ export async function redeem(
       $setOnInsert: {
         ...scope,
         marketId: market._id,
-        conditionId: market.polymarketId,
+        conditionId: market.venueRef.externalId,
         wallet: wallet.address,
         path: 'managed',
         status: 'prepared',
@@ -194,13 +198,13 @@ async function externalRedemption(
   deps: RedeemDeps,
   base: { market_id: string; side: 'yes' | 'no' | null; condition_id: string },
   wallet: RedeemingWallet,
-  market: MarketRecord,
+  market: PolymarketMarket,
   expected: number,
   scope: RedemptionScope,
 ): Promise<RedeemAnswer> {
   const tx = redemptionTransaction(wallet.address, {
-    conditionId: market.polymarketId!,
-    negRisk: market.polymarketNegRisk === true,
+    conditionId: market.venueRef.externalId,
+    negRisk: market.venueRef.negRisk === true,
   });
   // The node's estimate, when it can make one (it reverts until the adapter is approved as operator).
   const gas = await deps.polygon
@@ -213,7 +217,7 @@ async function externalRedemption(
       $setOnInsert: {
         ...scope,
         marketId: market._id,
-        conditionId: market.polymarketId,
+        conditionId: market.venueRef.externalId,
         wallet: wallet.address,
         path: 'external',
         status: 'prepared',
@@ -297,7 +301,7 @@ export async function reportRedemption(
         $setOnInsert: {
           ...scope,
           marketId: market._id,
-          conditionId: market.polymarketId,
+          conditionId: market.venueRef.externalId,
           wallet: wallet.address,
           requests: 0,
         },

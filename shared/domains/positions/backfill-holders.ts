@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { venueRefOn } from '../markets/venue-ref.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { holderKey, holderOfTrade } from './holder.js';
 import type { PositionRecord } from './position.model.js';
@@ -22,11 +23,9 @@ async function candidateWallets(deps: HolderDeps, agentId: string): Promise<stri
 
 /** Which of `wallets` hold tokens of the position's market, by the venue's Data API (`/positions?user=`). */
 async function venueHolders(deps: HolderDeps, p: PositionRecord, wallets: string[]): Promise<string[]> {
-  const market = await deps.models.Market.findById(p.marketId, {
-    polymarketTokenId: 1,
-    polymarketNoTokenId: 1,
-  }).lean();
-  const tokens = new Set([market?.polymarketTokenId, market?.polymarketNoTokenId].filter(Boolean));
+  const market = await deps.models.Market.findById(p.marketId, { venueRef: 1 }).lean();
+  const ref = venueRefOn(market, 'polymarket');
+  const tokens = new Set([ref?.yesTokenId, ref?.noTokenId].filter(Boolean));
   if (tokens.size === 0) return [];
   const venue = deps.venues.get('polymarket');
   try {

@@ -1,5 +1,6 @@
 import { fromMicro } from '../money.js';
 import type { MarketRecord } from '../markets/market.model.js';
+import { venueRefOn } from '../markets/venue-ref.js';
 import type { PositionRecord } from './position.model.js';
 import { holderView } from './holder.js';
 import { isRedeemable } from './redeemable.js';
@@ -53,6 +54,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
   const shares = p.sharesYesMicro + p.sharesNoMicro;
   const unrealized = p.status === 'settled' ? 0 : valueMicro - costMicro;
   const redeemable = isRedeemable(p, m);
+  const polymarket = venueRefOn(m, 'polymarket');
   return {
     market_id: p.marketId,
     question: m.question,
@@ -85,9 +87,9 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
     redeemable,
     redeemable_side: redeemable ? (m.outcome ? 'yes' : 'no') : null,
-    condition_id: m.polymarketId,
-    token_id_yes: m.polymarketTokenId,
-    token_id_no: m.polymarketNoTokenId,
+    condition_id: polymarket?.externalId ?? null,
+    token_id_yes: polymarket?.yesTokenId ?? null,
+    token_id_no: polymarket?.noTokenId ?? null,
     holder_address: holderView(p),
     opened_at: p.openedAt ? p.openedAt.toISOString() : null,
     last_trade_at: p.lastTradeAt ? p.lastTradeAt.toISOString() : null,

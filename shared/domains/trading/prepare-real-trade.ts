@@ -23,7 +23,7 @@ export async function prepareRealTrade(deps: Deps, req: TradeRequest): Promise<P
     ? await deps.models.Market.findById(req.market_id).lean()
     : null;
   if (!market) return refused(`Market not found: ${req.market_id}`);
-  if (market.importSource !== 'polymarket' || !market.polymarketId || !market.polymarketTokenId)
+  if (market.importSource !== 'polymarket' || !market.venueRef?.externalId || !market.venueRef.yesTokenId)
     return refused(
       'This market is not a Polymarket market; execute: true prepares Polymarket orders only. Import the market first.',
     );
@@ -50,12 +50,12 @@ export async function prepareRealTrade(deps: Deps, req: TradeRequest): Promise<P
     intent_id: randomUUID(),
     error: null,
     order_params: {
-      token_id: market.polymarketTokenId,
+      token_id: market.venueRef.yesTokenId,
       price,
       size: Math.floor((req.amount / price) * 100) / 100,
       side: 'BUY',
-      condition_id: market.polymarketId,
-      neg_risk: market.polymarketNegRisk === true,
+      condition_id: market.venueRef.externalId,
+      neg_risk: market.venueRef.negRisk === true,
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Deps } from '../../composition/deps.js';
 import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
+import { venueRefOn } from '../markets/venue-ref.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
@@ -84,11 +85,12 @@ export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
     .lean();
   const markets = await deps.models.Market.find(
     { _id: { $in: [...new Set(open.map((t) => t.marketId))] } },
-    { question: 1, polymarketId: 1, polymarketTokenId: 1, polymarketNoTokenId: 1 },
+    { question: 1, venueRef: 1 },
   ).lean();
   const byId = new Map(markets.map((m) => [m._id, m]));
   const orders = open.map((t) => {
     const m = byId.get(t.marketId);
+    const polymarket = venueRefOn(m, 'polymarket');
     const vo = t.venueOrder!;
     const shares =
       t.action === 'sell'
@@ -109,9 +111,9 @@ export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
       venue: t.venue,
       source: t.source,
       created_at: (t.createdAt as Date).toISOString(),
-      condition_id: m?.polymarketId ?? null,
-      token_id_yes: m?.polymarketTokenId ?? null,
-      token_id_no: m?.polymarketNoTokenId ?? null,
+      condition_id: polymarket?.externalId ?? null,
+      token_id_yes: polymarket?.yesTokenId ?? null,
+      token_id_no: polymarket?.noTokenId ?? null,
     };
   });
   return { orders, count: orders.length };

@@ -10,40 +10,21 @@ import type { ExternalVenueId } from '../venues/venue-id.js';
  */
 export const SYNC_BATCH = 500;
 
-/** The field that holds each venue's own id: a market without one cannot be asked about. */
-const VENUE_KEY_FIELD: Record<ExternalVenueId, 'polymarketId' | 'kalshiTicker'> = {
-  polymarket: 'polymarketId',
-  kalshi: 'kalshiTicker',
-};
-
 export const SYNC_FIELDS = {
   status: 1,
-  polymarketId: 1,
-  polymarketTokenId: 1,
-  polymarketNoTokenId: 1,
-  kalshiTicker: 1,
+  venueRef: 1,
   book: 1,
   currentPrice: 1,
   createdAt: 1,
 } as const;
 export type SyncedMarket = Pick<
   MarketRecord,
-  | '_id'
-  | 'status'
-  | 'polymarketId'
-  | 'polymarketTokenId'
-  | 'polymarketNoTokenId'
-  | 'kalshiTicker'
-  | 'book'
-  | 'currentPrice'
-  | 'createdAt'
+  '_id' | 'status' | 'venueRef' | 'book' | 'currentPrice' | 'createdAt'
 >;
 
 /** How the venue addresses an imported market. */
 export function venueKey(m: SyncedMarket): VenueMarketKey {
-  return m.polymarketId
-    ? { externalId: m.polymarketId, yesTokenId: m.polymarketTokenId, noTokenId: m.polymarketNoTokenId }
-    : { externalId: m.kalshiTicker ?? m._id };
+  return m.venueRef ?? { externalId: m._id };
 }
 
 /** The imported markets of a venue in the given states, in `_id` order, a batch at a time. */
@@ -58,7 +39,8 @@ export async function* importedBatches(
       {
         importSource: venue,
         status: { $in: statuses },
-        [VENUE_KEY_FIELD[venue]]: { $ne: null },
+        // A market without a reference on this venue cannot be asked about.
+        'venueRef.venue': venue,
         _id: { $gt: after },
       },
       SYNC_FIELDS,

@@ -222,7 +222,7 @@ function kalshiTicker(
   order: { action: 'buy' | 'sell'; side: 'yes' | 'no' },
 ): { ticker: string; redemption: boolean } | Refusal {
   if (!market) return MARKET_NOT_FOUND;
-  if (market.importSource !== 'kalshi' || !market.kalshiTicker)
+  if (market.importSource !== 'kalshi' || !market.venueRef?.externalId)
     return refusal(
       'market_not_on_venue',
       'This market is not a Kalshi market.',
@@ -232,7 +232,7 @@ function kalshiTicker(
   if (market.status === 'resolved' && market.outcome !== null) {
     const winning = market.outcome ? 'yes' : 'no';
     if (order.action === 'sell' && order.side === winning)
-      return { ticker: market.kalshiTicker, redemption: true };
+      return { ticker: market.venueRef.externalId, redemption: true };
     return refusal(
       order.action === 'sell' ? 'losing_side' : 'market_closed',
       order.action === 'sell'
@@ -251,7 +251,7 @@ function kalshiTicker(
         : 'Pick an active market.',
       'market',
     );
-  return { ticker: market.kalshiTicker, redemption: false };
+  return { ticker: market.venueRef.externalId, redemption: false };
 }
 
 // Read, not cached: whether the market still trades or now redeems (resolved) decides the order.

@@ -24,8 +24,8 @@ const refusal = refusalOf;
 /** The token of the traded outcome, or why this market cannot be traded on Polymarket. */
 function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tokenId: string } | Refusal {
   if (!market) return MARKET_NOT_FOUND;
-  const tokenId = side === 'yes' ? market.polymarketTokenId : market.polymarketNoTokenId;
-  if (market.importSource !== 'polymarket' || !market.polymarketId || !tokenId)
+  const tokenId = side === 'yes' ? market.venueRef?.yesTokenId : market.venueRef?.noTokenId;
+  if (market.importSource !== 'polymarket' || !market.venueRef?.externalId || !tokenId)
     return refusal(
       'market_not_on_venue',
       'This market is not a Polymarket market: it trades on sim only.',
@@ -120,7 +120,7 @@ export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeRes
   const otherWallet = otherWalletRefusal(position, routed?.address ?? wallet!.maker);
   if (otherWallet) return refusedResult(shape, m, otherWallet, holdings, false);
   const orderType = req.order_type ?? (req.action === 'buy' ? 'FAK' : 'GTC');
-  const negRisk = m.polymarketNegRisk === true;
+  const negRisk = m.venueRef?.negRisk === true;
   let venueOrder: VenueOrder;
   if (!routed && wallet!.ownership === 'external') {
     if (!(await hasClobCredentials(deps, { owner })))

@@ -2,6 +2,7 @@ import type { AgentRecord } from '../../agents/agent.model.js';
 import { rollForwardAgent } from '../../ledger/ledger.js';
 import { rollForwardMarket } from '../../markets/market-log.js';
 import type { MarketRecord } from '../../markets/market.model.js';
+import { byExternalIds } from '../../markets/venue-ref.js';
 import type { Models } from '../../models.js';
 import { positionId } from '../../positions/position.model.js';
 import type { Refusal } from '../../refusal.js';
@@ -17,7 +18,7 @@ async function marketNotFound(models: Models, id: string): Promise<Refusal> {
   const kind = CONDITION_ID.test(id) ? 'condition_id' : KALSHI_TICKER.test(id) ? 'ticker' : null;
   if (kind) {
     const imported = await models.Market.findOne(
-      kind === 'condition_id' ? { polymarketId: id } : { kalshiTicker: id },
+      byExternalIds(kind === 'condition_id' ? 'polymarket' : 'kalshi', [id]),
       { _id: 1 },
     ).lean();
     hint = imported
