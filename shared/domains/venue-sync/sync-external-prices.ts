@@ -6,7 +6,8 @@ import { accept, refuse } from '../refusal.js';
 import { reanchor } from '../venues/sim/reanchor.js';
 import type { VenueQuote } from '../venues/venue-adapter.js';
 import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
-import { importedBatches, venueKey, type SyncedMarket } from './imported-batches.js';
+import { venueKey } from '../markets/venue-key.js';
+import { importedBatches, type SyncedMarket } from './imported-batches.js';
 
 export interface PriceSyncReport {
   venue: string;
