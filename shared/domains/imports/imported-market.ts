@@ -4,7 +4,7 @@ import { FAST_WINDOWS, type FastWindow } from '../markets/fast-markets.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Models } from '../models.js';
 import { isDuplicateKey } from '../refusal.js';
-import { clampPrice, DEFAULT_LIQUIDITY, stateAt } from '../venues/sim/lmsr.js';
+import { clampPrice, DEFAULT_LIQUIDITY, stateAt } from '../markets/lmsr.js';
 import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 
