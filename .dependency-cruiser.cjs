@@ -125,16 +125,16 @@ const ENFORCED = [
 ];
 
 /**
- * Rules that do not hold yet (the number above each: its violations as of this commit). They are not in
- * `npm run lint`: `npm run deps:report` prints their violations as warnings. Move a rule to
+ * Rules that do not hold yet (the number above each: its violations as of this commit). They are
+ * not in `npm run lint`: `npm run deps:report` prints their violations as warnings. Move a rule to
  * ENFORCED once it has none.
  */
 const PENDING = [
   {
-    // 22: markets, audit, imports and reads use the sim's LMSR book (venues/sim/lmsr.ts, sim-book.ts);
-    // markets and imports parse venue URLs (venues/<venue>/*-urls.ts); wallets/solana-wallet.ts
-    // uses dflow's transactions; the Kalshi API and the trading workers call Kalshi's and the sim's
-    // trading code; models.ts registers Kalshi's quote schema.
+    // 13: markets and imports parse venue URLs (venues/<venue>/*-urls.ts); imports lists Kalshi's
+    // targets with its adapter; wallets/solana-wallet.ts uses dflow's transactions; the Kalshi API
+    // and the trading workers call Kalshi's and the sim's trading code; models.ts registers Kalshi's
+    // quote schema.
     name: 'venue-internals-private',
     comment:
       "b. A venue's folder (shared/domains/venues/<venue>/) is its own business: outside venues/, code " +
@@ -158,8 +158,8 @@ const PENDING = [
     from: { path: '^shared/domains/' },
     to: { path: '^shared/composition/' },
   },
-  // 8: markets (sim LMSR book, venue URL parsers) and wallets/solana-wallet.ts (dflow) import venue
-  // folders, which sit above them (the same modules as rule b's).
+  // 5: markets/check-market.ts (the venue URL parsers) and wallets/solana-wallet.ts (dflow) import
+  // venue folders, which sit above them (the same modules as rule b's).
   { ...layerRule('records'), severity: 'warn' },
 ];
 
