@@ -131,8 +131,9 @@ const ENFORCED = [
  */
 const PENDING = [
   {
-    // 13: markets and imports parse venue URLs (venues/<venue>/*-urls.ts); imports lists Kalshi's
-    // targets with its adapter; wallets/solana-wallet.ts uses dflow's transactions; the Kalshi API
+    // 12: markets and imports parse venue URLs (venues/<venue>/*-urls.ts); imports lists Kalshi's
+    // targets with its adapter; wallets/solana-wallet.ts verifies a Solana signature with dflow's
+    // transaction checks and asks dflow whether a wallet is verified; the Kalshi API
     // and the trading workers call Kalshi's and the sim's trading code; models.ts registers Kalshi's
     // quote schema.
     name: 'venue-internals-private',
@@ -158,7 +159,7 @@ const PENDING = [
     from: { path: '^shared/domains/' },
     to: { path: '^shared/composition/' },
   },
-  // 5: markets/check-market.ts (the venue URL parsers) and wallets/solana-wallet.ts (dflow) import
+  // 4: markets/check-market.ts (the venue URL parsers) and wallets/solana-wallet.ts (dflow) import
   // venue folders, which sit above them (the same modules as rule b's).
   { ...layerRule('records'), severity: 'warn' },
 ];
