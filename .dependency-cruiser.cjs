@@ -133,9 +133,8 @@ const PENDING = [
   {
     // 12: markets and imports parse venue URLs (venues/<venue>/*-urls.ts); imports lists Kalshi's
     // targets with its adapter; wallets/solana-wallet.ts verifies a Solana signature with dflow's
-    // transaction checks and asks dflow whether a wallet is verified; the Kalshi API
-    // and the trading workers call Kalshi's and the sim's trading code; models.ts registers Kalshi's
-    // quote schema.
+    // transaction checks and asks dflow whether a wallet is verified; the Kalshi API and the trading
+    // workers call Kalshi's and the sim's trading code; models.ts registers Kalshi's quote schema.
     name: 'venue-internals-private',
     comment:
       "b. A venue's folder (shared/domains/venues/<venue>/) is its own business: outside venues/, code " +
