@@ -15,4 +15,6 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  // CommonJS configuration files (.dependency-cruiser.cjs).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
 );

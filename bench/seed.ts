@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Models } from '../shared/domains/models.js';
 import { STARTING_BALANCE_MICRO } from '../shared/domains/money.js';
-import { stateAt } from '../shared/domains/venues/sim/lmsr.js';
+import { stateAt } from '../shared/domains/markets/lmsr.js';
 
 const BATCH = 5000;
 const WORDS = [

@@ -6,8 +6,6 @@ import {
   type Tickable,
 } from '../shared/domains/schedules/schedule-tick.js';
 
-export type ScheduleSpec = ScheduleDefinition;
-
 /** One tick as the jobs process runs it: skipped while an operator has the schedule paused. */
 export const scheduledTick = (deps: Deps, spec: Tickable, scheduledAt: Date) =>
   tickUnlessPaused(deps, spec, scheduledAt);

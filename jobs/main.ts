@@ -3,7 +3,7 @@ import { healthRole } from '../shared/composition/health-server.js';
 import { runProcess } from '../shared/composition/run-process.js';
 import type { Role } from '../shared/composition/role.js';
 import { startSchedule } from './define-schedule.js';
-import { selectSchedules } from './schedules.js';
+import { selectSchedules } from '../shared/domains/schedules/schedule-table.js';
 
 /** The scheduler: node-cron ticks that only enqueue. Run one replica (slot job ids make a second harmless). */
 export const jobsRole: Role = {

@@ -21,7 +21,7 @@
 // RESOLUTION_CHECK_SECONDS, 60 s by default); `--wait-seconds <n>` (default 240) bounds each wait.
 import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { toBase58 } from '../shared/domains/venues/dflow/base58.js';
+import { toBase58 } from '../shared/util/base58.js';
 import { USDC_MINT } from '../shared/domains/venues/dflow/dflow-trading.js';
 import {
   api,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { SCHEDULES } from '../../jobs/schedules.js';
+import { SCHEDULES } from '../../shared/domains/schedules/schedule-table.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { auditLedger } from '../../shared/domains/audit/audit.js';
 import { operatorActions, settlementLine } from '../../shared/domains/operator/operator-actions.js';

@@ -1,5 +1,5 @@
 import { auditLedger } from '../../shared/domains/audit/audit.js';
-import { SCHEDULES } from '../../jobs/schedules.js';
+import { SCHEDULES } from '../../shared/domains/schedules/schedule-table.js';
 import { operatorActions } from '../../shared/domains/operator/operator-actions.js';
 import { API_ACTOR, recentOperatorActions } from '../../shared/domains/operator/record-action.js';
 import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';

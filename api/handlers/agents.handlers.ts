@@ -1,5 +1,5 @@
 import { agentMeView } from '../../shared/domains/agents/agent-views.js';
-import { claimInfo, claimPageData } from '../../shared/domains/agents/claim-page.js';
+import { claimInfo, claimPageData } from '../../shared/domains/reads/claim-page.js';
 import { registerAgent } from '../../shared/domains/agents/register-agent.js';
 import { rotateClaimCode } from '../../shared/domains/agents/rotate-claim-code.js';
 import { updateAgentSettings } from '../../shared/domains/agents/update-agent-settings.js';

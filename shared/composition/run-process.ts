@@ -1,5 +1,6 @@
 import { ConfigError, loadEnv, type Env } from '../infra/config/env.js';
-import { closeDeps, createDeps, type Deps } from './deps.js';
+import { closeDeps, createDeps } from './create-deps.js';
+import type { Deps } from './deps.js';
 import { startInfrastructure, type InfrastructureHandle } from '../infra/embedded/infrastructure.js';
 import { createLogger, type Logger } from '../infra/logger.js';
 import { armFaults } from '../infra/faults.js';

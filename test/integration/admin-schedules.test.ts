@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { scheduledTick } from '../../jobs/define-schedule.js';
-import { SCHEDULES } from '../../jobs/schedules.js';
+import { SCHEDULES } from '../../shared/domains/schedules/schedule-table.js';
 import type { ScheduleView } from '../../shared/domains/schedules/schedule-admin.js';
 import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { testContext } from '../support/context.js';

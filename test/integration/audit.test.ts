@@ -6,7 +6,7 @@ import type { AgentDelta } from '../../shared/domains/ledger/ledger-entry.model.
 import { accept } from '../../shared/domains/refusal.js';
 import { bookState, rollForwardMarket } from '../../shared/domains/markets/market-log.js';
 import { positionId } from '../../shared/domains/positions/position.model.js';
-import { price } from '../../shared/domains/venues/sim/lmsr.js';
+import { price } from '../../shared/domains/markets/lmsr.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';

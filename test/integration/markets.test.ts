@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
-import { stateAt } from '../../shared/domains/venues/sim/lmsr.js';
+import { stateAt } from '../../shared/domains/markets/lmsr.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startSchedule } from '../../jobs/define-schedule.js';
 import { minuteSlot, slotTime } from '../../shared/infra/queue/slots.js';
-import { SCHEDULES, selectSchedules } from '../../jobs/schedules.js';
+import { SCHEDULES, selectSchedules } from '../../shared/domains/schedules/schedule-table.js';
 import { testContext } from '../support/context.js';
 
 const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { resolveMarket } from '../../shared/domains/markets/resolve-market.js';
-import { price, rawPrice, stateAt, withShares } from '../../shared/domains/venues/sim/lmsr.js';
+import { price, rawPrice, stateAt, withShares } from '../../shared/domains/markets/lmsr.js';
 import { SimAdapter } from '../../shared/domains/venues/sim/sim-adapter.js';
 import { testContext } from '../support/context.js';
 import { agentWithMarket, makeMarket, trade } from '../support/factories.js';

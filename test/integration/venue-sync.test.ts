@@ -4,7 +4,7 @@ import { checkResolutions } from '../../shared/domains/venue-sync/check-resoluti
 import { expireSimMarkets } from '../../shared/domains/venue-sync/expire-sim-markets.js';
 import { importFastMarkets } from '../../shared/domains/venue-sync/import-fast-markets.js';
 import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-external-prices.js';
-import { price } from '../../shared/domains/venues/sim/lmsr.js';
+import { price } from '../../shared/domains/markets/lmsr.js';
 import { resolveMarket } from '../../shared/domains/markets/resolve-market.js';
 import { testContext } from '../support/context.js';
 import { assertAgentConserved, assertBookMatchesFills } from '../support/invariants.js';

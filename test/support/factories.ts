@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
-import { SIM_MAX_TRADE, stateAt } from '../../shared/domains/venues/sim/lmsr.js';
+import { SIM_MAX_TRADE, stateAt } from '../../shared/domains/markets/lmsr.js';
 import { testContext } from './context.js';
 import { api, registerAgent, type RegisteredAgent } from './http.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../api/app.js';
 import { seedCatalogue } from '../../shared/domains/markets/catalogue.js';
 import { loadEnv } from '../../shared/infra/config/env.js';
-import { closeDeps, createDeps } from '../../shared/composition/deps.js';
+import { closeDeps, createDeps } from '../../shared/composition/create-deps.js';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../../shared/infra/logger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { bookState } from '../../shared/domains/markets/market-log.js';
 import { STARTING_BALANCE_MICRO } from '../../shared/domains/money.js';
-import { price } from '../../shared/domains/venues/sim/lmsr.js';
+import { price } from '../../shared/domains/markets/lmsr.js';
 import { testContext } from './context.js';
 
 /**

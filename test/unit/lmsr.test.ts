@@ -12,7 +12,7 @@ import {
   withShares,
   type LmsrState,
   type Outcome,
-} from '../../shared/domains/venues/sim/lmsr.js';
+} from '../../shared/domains/markets/lmsr.js';
 
 const arbState = fc
   .record({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { price, stateAt, withShares } from '../../shared/domains/venues/sim/lmsr.js';
-import { reanchor } from '../../shared/domains/venues/sim/reanchor.js';
+import { price, stateAt, withShares } from '../../shared/domains/markets/lmsr.js';
+import { reanchor } from '../../shared/domains/markets/reanchor.js';
 
 const logit = (p: number) => Math.log(p / (1 - p));
 const HALF_LIFE = 300_000;

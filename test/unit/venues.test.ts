@@ -7,8 +7,8 @@ import {
   SERVICE_MARKET_ID,
   TOKEN_ID,
 } from '../../shared/domains/venues/external-ids.js';
-import { rawPrice, sharesToMove, stateAt, withShares } from '../../shared/domains/venues/sim/lmsr.js';
-import { syntheticBook } from '../../shared/domains/venues/sim/sim-book.js';
+import { rawPrice, sharesToMove, stateAt, withShares } from '../../shared/domains/markets/lmsr.js';
+import { syntheticBook } from '../../shared/domains/markets/sim-book.js';
 import {
   EXTERNAL_VENUE_IDS,
   isVenueId,

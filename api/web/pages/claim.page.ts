@@ -1,4 +1,4 @@
-import type { ClaimPageData } from '../../../shared/domains/agents/claim-page.js';
+import type { ClaimPageData } from '../../../shared/domains/reads/claim-page.js';
 import { money, percent, signed, utc } from '../format.js';
 import { html } from '../../html/template.js';
 import { layout } from '../layout.js';

@@ -1,7 +1,7 @@
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import { bookState } from '../venues/sim/sim-book.js';
-import { PRICE_CEIL, PRICE_FLOOR, price } from '../venues/sim/lmsr.js';
+import { bookState } from '../markets/sim-book.js';
+import { PRICE_CEIL, PRICE_FLOOR, price } from '../markets/lmsr.js';
 import { entryOf, Findings, groupBy, idRange } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
 

@@ -5,7 +5,7 @@ import type { MarketRecord } from '../markets/market.model.js';
 import { venueRefOf } from '../markets/venue-ref.js';
 import type { Models } from '../models.js';
 import { isDuplicateKey } from '../refusal.js';
-import { clampPrice, DEFAULT_LIQUIDITY, stateAt } from '../venues/sim/lmsr.js';
+import { clampPrice, DEFAULT_LIQUIDITY, stateAt } from '../markets/lmsr.js';
 import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisScript } from '../../infra/redis-script.js';
+import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 /**
@@ -23,17 +24,6 @@ export interface CooldownTarget {
 export interface Cooldown extends Omit<CooldownTarget, 'agentId'> {
   kind: CooldownKind;
   expiresAt: Date;
-}
-
-/** What a counted buy took, kept on the trade so its outcome can give it back. */
-export interface Admission {
-  id: string;
-  ownerKey: string;
-  day: string;
-  spendMicro: number;
-  /** The market cooldown this buy opened, if any, and its expiry (given back with the count). */
-  openedCooldown?: string | null;
-  openedCooldownUntil?: number;
 }
 
 export interface BuyAdmissionRequest extends CooldownTarget {

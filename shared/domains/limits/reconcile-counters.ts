@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { scanKeys } from '../../infra/redis.js';
 import type { TradeModel } from '../trading/trade.model.js';
-import { DAY_TTL_SECONDS, limitKeys, utcDay, type Admission } from './counters.js';
+import type { Admission } from '../trading/trade.model.js';
+import { DAY_TTL_SECONDS, limitKeys, utcDay } from './counters.js';
 
 const CHUNK = 500;
 const DAY_MS = 24 * 3600_000;

@@ -8,12 +8,12 @@ import {
   nextUtcMidnight,
   releaseAdmission,
   secondsUntil,
-  type Admission,
   type CooldownTarget,
 } from './counters.js';
 import { agentOwner, type SettingsOwner } from './settings-owner.js';
 import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
+import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 /**

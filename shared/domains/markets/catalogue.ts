@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { prng } from '../../util/prng.js';
 import { MICRO } from '../money.js';
-import { DEFAULT_LIQUIDITY, stateAt } from '../venues/sim/lmsr.js';
+import { DEFAULT_LIQUIDITY, stateAt } from './lmsr.js';
 import type { MarketModel, MarketRecord } from './market.model.js';
 
 /**

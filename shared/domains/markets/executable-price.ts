@@ -1,7 +1,7 @@
 import type { Deps } from '../../composition/deps.js';
 import { invalidField, notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
-import { venueKey } from '../venue-sync/imported-batches.js';
+import { venueKey } from './venue-key.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 export interface ExecutablePriceQuery {

@@ -1,7 +1,7 @@
 import { notFound } from '../../infra/errors.js';
 import { LocalCache } from '../../infra/local-cache.js';
 import type { Models } from '../models.js';
-import { price, stateAt } from '../venues/sim/lmsr.js';
+import { price, stateAt } from './lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
 
 const px = (p: number) => Math.round(p * 1e6) / 1e6;

@@ -5,7 +5,7 @@ import type { MarketEventModel, MarketEventRecord } from './market-event.model.j
 import type { MarketModel, MarketRecord } from './market.model.js';
 
 /** The book's LMSR state belongs to the sim venue; kept importable from here too. */
-export { bookState } from '../venues/sim/sim-book.js';
+export { bookState } from './sim-book.js';
 
 export interface MarketLogModels {
   Market: MarketModel;

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
 import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
-import { venueRefSchema, type MarketVenueRef } from './venue-ref.js';
+import { venueRefSchema, type MarketVenueRef } from './venue-ref.model.js';
 
 export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
 export type MarketStatus = (typeof MARKET_STATUSES)[number];
@@ -63,7 +63,7 @@ const marketSchema = new Schema(
 
     volumeTotalMicro: { type: Number, required: true, default: 0 },
     lastTradeAt: { type: Date, default: null },
-    /** Imported markets: the market on its venue (venue-ref.ts); null for sim markets. */
+    /** Imported markets: the market on its venue (venue-ref.model.ts); null for sim markets. */
     venueRef: { type: venueRefSchema, default: null },
     /** The venue's own slug of the market (imported markets): what a market URL names. */
     venueSlug: { type: String, default: null },

@@ -1,5 +1,5 @@
 import type { MarketModel } from './market.model.js';
-import type { MarketVenueRef } from './venue-ref.js';
+import type { MarketVenueRef } from './venue-ref.model.js';
 
 /** The columns markets kept per venue before the venue reference replaced them. */
 const LEGACY_COLUMNS = [

@@ -7,8 +7,8 @@ import type { Models } from '../models.js';
 import { fromMicro, MICRO } from '../money.js';
 import { venueMarkMicro } from '../positions/position-views.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
-import { bookState } from '../venues/sim/sim-book.js';
-import { price, sharesForSpend, withShares, type Outcome } from '../venues/sim/lmsr.js';
+import { bookState } from '../markets/sim-book.js';
+import { price, sharesForSpend, withShares, type Outcome } from '../markets/lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
 import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 

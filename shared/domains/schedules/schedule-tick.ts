@@ -1,6 +1,6 @@
 import type { Deps } from '../../composition/deps.js';
 
-/** What the schedule table (jobs/schedules.ts) holds for each schedule. */
+/** What the schedule table (schedule-table.ts) holds for each schedule. */
 export interface ScheduleDefinition {
   /** Stable name: SCHEDULER_JOBS selects by it and schedule_runs is keyed by it. */
   name: string;

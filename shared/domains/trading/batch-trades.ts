@@ -3,7 +3,7 @@ import type { Deps } from '../../composition/deps.js';
 import { AppError, invalidField, RequestValidationError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
-import type { Admission } from '../limits/counters.js';
+import type { Admission } from './trade.model.js';
 import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { normalizeVenue } from '../venues/venue-id.js';

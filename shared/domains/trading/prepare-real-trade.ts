@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../composition/deps.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
-import { venueKey } from '../venue-sync/imported-batches.js';
+import { venueKey } from '../markets/venue-key.js';
 import type { PreparedTrade, TradeRequest } from './trade.schemas.js';
 
 /**

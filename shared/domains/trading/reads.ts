@@ -12,6 +12,7 @@ import {
 } from '../positions/position-views.js';
 import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
+import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import {
   venueFilter,
@@ -19,17 +20,6 @@ import {
   type PositionsQuerySchema,
   type TradesQuerySchema,
 } from './reads.schemas.js';
-
-export async function positionsWithMarkets(models: Models, agentId: string, venue?: string) {
-  const filter: Record<string, unknown> = { agentId };
-  if (venue) filter.venue = venue;
-  const positions = await models.Position.find(filter).lean();
-  const markets = await models.Market.find({
-    _id: { $in: [...new Set(positions.map((p) => p.marketId))] },
-  }).lean();
-  const byId = new Map(markets.map((m) => [m._id, m]));
-  return positions.filter((p) => byId.has(p.marketId)).map((p) => ({ p, m: byId.get(p.marketId)! }));
-}
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Admission } from '../limits/counters.js';
+import type { Admission } from './trade.model.js';
 import {
   admitTrade,
   checkStanding,

@@ -1,5 +1,5 @@
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Admission } from '../limits/counters.js';
+import type { Admission } from './trade.model.js';
 import { invalidField } from '../../infra/errors.js';
 import { fromMicro } from '../money.js';
 import type { Deps } from '../../composition/deps.js';

@@ -1,7 +1,20 @@
 import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
-import type { Admission } from '../limits/counters.js';
 import type { Filled, SchemaRecord } from '../schema-record.js';
 import { VENUE_IDS } from '../venues/venue-id.js';
+
+/**
+ * What a counted buy took, kept on the trade so its outcome can give it back (limits/counters.ts
+ * takes and gives it back; the trade record stores it).
+ */
+export interface Admission {
+  id: string;
+  ownerKey: string;
+  day: string;
+  spendMicro: number;
+  /** The market cooldown this buy opened, if any, and its expiry (given back with the count). */
+  openedCooldown?: string | null;
+  openedCooldownUntil?: number;
+}
 
 export const TRADE_STATUSES = [
   'pending',

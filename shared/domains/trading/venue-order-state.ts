@@ -8,22 +8,13 @@ import type { TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
+import type { OrderState } from './venue-trading.js';
 
 /**
  * An order on an external venue after it was placed, the same on every venue: what it has matched
  * (booked on the agent's ledger once per new cumulative size), the venue's word on it, and the
  * answer and fill the trade records for where it stands.
  */
-
-/** Where the venue's order stands: matched so far (cumulative) and whether it is still working. */
-export interface OrderState {
-  sharesMicro: number;
-  amountMicro: number;
-  /** `live`: resting on the book; `delayed`: queued by the venue; `done`: matched or cancelled for good. */
-  working: 'live' | 'delayed' | 'done';
-  /** The venue says the order was cancelled (by the owner, or a FAK/FOK remainder). */
-  canceled: boolean;
-}
 
 /**
  * Books what the venue has matched of the order beyond what is booked already: one ledger entry per

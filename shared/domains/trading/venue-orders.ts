@@ -6,7 +6,8 @@ import { venueRefOn } from '../markets/venue-ref.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
-import { orderAnswer, orderFill, recordOrderState, type OrderState } from './venue-order-state.js';
+import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
+import type { OrderState } from './venue-trading.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Admission } from '../limits/counters.js';
+import type { Admission } from './trade.model.js';
 import type { Holdings, TradeShape } from './trade-result.js';
 import type { TradeRequest } from './trade.schemas.js';
 

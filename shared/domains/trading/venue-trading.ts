@@ -2,12 +2,21 @@ import { AppError } from '../../infra/errors.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import type { TradeExecutionContext } from './execution-context.js';
-import type { OrderState } from './venue-order-state.js';
 import type { TradeRecord } from './trade.model.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
 import type { VenueTrade } from './venue-trade.js';
+
+/** Where the venue's order stands: matched so far (cumulative) and whether it is still working. */
+export interface OrderState {
+  sharesMicro: number;
+  amountMicro: number;
+  /** `live`: resting on the book; `delayed`: queued by the venue; `done`: matched or cancelled for good. */
+  working: 'live' | 'delayed' | 'done';
+  /** The venue says the order was cancelled (by the owner, or a FAK/FOK remainder). */
+  canceled: boolean;
+}
 
 /** What a venue offers a trade: what the API checks, tells agents and routes on instead of its name. */
 export interface VenueCapabilities {

@@ -3,7 +3,8 @@ import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { ensureSettlement, resolveAndSettle } from '../settlement/resolve-and-settle.js';
 import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
 import { closeMarket } from './close-market.js';
-import { importedBatches, venueKey } from './imported-batches.js';
+import { venueKey } from '../markets/venue-key.js';
+import { importedBatches } from './imported-batches.js';
 
 export interface ResolutionReport {
   venue: string;

@@ -1,6 +1,5 @@
 import type { Models } from '../models.js';
 import type { MarketRecord, MarketStatus } from '../markets/market.model.js';
-import type { VenueMarketKey } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 
 /**
@@ -21,11 +20,6 @@ export type SyncedMarket = Pick<
   MarketRecord,
   '_id' | 'status' | 'venueRef' | 'book' | 'currentPrice' | 'createdAt'
 >;
-
-/** How the venue addresses an imported market. */
-export function venueKey(m: SyncedMarket): VenueMarketKey {
-  return m.venueRef ?? { externalId: m._id };
-}
 
 /** The imported markets of a venue in the given states, in `_id` order, a batch at a time. */
 export async function* importedBatches(

@@ -3,10 +3,11 @@ import { enqueueAlertEvaluation } from '../alerts/evaluate-price-alerts.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendMarketEvent, bookState } from '../markets/market-log.js';
 import { accept, refuse } from '../refusal.js';
-import { reanchor } from '../venues/sim/reanchor.js';
+import { reanchor } from '../markets/reanchor.js';
 import type { VenueQuote } from '../venues/venue-adapter.js';
 import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
-import { importedBatches, venueKey, type SyncedMarket } from './imported-batches.js';
+import { venueKey } from '../markets/venue-key.js';
+import { importedBatches, type SyncedMarket } from './imported-batches.js';
 
 export interface PriceSyncReport {
   venue: string;

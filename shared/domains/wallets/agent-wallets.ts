@@ -6,7 +6,7 @@ import type { Models } from '../models.js';
 import { fromMicro, toMicro } from '../money.js';
 import { positionView } from '../positions/position-views.js';
 import { isDuplicateKey, type Refusal } from '../refusal.js';
-import { positionsWithMarkets } from '../trading/reads.js';
+import { positionsWithMarkets } from '../positions/with-markets.js';
 import type { Tier } from '../users/user.model.js';
 import type { AgentWalletRecord } from './agent-wallet.model.js';
 import type { AgentWalletRegisterRequest, AgentWalletUpdateCredsRequest } from './agent-wallet.schemas.js';

@@ -4,7 +4,7 @@ import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import { currentSettings, updateSettings, type SettingsActor } from '../limits/trading-settings.js';
-import { fromBase58 } from '../venues/dflow/base58.js';
+import { fromBase58 } from '../../util/base58.js';
 import { dflowTrading } from '../venues/dflow/dflow-trading.js';
 import { verifyEd25519 } from '../venues/dflow/solana-transaction.js';
 import { issueChallenge } from './wallet-challenge.js';

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { PublicKey, VersionedMessage } from '@solana/web3.js';
-import { toBase58 } from './base58.js';
+import { toBase58 } from '../../../util/base58.js';
 
 /**
  * Server-side checks of a client-signed Solana transaction (kalshi.md §3.6), before it is relayed:

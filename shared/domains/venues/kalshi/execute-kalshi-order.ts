@@ -8,12 +8,8 @@ import { refusalOf, type Refusal } from '../../refusal.js';
 import { dflowTrading, SolanaRpcError, type DflowOrderStatus } from '../dflow/dflow-trading.js';
 import { tradeContext } from '../../trading/context.js';
 import type { TradeExecutionContext } from '../../trading/execution-context.js';
-import {
-  orderAnswer,
-  orderFill,
-  recordOrderState,
-  type OrderState,
-} from '../../trading/venue-order-state.js';
+import { orderAnswer, orderFill, recordOrderState } from '../../trading/venue-order-state.js';
+import type { OrderState } from '../../trading/venue-trading.js';
 import { NO_USDC_ACCOUNT, QUOTE_GONE, type KalshiSigned } from './kalshi-trade.js';
 import { closeOpenTrade, finishTrade, queueLateFillEffects } from '../../trading/trade-lifecycle.js';
 import type { TradeRecord } from '../../trading/trade.model.js';

@@ -9,12 +9,8 @@ import { finishTrade } from '../../trading/trade-lifecycle.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
 import { refusedResult, shapeOf } from '../../trading/trade-result.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
-import {
-  orderAnswer,
-  orderFill,
-  recordOrderState,
-  type OrderState,
-} from '../../trading/venue-order-state.js';
+import { orderAnswer, orderFill, recordOrderState } from '../../trading/venue-order-state.js';
+import type { OrderState } from '../../trading/venue-trading.js';
 import { clobCredentialsFor, deriveManagedClobCredentials } from '../../wallets/clob-credentials.js';
 import { agentWalletCredentials, agentWalletSigner } from '../../wallets/agent-wallets.js';
 import { managedSigner } from '../../wallets/managed-wallet.js';

@@ -6,7 +6,7 @@ import type { MarketRecord } from '../../markets/market.model.js';
 import { isServiceMarketId } from '../external-ids.js';
 import { checkSignedOrder, SignedOrderInputSchema } from './orders/signed-order.js';
 import { venueUnavailable } from '../venue-unavailable.js';
-import { venueKey } from '../../venue-sync/imported-batches.js';
+import { venueKey } from '../../markets/venue-key.js';
 import { agentWalletForTrade } from '../../wallets/agent-wallets.js';
 import { hasClobCredentials } from '../../wallets/clob-credentials.js';
 import { walletOf } from '../../wallets/managed-wallet.js';

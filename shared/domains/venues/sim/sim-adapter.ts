@@ -16,8 +16,8 @@ import type {
   VenueResolution,
   WalletPosition,
 } from '../venue-adapter.js';
-import { price } from './lmsr.js';
-import { bookState, SHARE_STEP_MICRO, SIM_MIN_ORDER_SIZE, syntheticBook } from './sim-book.js';
+import { price } from '../../markets/lmsr.js';
+import { bookState, SHARE_STEP_MICRO, SIM_MIN_ORDER_SIZE, syntheticBook } from '../../markets/sim-book.js';
 import { sidePrice } from '../../side-price.js';
 import { decideBuyFill, decideSellFill } from './sim-decisions.js';
 
@@ -88,8 +88,8 @@ function venueMarketOf(m: MarketRecord): VenueMarket {
 }
 
 /**
- * The `sim` venue: our own Market collection, each market's book an LMSR (lmsr.ts) kept by the
- * market log. Every market with a sim book is a sim market, addressed by its service market id;
+ * The `sim` venue: our own Market collection, each market's book an LMSR (markets/lmsr.ts) kept by
+ * the market log. Every market with a sim book is a sim market, addressed by its service market id;
  * sim markets have no slugs, and sim events are found by their event id. There is nothing remote,
  * so no health to report.
  */

@@ -10,8 +10,8 @@ import type { MarketRecord } from '../../markets/market.model.js';
 import { fromMicro, MICRO } from '../../money.js';
 import type { PositionRecord } from '../../positions/position.model.js';
 import { accept, refuse, type Decision, type Refusal } from '../../refusal.js';
-import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from './lmsr.js';
-import { bookState, SHARE_STEP_MICRO } from './sim-book.js';
+import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from '../../markets/lmsr.js';
+import { bookState, SHARE_STEP_MICRO } from '../../markets/sim-book.js';
 
 const money = (micro: number) => fromMicro(micro).toFixed(2);
 const shares = (micro: number) => fromMicro(micro).toFixed(5);

@@ -3,7 +3,7 @@ import type { EntryDraft } from '../../ledger/ledger.js';
 import type { MarketRecord } from '../../markets/market.model.js';
 import type { PositionRecord } from '../../positions/position.model.js';
 import { accept, type Decision } from '../../refusal.js';
-import type { Outcome } from './lmsr.js';
+import type { Outcome } from '../../markets/lmsr.js';
 import {
   decideBuyFill,
   decideBuyReserve,

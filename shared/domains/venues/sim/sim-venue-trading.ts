@@ -1,6 +1,6 @@
 import { toMicro } from '../../money.js';
 import type { VenueTrading } from '../../trading/venue-trading.js';
-import { SIM_MAX_TRADE } from './lmsr.js';
+import { SIM_MAX_TRADE } from '../../markets/lmsr.js';
 import { executeSimTrade } from './sim-execute.js';
 import { submitSimTrade } from './sim-trade.js';
 

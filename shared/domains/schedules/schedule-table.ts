@@ -1,13 +1,13 @@
-import type { Env } from '../shared/infra/config/env.js';
-import type { JobData, JobName } from '../shared/infra/queue/jobs.js';
-import { minuteSlot } from '../shared/infra/queue/slots.js';
-import type { ScheduleSpec } from './define-schedule.js';
+import type { Env } from '../../infra/config/env.js';
+import type { JobData, JobName } from '../../infra/queue/jobs.js';
+import { minuteSlot } from '../../infra/queue/slots.js';
+import type { ScheduleDefinition } from './schedule-tick.js';
 
 /** The jobs whose whole payload is the slot (slotJob in jobs.ts), read off the job table. */
 type SlotJobName = { [N in JobName]: { slot: string } extends JobData<N> ? N : never }[JobName];
 
 /** A schedule whose tick enqueues its job for the UTC minute slot (one job per slot, however many schedulers). */
-const slotSchedule = (name: SlotJobName, cron: string, description: string): ScheduleSpec => ({
+const slotSchedule = (name: SlotJobName, cron: string, description: string): ScheduleDefinition => ({
   name,
   cron,
   description,
@@ -29,7 +29,7 @@ const intervalSchedule = (
   name: IntervalJobName,
   every: (env: Env) => number,
   description: string,
-): ScheduleSpec => ({
+): ScheduleDefinition => ({
   name,
   cron: '*/5 * * * * *',
   description,
@@ -42,8 +42,11 @@ const intervalSchedule = (
   },
 });
 
-/** Every schedule of the jobs process. */
-export const SCHEDULES: ScheduleSpec[] = [
+/**
+ * Every schedule of the jobs process (which runs them) and of the operator's schedule views and
+ * actions in the API (which list, pause and run them): here, below both.
+ */
+export const SCHEDULES: ScheduleDefinition[] = [
   {
     name: 'heartbeat',
     cron: '* * * * *',
@@ -124,7 +127,7 @@ export const SCHEDULES: ScheduleSpec[] = [
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */
-export function selectSchedules(requested: string[] | undefined): ScheduleSpec[] {
+export function selectSchedules(requested: string[] | undefined): ScheduleDefinition[] {
   if (!requested || requested.length === 0) return SCHEDULES;
   const known = SCHEDULES.map((s) => s.name);
   const unknown = requested.filter((n) => !known.includes(n));

@@ -1,10 +1,10 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
-import { leaderboardEntry, rankOf } from '../reads/leaderboard.js';
-import type { AgentRecord } from './agent.model.js';
-import { claimInfoView } from './agent-views.js';
-import { assertClaimCodeLive, claimCodeExpiresAt } from './claim-code.js';
+import { leaderboardEntry, rankOf } from './leaderboard.js';
+import type { AgentRecord } from '../agents/agent.model.js';
+import { claimInfoView } from '../agents/agent-views.js';
+import { assertClaimCodeLive, claimCodeExpiresAt } from '../agents/claim-code.js';
 
 /** How long an unclaimed code works, and the time now. */
 export interface ClaimCodeClock {

@@ -1,6 +1,6 @@
-import type { MarketRecord } from '../../markets/market.model.js';
-import { MICRO } from '../../money.js';
-import type { BookLevel, OutcomeBook } from '../venue-adapter.js';
+import type { MarketRecord } from './market.model.js';
+import { MICRO } from '../money.js';
+import type { BookLevel, OutcomeBook } from '../venues/venue-adapter.js';
 import { PRICE_CEIL, PRICE_FLOOR, rawPrice, sharesToMove, type LmsrState, type Outcome } from './lmsr.js';
 
 /** Levels on each side of the synthetic sim book. */

@@ -1,0 +1,75 @@
+import type { Env } from '../infra/config/env.js';
+import type { Logger } from '../infra/logger.js';
+import { connectMongo } from '../infra/mongo.js';
+import { connectRedis } from '../infra/redis.js';
+import { QueueClient } from '../infra/queue/queue-client.js';
+import { createMetrics } from '../infra/metrics.js';
+import type { Infrastructure } from '../infra/embedded/infrastructure.js';
+import { createModels, ensureIndexes } from '../domains/models.js';
+import { migrateStoredDocuments } from '../domains/migrations.js';
+import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
+import { LocalCache } from '../infra/local-cache.js';
+import type { Deps, LocalCaches } from './deps.js';
+import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
+
+/** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
+const LOCAL_CACHE_ENTRIES = 20_000;
+
+function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
+  const ttlMs = env.LOCAL_CACHE_SECONDS * 1000;
+  const maxAgeMs = () => (invalidation.healthy ? ttlMs : Math.min(ttlMs, DEGRADED_MAX_AGE_MS));
+  const caches: LocalCaches = {
+    agentsByKeyHash: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+  };
+  invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
+  invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));
+  invalidation.onInvalidate('user', (id) => caches.tiers.delete(id));
+  invalidation.onReset(() => {
+    for (const cache of Object.values(caches)) cache.clear();
+  });
+  return caches;
+}
+
+export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
+  const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
+  const models = createModels(mongo);
+  await ensureIndexes(models);
+  await migrateStoredDocuments(models, log);
+  const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
+  const invalidation = await startInvalidation({
+    redisUrl: infra.redisUrl,
+    prefix: env.QUEUE_PREFIX,
+    publisher: redis,
+    log,
+  });
+  const metrics = createMetrics(queues);
+  const clock = () => new Date();
+  return {
+    env,
+    log,
+    infra,
+    mongo,
+    models,
+    redis,
+    queues,
+    metrics,
+    venues: createVenues(env, models, metrics, log, clock),
+    trading: createTradingVenues(),
+    polygon: createPolygonRpc(env, metrics, log),
+    invalidation,
+    caches: createLocalCaches(env, invalidation),
+    clock,
+  };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.queues.close();
+  deps.invalidation.close();
+  deps.redis.disconnect();
+  await deps.mongo.close();
+}
