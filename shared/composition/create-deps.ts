@@ -9,20 +9,25 @@ import { createModels, ensureIndexes } from '../domains/models.js';
 import { migrateStoredDocuments } from '../domains/migrations.js';
 import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
 import { LocalCache } from '../infra/local-cache.js';
+import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
 import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
 const LOCAL_CACHE_ENTRIES = 20_000;
+/** A cache load is one indexed read: far past a second, it will not answer (see DatabaseStalledError). */
+const CACHE_LOAD_DEADLINE_MS = 10_000;
 
 function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
   const ttlMs = env.LOCAL_CACHE_SECONDS * 1000;
   const maxAgeMs = () => (invalidation.healthy ? ttlMs : Math.min(ttlMs, DEGRADED_MAX_AGE_MS));
+  const bounded = <T>(load: Promise<T>, key: string) =>
+    withinDatabaseDeadline(load, CACHE_LOAD_DEADLINE_MS, `the cache load of ${key}`);
   const caches: LocalCaches = {
-    agentsByKeyHash: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
-    settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
-    tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
-    markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs),
+    agentsByKeyHash: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
+    settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
+    tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
+    markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
   };
   invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
   invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));

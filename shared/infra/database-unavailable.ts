@@ -24,6 +24,29 @@ const NO_PRIMARY_CODE_NAMES = new Set([
 ]);
 
 /**
+ * A database call that neither answered nor failed within its deadline. Seen after the database was
+ * SIGKILLed and restarted during a chaos run: one read never settled, and every later request
+ * sharing it (a cache load) or queued behind it (a worker's group commit) waited with it. Treated as
+ * the database being unavailable: a request answers 503, a job waits without spending an attempt.
+ */
+export class DatabaseStalledError extends Error {
+  override readonly name = 'DatabaseStalledError';
+  constructor(what: string, ms: number) {
+    super(`${what} neither answered nor failed within ${ms} ms`);
+  }
+}
+
+/** `work`, or a DatabaseStalledError once `ms` pass first (the work itself carries on, unobserved). */
+export function withinDatabaseDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseStalledError(what, ms)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, stalled]).finally(() => clearTimeout(timer));
+}
+
+/**
  * What an error wraps: its `cause`, or for a server error made from a driver error (a bulk write
  * cut off by a lost connection: MongoBulkWriteError), the driver error it was made from.
  */
@@ -44,6 +67,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       e instanceof MongoServerSelectionError ||
       e instanceof MongoTopologyClosedError ||
       e instanceof MongoNotConnectedError ||
+      e instanceof DatabaseStalledError ||
       (e instanceof MongoServerError && NO_PRIMARY_CODE_NAMES.has(e.codeName ?? '')) ||
       // Mongoose's own error for a connection that has not been made yet.
       e.name === 'MongooseServerSelectionError'

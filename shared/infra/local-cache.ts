@@ -17,6 +17,11 @@ export class LocalCache<V> {
   constructor(
     private readonly maxEntries: number,
     private readonly maxAgeMs: () => number,
+    /**
+     * Bounds each load: past it, its callers get the error this wraps it in, and the next miss
+     * starts a new load instead of waiting on one that may never settle.
+     */
+    private readonly boundLoad?: <T>(load: Promise<T>, key: string) => Promise<T>,
   ) {}
 
   get size(): number {
@@ -62,7 +67,8 @@ export class LocalCache<V> {
       if (pending) return pending as Promise<R>;
     }
     const generation = this.generation;
-    const work = load().then((value) => {
+    const loaded = this.boundLoad ? this.boundLoad(load(), key) : load();
+    const work = loaded.then((value) => {
       if (value !== null && generation === this.generation) this.set(key, value);
       return value;
     });

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import {
+  DatabaseStalledError,
+  isDatabaseUnavailable,
+  withinDatabaseDeadline,
+} from '../../shared/infra/database-unavailable.js';
 import { LocalCache } from '../../shared/infra/local-cache.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,5 +79,23 @@ describe('local cache', () => {
     cache.deleteWhere((a) => a.status === 'claimed');
     assert.equal(cache.get('x'), undefined);
     assert.deepEqual(cache.get('agent'), { status: 'suspended' }, 'others stay');
+  });
+
+  it('when a load never settles, then its callers get the bound’s error and the next miss loads anew instead of joining it', async () => {
+    const cache = new LocalCache<string>(
+      10,
+      () => 60_000,
+      (load, key) => withinDatabaseDeadline(load, 50, `the cache load of ${key}`),
+    );
+    const never = new Promise<string>(() => undefined);
+    const first = cache.getOrLoad('market', () => never);
+    const joined = cache.getOrLoad('market', () => Promise.resolve('not asked'));
+    for (const caller of [first, joined])
+      await assert.rejects(
+        caller,
+        (err: unknown) => err instanceof DatabaseStalledError && isDatabaseUnavailable(err),
+      );
+    assert.equal(await cache.getOrLoad('market', async () => 'read again'), 'read again');
+    assert.equal(cache.get('market'), 'read again');
   });
 });

@@ -1,6 +1,10 @@
+import { withinDatabaseDeadline } from '../../../infra/database-unavailable.js';
 import type { TradeExecutionContext } from '../../trading/execution-context.js';
 import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
+
+/** A batch takes well under a second, and under an outage each of its calls fails within one. */
+export const BATCH_DEADLINE_MS = 60_000;
 
 interface Waiting {
   tradeId: string;
@@ -12,7 +16,8 @@ interface Waiting {
  * Gathers the trades a worker process has in hand into group commits (trade-batch.ts): while one
  * batch is being written, the trades that arrive wait and go together in the next. Under light
  * load a batch is one trade and starts at once; under heavy load the round trips of a batch are
- * shared by up to `maxBatch` trades. `waitMs` holds each batch open that much longer (0: never).
+ * shared by up to `maxBatch` trades. `waitMs` holds each batch open that much longer (0: never);
+ * `deadlineMs` bounds each batch (BATCH_DEADLINE_MS).
  */
 export class TradeBatcher {
   private waiting: Waiting[] = [];
@@ -20,7 +25,7 @@ export class TradeBatcher {
 
   constructor(
     private readonly ctx: TradeExecutionContext,
-    private readonly opts: { maxBatch: number; waitMs: number },
+    private readonly opts: { maxBatch: number; waitMs: number; deadlineMs?: number },
   ) {}
 
   execute(tradeId: string): Promise<TradeResult> {
@@ -38,9 +43,15 @@ export class TradeBatcher {
         const batch = this.waiting.splice(0, this.opts.maxBatch);
         let answers: Map<string, BatchAnswer>;
         try {
-          answers = await executeTradeBatch(
-            this.ctx,
-            batch.map((w) => w.tradeId),
+          // Bounded: a batch stuck on a database call that never settles would hold every later
+          // trade of this process behind it; its trades' jobs wait and run again instead.
+          answers = await withinDatabaseDeadline(
+            executeTradeBatch(
+              this.ctx,
+              batch.map((w) => w.tradeId),
+            ),
+            this.opts.deadlineMs ?? BATCH_DEADLINE_MS,
+            `a group commit of ${batch.length} trade(s)`,
           );
         } catch (err) {
           answers = new Map(batch.map((w) => [w.tradeId, { error: err }]));

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DatabaseStalledError } from '../../shared/infra/database-unavailable.js';
+import { tradeContext } from '../../shared/domains/trading/context.js';
+import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
+import { TradeBatcher } from '../../shared/domains/venues/sim/trade-batcher.js';
+import { testContext } from '../support/context.js';
+import { makeMarket } from '../support/factories.js';
+import { registerAgent } from '../support/http.js';
+
+/**
+ * Found by a chaos run: after a database kill one call of a worker's group commit never settled,
+ * and every later trade of that process waited behind it (three minutes, until the worker was
+ * killed). A batch is bounded; its trades' jobs wait and run again.
+ */
+describe('group commit stuck on the database #integration', () => {
+  it('when a batch never settles, then its trades fail as a database outage past the deadline and the next batch runs', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const pending = async () => {
+      const id = randomUUID();
+      await deps.models.Trade.create({
+        _id: id,
+        agentId: agent.agent_id,
+        marketId: market._id,
+        venue: 'sim',
+        side: 'yes',
+        action: 'buy',
+        amountMicro: 2_000_000,
+        sharesMicro: 0,
+        orderType: 'FAK',
+        status: 'pending',
+      });
+      return id;
+    };
+    const stuck = await pending();
+    const ctx = tradeContext(deps);
+    // The first claim of a batch goes to a database that never answers.
+    let hang = true;
+    const Trade = new Proxy(deps.models.Trade, {
+      get: (target, name, receiver) => {
+        const real = Reflect.get(target, name, receiver) as unknown;
+        if (typeof real !== 'function') return real;
+        return (...args: unknown[]) => {
+          if (hang) {
+            hang = false;
+            return Object.assign(new Promise(() => undefined), { lean: () => new Promise(() => undefined) });
+          }
+          return (real as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const batcher = new TradeBatcher({ ...ctx, models: { ...ctx.models, Trade } } as TradeExecutionContext, {
+      maxBatch: 8,
+      waitMs: 0,
+      deadlineMs: 200,
+    });
+    await assert.rejects(batcher.execute(stuck), DatabaseStalledError);
+    const next = await batcher.execute(await pending());
+    assert.equal(next.success, true, JSON.stringify(next));
+    assert.equal(next.fill_status, 'filled');
+  });
+});
