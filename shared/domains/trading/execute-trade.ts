@@ -23,6 +23,15 @@ export async function holdingsOf(ctx: TradeExecutionContext, t: TradeRecord, bal
   };
 }
 
+const notClaimed = (tradeId: string) =>
+  new AppError(
+    503,
+    'trade_not_claimed',
+    `Trade ${tradeId} is pending but could not be claimed`,
+    'The job tries again.',
+    { retryable: true },
+  );
+
 /** The answer for a trade stopped before any worker ran it (marked `failed`, with no result). */
 const notExecuted = async (ctx: TradeExecutionContext, t: TradeRecord): Promise<TradeResult> =>
   refusedResult(
@@ -85,6 +94,10 @@ export async function executeTrade(
       );
     if (FINAL_TRADE_STATUSES.includes(trade.status))
       return (trade.result as TradeResult | null) ?? (await notExecuted(ctx, trade));
+    // Still `pending` although the claim took nothing (the database answered from a state it
+    // did not keep): running it unclaimed would move money on a trade that may yet be stopped as
+    // "never ran", and record nothing of it. The job claims it on its next try.
+    if (trade.status === 'pending') throw notClaimed(tradeId);
     // `executing`: a retry after a crash; the logs say which steps already happened.
   }
   const market = await Market.findById(trade.marketId).lean();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../../infra/errors.js';
 import type { Deps } from '../../composition/deps.js';
 import { afterWrite } from '../../infra/faults.js';
 import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
@@ -53,9 +54,20 @@ function finishFields(result: TradeResult, outcome: TradeOutcome, now: Date): Re
   return set;
 }
 
+/** An outcome that could not be recorded: never answered as if it had been. */
+const outcomeNotRecorded = (tradeId: string, status: string | undefined) =>
+  new AppError(
+    503,
+    'trade_outcome_not_recorded',
+    `The outcome of trade ${tradeId} could not be recorded (it is ${status ?? 'missing'}, not executing)`,
+    'The job tries again.',
+    { retryable: true },
+  );
+
 /**
  * `executing` → `filled` | `rejected`, once, with the answer the client gets. A concurrent or
- * earlier finish wins: its stored answer is returned instead.
+ * earlier finish wins: its stored answer is returned instead. A trade that is neither executing nor
+ * finished is not answered (a retryable error): the client is told only what the record says.
  */
 export async function finishTrade(
   models: TradeModels,
@@ -69,9 +81,11 @@ export async function finishTrade(
     { $set: finishFields(result, outcome, now) },
   );
   afterWrite(updated.matchedCount > 0);
-  if (updated.modifiedCount === 0) {
+  if (updated.matchedCount === 0) {
     const stored = await models.Trade.findById(tradeId, { result: 1, status: 1 }).lean();
-    if (stored && FINAL_TRADE_STATUSES.includes(stored.status)) return stored.result as TradeResult;
+    if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result)
+      return stored.result as TradeResult;
+    throw outcomeNotRecorded(tradeId, stored?.status);
   }
   return result;
 }
@@ -109,7 +123,7 @@ export async function claimTrades(
 
 /**
  * Many `finishTrade`s in one round trip. The answers, by trade id: the given one, or the stored one
- * when another finish came first.
+ * when another finish came first. A trade neither executing nor finished gets no answer here.
  */
 export async function finishTrades(
   models: TradeModels,
@@ -128,13 +142,19 @@ export async function finishTrades(
     { ordered: false },
   );
   afterWrite(written.matchedCount > 0);
-  if (written.modifiedCount < finishes.length) {
+  if (written.matchedCount < finishes.length) {
     const stored = await models.Trade.find(
       { _id: { $in: finishes.map((f) => f.tradeId) } },
       { result: 1, status: 1 },
     ).lean();
-    for (const t of stored)
-      if (FINAL_TRADE_STATUSES.includes(t.status) && t.result) answers.set(t._id, t.result as TradeResult);
+    const byId = new Map(stored.map((t) => [t._id, t]));
+    for (const f of finishes) {
+      const t = byId.get(f.tradeId);
+      // This call's own write, or another finish before it: the record's answer either way.
+      if (t && FINAL_TRADE_STATUSES.includes(t.status) && t.result)
+        answers.set(t._id, t.result as TradeResult);
+      else answers.delete(f.tradeId);
+    }
   }
   return answers;
 }
