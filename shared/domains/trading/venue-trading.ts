@@ -1,3 +1,4 @@
+import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
@@ -64,6 +65,12 @@ export interface VenueTrading {
   orderState?(ctx: TradeExecutionContext, trade: TradeRecord): Promise<OrderState | null>;
   /** Cancels an open order on the venue; absent when `capabilities.cancellable` is false. */
   cancel?(ctx: TradeExecutionContext, trade: TradeRecord, orderId: string): Promise<CancelOutcome>;
+  /**
+   * One look at an open order the venue fills or expires by itself (the `follow-kalshi-order` job,
+   * which polls again until the order is done). Absent: the venue's open orders are followed by
+   * `orderState`, or it has none.
+   */
+  followOrder?(deps: Deps, tradeId: string, poll: number): Promise<{ status: string }>;
 }
 
 /** The trading venues of this process, one per venue id; built once in the composition root. */

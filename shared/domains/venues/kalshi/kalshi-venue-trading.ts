@@ -1,5 +1,5 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
-import { executeKalshiOrder } from './execute-kalshi-order.js';
+import { executeKalshiOrder, followKalshiOrder } from './execute-kalshi-order.js';
 import { tradeKalshiVenue } from './kalshi-trade.js';
 
 /**
@@ -21,4 +21,5 @@ export const kalshiVenueTrading: VenueTrading = {
   warnings: () => [],
   submit: tradeKalshiVenue,
   execute: executeKalshiOrder,
+  followOrder: followKalshiOrder,
 };
