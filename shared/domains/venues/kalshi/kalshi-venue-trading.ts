@@ -1,6 +1,6 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
 import { executeKalshiOrder, followKalshiOrder } from './execute-kalshi-order.js';
-import { tradeKalshiVenue } from './kalshi-trade.js';
+import { kalshiSignerStatus, quoteKalshiTrade, submitKalshiTrade, tradeKalshiVenue } from './kalshi-trade.js';
 
 /**
  * Real trading on Kalshi through DFlow: the agent's Solana wallet signs a quoted transaction (quote
@@ -22,4 +22,7 @@ export const kalshiVenueTrading: VenueTrading = {
   submit: tradeKalshiVenue,
   execute: executeKalshiOrder,
   followOrder: followKalshiOrder,
+  quote: quoteKalshiTrade,
+  submitSigned: submitKalshiTrade,
+  signerStatus: kalshiSignerStatus,
 };
