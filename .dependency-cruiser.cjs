@@ -120,8 +120,24 @@ const ENFORCED = [
     from: { path: '^shared/domains/trading/' },
     to: { path: '^shared/domains/venues/[^/]+/' },
   },
-  // f, for every layer but `records` (see PENDING).
-  ...['base', 'venue-surface', 'schemas', 'trading', 'venue-adapters', 'processes', 'reads'].map(layerRule),
+  {
+    name: 'venue-internals-private',
+    comment:
+      "b. A venue's folder (shared/domains/venues/<venue>/) is its own business: outside venues/, code " +
+      'imports only the venue-neutral modules directly in shared/domains/venues/ (their public ' +
+      'surface) and reaches a venue through its seams (VenueAdapter, VenueTrading). The composition ' +
+      'root builds the venues, so it may import them.',
+    severity: 'error',
+    from: {
+      path: '^(api|workers|jobs|shared)/',
+      pathNot: ['^shared/domains/venues/', '^shared/composition/'],
+    },
+    to: { path: '^shared/domains/venues/[^/]+/' },
+  },
+  // f, for every layer.
+  ...['base', 'venue-surface', 'schemas', 'records', 'trading', 'venue-adapters', 'processes', 'reads'].map(
+    layerRule,
+  ),
 ];
 
 /**
@@ -131,24 +147,7 @@ const ENFORCED = [
  */
 const PENDING = [
   {
-    // 12: markets and imports parse venue URLs (venues/<venue>/*-urls.ts); imports lists Kalshi's
-    // targets with its adapter; wallets/solana-wallet.ts verifies a Solana signature with dflow's
-    // transaction checks and asks dflow whether a wallet is verified; the Kalshi API and the trading
-    // workers call Kalshi's and the sim's trading code; models.ts registers Kalshi's quote schema.
-    name: 'venue-internals-private',
-    comment:
-      "b. A venue's folder (shared/domains/venues/<venue>/) is its own business: outside venues/, code " +
-      'imports only the venue-neutral modules directly in shared/domains/venues/ (their public ' +
-      'surface). The composition root builds the venues, so it may import them.',
-    severity: 'warn',
-    from: {
-      path: '^(api|workers|jobs|shared)/',
-      pathNot: ['^shared/domains/venues/', '^shared/composition/'],
-    },
-    to: { path: '^shared/domains/venues/[^/]+/' },
-  },
-  {
-    // 66: the `Deps` bag (shared/composition/deps.ts) that most domain functions take.
+    // 67: the `Deps` bag (shared/composition/deps.ts) that most domain functions take.
     name: 'domains-not-to-composition',
     comment:
       'd. Domain code never imports the composition root: a domain that takes the whole `Deps` bag ' +
@@ -158,9 +157,6 @@ const PENDING = [
     from: { path: '^shared/domains/' },
     to: { path: '^shared/composition/' },
   },
-  // 4: markets/check-market.ts (the venue URL parsers) and wallets/solana-wallet.ts (dflow) import
-  // venue folders, which sit above them (the same modules as rule b's).
-  { ...layerRule('records'), severity: 'warn' },
 ];
 
 /**

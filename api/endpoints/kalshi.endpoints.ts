@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
-  KalshiQuoteRequestSchema,
-  KalshiQuoteResultSchema,
-  KalshiSubmitRequestSchema,
-} from '../../shared/domains/venues/kalshi/kalshi-trade.js';
+  SignedQuoteRequestSchema,
+  SignedQuoteResultSchema,
+  SignedSubmitRequestSchema,
+} from '../../shared/domains/trading/signed-order.schemas.js';
 import { TradeResultSchema } from '../../shared/domains/trading/trade.schemas.js';
 import { WalletChallengeResponseSchema } from '../../shared/domains/wallets/wallet.schemas.js';
 import { endpoint } from './endpoint.js';
@@ -21,8 +21,8 @@ export const kalshiEndpoints = {
     description:
       'Needs a claimed agent, real trading on and a registered Solana wallet (`bot_solana_wallet`); buys also need the wallet verified by DFlow Proof (`KYC_REQUIRED` otherwise) and a USDC token account. ' +
       '`amount` is USDC (buys), `shares` contracts (sells). Refusals are HTTP 200 `{success: false, error, error_code, fix}`. A wallet registered without proof of ownership gets a `hint` on how to prove it.',
-    body: KalshiQuoteRequestSchema,
-    response: KalshiQuoteResultSchema,
+    body: SignedQuoteRequestSchema,
+    response: SignedQuoteResultSchema,
     errors: [403, 503],
   }),
   kalshiSubmit: endpoint({
@@ -35,7 +35,7 @@ export const kalshiEndpoints = {
     description:
       'The transaction must be the quoted one (same message bytes), signed by the registered wallet, within the quote’s 5 minutes. The account safeguards (kill switch, caps, daily spend, cooldowns) apply. ' +
       'Answers TradeResult keys (`shares_bought`/`shares_sold`, `cost`, `new_price`, `trade_id`); an order still filling answers `fill_status: "submitted"` and is followed until it closes. Submitting the same signed transaction again answers the same trade.',
-    body: KalshiSubmitRequestSchema,
+    body: SignedSubmitRequestSchema,
     response: TradeResultSchema,
     errors: [403, 503],
   }),

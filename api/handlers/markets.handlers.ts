@@ -93,7 +93,7 @@ export const publicChartHistory = (deps: Deps, marketId: string, q: { hours: num
   );
 
 export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
-  checkMarket: async ({ deps, query }) => checkMarket(deps.models, query),
+  checkMarket: async ({ deps, query }) => checkMarket(deps.models, deps.venues, query),
   listMarkets: async ({ deps, agent, query }) =>
     sharedList(
       deps,

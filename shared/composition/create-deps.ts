@@ -11,6 +11,7 @@ import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../in
 import { LocalCache } from '../infra/local-cache.js';
 import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
+import { createVenueModels } from './venue-models.js';
 import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
@@ -40,7 +41,7 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
 
 export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
   const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
-  const models = createModels(mongo);
+  const models = { ...createModels(mongo), ...createVenueModels(mongo) };
   await ensureIndexes(models);
   await migrateStoredDocuments(models, log);
   const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');

@@ -16,6 +16,7 @@ import type { TradingSettings } from '../domains/limits/trading-settings.model.j
 import type { Tier } from '../domains/users/user.model.js';
 import type { MarketRecord } from '../domains/markets/market.model.js';
 import type { ResolveHost } from '../domains/webhooks/url-guard.js';
+import type { VenueModels } from './venue-models.js';
 
 /*
  * The types of the composition root: what a process hands its roles and domain functions. Built by
@@ -47,7 +48,8 @@ export interface Deps {
   log: Logger;
   infra: Infrastructure;
   mongo: Connection;
-  models: Models;
+  /** The domains' models and the venues' own (createVenueModels). */
+  models: Models & VenueModels;
   /** Fail-fast connection for request paths: rate limits, caches, the producer. */
   redis: Redis;
   queues: QueueClient;

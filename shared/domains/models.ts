@@ -20,7 +20,6 @@ import { redemptionModel } from './onchain/redemption.model.js';
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
-import { kalshiQuoteModel } from './venues/kalshi/kalshi-quote.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
 import { priceAlertModel } from './alerts/price-alert.model.js';
@@ -52,7 +51,6 @@ export function createModels(conn: Connection) {
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
     ScheduleRun: scheduleRunModel(conn),
-    KalshiQuote: kalshiQuoteModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),
     PriceAlert: priceAlertModel(conn),

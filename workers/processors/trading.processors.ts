@@ -1,15 +1,13 @@
-import { followKalshiOrder } from '../../shared/domains/venues/kalshi/execute-kalshi-order.js';
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
-import { tradeContext } from '../../shared/domains/trading/context.js';
-import { TradeBatcher } from '../../shared/domains/venues/sim/trade-batcher.js';
+import { followVenueOrder } from '../../shared/domains/trading/venue-orders.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js';
-import type { Deps } from '../../shared/composition/deps.js';
+import { executeRecordedTrade } from '../../shared/composition/trade-execution.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 import {
@@ -20,22 +18,8 @@ import {
 import { protectFilledBuy } from '../../shared/domains/monitors/monitors.js';
 import { enqueueAlertEvaluation } from '../../shared/domains/alerts/evaluate-price-alerts.js';
 
-/** One group commit per process: the trades its workers hold go to the database together. */
-const batchers = new WeakMap<Deps, TradeBatcher>();
-const batcherOf = (deps: Deps) => {
-  let batcher = batchers.get(deps);
-  if (!batcher) {
-    batcher = new TradeBatcher(tradeContext(deps), {
-      maxBatch: deps.env.TRADE_WORKER_CONCURRENCY,
-      waitMs: deps.env.TRADE_BATCH_WAIT_MS,
-    });
-    batchers.set(deps, batcher);
-  }
-  return batcher;
-};
-
 export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {
-  const result = await batcherOf(deps).execute(data.tradeId);
+  const result = await executeRecordedTrade(deps, data.tradeId);
   // Only buys take an admission; a trade the API already marked failed has no result at all.
   if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
   // What follows the fill runs off the answer's path; a retried job enqueues the same id, which queues nothing.
@@ -61,7 +45,7 @@ export const afterTradeFillProcessor: Processor<'after-trade-fill'> = async (dat
 };
 
 export const followKalshiOrderProcessor: Processor<'follow-kalshi-order'> = async (data, { deps }) =>
-  followKalshiOrder(deps, data.tradeId, data.poll);
+  followVenueOrder(deps, data.tradeId, data.poll);
 
 export const settleMarketProcessor: Processor<'settle-market'> = async (data, { deps }) => {
   const settled = await settleMarket(deps.models, data.marketId, deps.clock);

@@ -1,17 +1,10 @@
 import type { Deps } from '../../composition/deps.js';
-import { KalshiAdapter } from '../venues/kalshi/kalshi-adapter.js';
 import { refuseImport } from './import-refusal.js';
 import type { MarketImportRecord } from './market-import.model.js';
 import type { ImportTargets } from './import-targets.js';
 
 const FIX =
   'Send a Kalshi ticker (e.g. KXHIGHNY-26FEB19-B43.5, any case) or the URL of the market page on kalshi.com, or list importable markets with GET /api/sdk/markets/importable?venue=kalshi.';
-
-function kalshiAdapter(deps: Pick<Deps, 'venues'>): KalshiAdapter {
-  const adapter = deps.venues.get('kalshi');
-  if (!(adapter instanceof KalshiAdapter)) throw new Error('the kalshi venue is not the Kalshi adapter');
-  return adapter;
-}
 
 /**
  * The Kalshi markets a request names, resolved by tickers only (kalshi.md §1.6 step 4):
@@ -21,9 +14,9 @@ function kalshiAdapter(deps: Pick<Deps, 'venues'>): KalshiAdapter {
  * - `series` (a series page or a bare series ticker): its open event closing soonest.
  */
 export async function findKalshiTargets(deps: Deps, req: MarketImportRecord): Promise<ImportTargets> {
-  const kalshi = kalshiAdapter(deps);
+  const kalshi = deps.venues.get('kalshi');
   if (req.kind === 'series') {
-    const [event] = await kalshi.openEventsOfSeries(req.series!);
+    const [event] = (await kalshi.openEventsOfSeries?.(req.series!)) ?? [];
     if (event) return { event, markets: event.markets, wholeEvent: true };
     throw refuseImport(404, 'market_not_found', `No open Kalshi event in series ${req.series}`, FIX);
   }

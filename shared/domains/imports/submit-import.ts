@@ -6,8 +6,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { byExternalIds, normalizeExternalId } from '../markets/venue-ref.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
-import { parseKalshiInput, type KalshiTarget } from '../venues/kalshi/kalshi-urls.js';
-import { parsePolymarketUrl, type PolymarketUrlTarget } from '../venues/polymarket/polymarket-urls.js';
+import type { ImportInputParse, ImportInputTarget } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import type { ImportRequest, KalshiEventImportRequest, KalshiImportRequest } from './import.schemas.js';
 import { importQuota, refundImport } from './import-quota.js';
@@ -25,15 +24,24 @@ const quotaHeaders = (limit: number, remaining: number) => ({
   'X-Imports-Remaining': String(Math.max(0, remaining)),
 });
 
+type PageTarget = Extract<ImportInputTarget, { kind: 'event' | 'market' }>;
+type TickerTarget = Extract<ImportInputTarget, { kind: 'ticker' | 'series' }>;
+
+/** The venue's own reading of a pasted URL or ticker: each venue knows its page forms. */
+function importInput(deps: Deps, venue: ExternalVenueId, raw: string): ImportInputParse {
+  return (
+    deps.venues.get(venue).parseImportInput?.(raw) ?? {
+      kind: 'error',
+      reason: `Markets of ${venue} are not imported by URL on this service.`,
+    }
+  );
+}
+
 /**
  * Markets of the target that are here already, when they cover what was asked: re-imports are
  * answered from the database, free, without a job or a venue call.
  */
-async function alreadyImportedPolymarket(
-  deps: Deps,
-  target: PolymarketUrlTarget,
-  marketIds: string[] | undefined,
-) {
+async function alreadyImportedPolymarket(deps: Deps, target: PageTarget, marketIds: string[] | undefined) {
   const filter =
     target.kind === 'event'
       ? { importSource: 'polymarket' as const, eventRef: target.eventSlug }
@@ -94,13 +102,14 @@ export async function submitImport(
   agent: AgentRecord,
   body: ImportRequest,
 ): Promise<ImportAnswer<'polymarket'>> {
-  const target = parsePolymarketUrl(body.polymarket_url);
-  if (target.kind === 'error')
+  const parsed = importInput(deps, 'polymarket', body.polymarket_url);
+  const target = parsed.kind === 'event' || parsed.kind === 'market' ? parsed : null;
+  if (!target)
     throw invalidField(
       'polymarket_url',
       'not a Polymarket event or market URL',
       body.polymarket_url,
-      target.reason,
+      parsed.kind === 'error' ? parsed.reason : 'Send the URL of a Polymarket event or market page.',
     );
   const existing = await alreadyImportedPolymarket(deps, target, body.market_ids);
   return submitVenueImport(deps, agent, {
@@ -129,7 +138,7 @@ export async function submitImport(
  * Kalshi markets of the target already here: the market of a ticker, or every market of an event
  * (by its ticker, or by the event of a market ticker when the whole event was asked for).
  */
-async function alreadyImportedKalshi(deps: Deps, target: KalshiTarget, wholeEvent: boolean) {
+async function alreadyImportedKalshi(deps: Deps, target: TickerTarget, wholeEvent: boolean) {
   if (target.kind !== 'ticker') return null;
   const find = (filter: Record<string, unknown>) =>
     deps.models.Market.find(filter, STORED_MARKET_FIELDS).sort({ createdAt: 1, _id: 1 }).lean();
@@ -153,9 +162,17 @@ export async function submitKalshiImport(
   const wholeEvent = 'event_ticker' in body;
   const field = wholeEvent ? 'event_ticker' : 'kalshi_url';
   const raw = wholeEvent ? body.event_ticker : body.kalshi_url;
-  const target = parseKalshiInput(raw);
-  if (target.kind === 'error')
-    throw invalidField(field, 'not a Kalshi ticker or kalshi.com URL', raw, target.reason);
+  const parsed = importInput(deps, 'kalshi', raw);
+  const target = parsed.kind === 'ticker' || parsed.kind === 'series' ? parsed : null;
+  if (!target)
+    throw invalidField(
+      field,
+      'not a Kalshi ticker or kalshi.com URL',
+      raw,
+      parsed.kind === 'error'
+        ? parsed.reason
+        : 'Send a Kalshi ticker or the URL of a kalshi.com market page.',
+    );
   const existing = await alreadyImportedKalshi(deps, target, wholeEvent);
   return submitVenueImport(deps, agent, {
     venue: 'kalshi',

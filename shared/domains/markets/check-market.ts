@@ -1,7 +1,6 @@
 import { invalidField } from '../../infra/errors.js';
 import type { Models } from '../models.js';
-import { parseKalshiInput } from '../venues/kalshi/kalshi-urls.js';
-import { parsePolymarketUrl, polymarketMarketUrl } from '../venues/polymarket/polymarket-urls.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import type { MarketRecord } from './market.model.js';
 import { byExternalIds } from './venue-ref.js';
 
@@ -17,15 +16,20 @@ export function normalizeMarketUrl(raw: string): string | null {
 }
 
 /**
- * The tickers a Kalshi URL may name: the one kalshi.md §1.6 finds (fragment, else the last segment of
- * the series) and the last path segment, which ends most market URLs. Empty for other hosts.
+ * The stored markets a venue URL may be, as the venue that recognises the URL says (each venue
+ * knows its own page forms); any other URL matches on the stored URL alone.
  */
-function kalshiTickersIn(raw: string, normalized: string): string[] {
-  if (!normalized.startsWith('https://kalshi.com/')) return [];
-  const parsed = parseKalshiInput(raw);
-  const tickers = [normalized.split('/').at(-1)!.toUpperCase()];
-  if (parsed.kind === 'ticker') tickers.push(parsed.ticker);
-  return [...new Set(tickers)];
+function urlFilter(venues: VenueRegistry, raw: string, url: string): Record<string, unknown> {
+  for (const adapter of venues.all()) {
+    const match = adapter.matchMarketUrl?.(raw, url);
+    if (!match) continue;
+    const anyOf: Record<string, unknown>[] = [{ url: { $in: match.urls } }];
+    if (match.externalIds.length) anyOf.push(byExternalIds(match.venue, match.externalIds));
+    // A market's ticker or slug, or an event's: every imported market of that event.
+    if (match.eventRefs.length) anyOf.push({ importSource: match.venue, eventRef: { $in: match.eventRefs } });
+    return anyOf.length === 1 ? anyOf[0]! : { $or: anyOf };
+  }
+  return { url };
 }
 
 export interface CheckQuery {
@@ -45,7 +49,7 @@ const row = (m: MarketRecord) => ({
  * `GET /api/sdk/markets/check`: whether a venue market is already on this service, by URL, Polymarket
  * condition id or Kalshi ticker (exactly one). Free: it never touches the import quota.
  */
-export async function checkMarket(models: Models, q: CheckQuery) {
+export async function checkMarket(models: Models, venues: VenueRegistry, q: CheckQuery) {
   const given = (['url', 'condition_id', 'ticker'] as const).filter((k) => q[k]);
   if (given.length !== 1)
     throw invalidField(
@@ -66,30 +70,7 @@ export async function checkMarket(models: Models, q: CheckQuery) {
         'Send the full venue URL, starting with https://',
         'query',
       );
-    const tickers = kalshiTickersIn(q.url, url);
-    const polymarket = parsePolymarketUrl(q.url);
-    filter = tickers.length
-      ? // A market ticker, or an event ticker: every imported market of that event.
-        {
-          $or: [
-            { url },
-            byExternalIds('kalshi', tickers),
-            { importSource: 'kalshi', eventRef: { $in: tickers } },
-          ],
-        }
-      : polymarket.kind === 'event'
-        ? { $or: [{ url }, { importSource: 'polymarket', eventRef: polymarket.eventSlug }] }
-        : polymarket.kind === 'market'
-          ? {
-              url: {
-                $in: [
-                  url,
-                  polymarketMarketUrl(polymarket.eventSlug, polymarket.marketSlug),
-                  polymarketMarketUrl(null, polymarket.marketSlug),
-                ],
-              },
-            }
-          : { url };
+    filter = urlFilter(venues, q.url, url);
   } else if (q.condition_id) filter = byExternalIds('polymarket', [q.condition_id]);
   else {
     const ticker = q.ticker!.trim().toUpperCase();

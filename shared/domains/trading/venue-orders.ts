@@ -16,6 +16,21 @@ import type { TradeRecord } from './trade.model.js';
  * the venue is done with them, and the agent's own list and cancels (client-contract §7.3).
  */
 
+/**
+ * The follow job of a trade whose venue watches its own orders (VenueTrading `followOrder`). A trade
+ * gone, or on a venue that follows none, has nothing to follow.
+ */
+export async function followVenueOrder(
+  deps: Deps,
+  tradeId: string,
+  poll: number,
+): Promise<{ status: string }> {
+  const trade = await deps.models.Trade.findById(tradeId, { venue: 1, status: 1 }).lean();
+  if (!trade) return { status: 'unknown' };
+  const follow = deps.trading.get(trade.venue).followOrder;
+  return follow ? follow(deps, tradeId, poll) : { status: trade.status };
+}
+
 /** Brings one open trade up to date with its order on the venue; finishes it when the venue is done. */
 export async function syncOpenTrade(
   ctx: TradeExecutionContext,

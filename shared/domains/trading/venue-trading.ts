@@ -1,7 +1,15 @@
+import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
+import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import type { TradeExecutionContext } from './execution-context.js';
+import type {
+  SignedQuoteRequest,
+  SignedQuoteResult,
+  SignedSubmitRequest,
+  SignerIdentityStatus,
+} from './signed-order.schemas.js';
 import type { TradeRecord } from './trade.model.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
@@ -64,7 +72,28 @@ export interface VenueTrading {
   orderState?(ctx: TradeExecutionContext, trade: TradeRecord): Promise<OrderState | null>;
   /** Cancels an open order on the venue; absent when `capabilities.cancellable` is false. */
   cancel?(ctx: TradeExecutionContext, trade: TradeRecord, orderId: string): Promise<CancelOutcome>;
+  /**
+   * One look at an open order the venue fills or expires by itself (the `follow-kalshi-order` job,
+   * which polls again until the order is done). Absent: the venue's open orders are followed by
+   * `orderState`, or it has none.
+   */
+  followOrder?(deps: Deps, tradeId: string, poll: number): Promise<{ status: string }>;
+  /**
+   * Venues whose orders the agent's own wallet signs (client-signed, signed-order.schemas.ts): the
+   * unsigned order and its quote, then the signed copy relayed and recorded as a trade, and whether
+   * a signing wallet passed the venue's identity check. Absent together: orders go through `submit`.
+   */
+  quote?(deps: Deps, agent: AgentRecord, req: SignedQuoteRequest): Promise<SignedQuoteResult>;
+  submitSigned?(deps: Deps, agent: AgentRecord, req: SignedSubmitRequest): Promise<TradeResult>;
+  signerStatus?(deps: Deps, wallet: string): Promise<SignerIdentityStatus>;
 }
+
+/** A venue that trades by client-signed orders: its members for them are there. */
+export type ClientSignedVenue = VenueTrading &
+  Required<Pick<VenueTrading, 'quote' | 'submitSigned' | 'signerStatus'>>;
+
+const isClientSigned = (v: VenueTrading): v is ClientSignedVenue =>
+  v.quote !== undefined && v.submitSigned !== undefined && v.signerStatus !== undefined;
 
 /** The trading venues of this process, one per venue id; built once in the composition root. */
 export class TradingVenues {
@@ -85,6 +114,21 @@ export class TradingVenues {
         'Trade on venue "sim", or ask the operator which venues this deployment trades on (GET /api/admin/venues).',
       );
     return venue;
+  }
+
+  /**
+   * The venue `id` when its orders are client-signed (its quote and submit endpoints), else the
+   * same 503 `venue_unavailable` as `get`: this service cannot take signed orders for it.
+   */
+  clientSigned(id: VenueId): ClientSignedVenue {
+    const venue = this.byId.get(id);
+    if (venue && isClientSigned(venue)) return venue;
+    throw new AppError(
+      503,
+      'venue_unavailable',
+      `Client-signed orders on ${id} are not available on this service`,
+      'Ask the operator which venues this deployment trades on (GET /api/admin/venues).',
+    );
   }
 
   all(): VenueTrading[] {

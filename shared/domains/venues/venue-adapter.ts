@@ -1,4 +1,4 @@
-import type { VenueId } from './venue-id.js';
+import type { ExternalVenueId, VenueId } from './venue-id.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -146,6 +146,31 @@ export interface ExecutableQuoteRequest {
   shares?: number;
 }
 
+/**
+ * What a market page URL or a ticker pasted to import names on its venue, read without fetching:
+ * slug-addressed pages (`event`, `market`) or ticker-addressed ones (`ticker`, `series`). The shapes
+ * are those a market import records for its worker.
+ */
+export type ImportInputTarget =
+  | { kind: 'event'; eventSlug: string }
+  | { kind: 'market'; eventSlug: string | null; marketSlug: string }
+  | { kind: 'ticker'; ticker: string; series: string }
+  | { kind: 'series'; series: string };
+/** The target, or why the input is refused (whole sentences, for a `fix`). */
+export type ImportInputParse = ImportInputTarget | { kind: 'error'; reason: string };
+
+/**
+ * The imported markets a page URL of the venue may be (`markets/check?url=`): a market whose URL is
+ * one of `urls`, whose venue id is one of `externalIds`, or of an event among `eventRefs`.
+ */
+export interface MarketUrlMatch {
+  /** Imported markets come from external venues only. */
+  venue: ExternalVenueId;
+  urls: string[];
+  externalIds: string[];
+  eventRefs: string[];
+}
+
 export interface VenueAdapter {
   readonly id: VenueId;
   /** One market by its venue key; null when the venue does not know it. */
@@ -176,4 +201,13 @@ export interface VenueAdapter {
   walletPositions(wallet: string): Promise<WalletPosition[]>;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
+  /** Reads a page URL or ticker pasted to import a market; absent for venues nothing is imported from. */
+  parseImportInput?(raw: string): ImportInputParse;
+  /**
+   * What a URL may be among imported markets when it is one of this venue's pages, else null.
+   * `normalized` is the URL as markets are stored (normalizeMarketUrl).
+   */
+  matchMarketUrl?(raw: string, normalized: string): MarketUrlMatch | null;
+  /** The open events of a series, soonest to close first: venues that group events in series. */
+  openEventsOfSeries?(series: string): Promise<VenueEvent[]>;
 }

@@ -1,6 +1,7 @@
 import type { Wallet as EthersWallet } from 'ethers';
 import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
+import type { Models } from '../models.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import { polyProxyAddress, polySafeAddress } from './funder-address.js';
 import { newSealedKey, openSealedKey } from './sealed-key.js';
@@ -118,7 +119,7 @@ export interface OwnerWallet {
  * agent: real trading needs a claimed agent, whose owner is its human).
  */
 export async function walletOf(
-  deps: Pick<Deps, 'models'>,
+  deps: { models: Models },
   owner: Pick<SettingsOwner, 'kind' | 'id'>,
 ): Promise<OwnerWallet | null> {
   if (owner.kind !== 'user') return null;

@@ -5,8 +5,7 @@ import { AppError, invalidField } from '../../infra/errors.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import { currentSettings, updateSettings, type SettingsActor } from '../limits/trading-settings.js';
 import { fromBase58 } from '../../util/base58.js';
-import { dflowTrading } from '../venues/dflow/dflow-trading.js';
-import { verifyEd25519 } from '../venues/dflow/solana-transaction.js';
+import { verifyEd25519 } from '../../util/ed25519.js';
 import { issueChallenge } from './wallet-challenge.js';
 import { takeChallenge } from './wallet-link.js';
 import { solanaProofId } from './solana-wallet-proof.model.js';
@@ -15,7 +14,7 @@ import { solanaProofId } from './solana-wallet-proof.model.js';
  * The Solana wallet an account trades Kalshi from. `PATCH /api/sdk/user/settings
  * {"bot_solana_wallet"}` registers it as the official client does (no proof); the stronger path
  * proves ownership by signing a single-use challenge with the wallet's ed25519 key (kalshi.md §3.2).
- * KYC is a separate matter: DFlow Proof, read through GET /api/proof/status.
+ * KYC is a separate matter: DFlow Proof, read through GET /api/proof/status (the Kalshi venue's).
  */
 
 /** Where a wallet completes DFlow's identity verification (Proof). */
@@ -30,7 +29,7 @@ export const PROVE_OWNERSHIP_HINT =
   'Prove you own the wallet: GET /api/sdk/wallet/solana/challenge?address=<wallet>, sign its message with the wallet key, then POST /api/sdk/wallet/solana/verify {address, signature, nonce}.';
 
 /** A wallet address: base58 of an ed25519 public key on the curve (a program address is not a wallet). */
-function walletAddress(address: string): string {
+export function solanaWalletAddress(address: string): string {
   try {
     const key = new PublicKey(address);
     if (PublicKey.isOnCurve(key.toBytes()) && key.toBase58() === address) return address;
@@ -47,7 +46,7 @@ function walletAddress(address: string): string {
 
 /** `GET /api/sdk/wallet/solana/challenge`: the text the wallet signs, bound to this service, the address and a nonce. */
 export async function solanaWalletChallenge(deps: Deps, owner: SettingsOwner, raw: string) {
-  const address = walletAddress(raw);
+  const address = solanaWalletAddress(raw);
   const base = publicBaseUrl(deps.env);
   return issueChallenge(deps, owner.key, address, (nonce, issuedAt, expiresAt) =>
     [
@@ -82,7 +81,7 @@ export async function verifySolanaWallet(
   actor: SettingsActor,
   input: { address: string; signature: string; nonce: string },
 ) {
-  const address = walletAddress(input.address);
+  const address = solanaWalletAddress(input.address);
   const fix = challengeFix(address);
   const challenge = await takeChallenge(deps, owner.key, input.nonce, address, fix);
   const signature = signatureBytes(input.signature);
@@ -117,14 +116,4 @@ export async function solanaWalletOf(
   if (!address) return null;
   const proof = await deps.models.SolanaWalletProof.exists({ _id: solanaProofId(owner.key, address) });
   return { address, proven: proof !== null };
-}
-
-/** `GET /api/proof/status?wallet=`: DFlow Proof's word on the wallet (kalshi.md §2.8). */
-export async function proofStatus(deps: Deps, wallet: string) {
-  const address = walletAddress(wallet);
-  return {
-    wallet: address,
-    verified: await dflowTrading(deps).verified(address),
-    verify_url: proofVerifyUrl(address),
-  };
 }

@@ -1,6 +1,7 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
-import { PublicKey, VersionedMessage } from '@solana/web3.js';
+import { createHash } from 'node:crypto';
+import { VersionedMessage } from '@solana/web3.js';
 import { toBase58 } from '../../../util/base58.js';
+import { verifyEd25519 } from '../../../util/ed25519.js';
 
 /**
  * Server-side checks of a client-signed Solana transaction (kalshi.md §3.6), before it is relayed:
@@ -60,23 +61,6 @@ export function parseWireTransaction(base64: string): WireTransaction | null {
 /** The digest a quote keeps of its message: a signed copy must carry the very same bytes. */
 export const messageDigest = (message: Uint8Array): string =>
   createHash('sha256').update(message).digest('hex');
-
-/** DER SubjectPublicKeyInfo prefix of an Ed25519 key (RFC 8410), followed by the 32 key bytes. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-/** Whether `signature` is `address`'s ed25519 signature of `message`. */
-export function verifyEd25519(address: string, message: Uint8Array, signature: Uint8Array): boolean {
-  try {
-    const key = createPublicKey({
-      key: Buffer.concat([ED25519_SPKI_PREFIX, new PublicKey(address).toBuffer()]),
-      format: 'der',
-      type: 'spki',
-    });
-    return signature.length === 64 && verify(null, message, key, signature);
-  } catch {
-    return false;
-  }
-}
 
 /** Every required signature verifies over the message (an all-zero slot is a missing one). */
 export const allSigned = (tx: WireTransaction): boolean =>

@@ -2,6 +2,8 @@ import type { VenueHttpClient } from '../../../infra/http/venue-http-client.js';
 import { venueClient, type VenueClientSettings } from '../venue-client.js';
 import { walkBook } from '../book-walk.js';
 import type {
+  ImportInputParse,
+  MarketUrlMatch,
   ExecutableQuote,
   ExecutableQuoteRequest,
   ImportableQuery,
@@ -24,7 +26,7 @@ import {
   type KalshiEvent,
   type KalshiMarket,
 } from './kalshi.schemas.js';
-import { kalshiTickerOrNull as tickerOrNull } from './kalshi-urls.js';
+import { kalshiMarketUrlMatch, kalshiTickerOrNull as tickerOrNull, parseKalshiInput } from './kalshi-urls.js';
 import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from './map-market.js';
 
 export interface KalshiAdapterOptions extends VenueClientSettings {
@@ -52,6 +54,15 @@ export class KalshiAdapter implements VenueAdapter {
 
   constructor(opts: KalshiAdapterOptions) {
     this.http = venueClient(this.id, opts.baseUrl, opts);
+  }
+
+  /** A kalshi.com URL or a bare ticker (kalshi-urls.ts). */
+  parseImportInput(raw: string): ImportInputParse {
+    return parseKalshiInput(raw);
+  }
+
+  matchMarketUrl(raw: string, normalized: string): MarketUrlMatch | null {
+    return kalshiMarketUrlMatch(raw, normalized);
   }
 
   /** One market by ticker (any case), with its event's title and category. */

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Deps } from '../../../composition/deps.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
@@ -24,7 +23,12 @@ import {
 } from '../dflow/solana-transaction.js';
 import { isServiceMarketId } from '../external-ids.js';
 import { venueUnavailable } from '../venue-unavailable.js';
-import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletOf } from '../../wallets/solana-wallet.js';
+import {
+  PROVE_OWNERSHIP_HINT,
+  proofVerifyUrl,
+  solanaWalletAddress,
+  solanaWalletOf,
+} from '../../wallets/solana-wallet.js';
 import type { KalshiQuoteRecord } from './kalshi-quote.model.js';
 import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
@@ -38,6 +42,12 @@ import {
 } from '../../trading/trade-result.js';
 import type { TradeRequest, TradeResult } from '../../trading/trade.schemas.js';
 import type { VenueTrade } from '../../trading/venue-trade.js';
+import type {
+  SignedQuoteRequest as KalshiQuoteRequest,
+  SignedQuoteResult as KalshiQuoteResult,
+  SignedSubmitRequest as KalshiSubmitRequest,
+  SignerIdentityStatus,
+} from '../../trading/signed-order.schemas.js';
 
 /**
  * Kalshi through DFlow on Solana (client-contract §4.3, kalshi.md §2): the service asks DFlow for
@@ -48,64 +58,6 @@ import type { VenueTrade } from '../../trading/venue-trade.js';
 
 /** How long a quote may be submitted (spec §8: venue-two quote validity). */
 export const QUOTE_TTL_SECONDS = 300;
-
-const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
-/** What a quote and a submit are for, as the client sends it. */
-const TRADE_TARGET = {
-  market_id: z.string().trim().min(1).max(200),
-  side: z.preprocess(lower, z.enum(['yes', 'no'])),
-  action: z.preprocess(lower, z.enum(['buy', 'sell'])).default('buy'),
-};
-
-export const KalshiQuoteRequestSchema = z
-  .object({
-    ...TRADE_TARGET,
-    amount: z
-      .number()
-      .min(0)
-      .max(1e9)
-      .default(0)
-      .meta({ description: 'USDC to spend on a buy, 2 decimals.' }),
-    shares: z.number().min(0).max(1e9).default(0).meta({ description: 'Contracts to sell, 5 decimals.' }),
-    wallet_address: z.string().max(100).nullish().meta({ description: 'The Solana wallet that signs.' }),
-  })
-  .meta({ id: 'KalshiQuoteRequest' });
-export type KalshiQuoteRequest = z.output<typeof KalshiQuoteRequestSchema>;
-
-export const KalshiQuoteResultSchema = z
-  .looseObject({
-    success: z.boolean(),
-    quote_id: z.string().nullable(),
-    transaction: z.string().nullable().meta({ description: 'Unsigned v0 VersionedTransaction, base64.' }),
-    in_amount: z.number().nullable(),
-    out_amount: z.number().nullable(),
-    price: z.number().nullable(),
-    expires_at: z.string().nullable(),
-    wallet_address: z.string().nullable(),
-    wallet_ownership_verified: z.boolean().nullable(),
-    error: z.string().nullable(),
-    error_code: z.string().nullable(),
-    hint: z.string().nullable(),
-    fix: z.string().nullable(),
-  })
-  .meta({ id: 'KalshiQuoteResult' });
-type KalshiQuoteResult = z.input<typeof KalshiQuoteResultSchema>;
-
-export const KalshiSubmitRequestSchema = z
-  .object({
-    ...TRADE_TARGET,
-    signed_transaction: z
-      .string()
-      .min(1)
-      .max(20_000)
-      .meta({ description: 'The quoted transaction, signed, base64.' }),
-    quote_id: z.string().min(1).max(100),
-    reasoning: z.string().max(5000).nullish(),
-    source: z.string().max(200).nullish(),
-    skill_slug: z.string().max(200).nullish(),
-  })
-  .meta({ id: 'KalshiSubmitRequest' });
-export type KalshiSubmitRequest = z.output<typeof KalshiSubmitRequestSchema>;
 
 /** What the worker sends and follows, kept on the trade's venue order (`signed`). */
 export interface KalshiSigned {
@@ -695,4 +647,14 @@ export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> 
     holdings,
     true,
   );
+}
+
+/** `GET /api/proof/status?wallet=`: DFlow Proof's word on the wallet (kalshi.md §2.8). */
+export async function kalshiSignerStatus(deps: Deps, wallet: string): Promise<SignerIdentityStatus> {
+  const address = solanaWalletAddress(wallet);
+  return {
+    wallet: address,
+    verified: await dflowTrading(deps).verified(address),
+    verify_url: proofVerifyUrl(address),
+  };
 }

@@ -1,4 +1,5 @@
 import { KALSHI_TICKER } from '../external-ids.js';
+import type { MarketUrlMatch } from '../venue-adapter.js';
 
 /**
  * kalshi.com URLs and bare tickers, as agents paste them to import (kalshi.md §1.6). Pure string
@@ -75,6 +76,20 @@ export function parseKalshiInput(raw: string): KalshiInputParse {
     .filter((t): t is string => t !== null && t.startsWith(`${series}-`));
   const ticker = candidates[0];
   return ticker ? { kind: 'ticker', ticker, series } : { kind: 'series', series };
+}
+
+/**
+ * The imported markets a kalshi.com URL may name: the ticker kalshi.md §1.6 finds (fragment, else
+ * the last segment of the series) and the last path segment, which ends most market URLs; each as a
+ * market ticker or as an event ticker (every imported market of that event). Null for other hosts.
+ */
+export function kalshiMarketUrlMatch(raw: string, normalized: string): MarketUrlMatch | null {
+  if (!normalized.startsWith(`${KALSHI_ORIGIN}/`)) return null;
+  const parsed = parseKalshiInput(raw);
+  const tickers = [normalized.split('/').at(-1)!.toUpperCase()];
+  if (parsed.kind === 'ticker') tickers.push(parsed.ticker);
+  const unique = [...new Set(tickers)];
+  return { venue: 'kalshi', urls: [normalized], externalIds: unique, eventRefs: unique };
 }
 
 /** The page of an event on kalshi.com (`/markets/{series}/{event}`, the form the site accepts). */

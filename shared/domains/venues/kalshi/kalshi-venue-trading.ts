@@ -1,6 +1,6 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
-import { executeKalshiOrder } from './execute-kalshi-order.js';
-import { tradeKalshiVenue } from './kalshi-trade.js';
+import { executeKalshiOrder, followKalshiOrder } from './execute-kalshi-order.js';
+import { kalshiSignerStatus, quoteKalshiTrade, submitKalshiTrade, tradeKalshiVenue } from './kalshi-trade.js';
 
 /**
  * Real trading on Kalshi through DFlow: the agent's Solana wallet signs a quoted transaction (quote
@@ -21,4 +21,8 @@ export const kalshiVenueTrading: VenueTrading = {
   warnings: () => [],
   submit: tradeKalshiVenue,
   execute: executeKalshiOrder,
+  followOrder: followKalshiOrder,
+  quote: quoteKalshiTrade,
+  submitSigned: submitKalshiTrade,
+  signerStatus: kalshiSignerStatus,
 };

@@ -3,6 +3,8 @@ import { venueClient, type VenueClientSettings } from '../venue-client.js';
 import { CONDITION_ID, TOKEN_ID } from '../external-ids.js';
 import { walkBook } from '../book-walk.js';
 import type {
+  ImportInputParse,
+  MarketUrlMatch,
   ExecutableQuote,
   ExecutableQuoteRequest,
   ImportableQuery,
@@ -29,7 +31,7 @@ import {
 import { fastMarketSlugs } from './fast-market-slugs.js';
 import { gammaMarketStatus, mapGammaEvent, mapGammaMarket } from './map-market.js';
 import { bookFromWire, quoteFromBook } from './order-book.js';
-import { MAX_SLUG_LENGTH } from './polymarket-urls.js';
+import { MAX_SLUG_LENGTH, parsePolymarketUrl, polymarketMarketUrlMatch } from './polymarket-urls.js';
 import { ClobTrading } from './orders/clob-trading.js';
 
 export interface PolymarketAdapterOptions extends VenueClientSettings {
@@ -84,6 +86,15 @@ export class PolymarketAdapter implements VenueAdapter {
     this.clob = venueClient(this.id, opts.clobUrl, opts);
     this.data = venueClient(this.id, opts.dataUrl, opts);
     this.trading = new ClobTrading(this.clob);
+  }
+
+  /** A polymarket.com event or market page (polymarket-urls.ts). */
+  parseImportInput(raw: string): ImportInputParse {
+    return parsePolymarketUrl(raw);
+  }
+
+  matchMarketUrl(raw: string, normalized: string): MarketUrlMatch | null {
+    return polymarketMarketUrlMatch(raw, normalized);
   }
 
   async market(key: VenueMarketKey): Promise<VenueMarket | null> {

@@ -1,3 +1,5 @@
+import type { MarketUrlMatch } from '../venue-adapter.js';
+
 /**
  * polymarket.com page URLs, pasted by agents to import a market. Parsing is pure string work and
  * never fetches anything: the slugs it yields go to the Gamma API through the venue client, whose
@@ -101,6 +103,28 @@ function slugOf(segment: string): string | PolymarketUrlParse {
     return refuse(`"${slug.slice(0, 80)}" is not a Polymarket slug (letters, digits and dashes only).`);
   }
   return slug;
+}
+
+/**
+ * The imported markets a polymarket.com URL may name: for an event page, the event's markets; for a
+ * market page, the market under any of the URLs it may have been stored with. Null for other URLs.
+ */
+export function polymarketMarketUrlMatch(raw: string, normalized: string): MarketUrlMatch | null {
+  const target = parsePolymarketUrl(raw);
+  if (target.kind === 'event')
+    return { venue: 'polymarket', urls: [normalized], externalIds: [], eventRefs: [target.eventSlug] };
+  if (target.kind === 'market')
+    return {
+      venue: 'polymarket',
+      urls: [
+        normalized,
+        polymarketMarketUrl(target.eventSlug, target.marketSlug),
+        polymarketMarketUrl(null, target.marketSlug),
+      ],
+      externalIds: [],
+      eventRefs: [],
+    };
+  return null;
 }
 
 /** The canonical page of an event. */

@@ -1,0 +1,12 @@
+import type { Connection } from 'mongoose';
+import { kalshiQuoteModel } from '../domains/venues/kalshi/kalshi-quote.model.js';
+
+/**
+ * The schemas a venue keeps in its own folder. The domains' registry (models.ts) sits below the
+ * venues and may not name them, so the composition root adds them to the process's models. A module
+ * of its own: the `Deps` type names these models, and must not pull in the venues' code with them.
+ */
+export function createVenueModels(conn: Connection) {
+  return { KalshiQuote: kalshiQuoteModel(conn) };
+}
+export type VenueModels = ReturnType<typeof createVenueModels>;
