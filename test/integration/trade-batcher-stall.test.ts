@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { DatabaseStalledError } from '../../shared/infra/database-unavailable.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
 import { TradeBatcher } from '../../shared/domains/venues/sim/trade-batcher.js';
 import { testContext } from '../support/context.js';
-import { makeMarket } from '../support/factories.js';
+import { makeMarket, recordPendingBuy } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
 
 /**
@@ -18,22 +17,7 @@ describe('group commit stuck on the database #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const pending = async () => {
-      const id = randomUUID();
-      await deps.models.Trade.create({
-        _id: id,
-        agentId: agent.agent_id,
-        marketId: market._id,
-        venue: 'sim',
-        side: 'yes',
-        action: 'buy',
-        amountMicro: 2_000_000,
-        sharesMicro: 0,
-        orderType: 'FAK',
-        status: 'pending',
-      });
-      return id;
-    };
+    const pending = () => recordPendingBuy(agent.agent_id, market._id, 2_000_000);
     const stuck = await pending();
     const ctx = tradeContext(deps);
     // The first claim of a batch goes to a database that never answers.

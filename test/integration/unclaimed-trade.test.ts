@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
 import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeResult } from '../../shared/domains/trading/trade.schemas.js';
 import { testContext } from '../support/context.js';
-import { makeMarket } from '../support/factories.js';
+import { makeMarket, recordPendingBuy } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
 
 /**
@@ -17,23 +16,8 @@ import { registerAgent } from '../support/http.js';
  */
 describe('a trade its claim did not take #integration', () => {
   async function pendingTrade() {
-    const { deps } = testContext();
-    const agent = await registerAgent();
-    const market = await makeMarket();
-    const id = randomUUID();
-    await deps.models.Trade.create({
-      _id: id,
-      agentId: agent.agent_id,
-      marketId: market._id,
-      venue: 'sim',
-      side: 'yes',
-      action: 'buy',
-      amountMicro: 3_000_000,
-      sharesMicro: 0,
-      orderType: 'FAK',
-      status: 'pending',
-    });
-    return id;
+    const [agent, market] = await Promise.all([registerAgent(), makeMarket()]);
+    return recordPendingBuy(agent.agent_id, market._id, 3_000_000);
   }
 
   it('when the claim takes nothing but the trade still reads pending, then it is not run (nothing logged) and the next try claims and fills it', async () => {

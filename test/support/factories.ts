@@ -31,6 +31,27 @@ export async function trade(agent: RegisteredAgent, body: Record<string, unknown
   return api().post('/api/sdk/trade').set('Authorization', `Bearer ${agent.api_key}`).send(body);
 }
 
+/**
+ * A sim buy recorded `pending` as the API records it before queueing, without a job: for tests that
+ * hand it to a worker's code themselves. Its id.
+ */
+export async function recordPendingBuy(agentId: string, marketId: string, amountMicro: number) {
+  const id = randomUUID();
+  await testContext().deps.models.Trade.create({
+    _id: id,
+    agentId,
+    marketId,
+    venue: 'sim',
+    side: 'yes',
+    action: 'buy',
+    amountMicro,
+    sharesMicro: 0,
+    orderType: 'FAK',
+    status: 'pending',
+  });
+  return id;
+}
+
 export async function agentWithMarket(p0 = 0.5) {
   const [agent, market] = await Promise.all([registerAgent(), makeMarket({ p0 })]);
   return { agent, market };
