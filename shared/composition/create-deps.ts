@@ -1,6 +1,6 @@
 import type { Env } from '../infra/config/env.js';
 import type { Logger } from '../infra/logger.js';
-import { connectMongo } from '../infra/mongo.js';
+import { connectMongo, watchMongo } from '../infra/mongo.js';
 import { connectRedis } from '../infra/redis.js';
 import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics } from '../infra/metrics.js';
@@ -41,6 +41,7 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
 
 export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
   const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
+  watchMongo(mongo, infra.mongoUri, log);
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };
   await ensureIndexes(models);
   await migrateStoredDocuments(models, log);

@@ -48,3 +48,88 @@ export async function pingMongo(conn: Connection): Promise<void> {
   if (!db) throw new Error('MongoDB connection is not open');
   await db.command({ ping: 1 });
 }
+
+/** How often the database watchdog looks, and after how many failed looks in a row it probes. */
+const WATCH_INTERVAL_MS = 5_000;
+const WEDGED_AFTER_FAILURES = 3;
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** Whether a fresh client (its own connection and monitor) reaches the database at `uri` now. */
+async function freshClientReaches(uri: string): Promise<boolean> {
+  const client = new mongoose.mongo.MongoClient(uri, {
+    serverSelectionTimeoutMS: PROBE_TIMEOUT_MS,
+    connectTimeoutMS: PROBE_TIMEOUT_MS,
+  });
+  try {
+    await client.connect();
+    await client.db('admin').command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.close(true).catch(() => undefined);
+  }
+}
+
+/**
+ * Rebuilds the driver's client when it keeps failing to reach a database that a fresh client
+ * reaches. Seen after the embedded database was SIGKILLed and restarted: the driver's server
+ * monitor was left waiting on a heartbeat that never settled, so its server stayed Unknown and
+ * every command failed server selection for as long as the process lived (a chaos run's API, 11
+ * minutes). A database that is really down fails the fresh client too and is left alone. Models
+ * keep working across the rebuild (the same client object connects again); commands in flight
+ * then fail as an outage. Returns the function that stops watching (also on the connection's close).
+ */
+export function watchMongo(
+  conn: Connection,
+  uri: string,
+  log: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void },
+  opts: {
+    intervalMs?: number;
+    ping?: (conn: Connection) => Promise<void>;
+    probe?: (uri: string) => Promise<boolean>;
+  } = {},
+): () => void {
+  const { intervalMs = WATCH_INTERVAL_MS, ping = pingMongo, probe = freshClientReaches } = opts;
+  let failures = 0;
+  let looking = false;
+  let stopped = false;
+  let reconnecting = false;
+  const look = async () => {
+    if (looking || stopped) return;
+    looking = true;
+    try {
+      await ping(conn);
+      failures = 0;
+    } catch (err) {
+      failures++;
+      if (failures >= WEDGED_AFTER_FAILURES && (await probe(uri)) && !stopped) {
+        log.error(
+          { err, failures },
+          'the database answers a fresh client but not this one: reconnecting the database client',
+        );
+        const client = conn.getClient();
+        reconnecting = true;
+        await client.close(true).catch(() => undefined);
+        await client
+          .connect()
+          .catch((e: unknown) => log.warn({ err: e }, 'database client not reconnected yet'))
+          .finally(() => (reconnecting = false));
+        failures = 0;
+      }
+    } finally {
+      looking = false;
+    }
+  };
+  const timer = setInterval(() => void look(), intervalMs);
+  timer.unref();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  // The service closing the connection ends the watch; this watch's own reconnect does not.
+  conn.on('close', () => {
+    if (!reconnecting) stop();
+  });
+  return stop;
+}
