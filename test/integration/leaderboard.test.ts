@@ -63,7 +63,8 @@ describe('leaderboard #integration', () => {
 
   it('when a later agent takes a name that looks like an earlier one (case, a Greek alpha, spaces), then the board shows it with its id, and the first keeps its name plain', async () => {
     const { deps } = testContext();
-    const stem = `Alpha${Date.now().toString(36)}`;
+    // An i in every run: its capital is where case and lookalikes meet (a capital I reads as an l).
+    const stem = `Alphi${Date.now().toString(36)}`;
     const original = await registerAgent({ name: stem });
     const copies = await Promise.all(
       [stem.toUpperCase(), `\u0391${stem.slice(1)}`, stem.split('').join(' ')].map((name) =>
@@ -87,7 +88,7 @@ describe('leaderboard #integration', () => {
   it('when an older agent renames itself into a newer agent’s name, then the newer one keeps its name plain and the renamed one shows its id', async () => {
     const { deps } = testContext();
     const elder = await registerAgent({ name: `elder-${Date.now().toString(36)}` });
-    const name = `Bravo${Date.now().toString(36)}`;
+    const name = `Bravi${Date.now().toString(36)}`;
     const genuine = await registerAgent({ name });
     const renamed = await api()
       .patch('/api/sdk/agents/me/settings')

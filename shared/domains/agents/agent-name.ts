@@ -42,7 +42,7 @@ export const agentNameSchema = z
  * ("Alpha", "ALPHA", "Αlpha" with a Greek alpha, "AIpha" with a capital I, "A l p h a"). Lookalike
  * characters are mapped by Unicode's confusables (UTS #39 skeleton, the unhomoglyph package's copy
  * of confusables.txt) before and after lower-casing: before, so that a capital I still reads as an
- * l; after, so that case does not tell names apart. Accents and other combining marks, spaces and
+ * l; after, so that case does not tell names apart (and i, the capital I's own small letter, joins l). Accents and other combining marks, spaces and
  * punctuation-like separators do not tell names apart to the eye either.
  */
 export function nameSkeleton(name: string): string {
@@ -50,5 +50,6 @@ export function nameSkeleton(name: string): string {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(/[\s_\-.·]/gu, '');
-  return unhomoglyph(unhomoglyph(bare).toLowerCase());
+  // A capital I reads as an l, and is the capital of i: so i, I and l are one letter to the eye.
+  return unhomoglyph(unhomoglyph(bare).toLowerCase()).replace(/i/g, 'l');
 }

@@ -85,9 +85,10 @@ export async function remarkLeaderboard(
       },
     }));
   if (ops.length) await models.Agent.bulkWrite(ops, { ordered: false });
-  // Agents registered before names had lookalike keys get theirs: an older name is protected too.
+  // Agents registered before names had lookalike keys, or keyed by an earlier skeleton, get theirs
+  // now: an older name is protected too.
   const unkeyed = agents
-    .filter((a) => a.nameKey == null)
+    .filter((a) => a.nameKey !== nameSkeleton(a.name))
     .map((a) => ({
       updateOne: { filter: { _id: a._id }, update: { $set: { nameKey: nameSkeleton(a.name) } } },
     }));
