@@ -1,3 +1,4 @@
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import {
@@ -57,6 +58,21 @@ async function waitForFinishedTrades(trades: mongoose.mongo.Collection<StoredTra
     const open = await trades.countDocuments({ status: { $in: ['pending', 'executing'] } });
     if (open === 0 || Date.now() > deadline) return open;
     await sleep(1000);
+  }
+}
+
+/** Where a trade's execute job stands in BullMQ, for the report of a trade that never finished. */
+export async function jobOf(redisUrl: string, tradeId: string): Promise<string> {
+  const queue = new Queue('trades', { connection: { url: redisUrl }, prefix: 'bull' });
+  try {
+    const job = await queue.getJob(`execute-trade-${tradeId}`);
+    if (!job) return 'no job';
+    const at = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '-');
+    return `job ${await job.getState()} (attempts ${job.attemptsMade}, started ${job.attemptsStarted}, added ${at(job.timestamp)}, processed ${at(job.processedOn)}, finished ${at(job.finishedOn)}${job.failedReason ? `, failed "${job.failedReason}"` : ''})`;
+  } catch (err) {
+    return `job unreadable (${(err as Error).message})`;
+  } finally {
+    await queue.close();
   }
 }
 
@@ -182,11 +198,14 @@ export async function verifyRun(opts: {
       doubled,
       filledButNotAcknowledged,
       unfinished,
-      unfinishedTrades: stored
-        .filter((t) => t.status === 'pending' || t.status === 'executing')
-        .map(
-          (t) => `${t._id} ${t.status} resumes ${t.resumeCount ?? 0} updated ${t.updatedAt?.toISOString()}`,
-        ),
+      unfinishedTrades: await Promise.all(
+        stored
+          .filter((t) => t.status === 'pending' || t.status === 'executing')
+          .map(
+            async (t) =>
+              `${t._id} ${t.status} resumes ${t.resumeCount ?? 0} updated ${t.updatedAt?.toISOString()}, ${await jobOf(opts.redisUrl, t._id)}`,
+          ),
+      ),
       danglingIdempotency,
       idempotencyKeysInRedis: idemKeys.length,
       replayed,
