@@ -56,6 +56,7 @@ export async function runProcess(
       log.info({ reason }, 'shutting down');
       const force = setTimeout(() => {
         log.error('graceful shutdown took too long; exiting');
+        infrastructure?.kill();
         process.exit(1);
       }, env.SHUTDOWN_TIMEOUT_MS * 2);
       force.unref();

@@ -48,7 +48,9 @@ const filled = (r: { status: number; body: { success?: boolean; fill_status?: st
 async function stopService(service: ServiceProcess | undefined) {
   if (!service || service.proc.exitCode !== null) return;
   service.proc.kill('SIGTERM');
-  await Promise.race([service.exited, sleep(30_000)]);
+  // Past the service's own forced exit (2 × SHUTDOWN_TIMEOUT_MS, 30 s), which takes its embedded
+  // children down with it; a SIGKILL from here would leave them running.
+  await Promise.race([service.exited, sleep(40_000)]);
   if (service.proc.exitCode === null) service.proc.kill('SIGKILL');
 }
 

@@ -25,6 +25,11 @@ export interface InfrastructureHandle {
   /** What was started here, for the start banner, e.g. `redis-server (AOF in ./data/redis)`. */
   started: string[];
   stop(): Promise<void>;
+  /**
+   * SIGKILLs every embedded child now, for a process forced to exit before `stop` finished: its
+   * children must not outlive it (holding ports and data files until the next start reaps them).
+   */
+  kill(): void;
 }
 
 interface LockState {
@@ -107,6 +112,15 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     for (const child of children.reverse()) await child.stop();
     if (needsEmbedded) rmSync(lockFile, { force: true });
   };
+  const kill = () => {
+    for (const pid of [...serverPids.values()].flat().filter(isAlive)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone in between.
+      }
+    }
+  };
   try {
     let redisUrl = env.REDIS_URL;
     if (!redisUrl) {
@@ -153,7 +167,7 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
       started.push(`${engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
     }
     const abandonedServers = () => children.filter((c) => c.gaveUp()).map((c) => c.name);
-    return { infra: { redisUrl, mongoUri, abandonedServers }, started, stop };
+    return { infra: { redisUrl, mongoUri, abandonedServers }, started, stop, kill };
   } catch (err) {
     await stop();
     throw err;
