@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import mongoose from 'mongoose';
-import request from 'supertest';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../api/app.js';
 import { unavailable } from '../../shared/infra/errors.js';
@@ -90,10 +89,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     };
     const redis = failingReleases(ctx.deps.redis, Infinity);
     const down = buildApp({ ...ctx.deps, queues, redis }, { operatorToken: ctx.operatorToken });
-    const refused = await request(down)
-      .post('/api/sdk/trade')
-      .set('Authorization', `Bearer ${agent.api_key}`)
-      .send(body);
+    const refused = await trade(agent, body, down);
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
     const stopped = await ctx.deps.models.Trade.findOne({ agentId: agent.agent_id }).lean();
     assert.equal(stopped?.status, 'failed');
@@ -133,10 +129,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
       { ...ctx.deps, models: { ...ctx.deps.models, Trade: lostReply } },
       { operatorToken: ctx.operatorToken },
     );
-    const refused = await request(down)
-      .post('/api/sdk/trade')
-      .set('Authorization', `Bearer ${agent.api_key}`)
-      .send(body);
+    const refused = await trade(agent, body, down);
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
     const orphan = await Trade.findOne({ agentId: agent.agent_id }).lean();
     assert.equal(orphan?.status, 'pending', 'recorded, and never queued');
@@ -166,10 +159,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     const queues = Object.create(ctx.deps.queues) as QueueClient;
     queues.enqueueAndWait = async () => ({ state: 'pending', jobId: 'lost' }) as never;
     const lost = buildApp({ ...ctx.deps, queues }, { operatorToken: ctx.operatorToken });
-    const submitted = await request(lost)
-      .post('/api/sdk/trade')
-      .set('Authorization', `Bearer ${agent.api_key}`)
-      .send(body);
+    const submitted = await trade(agent, body, lost);
     assert.equal(submitted.body.fill_status, 'submitted', JSON.stringify(submitted.body));
     const orphan = submitted.body.trade_id as string;
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { admitBuy, dailyUsage } from '../../shared/domains/limits/counters.js';
 import { MAX_RESUMES, reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { testContext } from '../support/context.js';
-import { makeMarket } from '../support/factories.js';
+import { makeMarket, recordPendingBuy } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
 import { assertAgentConserved } from '../support/invariants.js';
 
@@ -14,23 +14,6 @@ const age = (id: string, minutes: number, fields: ('updatedAt' | 'createdAt')[] 
   testContext()
     .deps.mongo.collection<{ _id: string }>('trades')
     .updateOne({ _id: id }, { $set: Object.fromEntries(fields.map((f) => [f, minutesAgo(minutes)])) });
-
-/** A 10 $SIM buy recorded as the API records it. */
-async function recordedBuy(agentId: string, marketId: string, extra: Record<string, unknown> = {}) {
-  const id = randomUUID();
-  await testContext().deps.models.Trade.create({
-    _id: id,
-    agentId,
-    marketId,
-    venue: 'sim',
-    side: 'yes',
-    action: 'buy',
-    amountMicro: 10_000_000,
-    status: 'pending',
-    ...extra,
-  });
-  return id;
-}
 
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -69,7 +52,7 @@ describe('stuck trades are reconciled #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const marketId = randomUUID(); // no market yet: the first run fails for good after claiming the trade
-    const tradeId = await recordedBuy(agent.agent_id, marketId);
+    const tradeId = await recordPendingBuy(agent.agent_id, marketId);
     const job = await deps.queues.enqueue('execute-trade', { tradeId });
     await until(
       () => job.getState(),
@@ -100,7 +83,7 @@ describe('stuck trades are reconciled #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const tradeId = await recordedBuy(agent.agent_id, market._id, { status: 'executing' });
+    const tradeId = await recordPendingBuy(agent.agent_id, market._id, { status: 'executing' });
     await age(tradeId, 10);
     await reconcileTrades(deps, new Date());
     await until(
@@ -115,10 +98,10 @@ describe('stuck trades are reconciled #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const old = await recordedBuy(agent.agent_id, market._id, {
+    const old = await recordPendingBuy(agent.agent_id, market._id, {
       admission: await admission(agent.agent_id, market._id),
     });
-    const young = await recordedBuy(agent.agent_id, market._id);
+    const young = await recordPendingBuy(agent.agent_id, market._id);
     await age(old, 20, ['updatedAt', 'createdAt']);
     await age(young, 6);
     assert.equal(await buysToday(agent.agent_id), 1);
@@ -144,7 +127,7 @@ describe('stuck trades are reconciled #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const tradeId = await recordedBuy(agent.agent_id, market._id, {
+    const tradeId = await recordPendingBuy(agent.agent_id, market._id, {
       status: 'rejected',
       failureCategory: 'balance',
       admission: await admission(agent.agent_id, market._id),
@@ -159,7 +142,7 @@ describe('stuck trades are reconciled #integration', () => {
   it(`when a trade has been resumed ${MAX_RESUMES} times, then it is left to an operator`, async () => {
     const { deps } = testContext();
     const agent = await registerAgent();
-    const tradeId = await recordedBuy(agent.agent_id, randomUUID(), { resumeCount: MAX_RESUMES });
+    const tradeId = await recordPendingBuy(agent.agent_id, randomUUID(), { resumeCount: MAX_RESUMES });
     const job = await deps.queues.enqueue('execute-trade', { tradeId });
     await until(
       () => job.getState(),

@@ -17,7 +17,7 @@ describe('group commit stuck on the database #integration', () => {
     const { deps } = testContext();
     const agent = await registerAgent();
     const market = await makeMarket();
-    const pending = () => recordPendingBuy(agent.agent_id, market._id, 2_000_000);
+    const pending = () => recordPendingBuy(agent.agent_id, market._id, { amountMicro: 2_000_000 });
     const stuck = await pending();
     const ctx = tradeContext(deps);
     // The first claim of a batch goes to a database that never answers.

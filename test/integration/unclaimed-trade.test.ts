@@ -17,7 +17,7 @@ import { registerAgent } from '../support/http.js';
 describe('a trade its claim did not take #integration', () => {
   async function pendingTrade() {
     const [agent, market] = await Promise.all([registerAgent(), makeMarket()]);
-    return recordPendingBuy(agent.agent_id, market._id, 3_000_000);
+    return recordPendingBuy(agent.agent_id, market._id, { amountMicro: 3_000_000 });
   }
 
   it('when the claim takes nothing but the trade still reads pending, then it is not run (nothing logged) and the next try claims and fills it', async () => {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import request from 'supertest';
 import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
 import { SIM_MAX_TRADE, stateAt } from '../../shared/domains/markets/lmsr.js';
 import { testContext } from './context.js';
@@ -27,15 +29,24 @@ export async function makeMarket(
   return doc.toObject() as MarketRecord;
 }
 
-export async function trade(agent: RegisteredAgent, body: Record<string, unknown>) {
-  return api().post('/api/sdk/trade').set('Authorization', `Bearer ${agent.api_key}`).send(body);
+/** `POST /api/sdk/trade` as the agent, to the test run's app or to `app` (one built with other deps). */
+export async function trade(agent: RegisteredAgent, body: Record<string, unknown>, app?: Express) {
+  return (app ? request(app) : api())
+    .post('/api/sdk/trade')
+    .set('Authorization', `Bearer ${agent.api_key}`)
+    .send(body);
 }
 
 /**
  * A sim buy recorded `pending` as the API records it before queueing, without a job: for tests that
- * hand it to a worker's code themselves. Its id.
+ * hand it to a worker's code (or the reconcile job) themselves. `fields` add to or replace the
+ * defaults (a 10 $SIM buy of YES). Its id.
  */
-export async function recordPendingBuy(agentId: string, marketId: string, amountMicro: number) {
+export async function recordPendingBuy(
+  agentId: string,
+  marketId: string,
+  fields: Record<string, unknown> = {},
+) {
   const id = randomUUID();
   await testContext().deps.models.Trade.create({
     _id: id,
@@ -44,10 +55,11 @@ export async function recordPendingBuy(agentId: string, marketId: string, amount
     venue: 'sim',
     side: 'yes',
     action: 'buy',
-    amountMicro,
+    amountMicro: 10_000_000,
     sharesMicro: 0,
     orderType: 'FAK',
     status: 'pending',
+    ...fields,
   });
   return id;
 }
