@@ -1,6 +1,6 @@
 import type { TradeResult } from '../domains/trading/trade.schemas.js';
 import { tradeContext } from '../domains/trading/context.js';
-import { TradeBatcher } from '../domains/venues/sim/trade-batcher.js';
+import { TradeBatcher } from '../domains/trading/trade-batcher.js';
 import type { Deps } from './deps.js';
 
 /**

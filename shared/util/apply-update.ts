@@ -1,6 +1,6 @@
 /**
  * The subset of MongoDB update operators the money path writes ($set, $inc, $addToSet), applied to
- * a plain copy of a document in memory. The group commit (trading/trade-batch.ts) decides a chain of
+ * a plain copy of a document in memory. The sim engine (venues/sim/sim-plan.ts) decides a chain of
  * events on one head without a round trip per event: it applies each event's own update document
  * (the one the single-event path sends to the database) here, so the two paths cannot disagree.
  */

@@ -6,7 +6,7 @@ import { positionUpdate } from '../../shared/domains/ledger/ledger.js';
 import type { LedgerEntryRecord } from '../../shared/domains/ledger/ledger-entry.model.js';
 import { positionId, type PositionModel } from '../../shared/domains/positions/position.model.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTradeBatch } from '../../shared/domains/venues/sim/trade-batch.js';
+import { executeTradeBatch } from '../../shared/domains/trading/trade-batch.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';

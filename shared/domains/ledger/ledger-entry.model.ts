@@ -1,5 +1,6 @@
 import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
 import type { PositionStatus } from '../positions/position.model.js';
+import type { Refusal } from '../refusal.js';
 import type { Override, SchemaRecord } from '../schema-record.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -58,6 +59,11 @@ const ledgerEntrySchema = new Schema(
       ),
       default: null,
     },
+    /**
+     * On a release: why the trade was refused after its reservation, so that a trade resumed after
+     * the release answers with the refusal it met, not with whatever the book would say by then.
+     */
+    refusal: { type: Schema.Types.Mixed, default: undefined },
     at: { type: Date, required: true },
   },
   { collection: 'ledger_entries', versionKey: false },
@@ -117,7 +123,7 @@ export const POSITION_AMOUNT_FIELDS = Object.keys(NO_POSITION_CHANGE) as Positio
 // `agent` is a nested path, present on every entry; `position` is typed as above.
 export type LedgerEntryRecord = SchemaRecord<
   typeof ledgerEntrySchema,
-  { agent: AgentDelta; position: PositionDelta | null }
+  { agent: AgentDelta; position: PositionDelta | null; refusal?: Refusal }
 >;
 export type LedgerEntryModel = Model<LedgerEntryRecord>;
 

@@ -33,6 +33,8 @@ export interface EntryDraft {
   position?: Partial<Omit<PositionDelta, 'positionId' | 'marketId' | 'venue'>>;
   /** Force an agent status; by default an agent whose cash reaches zero becomes `broke`. */
   statusAfter?: string | null;
+  /** A release's reason: the refusal that sent the reservation back. */
+  refusal?: Refusal;
 }
 
 const AGENT_FIELDS = AGENT_DELTA_FIELDS;
@@ -263,6 +265,7 @@ export function entryFor(
             ...target,
           } as PositionDelta)
         : null,
+    ...(draft.refusal ? { refusal: draft.refusal } : {}),
     at,
   };
 }

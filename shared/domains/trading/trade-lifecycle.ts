@@ -55,7 +55,7 @@ function finishFields(result: TradeResult, outcome: TradeOutcome, now: Date): Re
 }
 
 /** An outcome that could not be recorded: never answered as if it had been. */
-const outcomeNotRecorded = (tradeId: string, status: string | undefined) =>
+export const outcomeNotRecorded = (tradeId: string, status: string | undefined) =>
   new AppError(
     503,
     'trade_outcome_not_recorded',

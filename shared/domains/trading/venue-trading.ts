@@ -45,6 +45,9 @@ export interface VenueCapabilities {
   fees: 'none' | 'market';
 }
 
+/** A trade's answer from the worker, or why it has none yet (its job tries again). */
+export type TradeAnswer = { result: TradeResult } | { error: unknown };
+
 /** A cancel's outcome for one order. */
 export type CancelOutcome = { canceled: true } | { canceled: false; reason: string };
 
@@ -65,6 +68,11 @@ export interface VenueTrading {
    * resume after a crash (the trade is `executing`; the venue's records say what already happened).
    */
   execute(ctx: TradeExecutionContext, trade: TradeRecord, market: MarketRecord): Promise<TradeResult>;
+  /**
+   * Runs trades the worker claimed just now together (a group commit), answering each. Absent:
+   * each runs alone through `execute`. A trade it leaves unanswered is resumed through `execute`.
+   */
+  executeClaimed?(ctx: TradeExecutionContext, trades: TradeRecord[]): Promise<Map<string, TradeAnswer>>;
   /**
    * The venue's word on an open order (for the `sync-venue-orders` job); null when it cannot say
    * now. Absent: the venue follows its open orders by other means (or has none).

@@ -14,10 +14,9 @@ import {
 
 /**
  * A sim trade as pure steps: what to reserve, how the book fills, what to release if it does not,
- * and what settles the fill, each as the ledger entry or market event it becomes. The live trade
- * (execute-trade.ts) logs these steps one by one; the dry run (sim-trade.ts) computes the same steps
- * on the current state and adds up their deltas, so "a dry run quotes what the live trade fills"
- * holds by construction.
+ * and what settles the fill, each as the ledger entry or market event it becomes. The sim engine
+ * (sim-plan.ts) decides every trade with these steps, live or dry run, so "a dry run quotes what
+ * the live trade fills" holds by construction.
  */
 export interface SimTradeSpec {
   /** The trade id; null for a dry run, which logs nothing. */
@@ -120,18 +119,5 @@ export const sellPlan = (t: SimTradeSpec, marketResolved: boolean) => {
 };
 
 /** The cost basis a sell's reservation took off (its entry's delta, negated). */
-export const removedCost = (reserve: EntryDraft, side: Outcome) => -(reserve.position?.[key(side).cost] ?? 0);
-
-/** Cash and shares after a series of entries: the sum of their deltas (what the ledger applies). */
-export function holdingsAfter(
-  holdings: { balanceMicro: number; sharesYesMicro: number; sharesNoMicro: number },
-  entries: EntryDraft[],
-) {
-  const sum = (pick: (e: EntryDraft) => number | undefined) =>
-    entries.reduce((s, e) => s + (pick(e) ?? 0), 0);
-  return {
-    balanceMicro: holdings.balanceMicro + sum((e) => e.agent?.balanceMicro),
-    sharesYesMicro: holdings.sharesYesMicro + sum((e) => e.position?.sharesYesMicro),
-    sharesNoMicro: holdings.sharesNoMicro + sum((e) => e.position?.sharesNoMicro),
-  };
-}
+export const removedCost = (reserve: { position?: object | null }, side: Outcome) =>
+  -((reserve.position as Partial<Record<string, number>> | null | undefined)?.[key(side).cost] ?? 0);

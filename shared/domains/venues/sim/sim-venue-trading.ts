@@ -1,7 +1,7 @@
 import { toMicro } from '../../money.js';
 import type { VenueTrading } from '../../trading/venue-trading.js';
 import { SIM_MAX_TRADE } from '../../markets/lmsr.js';
-import { executeSimTrade } from './sim-execute.js';
+import { executeSimTrade, runSimTrades } from './sim-engine.js';
 import { submitSimTrade } from './sim-trade.js';
 
 /** Paper trading on our own LMSR book: fills at once or refuses, nothing rests, no fees. */
@@ -21,4 +21,5 @@ export const simVenueTrading: VenueTrading = {
       : [],
   submit: submitSimTrade,
   execute: executeSimTrade,
+  executeClaimed: runSimTrades,
 };

@@ -1,7 +1,7 @@
-import { withinDatabaseDeadline } from '../../../infra/database-unavailable.js';
-import type { TradeExecutionContext } from '../../trading/execution-context.js';
+import { withinDatabaseDeadline } from '../../infra/database-unavailable.js';
+import type { TradeExecutionContext } from './execution-context.js';
 import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
-import type { TradeResult } from '../../trading/trade.schemas.js';
+import type { TradeResult } from './trade.schemas.js';
 
 /** A batch takes well under a second, and under an outage each of its calls fails within one. */
 export const BATCH_DEADLINE_MS = 60_000;
@@ -13,8 +13,8 @@ interface Waiting {
 }
 
 /**
- * Gathers the trades a worker process has in hand into group commits (trade-batch.ts): while one
- * batch is being written, the trades that arrive wait and go together in the next. Under light
+ * Gathers the trades a worker process has in hand into batches (trade-batch.ts; on sim, group
+ * commits of the sim engine): while one batch is being written, the trades that arrive wait and go together in the next. Under light
  * load a batch is one trade and starts at once; under heavy load the round trips of a batch are
  * shared by up to `maxBatch` trades. `waitMs` holds each batch open that much longer (0: never);
  * `deadlineMs` bounds each batch (BATCH_DEADLINE_MS).
