@@ -3,7 +3,7 @@ import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import { normalizeExternalId } from '../markets/venue-ref.js';
+import { normalizeExternalId } from '../venues/venue-conventions.js';
 import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
