@@ -199,6 +199,11 @@ export interface VenueAdapter {
   upcomingFastMarkets(now: Date): Promise<VenueMarket[]>;
   /** The holdings of any wallet address on the venue; venues without public wallets answer []. */
   walletPositions(wallet: string): Promise<WalletPosition[]>;
+  /**
+   * The venue publishes every wallet's holdings (`walletPositions` answers for any address): what
+   * `GET /wallet/{address}/positions` reads, and where the holder of a position can be looked up.
+   */
+  readonly publicWallets?: boolean;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
   /** Reads a page URL or ticker pasted to import a market; absent for venues nothing is imported from. */

@@ -75,6 +75,8 @@ const WALLET = /^0x[0-9a-fA-F]{40}$/;
  */
 export class PolymarketAdapter implements VenueAdapter {
   readonly id = 'polymarket' as const;
+  /** The Data API lists any wallet's positions. */
+  readonly publicWallets = true;
   private readonly gamma: VenueHttpClient;
   private readonly clob: VenueHttpClient;
   private readonly data: VenueHttpClient;
