@@ -1,4 +1,5 @@
 import type { ExternalVenueId, VenueId } from './venue-id.js';
+import type { VenueImporting } from './venue-importing.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -206,6 +207,8 @@ export interface VenueAdapter {
   readonly publicWallets?: boolean;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
+  /** What importing from the venue fetches and answers; absent for venues nothing is imported from. */
+  readonly importing?: VenueImporting;
   /** Reads a page URL or ticker pasted to import a market; absent for venues nothing is imported from. */
   parseImportInput?(raw: string): ImportInputParse;
   /**

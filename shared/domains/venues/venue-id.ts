@@ -15,6 +15,9 @@ export const EXTERNAL_VENUE_IDS = VENUE_IDS.filter((v): v is ExternalVenueId => 
  */
 export const BATCHABLE_EXTERNAL_VENUE_IDS = ['polymarket'] as const satisfies readonly ExternalVenueId[];
 
+/** The venue `GET /api/sdk/markets/importable` lists when the request names none. */
+export const DEFAULT_IMPORT_VENUE: ExternalVenueId = 'polymarket';
+
 /** Earlier names of `sim`, still accepted with a deprecation warning (spec §9). */
 export const LEGACY_SIM_ALIASES = ['simmer', 'sandbox'] as const;
 /** Every spelling a request may carry, for zod enums. */

@@ -1,4 +1,5 @@
 import type { ExternalVenueId } from './venue-id.js';
+import { normalizeExternalId } from './venue-conventions.js';
 
 /** Where a stored market trades, as the records keep it (markets' `venueRef`). */
 interface StoredVenueRef {
@@ -39,3 +40,25 @@ export function conditionRefFields(ref: RefOrNone) {
     token_id_no: polymarket?.noTokenId ?? null,
   };
 }
+
+/** The key each venue's id of a market goes under in import answers (client-contract §5.6). */
+const IMPORT_ID_KEY = {
+  polymarket: 'polymarket_id',
+  kalshi: 'kalshi_ticker',
+} as const satisfies Record<ExternalVenueId, string>;
+
+/** The venue's own id of a market, under the key its clients read: `polymarket_id` or `kalshi_ticker`. */
+export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends ExternalVenueId
+  ? Record<(typeof IMPORT_ID_KEY)[V], string>
+  : never;
+export const venueIdField = (venue: ExternalVenueId, externalId: string) =>
+  ({ [IMPORT_ID_KEY[venue]]: normalizeExternalId(venue, externalId) }) as VenueIdField;
+
+/**
+ * The ids of a venue market in a `markets/importable` row: `condition_id` (null off Polymarket), and
+ * on Kalshi its ticker.
+ */
+export const importableIdFields = (venue: ExternalVenueId, externalId: string) => ({
+  condition_id: venue === 'polymarket' ? externalId : null,
+  ...(venue === 'kalshi' ? { kalshi_ticker: externalId } : {}),
+});
