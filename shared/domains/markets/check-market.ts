@@ -2,6 +2,7 @@ import { invalidField } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import { VENUE_OF_ID_KIND } from '../venues/external-ids.js';
+import { normalizeExternalId } from '../venues/venue-conventions.js';
 import type { MarketRecord } from './market.model.js';
 import { byExternalIds } from './venue-ref.js';
 
@@ -76,7 +77,7 @@ export async function checkMarket(models: Models, venues: VenueRegistry, q: Chec
   else {
     // A ticker names a market, or an event (its markets carry the event's ticker as `eventRef`).
     const venue = VENUE_OF_ID_KIND.ticker;
-    const ticker = q.ticker!.trim().toUpperCase();
+    const ticker = normalizeExternalId(venue, q.ticker!.trim());
     filter = { $or: [byExternalIds(venue, [ticker]), { importSource: venue, eventRef: ticker }] };
   }
 

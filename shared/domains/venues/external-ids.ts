@@ -1,3 +1,4 @@
+import { normalizeExternalId } from './venue-conventions.js';
 import type { ExternalVenueId } from './venue-id.js';
 
 /**
@@ -34,11 +35,16 @@ export const VENUE_OF_ID_KIND: Record<ExternalIdKind, ExternalVenueId> = {
 /** What external id `id` looks like, or null when it looks like none (e.g. a service UUID). */
 export function recogniseExternalId(id: string): ExternalIdMatch | null {
   const s = id.trim();
-  const match = (kind: ExternalIdKind, value: string) => ({ venue: VENUE_OF_ID_KIND[kind], kind, value });
-  if (CONDITION_ID.test(s)) return match('condition_id', s.toLowerCase());
-  if (TOKEN_ID.test(s)) return match('token_id', s);
-  if (KALSHI_TICKER.test(s)) return match('ticker', s.toUpperCase());
-  return null;
+  const kind: ExternalIdKind | null = CONDITION_ID.test(s)
+    ? 'condition_id'
+    : TOKEN_ID.test(s)
+      ? 'token_id'
+      : KALSHI_TICKER.test(s)
+        ? 'ticker'
+        : null;
+  if (!kind) return null;
+  const venue = VENUE_OF_ID_KIND[kind];
+  return { venue, kind, value: normalizeExternalId(venue, s) };
 }
 
 /** Human label of an external id kind, for hints. */
