@@ -3,14 +3,14 @@ import {
   BroadcastListResponseSchema,
   BroadcastRequestSchema,
   BroadcastResponseSchema,
-} from '../../shared/domains/onchain/broadcast.schemas.js';
+} from '../../shared/domains/wallets/broadcast.schemas.js';
 import {
   DwRedeemPrepareResponseSchema,
   RedeemReportResponseSchema,
   RedeemReportSchema,
   RedeemRequestSchema,
   RedeemResponseSchema,
-} from '../../shared/domains/onchain/redeem.schemas.js';
+} from '../../shared/domains/wallets/redeem.schemas.js';
 import { endpoint } from './endpoint.js';
 
 export const broadcastEndpoints = {

@@ -7,11 +7,10 @@ import {
 import {
   ImportableQuerySchema,
   ImportRequestSchema,
-  ImportResponseSchema,
   KalshiEventImportRequestSchema,
   KalshiImportRequestSchema,
-  KalshiImportResponseSchema,
 } from '../../shared/domains/imports/import.schemas.js';
+import { ImportResponseSchema, KalshiImportResponseSchema } from './import-answer.schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MarketRow = z

@@ -4,7 +4,7 @@ import {
   AllowancesResponseSchema,
   RpcRequestSchema,
   RpcResponseSchema,
-} from '../../shared/domains/onchain/onchain.schemas.js';
+} from '../../shared/domains/wallets/onchain.schemas.js';
 import { endpoint } from './endpoint.js';
 
 export const onchainEndpoints = {

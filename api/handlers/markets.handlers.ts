@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listImportable } from '../../shared/domains/imports/list-importable.js';
-import { submitImport, submitKalshiImport } from '../../shared/domains/imports/submit-import.js';
+import { submitPageImport, submitTickerImport } from '../../shared/domains/imports/submit-import.js';
 import { executablePrice } from '../../shared/domains/markets/executable-price.js';
 import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
@@ -107,17 +107,17 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
     agent_id: agent._id,
   }),
   importMarket: async ({ deps, agent, body, res }) => {
-    const answer = await submitImport(deps, agent, body);
+    const answer = await submitPageImport(deps, agent, 'polymarket', body);
     res.set(answer.headers);
     return answer.body;
   },
   importKalshiMarket: async ({ deps, agent, body, res }) => {
-    const answer = await submitKalshiImport(deps, agent, body);
+    const answer = await submitTickerImport(deps, agent, 'kalshi', body);
     res.set(answer.headers);
     return answer.body;
   },
   importKalshiEvent: async ({ deps, agent, body, res }) => {
-    const answer = await submitKalshiImport(deps, agent, body);
+    const answer = await submitTickerImport(deps, agent, 'kalshi', body);
     res.set(answer.headers);
     return answer.body;
   },

@@ -6,7 +6,7 @@ import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import { createModels, ensureIndexes } from '../domains/models.js';
-import { migrateStoredDocuments } from '../domains/migrations.js';
+import { migrateStoredDocuments } from './migrations.js';
 import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../infra/invalidation.js';
 import { LocalCache } from '../infra/local-cache.js';
 import { withinDatabaseDeadline } from '../infra/database-unavailable.js';

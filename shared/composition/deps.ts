@@ -7,7 +7,7 @@ import type { Metrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
 import type { VenueRegistry } from '../domains/venues/venue-registry.js';
 import type { TradingVenues } from '../domains/trading/venue-trading.js';
-import type { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
+import type { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
 import type { Models } from '../domains/models.js';
 import type { Invalidation } from '../infra/invalidation.js';
 import type { LocalCache } from '../infra/local-cache.js';

@@ -1,7 +1,7 @@
 import type { Env } from '../infra/config/env.js';
 import { createVenueMetrics } from '../infra/http/venue-metrics.js';
 import { VenueHttpClient } from '../infra/http/venue-http-client.js';
-import { PolygonRpc } from '../domains/onchain/polygon-rpc.js';
+import { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';

@@ -14,8 +14,8 @@ import { marketImportModel } from './imports/market-import.model.js';
 import { walletModel } from './wallets/wallet.model.js';
 import { clobCredentialModel } from './wallets/clob-credential.model.js';
 import { agentWalletModel } from './wallets/agent-wallet.model.js';
-import { txBroadcastModel } from './onchain/broadcast.model.js';
-import { redemptionModel } from './onchain/redemption.model.js';
+import { txBroadcastModel } from './wallets/broadcast.model.js';
+import { redemptionModel } from './wallets/redemption.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';

@@ -3,8 +3,8 @@ import { Contract, Interface, JsonRpcProvider, Network, Transaction, Wallet } fr
 import {
   approvalTransactions,
   REQUIRED_APPROVALS,
-} from '../../shared/domains/onchain/approval-transactions.js';
-import { POLYGON_CONTRACTS } from '../../shared/domains/onchain/polygon-contracts.js';
+} from '../../shared/domains/venues/polymarket/onchain/approval-transactions.js';
+import { POLYGON_CONTRACTS } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { relayTx } from '../support/polygon-client.js';

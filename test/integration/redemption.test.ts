@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
-import { enqueueAutoRedemptions } from '../../shared/domains/onchain/auto-redeem.js';
-import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js';
-import { redemptionId } from '../../shared/domains/onchain/redemption.model.js';
-import { POLYGON_CONTRACTS } from '../../shared/domains/onchain/polygon-contracts.js';
+import { enqueueAutoRedemptions } from '../../shared/domains/venues/polymarket/onchain/auto-redeem.js';
+import { redeemPosition } from '../../shared/domains/venues/polymarket/onchain/redeem-position.js';
+import { redemptionId } from '../../shared/domains/wallets/redemption.model.js';
+import { POLYGON_CONTRACTS } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';

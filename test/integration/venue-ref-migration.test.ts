@@ -10,7 +10,7 @@ import { closeDeps, createDeps } from '../../shared/composition/create-deps.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { generateApiKey, hashApiKey } from '../../shared/domains/agents/api-key.js';
-import { migrateStoredDocuments } from '../../shared/domains/migrations.js';
+import { migrateStoredDocuments } from '../../shared/composition/migrations.js';
 import { createModels } from '../../shared/domains/models.js';
 import { venueKey } from '../../shared/domains/markets/venue-key.js';
 import { importedBatches } from '../../shared/domains/venue-sync/imported-batches.js';

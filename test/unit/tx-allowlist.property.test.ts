@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkRelayableTransaction } from '../../shared/domains/onchain/tx-allowlist.js';
+import { checkRelayableTransaction } from '../../shared/domains/venues/polymarket/onchain/tx-allowlist.js';
 import { LINKED, STRANGER, sign, type CallSpec } from './tx-allowlist.helpers.js';
 
 /**

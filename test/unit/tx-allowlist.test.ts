@@ -4,21 +4,21 @@ import {
   REQUIRED_APPROVALS,
   ONRAMP_APPROVALS,
   approvalKey,
-} from '../../shared/domains/onchain/approval-transactions.js';
+} from '../../shared/domains/venues/polymarket/onchain/approval-transactions.js';
 import {
   ALLOWED_FUNCTIONS,
   FORBIDDEN_FUNCTIONS,
   OTHER_KNOWN_FUNCTIONS,
   POLYGON_CONTRACTS as C,
-} from '../../shared/domains/onchain/polygon-contracts.js';
-import { RELAY_REFUSAL_CODES } from '../../shared/domains/onchain/relay-refusal.js';
+} from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
+import { RELAY_REFUSAL_CODES } from '../../shared/domains/venues/polymarket/onchain/relay-refusal.js';
 import {
   approvalTransactions,
   checkRelayableTransaction,
   redemptionTransaction,
   type RelayKind,
   type RelayRefusalCode,
-} from '../../shared/domains/onchain/tx-allowlist.js';
+} from '../../shared/domains/venues/polymarket/onchain/tx-allowlist.js';
 import {
   LINKED,
   SECP256K1_N,

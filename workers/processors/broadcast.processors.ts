@@ -1,8 +1,8 @@
-import { followReceipt, sendBroadcast } from '../../shared/domains/onchain/broadcast-worker.js';
+import { onchain } from '../../shared/composition/onchain.js';
 import type { Processor } from '../../shared/composition/processor.js';
 
 export const broadcastTxProcessor: Processor<'broadcast-tx'> = async (data, { deps }) =>
-  sendBroadcast(deps, data.hash);
+  onchain.sendBroadcast(deps, data.hash);
 
 export const followTxReceiptProcessor: Processor<'follow-tx-receipt'> = async (data, { deps }) =>
-  followReceipt(deps, data.hash, data.poll);
+  onchain.followReceipt(deps, data.hash, data.poll);

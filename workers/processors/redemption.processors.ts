@@ -1,9 +1,8 @@
-import { enqueueAutoRedemptions } from '../../shared/domains/onchain/auto-redeem.js';
-import { redeemPosition } from '../../shared/domains/onchain/redeem-position.js';
+import { onchain } from '../../shared/composition/onchain.js';
 import type { Processor } from '../../shared/composition/processor.js';
 
 export const redeemPositionProcessor: Processor<'redeem-position'> = async (data, { deps }) =>
-  redeemPosition(deps, { userId: data.userId, agentId: data.agentId }, data.marketId);
+  onchain.redeemPosition(deps, { userId: data.userId, agentId: data.agentId }, data.marketId);
 
 export const autoRedeemProcessor: Processor<'auto-redeem'> = async (data, { deps }) =>
-  enqueueAutoRedemptions(deps, data.slot);
+  onchain.enqueueAutoRedemptions(deps, data.slot);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_IMPORT_VENUE, EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
 
 export const ImportRequestSchema = z.object({
   polymarket_url: z
@@ -26,41 +27,6 @@ export const ImportRequestSchema = z.object({
 });
 export type ImportRequest = z.output<typeof ImportRequestSchema>;
 
-/** The fields every import answer has, whichever venue; each venue adds its own id key. */
-const ImportedRowBase = {
-  market_id: z.string(),
-  question: z.string(),
-  outcome_name: z.string().nullable(),
-  current_probability: z.number(),
-  status: z.enum(['imported', 'already_exists', 'resolved']),
-};
-const importAnswerBase = {
-  success: z.boolean(),
-  status: z.enum(['imported', 'already_exists', 'resolved']),
-  market_id: z.string(),
-  question: z.string(),
-  current_probability: z.number(),
-  external_price_yes: z.number().nullable(),
-  resolves_at: z.string().nullable(),
-  event_id: z.string().nullable(),
-  event_name: z.string().nullable(),
-  markets_imported: z.number(),
-  markets_skipped: z.number(),
-  warning: z.string().optional(),
-};
-
-export const ImportResponseSchema = z
-  .looseObject({
-    ...importAnswerBase,
-    polymarket_id: z.string(),
-    import_source: z.literal('polymarket'),
-    markets: z.array(z.object({ ...ImportedRowBase, polymarket_id: z.string() })),
-  })
-  .meta({
-    id: 'MarketImport',
-    description: 'Single-market keys (market_id, …) describe the first market; `markets` lists all.',
-  });
-
 export const KalshiImportRequestSchema = z.object({
   kalshi_url: z.string().trim().min(1).max(2048).meta({
     description:
@@ -76,19 +42,6 @@ export const KalshiEventImportRequestSchema = z.object({
 });
 export type KalshiEventImportRequest = z.output<typeof KalshiEventImportRequestSchema>;
 
-export const KalshiImportResponseSchema = z
-  .looseObject({
-    ...importAnswerBase,
-    kalshi_ticker: z.string(),
-    import_source: z.literal('kalshi'),
-    markets: z.array(z.object({ ...ImportedRowBase, kalshi_ticker: z.string() })),
-  })
-  .meta({
-    id: 'KalshiMarketImport',
-    description:
-      'Single-market keys (market_id, kalshi_ticker, …) describe the first market; `markets` lists all (an event import: every outcome imported).',
-  });
-
 export const ImportableQuerySchema = z.object({
   min_volume: z.coerce
     .number()
@@ -97,7 +50,7 @@ export const ImportableQuerySchema = z.object({
     .meta({ description: '24 h volume floor in USD (at least 1,000).' }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   category: z.string().trim().max(60).optional(),
-  venue: z.enum(['polymarket', 'kalshi']).default('polymarket'),
+  venue: z.enum(EXTERNAL_VENUE_IDS).default(DEFAULT_IMPORT_VENUE),
   q: z.string().trim().max(200).optional(),
 });
 export type ImportableQuery = z.output<typeof ImportableQuerySchema>;

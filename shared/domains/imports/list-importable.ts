@@ -1,4 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
+import { importableIdFields } from '../venues/venue-ref-fields.js';
 import { importedMarketId } from './imported-market.js';
 import type { ImportableQuery } from './import.schemas.js';
 
@@ -30,9 +31,7 @@ export async function listImportable(deps: Deps, q: ImportableQuery) {
       question: m.question,
       url: m.url,
       venue: q.venue,
-      // The venue's id under the key its clients read: a condition id, or a Kalshi ticker.
-      condition_id: q.venue === 'polymarket' ? m.externalId : null,
-      ...(q.venue === 'kalshi' ? { kalshi_ticker: m.externalId } : {}),
+      ...importableIdFields(q.venue, m.externalId),
       current_price: m.yesPrice,
       volume_24h: m.volume24h,
       liquidity: m.liquidity,

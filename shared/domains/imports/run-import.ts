@@ -3,29 +3,17 @@ import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import { normalizeExternalId } from '../markets/venue-ref.js';
 import type { VenueMarket } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
+import { isNotFound, type ImportTargets, type VenueImporting } from '../venues/venue-importing.js';
+import { venueIdField, type VenueIdField } from '../venues/venue-ref-fields.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
-import { findKalshiTargets } from './kalshi-targets.js';
-import type { ImportTargets } from './import-targets.js';
 import type { MarketImportRecord } from './market-import.model.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
 export const MAX_OUTCOMES_PER_IMPORT = 10;
-
-/** The venue's own id of a market, under the key its clients read: `polymarket_id` or `kalshi_ticker`. */
-export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends 'kalshi'
-  ? { kalshi_ticker: string }
-  : { polymarket_id: string };
-export const venueIdField = (venue: ExternalVenueId, externalId: string): VenueIdField =>
-  venue === 'kalshi'
-    ? { kalshi_ticker: normalizeExternalId(venue, externalId) }
-    : { polymarket_id: normalizeExternalId(venue, externalId) };
-
-export const VENUE_LABEL: Record<ExternalVenueId, string> = { polymarket: 'Polymarket', kalshi: 'Kalshi' };
 
 export type ImportedRow<V extends ExternalVenueId = ExternalVenueId> = {
   market_id: string;
@@ -55,40 +43,25 @@ export type ImportResult<V extends ExternalVenueId = ExternalVenueId> = {
   warning?: string;
 } & VenueIdField<V>;
 
-/** The Polymarket markets the request names: an event's (up to 10, or the ones asked for) or one market. */
-async function findPolymarketTargets(deps: Deps, req: MarketImportRecord): Promise<ImportTargets> {
-  const venue = deps.venues.get('polymarket');
-  if (req.kind === 'market') {
-    const market = await venue.marketBySlug(req.marketSlug!);
-    if (market) return { event: null, markets: [market], wholeEvent: false };
-  } else {
-    const event = await venue.eventBySlug(req.eventSlug!);
-    if (event) return { event, markets: event.markets, wholeEvent: true };
-    // A single-market event's page URL is also its market's slug (polymarket.md §1).
-    const market = await venue.marketBySlug(req.eventSlug!);
-    if (market) return { event: null, markets: [market], wholeEvent: false };
-  }
-  throw refuse(
-    404,
-    'market_not_found',
-    `No Polymarket ${req.kind} with slug "${req.kind === 'market' ? req.marketSlug : req.eventSlug}"`,
-    'Copy the URL from the market page on polymarket.com (https://polymarket.com/event/<slug>), or list importable markets with GET /api/sdk/markets/importable.',
-  );
+/** How the request's venue imports, or a refusal when this service imports nothing from it. */
+export function importingOf(deps: Deps, venue: ExternalVenueId): VenueImporting {
+  const importing = deps.venues.get(venue).importing;
+  if (!importing)
+    throw new AppError(
+      422,
+      'market_not_importable',
+      `Markets of ${venue} are not imported on this service.`,
+      'Import from a venue listed by GET /api/admin/venues.',
+    );
+  return importing;
 }
 
-const FIND_TARGETS: Record<ExternalVenueId, (deps: Deps, req: MarketImportRecord) => Promise<ImportTargets>> =
-  {
-    polymarket: findPolymarketTargets,
-    kalshi: findKalshiTargets,
-  };
-
-/**
- * Outcomes of a whole Kalshi event priced under 2¢ or over 98¢ are decided in effect and left out
- * (kalshi.md §1.6 step 5); one named market is imported whatever its price.
- */
-const EXTREME = 0.02;
-const isExtreme = (m: VenueMarket) =>
-  m.yesPrice !== null && (m.yesPrice < EXTREME || m.yesPrice > 1 - EXTREME);
+/** The markets the request names on its venue, or a 404 `market_not_found` answer. */
+async function findTargets(importing: VenueImporting, req: MarketImportRecord): Promise<ImportTargets> {
+  const found = await importing.targets(req);
+  if (isNotFound(found)) throw refuse(404, 'market_not_found', found.notFound, found.fix);
+  return found;
+}
 
 interface Skip {
   externalId: string;
@@ -97,8 +70,8 @@ interface Skip {
 }
 
 /** The markets to import from the targets, and the ones left out with why. */
-function choose(req: MarketImportRecord, targets: ImportTargets) {
-  const label = VENUE_LABEL[req.venue];
+function choose(importing: VenueImporting, req: MarketImportRecord, targets: ImportTargets) {
+  const { label } = importing;
   const skipped: Skip[] = [];
   const warnings: string[] = [];
   let chosen = targets.markets;
@@ -116,8 +89,8 @@ function choose(req: MarketImportRecord, targets: ImportTargets) {
         ? `resolved on ${label}`
         : m.closed || !m.acceptingOrders
           ? `closed for trading on ${label}`
-          : req.venue === 'kalshi' && targets.wholeEvent && isExtreme(m)
-            ? `priced at ${m.yesPrice} on ${label}: decided in effect`
+          : targets.wholeEvent
+            ? (importing.skipOpenOutcome?.(m) ?? null)
             : null);
     if (reason) skipped.push({ externalId: m.externalId, question: m.question, reason });
     else importable.push(m);
@@ -126,11 +99,7 @@ function choose(req: MarketImportRecord, targets: ImportTargets) {
     for (const m of importable.slice(MAX_OUTCOMES_PER_IMPORT))
       skipped.push({ externalId: m.externalId, question: m.question, reason: 'over the 10-outcome default' });
     warnings.push(
-      `This event has ${importable.length} open outcomes; the first ${MAX_OUTCOMES_PER_IMPORT} were imported. ${
-        req.venue === 'kalshi'
-          ? 'Import others one at a time by ticker with POST /api/sdk/markets/import/kalshi.'
-          : 'Send market_ids (condition ids) to choose others.'
-      }`,
+      `This event has ${importable.length} open outcomes; the first ${MAX_OUTCOMES_PER_IMPORT} were imported. ${importing.moreOutcomes}`,
     );
     importable.length = MAX_OUTCOMES_PER_IMPORT;
   }
@@ -138,9 +107,10 @@ function choose(req: MarketImportRecord, targets: ImportTargets) {
 }
 
 async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<ImportResult> {
-  const targets = await FIND_TARGETS[req.venue](deps, req);
+  const importing = importingOf(deps, req.venue);
+  const targets = await findTargets(importing, req);
   const { event, markets } = targets;
-  const { importable, skipped, warnings } = choose(req, targets);
+  const { importable, skipped, warnings } = choose(importing, req, targets);
   // Resolved markets already here are answered as they are; resolved ones not here cannot be traded.
   const existing = await deps.models.Market.find(
     { _id: { $in: markets.map((m) => importedMarketId(req.venue, m.externalId)) } },
@@ -160,12 +130,12 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
     byId.set(id, stored);
     const mine = stored.importedBy === req._id;
     if (mine) created++;
-    rows.push({ ...existingRow(stored), ...(mine ? { status: 'imported' as const } : {}) });
+    rows.push({ ...existingRow(req.venue, stored), ...(mine ? { status: 'imported' as const } : {}) });
   }
   // Asked-for markets that are closed but already here answer with their record (e.g. resolved).
   for (const s of skipped) {
     const here = byId.get(importedMarketId(req.venue, s.externalId));
-    if (here && !rows.some((r) => r.market_id === here._id)) rows.push(existingRow(here));
+    if (here && !rows.some((r) => r.market_id === here._id)) rows.push(existingRow(req.venue, here));
   }
   if (!rows.length) {
     const why = skipped[0]?.reason ?? 'no market matched';
@@ -173,7 +143,7 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
       422,
       'market_not_importable',
       `Nothing to import: ${why}`,
-      `Only open ${VENUE_LABEL[req.venue]} markets can be imported. Find open ones with GET /api/sdk/markets/importable?venue=${req.venue}.`,
+      `Only open ${importing.label} markets can be imported. Find open ones with GET /api/sdk/markets/importable?venue=${req.venue}.`,
     );
   }
   return importAnswer(req.venue, rows, byId, {
@@ -258,13 +228,13 @@ export function importAnswer<V extends ExternalVenueId>(
 /** The venue id of a stored imported market (its condition id or ticker). */
 const externalIdOf = (m: StoredMarket) => m.venueRef?.externalId ?? '';
 
-/** A row of the answer for a market already here. */
-export const existingRow = (m: StoredMarket): ImportedRow => ({
+/** A row of the answer for a market of `venue` already here. */
+export const existingRow = (venue: ExternalVenueId, m: StoredMarket): ImportedRow => ({
   market_id: m._id,
   question: m.question,
   outcome_name: m.outcomeName,
   current_probability: m.currentPrice,
-  ...venueIdField(m.importSource === 'kalshi' ? 'kalshi' : 'polymarket', externalIdOf(m)),
+  ...venueIdField(venue, externalIdOf(m)),
   status: m.status === 'resolved' ? 'resolved' : 'already_exists',
 });
 

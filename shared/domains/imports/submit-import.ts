@@ -3,7 +3,8 @@ import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { byExternalIds, normalizeExternalId } from '../markets/venue-ref.js';
+import { byExternalIds } from '../markets/venue-ref.js';
+import { normalizeExternalId } from '../venues/venue-conventions.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
 import type { ImportInputParse, ImportInputTarget } from '../venues/venue-adapter.js';
@@ -11,7 +12,13 @@ import type { ExternalVenueId } from '../venues/venue-id.js';
 import type { ImportRequest, KalshiEventImportRequest, KalshiImportRequest } from './import.schemas.js';
 import { importQuota, refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
-import { existingRow, importAnswer, STORED_MARKET_FIELDS, type ImportResult } from './run-import.js';
+import {
+  existingRow,
+  importAnswer,
+  importingOf,
+  STORED_MARKET_FIELDS,
+  type ImportResult,
+} from './run-import.js';
 
 /** What the import endpoint sends back: the body and the quota headers (spec §4.2). */
 export interface ImportAnswer<V extends ExternalVenueId = ExternalVenueId> {
@@ -37,22 +44,39 @@ function importInput(deps: Deps, venue: ExternalVenueId, raw: string): ImportInp
   );
 }
 
+/** The 422 of an input the venue's parse did not take as the kind of page this endpoint imports. */
+function invalidInput(
+  deps: Deps,
+  venue: ExternalVenueId,
+  field: string,
+  raw: string,
+  parsed: ImportInputParse,
+) {
+  const { msg, fix } = importingOf(deps, venue).invalidInput;
+  return invalidField(field, msg, raw, parsed.kind === 'error' ? parsed.reason : fix);
+}
+
 /**
- * Markets of the target that are here already, when they cover what was asked: re-imports are
+ * Markets of the page that are here already, when they cover what was asked: re-imports are
  * answered from the database, free, without a job or a venue call.
  */
-async function alreadyImportedPolymarket(deps: Deps, target: PageTarget, marketIds: string[] | undefined) {
+async function alreadyImportedPage(
+  deps: Deps,
+  venue: ExternalVenueId,
+  target: PageTarget,
+  marketIds: string[] | undefined,
+) {
   const filter =
     target.kind === 'event'
-      ? { importSource: 'polymarket' as const, eventRef: target.eventSlug }
-      : { importSource: 'polymarket' as const, venueSlug: target.marketSlug };
+      ? { importSource: venue, eventRef: target.eventSlug }
+      : { importSource: venue, venueSlug: target.marketSlug };
   const found = await deps.models.Market.find(filter, STORED_MARKET_FIELDS)
     .sort({ createdAt: 1, _id: 1 })
     .lean();
   if (!found.length) return null;
   if (marketIds?.length) {
     const ids = new Set(found.map((m) => m.venueRef?.externalId));
-    const asked = marketIds.map((id) => normalizeExternalId('polymarket', id));
+    const asked = marketIds.map((id) => normalizeExternalId(venue, id));
     if (!asked.every((id) => ids.has(id))) return null;
     return found.filter((m) => asked.includes(m.venueRef?.externalId ?? ''));
   }
@@ -90,30 +114,26 @@ interface ImportSpec<V extends ExternalVenueId> {
   covered: boolean;
   warnings: string[];
 }
-type StoredRow = Parameters<typeof existingRow>[0];
+type StoredRow = Parameters<typeof existingRow>[1];
 
 /**
- * `POST /api/sdk/markets/import`: parse the URL (never fetched), answer re-imports from the database,
- * charge one import of the daily quota, then persist the request and wait for the `market-imports`
- * worker. An import that created nothing gives its quota back.
+ * `POST /api/sdk/markets/import` (Polymarket): imports from a venue whose pages are addressed by
+ * slug. Parse the URL (never fetched), answer re-imports from the database, charge one import of
+ * the daily quota, then persist the request and wait for the `market-imports` worker. An import
+ * that created nothing gives its quota back.
  */
-export async function submitImport(
+export async function submitPageImport<V extends ExternalVenueId>(
   deps: Deps,
   agent: AgentRecord,
+  venue: V,
   body: ImportRequest,
-): Promise<ImportAnswer<'polymarket'>> {
-  const parsed = importInput(deps, 'polymarket', body.polymarket_url);
+): Promise<ImportAnswer<V>> {
+  const parsed = importInput(deps, venue, body.polymarket_url);
   const target = parsed.kind === 'event' || parsed.kind === 'market' ? parsed : null;
-  if (!target)
-    throw invalidField(
-      'polymarket_url',
-      'not a Polymarket event or market URL',
-      body.polymarket_url,
-      parsed.kind === 'error' ? parsed.reason : 'Send the URL of a Polymarket event or market page.',
-    );
-  const existing = await alreadyImportedPolymarket(deps, target, body.market_ids);
+  if (!target) throw invalidInput(deps, venue, 'polymarket_url', body.polymarket_url, parsed);
+  const existing = await alreadyImportedPage(deps, venue, target, body.market_ids);
   return submitVenueImport(deps, agent, {
-    venue: 'polymarket',
+    venue,
     record: {
       url: body.polymarket_url,
       kind: target.kind,
@@ -135,47 +155,46 @@ export async function submitImport(
 }
 
 /**
- * Kalshi markets of the target already here: the market of a ticker, or every market of an event
- * (by its ticker, or by the event of a market ticker when the whole event was asked for).
+ * Markets of the ticker already here: the market of a ticker, or every market of an event (by its
+ * ticker, or by the event of a market ticker when the whole event was asked for).
  */
-async function alreadyImportedKalshi(deps: Deps, target: TickerTarget, wholeEvent: boolean) {
+async function alreadyImportedTicker(
+  deps: Deps,
+  venue: ExternalVenueId,
+  target: TickerTarget,
+  wholeEvent: boolean,
+) {
   if (target.kind !== 'ticker') return null;
   const find = (filter: Record<string, unknown>) =>
     deps.models.Market.find(filter, STORED_MARKET_FIELDS).sort({ createdAt: 1, _id: 1 }).lean();
-  const market = await find(byExternalIds('kalshi', [target.ticker]));
+  const market = await find(byExternalIds(venue, [target.ticker]));
   if (market.length && !wholeEvent) return { rows: market, covered: true };
   const eventRef = market[0]?.eventRef ?? target.ticker;
-  const event = await find({ importSource: 'kalshi', eventRef });
+  const event = await find({ importSource: venue, eventRef });
   return event.length ? { rows: event, covered: false } : null;
 }
 
 /**
  * `POST /api/sdk/markets/import/kalshi` (`kalshi_url`: a URL or a ticker, any case) and
  * `POST /api/sdk/markets/import/kalshi/event` (`event_ticker`: every outcome of the event, one
- * import): the same flow, quota and answers as Polymarket imports (kalshi.md §2.11).
+ * import): imports from a venue whose markets are addressed by ticker, with the same flow, quota
+ * and answers as page imports (kalshi.md §2.11).
  */
-export async function submitKalshiImport(
+export async function submitTickerImport<V extends ExternalVenueId>(
   deps: Deps,
   agent: AgentRecord,
+  venue: V,
   body: KalshiImportRequest | KalshiEventImportRequest,
-): Promise<ImportAnswer<'kalshi'>> {
+): Promise<ImportAnswer<V>> {
   const wholeEvent = 'event_ticker' in body;
   const field = wholeEvent ? 'event_ticker' : 'kalshi_url';
   const raw = wholeEvent ? body.event_ticker : body.kalshi_url;
-  const parsed = importInput(deps, 'kalshi', raw);
+  const parsed = importInput(deps, venue, raw);
   const target = parsed.kind === 'ticker' || parsed.kind === 'series' ? parsed : null;
-  if (!target)
-    throw invalidField(
-      field,
-      'not a Kalshi ticker or kalshi.com URL',
-      raw,
-      parsed.kind === 'error'
-        ? parsed.reason
-        : 'Send a Kalshi ticker or the URL of a kalshi.com market page.',
-    );
-  const existing = await alreadyImportedKalshi(deps, target, wholeEvent);
+  if (!target) throw invalidInput(deps, venue, field, raw, parsed);
+  const existing = await alreadyImportedTicker(deps, venue, target, wholeEvent);
   return submitVenueImport(deps, agent, {
-    venue: 'kalshi',
+    venue,
     record: {
       url: raw,
       kind: target.kind === 'series' ? 'series' : wholeEvent ? 'event' : 'ticker',
@@ -203,7 +222,7 @@ async function submitVenueImport<V extends ExternalVenueId>(
     const used = await quota.used(agent._id, now);
     const answer = importAnswer<V>(
       spec.venue,
-      existing!.map(existingRow),
+      existing!.map((m) => existingRow(spec.venue, m)),
       new Map(existing!.map((m) => [m._id, m])),
       { created: 0, skipped: [], warnings: [...warnings, ...extra], eventId: null, eventName: null },
     );

@@ -1,6 +1,8 @@
 import { invalidField } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
+import { VENUE_OF_ID_KIND } from '../venues/external-ids.js';
+import { normalizeExternalId } from '../venues/venue-conventions.js';
 import type { MarketRecord } from './market.model.js';
 import { byExternalIds } from './venue-ref.js';
 
@@ -71,10 +73,12 @@ export async function checkMarket(models: Models, venues: VenueRegistry, q: Chec
         'query',
       );
     filter = urlFilter(venues, q.url, url);
-  } else if (q.condition_id) filter = byExternalIds('polymarket', [q.condition_id]);
+  } else if (q.condition_id) filter = byExternalIds(VENUE_OF_ID_KIND.condition_id, [q.condition_id]);
   else {
-    const ticker = q.ticker!.trim().toUpperCase();
-    filter = { $or: [byExternalIds('kalshi', [ticker]), { importSource: 'kalshi', eventRef: ticker }] };
+    // A ticker names a market, or an event (its markets carry the event's ticker as `eventRef`).
+    const venue = VENUE_OF_ID_KIND.ticker;
+    const ticker = normalizeExternalId(venue, q.ticker!.trim());
+    filter = { $or: [byExternalIds(venue, [ticker]), { importSource: venue, eventRef: ticker }] };
   }
 
   const found = await models.Market.find(filter).sort({ createdAt: 1 }).limit(20).lean();

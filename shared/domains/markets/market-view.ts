@@ -1,6 +1,6 @@
 import { fromMicro } from '../money.js';
 import type { MarketRecord } from './market.model.js';
-import { venueRefOn } from './venue-ref.js';
+import { marketRefFields } from '../venues/venue-ref-fields.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -11,7 +11,6 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 export function marketView(m: MarketRecord, baseUrl: string, now: Date) {
   const p = Math.round(m.currentPrice * 1e6) / 1e6;
   const external = m.externalPriceYes;
-  const polymarket = venueRefOn(m, 'polymarket');
   return {
     id: m._id,
     market_id: m._id,
@@ -40,11 +39,7 @@ export function marketView(m: MarketRecord, baseUrl: string, now: Date) {
     event_name: m.eventName,
     outcome_name: m.outcomeName,
     event_ref: m.eventRef,
-    polymarket_id: polymarket?.externalId ?? null,
-    polymarket_token_id: polymarket?.yesTokenId ?? null,
-    polymarket_no_token_id: polymarket?.noTokenId ?? null,
-    polymarket_neg_risk: polymarket?.negRisk ?? false,
-    kalshi_ticker: venueRefOn(m, 'kalshi')?.externalId ?? null,
+    ...marketRefFields(m.venueRef),
     fee_rate_bps: m.feeRateBps,
     tick_size: m.tickSize,
     tags: m.tags,

@@ -1,39 +1,26 @@
 import type { MarketModel } from './market.model.js';
 import type { MarketVenueRef } from './venue-ref.model.js';
 
-/** The columns markets kept per venue before the venue reference replaced them. */
-const LEGACY_COLUMNS = [
-  'polymarketId',
-  'polymarketTokenId',
-  'polymarketNoTokenId',
-  'polymarketNegRisk',
-  'kalshiTicker',
-] as const;
-type LegacyMarket = { _id: string; venueRef?: MarketVenueRef | null } & {
-  [C in (typeof LEGACY_COLUMNS)[number]]?: string | boolean | null;
-};
+/**
+ * The columns one venue's markets kept before the venue reference replaced them, contributed by the
+ * venue (its folder knows its own old columns), so that this migration names no venue.
+ */
+export interface LegacyVenueColumns {
+  columns: readonly string[];
+  /** Indexes of the columns: they index nothing once the columns are gone. */
+  indexes: readonly string[];
+  /** The reference the columns describe; null when they do not name a market of this venue. */
+  refOf(m: Readonly<Record<string, unknown>>): MarketVenueRef | null;
+}
 
-/** Indexes of the legacy columns: they index nothing once the columns are gone. */
-const LEGACY_INDEXES = ['polymarketId_1', 'kalshiTicker_1'];
+/** A legacy column's value when it holds text (the columns were nullable strings). */
+export const textColumn = (v: unknown) => (typeof v === 'string' ? v : null);
 
-const text = (v: unknown) => (typeof v === 'string' ? v : null);
+type LegacyMarket = { _id: string; venueRef?: MarketVenueRef | null } & Record<string, unknown>;
 
 /** The reference the legacy columns describe; null for a sim market (every column null). */
-function refFromColumns(m: LegacyMarket): MarketVenueRef | null {
-  const polymarketId = text(m.polymarketId);
-  if (polymarketId)
-    return {
-      venue: 'polymarket',
-      externalId: polymarketId,
-      yesTokenId: text(m.polymarketTokenId),
-      noTokenId: text(m.polymarketNoTokenId),
-      negRisk: typeof m.polymarketNegRisk === 'boolean' ? m.polymarketNegRisk : null,
-    };
-  const ticker = text(m.kalshiTicker);
-  if (ticker)
-    return { venue: 'kalshi', externalId: ticker, yesTokenId: null, noTokenId: null, negRisk: null };
-  return null;
-}
+const refFromColumns = (venues: readonly LegacyVenueColumns[], m: LegacyMarket) =>
+  venues.reduce<MarketVenueRef | null>((ref, v) => ref ?? v.refOf(m), null);
 
 /**
  * Moves the legacy per-venue columns of every market into `venueRef`. One atomic update per market,
@@ -42,23 +29,27 @@ function refFromColumns(m: LegacyMarket): MarketVenueRef | null {
  * killed half-way resumes where it stopped, and a run with nothing left to move writes nothing.
  * The raw collection is used because the model no longer knows the columns (it would drop them).
  */
-export async function moveVenueColumnsIntoRef(Market: MarketModel): Promise<{ moved: number }> {
+export async function moveVenueColumnsIntoRef(
+  Market: MarketModel,
+  venues: readonly LegacyVenueColumns[],
+): Promise<{ moved: number }> {
   const markets = Market.collection;
-  const stillLegacy = { $or: LEGACY_COLUMNS.map((c) => ({ [c]: { $exists: true } })) };
-  const projection = Object.fromEntries([...LEGACY_COLUMNS, 'venueRef'].map((c) => [c, 1]));
+  const columns = venues.flatMap((v) => v.columns);
+  const stillLegacy = { $or: columns.map((c) => ({ [c]: { $exists: true } })) };
+  const projection = Object.fromEntries([...columns, 'venueRef'].map((c) => [c, 1]));
   let moved = 0;
   for await (const doc of markets.find(stillLegacy, { projection })) {
     const m = doc as unknown as LegacyMarket;
-    const ref = refFromColumns(m);
-    const asRead = Object.fromEntries(LEGACY_COLUMNS.map((c) => [c, c in m ? m[c] : { $exists: false }]));
+    const ref = refFromColumns(venues, m);
+    const asRead = Object.fromEntries(columns.map((c) => [c, c in m ? m[c] : { $exists: false }]));
     const res = await markets.updateOne({ _id: m._id, ...asRead } as never, {
       // A reference already there (written by this version) is kept over an all-null set of columns.
       ...(ref || !m.venueRef ? { $set: { venueRef: ref } } : {}),
-      $unset: Object.fromEntries(LEGACY_COLUMNS.map((c) => [c, ''])),
+      $unset: Object.fromEntries(columns.map((c) => [c, ''])),
     });
     moved += res.modifiedCount;
   }
-  for (const name of LEGACY_INDEXES)
+  for (const name of venues.flatMap((v) => v.indexes))
     if (await markets.indexExists(name)) await markets.dropIndex(name).catch(ignoreIndexNotFound);
   return { moved };
 }

@@ -1,13 +1,7 @@
 import type { VenueMarket } from '../venues/venue-adapter.js';
+import { normalizeExternalId, storesNegRisk } from '../venues/venue-conventions.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import type { MarketVenueRef } from './venue-ref.model.js';
-
-/**
- * Condition ids are hex (any case on input), tickers upper case: stored ids and the ids a lookup
- * asks for go through here, so both spell a market the same way.
- */
-export const normalizeExternalId = (venue: ExternalVenueId, id: string) =>
-  venue === 'kalshi' ? id.toUpperCase() : id.toLowerCase();
 
 /** The reference of a venue market about to be stored. */
 export function venueRefOf(venue: ExternalVenueId, m: VenueMarket): MarketVenueRef {
@@ -16,7 +10,7 @@ export function venueRefOf(venue: ExternalVenueId, m: VenueMarket): MarketVenueR
     externalId: normalizeExternalId(venue, m.externalId),
     yesTokenId: m.yesTokenId ?? null,
     noTokenId: m.noTokenId ?? null,
-    negRisk: venue === 'polymarket' ? m.negRisk : null,
+    negRisk: storesNegRisk(venue) ? m.negRisk : null,
   };
 }
 

@@ -34,7 +34,7 @@ export const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
  */
 async function sellsItself(deps: Deps, m: PositionMonitorRecord, agent: AgentRecord | null) {
   if (m.venue === 'sim') return true;
-  if (m.venue !== 'polymarket' || !agent) return false;
+  if (!deps.trading.get(m.venue).capabilities.serviceSignsOrders || !agent) return false;
   const [position, own, account] = await Promise.all([
     deps.models.Position.findById(positionId(m.agentId, m.marketId, m.venue)).lean(),
     deps.models.AgentWallet.findById(m.agentId, { address: 1 }).lean(),

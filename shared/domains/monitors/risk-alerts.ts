@@ -1,5 +1,4 @@
 import type { Deps } from '../../composition/deps.js';
-import { venueRefOn } from '../markets/venue-ref.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
@@ -17,7 +16,8 @@ export const RISK_ALERT_TTL_MS = 3600_000;
 /** `refused`: the error code of the service's own sell, when it tried and was refused. */
 export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refused: string | null = null) {
   const market = await deps.models.Market.findById(m.marketId, { venueRef: 1 }).lean();
-  const ref = venueRefOn(market, 'polymarket');
+  // Outcome tokens exist where the venue has them (Polymarket); a Kalshi reference has none.
+  const ref = market?.venueRef;
   const tokenId = m.side === 'yes' ? ref?.yesTokenId : ref?.noTokenId;
   const now = deps.clock();
   await deps.models.RiskAlert.updateOne(
@@ -95,7 +95,7 @@ export async function deleteRiskAlert(deps: Deps, agent: AgentRecord, marketId: 
 /**
  * The briefing's two risk arrays: `triggered_risk_alerts` are the alerts themselves (clients with a
  * local key sell them); `risk_alerts` says each in a sentence. The sentence must not contain "gas",
- * nor "pol" outside "polymarket": the official client's preflight reads those as a gas shortage.
+ * nor "pol" other than in the word polymarket: the official client's preflight reads those as a gas shortage.
  */
 export async function briefingRiskAlerts(models: Models, agentId: string, now: Date) {
   const alerts = await liveAlerts(models, agentId, now);

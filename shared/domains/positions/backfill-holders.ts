@@ -1,5 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
-import { venueRefOn } from '../markets/venue-ref.js';
+import { EXTERNAL_VENUE_IDS, type VenueId } from '../venues/venue-id.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { holderKey, holderOfTrade } from './holder.js';
 import type { PositionRecord } from './position.model.js';
@@ -11,23 +11,26 @@ const BATCH = 200;
 
 const distinct = (xs: (string | null | undefined)[]) => [...new Set(xs.filter((x): x is string => !!x))];
 
-/** The Polygon wallets an agent's Polymarket fills can have landed in: its own wallet, its human's. */
-async function candidateWallets(deps: HolderDeps, agentId: string): Promise<string[]> {
+/**
+ * The wallets an agent's fills on `venue` can have landed in: its own wallet, its human's (the
+ * service's wallets are Polygon wallets, the chain of the one venue with public wallets).
+ */
+async function candidateWallets(deps: HolderDeps, venue: VenueId, agentId: string): Promise<string[]> {
   const [agent, own] = await Promise.all([
     deps.models.Agent.findById(agentId, { claimedBy: 1 }).lean(),
     deps.models.AgentWallet.findById(agentId, { address: 1 }).lean(),
   ]);
   const human = agent?.claimedBy ? await walletOf(deps, { kind: 'user', id: agent.claimedBy }) : null;
-  return distinct([own?.address, human?.address, human?.maker].map((a) => a && holderKey('polymarket', a)));
+  return distinct([own?.address, human?.address, human?.maker].map((a) => a && holderKey(venue, a)));
 }
 
 /** Which of `wallets` hold tokens of the position's market, by the venue's Data API (`/positions?user=`). */
 async function venueHolders(deps: HolderDeps, p: PositionRecord, wallets: string[]): Promise<string[]> {
   const market = await deps.models.Market.findById(p.marketId, { venueRef: 1 }).lean();
-  const ref = venueRefOn(market, 'polymarket');
+  const ref = market?.venueRef;
   const tokens = new Set([ref?.yesTokenId, ref?.noTokenId].filter(Boolean));
   if (tokens.size === 0) return [];
-  const venue = deps.venues.get('polymarket');
+  const venue = deps.venues.get(p.venue);
   try {
     const holding = await Promise.all(
       wallets.map(async (w) =>
@@ -41,6 +44,9 @@ async function venueHolders(deps: HolderDeps, p: PositionRecord, wallets: string
     return [];
   }
 }
+
+const hasPublicWallets = (deps: HolderDeps, venue: VenueId) =>
+  deps.venues.has(venue) && deps.venues.get(venue).publicWallets === true;
 
 /** The wallets the agent's orders in the market were filled into (our record of each signed order). */
 async function filledInto(deps: HolderDeps, p: PositionRecord): Promise<string[]> {
@@ -57,15 +63,16 @@ async function filledInto(deps: HolderDeps, p: PositionRecord): Promise<string[]
 }
 
 /**
- * Where a position recorded before `holderAddress` existed holds its tokens. On Polymarket the
+ * Where a position recorded before `holderAddress` existed holds its tokens. On a venue with public
+ * wallets (Polymarket) the
  * venue decides first: of the agent's candidate wallets, the one whose Data API positions hold the
  * market's tokens. When that is not one wallet (the tokens are gone, or the human's wallet holds the
  * market for another agent as well), the makers of the agent's filled orders decide, when they name
  * one wallet. On Kalshi the wallet that signed the agent's filled orders. Null when neither tells.
  */
 export async function findHolder(deps: HolderDeps, p: PositionRecord): Promise<string | null> {
-  if (p.venue === 'polymarket' && p.status !== 'settled') {
-    const held = await venueHolders(deps, p, await candidateWallets(deps, p.agentId));
+  if (hasPublicWallets(deps, p.venue) && p.status !== 'settled') {
+    const held = await venueHolders(deps, p, await candidateWallets(deps, p.venue, p.agentId));
     if (held.length === 1) return held[0]!;
   }
   const fills = await filledInto(deps, p);
@@ -97,7 +104,7 @@ export async function backfillHolders(deps: HolderDeps, after = '') {
   const counts = { examined: 0, backfilled: 0, unknown: 0 };
   for (let from = after; ;) {
     const batch = await deps.models.Position.find({
-      venue: { $in: ['polymarket', 'kalshi'] },
+      venue: { $in: EXTERNAL_VENUE_IDS },
       holderAddress: null,
       _id: { $gt: from },
     })

@@ -1,5 +1,5 @@
-import { getAddress } from 'ethers';
 import type { PositionRecord } from './position.model.js';
+import { signedOrderWalletField, walletDisplay, walletKey } from '../venues/venue-conventions.js';
 import type { VenueId } from '../venues/venue-id.js';
 
 /**
@@ -7,8 +7,7 @@ import type { VenueId } from '../venues/venue-id.js';
  * Data API and our checksummed wallets spell one address two ways), Solana addresses as they are
  * (base58 is case-sensitive).
  */
-export const holderKey = (venue: VenueId, address: string) =>
-  venue === 'polymarket' ? address.toLowerCase() : address;
+export const holderKey = walletKey;
 
 /**
  * The wallet a real-venue trade's fills land in, from the order as it was signed: its `maker` on
@@ -20,8 +19,9 @@ export function holderOfTrade(t: {
   venue: VenueId;
   venueOrder?: { signed?: unknown } | null;
 }): string | null {
-  const signed = t.venueOrder?.signed as { maker?: unknown; wallet?: unknown } | null | undefined;
-  const address = t.venue === 'kalshi' ? signed?.wallet : t.venue === 'polymarket' ? signed?.maker : null;
+  const field = signedOrderWalletField(t.venue);
+  const signed = t.venueOrder?.signed as Record<string, unknown> | null | undefined;
+  const address = field && signed?.[field];
   return typeof address === 'string' && address ? holderKey(t.venue, address) : null;
 }
 
@@ -59,4 +59,4 @@ export function heldElsewhere(
  * and while unknown.
  */
 export const holderView = (p: Pick<PositionRecord, 'venue' | 'holderAddress'>): string | null =>
-  !p.holderAddress ? null : p.venue === 'polymarket' ? getAddress(p.holderAddress) : p.holderAddress;
+  p.holderAddress ? walletDisplay(p.venue, p.holderAddress) : null;

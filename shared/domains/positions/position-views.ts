@@ -1,6 +1,6 @@
 import { fromMicro } from '../money.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import { venueRefOn } from '../markets/venue-ref.js';
+import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import type { PositionRecord } from './position.model.js';
 import { holderView } from './holder.js';
 import { isRedeemable } from './redeemable.js';
@@ -54,7 +54,6 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
   const shares = p.sharesYesMicro + p.sharesNoMicro;
   const unrealized = p.status === 'settled' ? 0 : valueMicro - costMicro;
   const redeemable = isRedeemable(p, m);
-  const polymarket = venueRefOn(m, 'polymarket');
   return {
     market_id: p.marketId,
     question: m.question,
@@ -87,9 +86,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
     redeemable,
     redeemable_side: redeemable ? (m.outcome ? 'yes' : 'no') : null,
-    condition_id: polymarket?.externalId ?? null,
-    token_id_yes: polymarket?.yesTokenId ?? null,
-    token_id_no: polymarket?.noTokenId ?? null,
+    ...conditionRefFields(m.venueRef),
     holder_address: holderView(p),
     opened_at: p.openedAt ? p.openedAt.toISOString() : null,
     last_trade_at: p.lastTradeAt ? p.lastTradeAt.toISOString() : null,

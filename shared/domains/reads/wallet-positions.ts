@@ -6,7 +6,8 @@ import { importedMarketId } from '../imports/imported-market.js';
 const CACHE_SECONDS = 30;
 
 /**
- * `GET /api/sdk/wallet/{wallet_address}/positions`: any Polymarket wallet's holdings (the address is
+ * `GET /api/sdk/wallet/{wallet_address}/positions`: any Polymarket wallet's holdings (the venue with
+ * public wallets) (the address is
  * checked by the endpoint schema), from the
  * venue's Data API, with this service's market_id where the market is imported.
  */
@@ -20,8 +21,9 @@ export async function walletPositions(deps: Deps, wallet: string) {
     CACHE_SECONDS,
     async () => {
       // A venue failure escapes as VenueHttpError: the API answers it as 503 venue_unavailable.
-      const rows = await deps.venues.get('polymarket').walletPositions(address);
-      const ids = rows.map((r) => importedMarketId('polymarket', r.conditionId));
+      const venue = deps.venues.withPublicWallets();
+      const rows = await venue.walletPositions(address);
+      const ids = rows.map((r) => importedMarketId(venue.id, r.conditionId));
       const here = new Set(
         (await deps.models.Market.find({ _id: { $in: ids } }, { _id: 1 }).lean()).map((m) => m._id),
       );

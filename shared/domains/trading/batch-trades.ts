@@ -6,7 +6,7 @@ import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from './trade.model.js';
 import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { fromMicro, toMicro } from '../money.js';
-import { normalizeVenue } from '../venues/venue-id.js';
+import { BATCHABLE_EXTERNAL_VENUE_IDS, LEGACY_SIM_ALIASES, normalizeVenue } from '../venues/venue-id.js';
 import { submitTrade } from './submit-trade.js';
 import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from './trade.schemas.js';
 
@@ -33,7 +33,7 @@ import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from '
  */
 
 export const MAX_BATCH_LEGS = 30;
-const BATCH_VENUES = ['sim', 'simmer', 'sandbox', 'polymarket'] as const;
+const BATCH_VENUES = ['sim', ...LEGACY_SIM_ALIASES, ...BATCHABLE_EXTERNAL_VENUE_IDS] as const;
 
 export const BatchTradeRequestSchema = z
   .object({

@@ -10,7 +10,7 @@ import {
   venueMarkMicro,
   type PositionView,
 } from '../positions/position-views.js';
-import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
+import { EXTERNAL_VENUE_IDS, VENUE_IDS, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
@@ -22,6 +22,14 @@ import {
 } from './reads.schemas.js';
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+interface PnlSummary {
+  realized: number;
+  unrealized: number;
+  total: number;
+}
+const byVenue = <T>(f: (venue: VenueId) => T) =>
+  Object.fromEntries(VENUE_IDS.map((v) => [v, f(v)])) as Record<VenueId, T>;
 
 /** GET /api/sdk/positions (client-contract §6.1). */
 export async function listPositions(
@@ -38,34 +46,30 @@ export async function listPositions(
     views.push(positionView(p, m, agent.balanceMicro));
   }
   views.sort((a, b) => (b.last_trade_at ?? '').localeCompare(a.last_trade_at ?? ''));
-  const pnlOf = (venue: string) =>
+  const pnlOf = (venue: VenueId) =>
     round6(views.filter((v) => v.venue === venue).reduce((s, v) => s + v.pnl, 0));
-  const summary = (venue: string) => {
+  const summary = (venue: VenueId): PnlSummary => {
     const vs = views.filter((v) => v.venue === venue);
     const realized = round6(vs.reduce((s, v) => s + v.realized_pnl, 0));
     const unrealized = round6(vs.reduce((s, v) => s + v.unrealized_pnl, 0));
     return { realized, unrealized, total: round6(realized + unrealized) };
   };
-  const sim = summary('sim');
-  const polymarket = summary('polymarket');
-  const kalshi = summary('kalshi');
+  // One `<venue>_pnl` and one summary per venue, in the venues' order (the clients read them by name).
+  const summaries = byVenue(summary);
+  const combined = (k: keyof PnlSummary) => round6(VENUE_IDS.reduce((s, v) => s + summaries[v][k], 0));
   return {
     agent_id: agent._id,
     agent_name: agent.name,
     positions: views,
     total_value: round6(views.reduce((s, v) => s + v.current_value, 0)),
     total_pnl: round6(views.reduce((s, v) => s + v.pnl, 0)),
-    sim_pnl: pnlOf('sim'),
-    polymarket_pnl: pnlOf('polymarket'),
-    kalshi_pnl: pnlOf('kalshi'),
+    ...(Object.fromEntries(VENUE_IDS.map((v) => [`${v}_pnl`, pnlOf(v)])) as Record<`${VenueId}_pnl`, number>),
     pnl_summary: {
-      sim,
-      polymarket,
-      kalshi,
+      ...summaries,
       combined: {
-        realized: round6(sim.realized + polymarket.realized + kalshi.realized),
-        unrealized: round6(sim.unrealized + polymarket.unrealized + kalshi.unrealized),
-        total: round6(sim.total + polymarket.total + kalshi.total),
+        realized: combined('realized'),
+        unrealized: combined('unrealized'),
+        total: combined('total'),
       },
     },
     sim_balance: fromMicro(agent.balanceMicro),

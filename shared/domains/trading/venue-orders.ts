@@ -2,7 +2,7 @@ import type { Deps } from '../../composition/deps.js';
 import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { venueRefOn } from '../markets/venue-ref.js';
+import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
 import type { TradeExecutionContext } from './execution-context.js';
@@ -106,7 +106,6 @@ export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
   const byId = new Map(markets.map((m) => [m._id, m]));
   const orders = open.map((t) => {
     const m = byId.get(t.marketId);
-    const polymarket = venueRefOn(m, 'polymarket');
     const vo = t.venueOrder!;
     const shares =
       t.action === 'sell'
@@ -127,9 +126,7 @@ export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
       venue: t.venue,
       source: t.source,
       created_at: (t.createdAt as Date).toISOString(),
-      condition_id: polymarket?.externalId ?? null,
-      token_id_yes: polymarket?.yesTokenId ?? null,
-      token_id_no: polymarket?.noTokenId ?? null,
+      ...conditionRefFields(m?.venueRef),
     };
   });
   return { orders, count: orders.length };

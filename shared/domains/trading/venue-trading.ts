@@ -11,7 +11,7 @@ import type {
   SignerIdentityStatus,
 } from './signed-order.schemas.js';
 import type { TradeRecord } from './trade.model.js';
-import type { TradeRequest, TradeResult } from './trade.schemas.js';
+import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
 import type { VenueTrade } from './venue-trade.js';
@@ -43,6 +43,12 @@ export interface VenueCapabilities {
   maxBuyMicro: number | null;
   /** Where trading fees come from: none (sim), or the market's fee rate as the venue sets it. */
   fees: 'none' | 'market';
+  /**
+   * The service signs the venue's orders for wallets it holds the keys of (a managed or an agent
+   * wallet), so it can trade a position held there on its own (a monitor's exit). False where every
+   * order is signed by the client, and on sim (nothing is signed).
+   */
+  serviceSignsOrders: boolean;
 }
 
 /** A trade's answer from the worker, or why it has none yet (its job tries again). */
@@ -94,6 +100,12 @@ export interface VenueTrading {
   quote?(deps: Deps, agent: AgentRecord, req: SignedQuoteRequest): Promise<SignedQuoteResult>;
   submitSigned?(deps: Deps, agent: AgentRecord, req: SignedSubmitRequest): Promise<TradeResult>;
   signerStatus?(deps: Deps, wallet: string): Promise<SignerIdentityStatus>;
+  /**
+   * The legacy `execute: true` call (client-contract §4.4): an order's parameters for the caller to
+   * sign and place, or a refusal; nothing is traded or recorded. Null when this market cannot be
+   * prepared. Absent: the venue has no such call.
+   */
+  prepareOrder?(deps: Deps, market: MarketRecord, req: TradeRequest): Promise<PreparedTrade | null>;
 }
 
 /** A venue that trades by client-signed orders: its members for them are there. */

@@ -1,3 +1,4 @@
+import { normalizeExternalId } from './venue-conventions.js';
 import type { ExternalVenueId } from './venue-id.js';
 
 /**
@@ -24,13 +25,26 @@ export const isServiceMarketId = (id: string) => SERVICE_MARKET_ID.test(id);
 /** Every id this service mints (agents, markets, trades) is a UUID of this form. */
 export const isServiceId = isServiceMarketId;
 
+/** The venue each kind of external id belongs to. */
+export const VENUE_OF_ID_KIND: Record<ExternalIdKind, ExternalVenueId> = {
+  condition_id: 'polymarket',
+  token_id: 'polymarket',
+  ticker: 'kalshi',
+};
+
 /** What external id `id` looks like, or null when it looks like none (e.g. a service UUID). */
 export function recogniseExternalId(id: string): ExternalIdMatch | null {
   const s = id.trim();
-  if (CONDITION_ID.test(s)) return { venue: 'polymarket', kind: 'condition_id', value: s.toLowerCase() };
-  if (TOKEN_ID.test(s)) return { venue: 'polymarket', kind: 'token_id', value: s };
-  if (KALSHI_TICKER.test(s)) return { venue: 'kalshi', kind: 'ticker', value: s.toUpperCase() };
-  return null;
+  const kind: ExternalIdKind | null = CONDITION_ID.test(s)
+    ? 'condition_id'
+    : TOKEN_ID.test(s)
+      ? 'token_id'
+      : KALSHI_TICKER.test(s)
+        ? 'ticker'
+        : null;
+  if (!kind) return null;
+  const venue = VENUE_OF_ID_KIND[kind];
+  return { venue, kind, value: normalizeExternalId(venue, s) };
 }
 
 /** Human label of an external id kind, for hints. */

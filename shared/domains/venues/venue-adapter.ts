@@ -1,4 +1,5 @@
 import type { ExternalVenueId, VenueId } from './venue-id.js';
+import type { VenueImporting } from './venue-importing.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -199,8 +200,15 @@ export interface VenueAdapter {
   upcomingFastMarkets(now: Date): Promise<VenueMarket[]>;
   /** The holdings of any wallet address on the venue; venues without public wallets answer []. */
   walletPositions(wallet: string): Promise<WalletPosition[]>;
+  /**
+   * The venue publishes every wallet's holdings (`walletPositions` answers for any address): what
+   * `GET /wallet/{address}/positions` reads, and where the holder of a position can be looked up.
+   */
+  readonly publicWallets?: boolean;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
+  /** What importing from the venue fetches and answers; absent for venues nothing is imported from. */
+  readonly importing?: VenueImporting;
   /** Reads a page URL or ticker pasted to import a market; absent for venues nothing is imported from. */
   parseImportInput?(raw: string): ImportInputParse;
   /**

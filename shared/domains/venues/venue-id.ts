@@ -8,6 +8,16 @@ export type VenueId = (typeof VENUE_IDS)[number];
 export type ExternalVenueId = Exclude<VenueId, 'sim'>;
 export const EXTERNAL_VENUE_IDS = VENUE_IDS.filter((v): v is ExternalVenueId => v !== 'sim');
 
+/**
+ * External venues whose orders a trade request can place by itself (the service signs, or relays
+ * an order signed beforehand), so a batch of trades may go there. On the others (Kalshi, through
+ * DFlow) every order is a transaction quoted first and then signed by the client.
+ */
+export const BATCHABLE_EXTERNAL_VENUE_IDS = ['polymarket'] as const satisfies readonly ExternalVenueId[];
+
+/** The venue `GET /api/sdk/markets/importable` lists when the request names none. */
+export const DEFAULT_IMPORT_VENUE: ExternalVenueId = 'polymarket';
+
 /** Earlier names of `sim`, still accepted with a deprecation warning (spec §9). */
 export const LEGACY_SIM_ALIASES = ['simmer', 'sandbox'] as const;
 /** Every spelling a request may carry, for zod enums. */

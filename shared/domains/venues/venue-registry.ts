@@ -1,6 +1,9 @@
 import { AppError } from '../../infra/errors.js';
 import type { VenueAdapter } from './venue-adapter.js';
-import type { VenueId } from './venue-id.js';
+import type { ExternalVenueId, VenueId } from './venue-id.js';
+
+/** An external venue's adapter. */
+export type ExternalVenueAdapter = VenueAdapter & { readonly id: ExternalVenueId };
 
 /** The adapters of this process, one per venue it can reach; built once in the composition root. */
 export class VenueRegistry {
@@ -17,13 +20,16 @@ export class VenueRegistry {
   /** The adapter of `id`, or a 503 `venue_unavailable` when this service has none for it. */
   get(id: VenueId): VenueAdapter {
     const adapter = this.byId.get(id);
-    if (!adapter)
-      throw new AppError(
-        503,
-        'venue_unavailable',
-        `Venue ${id} is not available on this service yet`,
-        'Trade on venue "sim", or ask the operator which venues this deployment connects to (GET /api/admin/venues).',
-      );
+    if (!adapter) throw unavailable(`Venue ${id}`);
+    return adapter;
+  }
+
+  /** The venue whose wallets' holdings are public (`publicWallets`), or a 503 `venue_unavailable`. */
+  withPublicWallets(): ExternalVenueAdapter {
+    const adapter = this.all().find(
+      (a): a is ExternalVenueAdapter => a.id !== 'sim' && a.publicWallets === true,
+    );
+    if (!adapter) throw unavailable('A venue with public wallet positions');
     return adapter;
   }
 
@@ -31,3 +37,11 @@ export class VenueRegistry {
     return [...this.byId.values()];
   }
 }
+
+const unavailable = (what: string) =>
+  new AppError(
+    503,
+    'venue_unavailable',
+    `${what} is not available on this service yet`,
+    'Trade on venue "sim", or ask the operator which venues this deployment connects to (GET /api/admin/venues).',
+  );

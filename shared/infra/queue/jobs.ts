@@ -128,7 +128,7 @@ export const JOBS = {
   /** Stops trading on sim catalogue markets past their resolution time and tops the catalogue up. */
   'expire-sim-markets': slotJob('expire-sim-markets', 'venue-sync'),
   /**
-   * Sends one recorded, allow-listed transaction (shared/domains/onchain/broadcast-worker.ts). One
+   * Sends one recorded, allow-listed transaction (shared/domains/venues/polymarket/onchain/broadcast-worker.ts). One
    * job per client request (`request` counts them), so asking again sends again: harmless, the node
    * deduplicates on the hash.
    */
@@ -146,7 +146,7 @@ export const JOBS = {
     jobId: (d) => `follow-tx-receipt-${d.hash}-${d.poll}`,
   }),
   /**
-   * Redeems one wallet's positions (the human's, or an agent's own) in one resolved market (shared/domains/onchain/redeem-position.ts).
+   * Redeems one wallet's positions (the human's, or an agent's own) in one resolved market (shared/domains/venues/polymarket/onchain/redeem-position.ts).
    * `attempt` names the request (`r<n>`, the record's request count) or the auto-redeem slot
    * (`auto-<slot>`); the redemption record, not the job id, makes it happen once.
    */
@@ -154,7 +154,7 @@ export const JOBS = {
     queue: 'redemptions',
     schema: z.object({
       userId: z.string().min(1),
-      /** Set when the agent's own wallet redeems (onchain/redeeming-wallet.ts); else the human's wallet. */
+      /** Set when the agent's own wallet redeems (venues/polymarket/onchain/redeeming-wallet.ts); else the human's wallet. */
       agentId: z.string().min(1).nullable(),
       marketId: z.string().min(1),
       attempt: z.string().regex(/^(r\d+|auto-\d{12})$/),

@@ -28,6 +28,7 @@ import {
 } from './kalshi.schemas.js';
 import { kalshiMarketUrlMatch, kalshiTickerOrNull as tickerOrNull, parseKalshiInput } from './kalshi-urls.js';
 import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from './map-market.js';
+import { kalshiImporting } from './kalshi-importing.js';
 
 export interface KalshiAdapterOptions extends VenueClientSettings {
   /** KALSHI_BASE_URL, ending in /trade-api/v2. */
@@ -50,6 +51,7 @@ const LIST_SCAN_MAX = 1000;
  */
 export class KalshiAdapter implements VenueAdapter {
   readonly id = 'kalshi' as const;
+  readonly importing = kalshiImporting(this);
   private readonly http: VenueHttpClient;
 
   constructor(opts: KalshiAdapterOptions) {

@@ -17,6 +17,7 @@ export const kalshiVenueTrading: VenueTrading = {
     orderTypes: ['FAK'],
     maxBuyMicro: null,
     fees: 'market',
+    serviceSignsOrders: false,
   },
   warnings: () => [],
   submit: tradeKalshiVenue,

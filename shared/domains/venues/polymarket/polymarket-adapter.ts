@@ -33,6 +33,7 @@ import { gammaMarketStatus, mapGammaEvent, mapGammaMarket } from './map-market.j
 import { bookFromWire, quoteFromBook } from './order-book.js';
 import { MAX_SLUG_LENGTH, parsePolymarketUrl, polymarketMarketUrlMatch } from './polymarket-urls.js';
 import { ClobTrading } from './orders/clob-trading.js';
+import { polymarketImporting } from './polymarket-importing.js';
 
 export interface PolymarketAdapterOptions extends VenueClientSettings {
   gammaUrl: string;
@@ -75,6 +76,9 @@ const WALLET = /^0x[0-9a-fA-F]{40}$/;
  */
 export class PolymarketAdapter implements VenueAdapter {
   readonly id = 'polymarket' as const;
+  /** The Data API lists any wallet's positions. */
+  readonly publicWallets = true;
+  readonly importing = polymarketImporting(this);
   private readonly gamma: VenueHttpClient;
   private readonly clob: VenueHttpClient;
   private readonly data: VenueHttpClient;

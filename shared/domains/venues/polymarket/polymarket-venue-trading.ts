@@ -2,6 +2,7 @@ import type { VenueTrading } from '../../trading/venue-trading.js';
 import { credentialsOf, executePolymarketOrder, orderStateOf } from './execute-polymarket-order.js';
 import { submitPolymarketTrade } from './polymarket-trade.js';
 import { polymarketTrading } from './polymarket-trading.js';
+import { preparePolymarketOrder } from './prepare-order.js';
 
 /**
  * Real trading on Polymarket's CLOB: orders signed by the owner's wallet (or the service's managed
@@ -17,10 +18,12 @@ export const polymarketVenueTrading: VenueTrading = {
     orderTypes: ['GTC', 'GTD', 'FOK', 'FAK'],
     maxBuyMicro: null,
     fees: 'market',
+    serviceSignsOrders: true,
   },
   warnings: () => [],
   submit: submitPolymarketTrade,
   execute: executePolymarketOrder,
+  prepareOrder: preparePolymarketOrder,
   orderState: async (ctx, trade) => {
     const vo = trade.venueOrder;
     if (!vo?.orderId) return null;

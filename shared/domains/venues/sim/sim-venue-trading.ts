@@ -14,6 +14,7 @@ export const simVenueTrading: VenueTrading = {
     orderTypes: ['FAK', 'FOK'],
     maxBuyMicro: toMicro(SIM_MAX_TRADE),
     fees: 'none',
+    serviceSignsOrders: false,
   },
   warnings: (req) =>
     req.order_type === 'GTC' || req.order_type === 'GTD'

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import type { WalletAccount } from '../wallets/wallet-account.js';
-import { walletOf } from '../wallets/managed-wallet.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { AppError } from '../../../../infra/errors.js';
+import type { WalletAccount } from '../../../wallets/wallet-account.js';
+import { walletOf } from '../../../wallets/managed-wallet.js';
 import type { BroadcastOutcome } from './broadcast-worker.js';
-import type { BroadcastResponseSchema } from './broadcast.schemas.js';
+import type { BroadcastResponseSchema } from '../../../wallets/broadcast.schemas.js';
 import type { RelayRefusalCode } from './relay-refusal.js';
 import { checkRelayableTransaction } from './tx-allowlist.js';
 import { recordBroadcast } from './broadcast-record.js';

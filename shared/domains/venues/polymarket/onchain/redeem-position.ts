@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { venueRefOn } from '../markets/venue-ref.js';
+import { venueRefOn } from '../../../markets/venue-ref.js';
 import { keccak256, type Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import { afterWrite } from '../../infra/faults.js';
-import { fromMicro } from '../money.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { AppError } from '../../../../infra/errors.js';
+import { afterWrite } from '../../../../infra/faults.js';
+import { fromMicro } from '../../../money.js';
 import {
   approvalKey,
   approvalTransactions,
@@ -15,7 +15,11 @@ import { recordBroadcast } from './broadcast-record.js';
 import { sendBroadcast, type BroadcastOutcome } from './broadcast-worker.js';
 import { POLYGON_CONTRACTS } from './polygon-contracts.js';
 import { PolygonRpcError } from './polygon-rpc.js';
-import { redemptionId, type RedemptionRecord, type RedemptionStatus } from './redemption.model.js';
+import {
+  redemptionId,
+  type RedemptionRecord,
+  type RedemptionStatus,
+} from '../../../wallets/redemption.model.js';
 import { finishRedemption } from './settle-redemption.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
 

@@ -1,6 +1,6 @@
-import type { Deps } from '../../composition/deps.js';
+import type { Deps } from '../../../../composition/deps.js';
 import { RpcError, sendRawTransaction, transactionReceipt } from './broadcast-rpc.js';
-import type { BroadcastStatus } from './broadcast.model.js';
+import type { BroadcastStatus } from '../../../wallets/broadcast.model.js';
 import { finishRedemption } from './settle-redemption.js';
 
 type WorkerDeps = Pick<Deps, 'polygon' | 'models' | 'queues' | 'clock'>;

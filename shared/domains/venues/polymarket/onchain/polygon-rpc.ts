@@ -1,6 +1,6 @@
 import { Interface, getAddress } from 'ethers';
 import { z } from 'zod';
-import { VenueHttpError, type VenueHttpClient } from '../../infra/http/venue-http-client.js';
+import { VenueHttpError, type VenueHttpClient } from '../../../../infra/http/venue-http-client.js';
 
 /**
  * Polygon reads over plain JSON-RPC through the venue HTTP client, so the node gets the same

@@ -1,5 +1,5 @@
-import type { Deps } from '../../composition/deps.js';
-import { isDuplicateKey } from '../refusal.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { isDuplicateKey } from '../../../refusal.js';
 
 export interface SignedTxFields {
   hash: string;

@@ -1,13 +1,13 @@
 import type { Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import type { Models } from '../models.js';
-import { backfillHolder, type HolderDeps } from '../positions/backfill-holders.js';
-import { holderKey } from '../positions/holder.js';
-import { positionId, type PositionRecord } from '../positions/position.model.js';
-import { agentWalletSigner } from '../wallets/agent-wallets.js';
-import { managedSigner, walletOf } from '../wallets/managed-wallet.js';
-import type { WalletOwnership } from '../wallets/wallet.model.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { AppError } from '../../../../infra/errors.js';
+import type { Models } from '../../../models.js';
+import { backfillHolder, type HolderDeps } from '../../../positions/backfill-holders.js';
+import { holderKey } from '../../../positions/holder.js';
+import { positionId, type PositionRecord } from '../../../positions/position.model.js';
+import { agentWalletSigner } from '../../../wallets/agent-wallets.js';
+import { managedSigner, walletOf } from '../../../wallets/managed-wallet.js';
+import type { WalletOwnership } from '../../../wallets/wallet.model.js';
 
 /**
  * Whose wallet a redemption redeems from: an agent's own wallet (Elite agent wallets, `agentId`

@@ -1,5 +1,5 @@
-import { VenueHttpError } from '../../infra/http/venue-http-client.js';
-import { venueUnavailable } from '../venues/venue-unavailable.js';
+import { VenueHttpError } from '../../../../infra/http/venue-http-client.js';
+import { venueUnavailable } from '../../venue-unavailable.js';
 import type { PolygonRpc, RpcAnswer } from './polygon-rpc.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../../composition/deps.js';
+import type { Deps } from '../../../../composition/deps.js';
 
 /**
  * The relay's two calls over `deps.polygon` (POLYGON_RPC_URL). Sending through the shared client

@@ -1,8 +1,8 @@
 import { getAddress } from 'ethers';
-import { VenueHttpError } from '../../infra/http/venue-http-client.js';
-import { LocalCache } from '../../infra/local-cache.js';
-import type { AppError } from '../../infra/errors.js';
-import { venueUnavailable } from '../venues/venue-unavailable.js';
+import { VenueHttpError } from '../../../../infra/http/venue-http-client.js';
+import { LocalCache } from '../../../../infra/local-cache.js';
+import type { AppError } from '../../../../infra/errors.js';
+import { venueUnavailable } from '../../venue-unavailable.js';
 import { REQUIRED_APPROVALS, approvalTransactions, type UnsignedTx } from './approval-transactions.js';
 import { PolygonRpcError, type PolygonRpc } from './polygon-rpc.js';
 

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { Deps } from '../../composition/deps.js';
-import { AppError } from '../../infra/errors.js';
-import { isDuplicateKey } from '../refusal.js';
-import type { MarketRecord } from '../markets/market.model.js';
-import { venueRefOn, type VenueRefOn } from '../markets/venue-ref.js';
-import { fromMicro } from '../money.js';
-import type { WalletAccount } from '../wallets/wallet-account.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { AppError } from '../../../../infra/errors.js';
+import { isDuplicateKey } from '../../../refusal.js';
+import type { MarketRecord } from '../../../markets/market.model.js';
+import { venueRefOn, type VenueRefOn } from '../../../markets/venue-ref.js';
+import { fromMicro } from '../../../money.js';
+import type { WalletAccount } from '../../../wallets/wallet-account.js';
 import { redemptionTransaction } from './approval-transactions.js';
 import { outcomeOf, type RedeemOutcome } from './redeem-position.js';
 import type {
@@ -14,15 +14,15 @@ import type {
   RedeemReportSchema,
   RedeemRequestSchema,
   RedeemResponseSchema,
-} from './redeem.schemas.js';
-import { redemptionId, type RedemptionRecord } from './redemption.model.js';
+} from '../../../wallets/redeem.schemas.js';
+import { redemptionId, type RedemptionRecord } from '../../../wallets/redemption.model.js';
 import {
   redeemingWallet,
   scopeOfAgent,
   type RedeemingWallet,
   type RedemptionScope,
 } from './redeeming-wallet.js';
-import { isRedeemable, winningSharesMicro } from '../positions/redeemable.js';
+import { isRedeemable, winningSharesMicro } from '../../../positions/redeemable.js';
 import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
 
 type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock' | 'env' | 'venues' | 'log'>;

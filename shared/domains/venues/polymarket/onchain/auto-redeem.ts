@@ -1,9 +1,9 @@
-import type { Deps } from '../../composition/deps.js';
-import { backfillHolder } from '../positions/backfill-holders.js';
-import { isHolder } from '../positions/holder.js';
-import { isRedeemable } from '../positions/redeemable.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { backfillHolder } from '../../../positions/backfill-holders.js';
+import { isHolder } from '../../../positions/holder.js';
+import { isRedeemable } from '../../../positions/redeemable.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
-import { redemptionId } from './redemption.model.js';
+import { redemptionId } from '../../../wallets/redemption.model.js';
 
 /** Markets resolved longer ago than this are left to `POST /api/sdk/redeem` (keeps the scan bounded). */
 export const AUTO_REDEEM_LOOKBACK_DAYS = 30;

@@ -1,9 +1,9 @@
-import type { Deps } from '../../composition/deps.js';
-import { appendLedgerEntry } from '../ledger/ledger.js';
-import { winningSharesMicro } from '../positions/redeemable.js';
-import { accept } from '../refusal.js';
-import { afterWrite } from '../../infra/faults.js';
-import type { RedemptionRecord } from './redemption.model.js';
+import type { Deps } from '../../../../composition/deps.js';
+import { appendLedgerEntry } from '../../../ledger/ledger.js';
+import { winningSharesMicro } from '../../../positions/redeemable.js';
+import { accept } from '../../../refusal.js';
+import { afterWrite } from '../../../../infra/faults.js';
+import type { RedemptionRecord } from '../../../wallets/redemption.model.js';
 import { scopePositions, type RedemptionScope } from './redeeming-wallet.js';
 
 type SettleDeps = Pick<Deps, 'models' | 'clock'>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EvmAddressSchema } from '../wallets/wallet.schemas.js';
+import { EvmAddressSchema } from './wallet.schemas.js';
 import { freeFormArray } from '../../util/free-form-object.js';
 
 /** The client sends `no_cache=1` / `include_tx_params=1` (client-contract §8.3); `true`/`yes` work too. */

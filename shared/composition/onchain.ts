@@ -1,0 +1,33 @@
+import { readAllowances } from '../domains/venues/polymarket/onchain/allowances.js';
+import { enqueueAutoRedemptions } from '../domains/venues/polymarket/onchain/auto-redeem.js';
+import { broadcastTx, listBroadcasts } from '../domains/venues/polymarket/onchain/broadcast-tx.js';
+import { followReceipt, sendBroadcast } from '../domains/venues/polymarket/onchain/broadcast-worker.js';
+import {
+  prepareDepositWalletRedeem,
+  redeem,
+  reportRedemption,
+} from '../domains/venues/polymarket/onchain/redeem.js';
+import { redeemPosition } from '../domains/venues/polymarket/onchain/redeem-position.js';
+import { proxyPolygonRpc } from '../domains/venues/polymarket/onchain/rpc-proxy.js';
+
+/**
+ * What the service does on the chain where a venue's positions are tokens in the owner's wallet:
+ * relay allow-listed transactions its clients sign, redeem resolved positions (asked for, and
+ * automatically), read the allowances trading needs, proxy the chain's RPC. Polymarket's, on
+ * Polygon, is the only one; the API's wallet endpoints and the broadcast and redemption workers
+ * reach it here, never through the venue's folder. Not part of `Deps`: its type would pull the
+ * venue's code into every module that names `Deps`.
+ */
+export const onchain = {
+  broadcastTx,
+  listBroadcasts,
+  sendBroadcast,
+  followReceipt,
+  redeem,
+  reportRedemption,
+  prepareDepositWalletRedeem,
+  redeemPosition,
+  enqueueAutoRedemptions,
+  readAllowances,
+  proxyPolygonRpc,
+};

@@ -1,0 +1,51 @@
+import { getAddress } from 'ethers';
+import type { ExternalVenueId, VenueId } from './venue-id.js';
+
+/**
+ * How each external venue spells what this service stores of it: the case of its market ids, the
+ * chain its wallets live on, and whether its markets carry a neg-risk flag. Records (markets,
+ * positions) store and compare by these without naming a venue; a new venue adds one entry, and
+ * the compiler asks for it.
+ */
+interface VenueConventions {
+  /** The case external ids are stored and looked up in (condition ids are hex, tickers upper case). */
+  externalIdCase: 'lower' | 'upper';
+  /**
+   * The chain of the venue's wallets: EVM addresses are compared in lower case and shown
+   * checksummed (one address, two spellings); Solana's base58 addresses are case-sensitive.
+   */
+  wallets: 'evm' | 'solana';
+  /** The field of a signed order (as recorded on the trade) that names the wallet its fills land in. */
+  signedOrderWallet: 'maker' | 'wallet';
+  /** The venue's markets carry a neg-risk flag worth storing (a multi-outcome event's exchange). */
+  negRisk: boolean;
+}
+
+const CONVENTIONS: Record<ExternalVenueId, VenueConventions> = {
+  polymarket: { externalIdCase: 'lower', wallets: 'evm', signedOrderWallet: 'maker', negRisk: true },
+  kalshi: { externalIdCase: 'upper', wallets: 'solana', signedOrderWallet: 'wallet', negRisk: false },
+};
+
+const conventionsOf = (venue: VenueId): VenueConventions | null =>
+  venue === 'sim' ? null : CONVENTIONS[venue];
+
+/**
+ * Condition ids are hex (any case on input), tickers upper case: stored ids and the ids a lookup
+ * asks for go through here, so both spell a market the same way.
+ */
+export const normalizeExternalId = (venue: ExternalVenueId, id: string) =>
+  CONVENTIONS[venue].externalIdCase === 'upper' ? id.toUpperCase() : id.toLowerCase();
+
+/** Whether the venue's markets store their neg-risk flag (null is stored otherwise). */
+export const storesNegRisk = (venue: ExternalVenueId) => CONVENTIONS[venue].negRisk;
+
+/** The form a wallet address of `venue` is stored and compared in (EVM lower case, others as given). */
+export const walletKey = (venue: VenueId, address: string) =>
+  conventionsOf(venue)?.wallets === 'evm' ? address.toLowerCase() : address;
+
+/** A stored wallet address in its usual spelling: EVM checksummed, others as stored. */
+export const walletDisplay = (venue: VenueId, address: string) =>
+  conventionsOf(venue)?.wallets === 'evm' ? getAddress(address) : address;
+
+/** The field of `venue`'s signed orders naming the wallet that receives the fills; null on sim. */
+export const signedOrderWalletField = (venue: VenueId) => conventionsOf(venue)?.signedOrderWallet ?? null;
