@@ -10,22 +10,34 @@ import { importedMarketId, insertImportedMarket } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import { findKalshiTargets } from './kalshi-targets.js';
+import { findTargetsThroughAdapter } from './adapter-targets.js';
 import type { ImportTargets } from './import-targets.js';
 import type { MarketImportRecord } from './market-import.model.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
 export const MAX_OUTCOMES_PER_IMPORT = 10;
 
-/** The venue's own id of a market, under the key its clients read: `polymarket_id` or `kalshi_ticker`. */
+/**
+ * The venue's own id of a market, under the key its clients read: `polymarket_id`, `kalshi_ticker`,
+ * or `external_id` on a venue registered past the built-in ones.
+ */
 export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends 'kalshi'
   ? { kalshi_ticker: string }
-  : { polymarket_id: string };
-export const venueIdField = (venue: ExternalVenueId, externalId: string): VenueIdField =>
-  venue === 'kalshi'
-    ? { kalshi_ticker: normalizeExternalId(venue, externalId) }
-    : { polymarket_id: normalizeExternalId(venue, externalId) };
+  : V extends 'polymarket'
+    ? { polymarket_id: string }
+    : { external_id: string };
+export const venueIdField = (venue: ExternalVenueId, externalId: string): VenueIdField => {
+  const id = normalizeExternalId(venue, externalId);
+  return venue === 'kalshi'
+    ? { kalshi_ticker: id }
+    : venue === 'polymarket'
+      ? { polymarket_id: id }
+      : { external_id: id };
+};
 
-export const VENUE_LABEL: Record<ExternalVenueId, string> = { polymarket: 'Polymarket', kalshi: 'Kalshi' };
+const VENUE_LABEL: Record<string, string> = { polymarket: 'Polymarket', kalshi: 'Kalshi' };
+/** How answers name a venue: its proper name, or its id for a venue registered past the built-in ones. */
+export const venueLabel = (venue: ExternalVenueId): string => VENUE_LABEL[venue] ?? venue;
 
 export type ImportedRow<V extends ExternalVenueId = ExternalVenueId> = {
   market_id: string;
@@ -76,11 +88,11 @@ async function findPolymarketTargets(deps: Deps, req: MarketImportRecord): Promi
   );
 }
 
-const FIND_TARGETS: Record<ExternalVenueId, (deps: Deps, req: MarketImportRecord) => Promise<ImportTargets>> =
-  {
-    polymarket: findPolymarketTargets,
-    kalshi: findKalshiTargets,
-  };
+/** The built-in venues' own finders; any other venue's markets are found through its adapter. */
+const FIND_TARGETS: Record<string, (deps: Deps, req: MarketImportRecord) => Promise<ImportTargets>> = {
+  polymarket: findPolymarketTargets,
+  kalshi: findKalshiTargets,
+};
 
 /**
  * Outcomes of a whole Kalshi event priced under 2¢ or over 98¢ are decided in effect and left out
@@ -98,7 +110,7 @@ interface Skip {
 
 /** The markets to import from the targets, and the ones left out with why. */
 function choose(req: MarketImportRecord, targets: ImportTargets) {
-  const label = VENUE_LABEL[req.venue];
+  const label = venueLabel(req.venue);
   const skipped: Skip[] = [];
   const warnings: string[] = [];
   let chosen = targets.markets;
@@ -138,7 +150,7 @@ function choose(req: MarketImportRecord, targets: ImportTargets) {
 }
 
 async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<ImportResult> {
-  const targets = await FIND_TARGETS[req.venue](deps, req);
+  const targets = await (FIND_TARGETS[req.venue] ?? findTargetsThroughAdapter)(deps, req);
   const { event, markets } = targets;
   const { importable, skipped, warnings } = choose(req, targets);
   // Resolved markets already here are answered as they are; resolved ones not here cannot be traded.
@@ -173,7 +185,7 @@ async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<Impor
       422,
       'market_not_importable',
       `Nothing to import: ${why}`,
-      `Only open ${VENUE_LABEL[req.venue]} markets can be imported. Find open ones with GET /api/sdk/markets/importable?venue=${req.venue}.`,
+      `Only open ${venueLabel(req.venue)} markets can be imported. Find open ones with GET /api/sdk/markets/importable?venue=${req.venue}.`,
     );
   }
   return importAnswer(req.venue, rows, byId, {
@@ -264,7 +276,7 @@ export const existingRow = (m: StoredMarket): ImportedRow => ({
   question: m.question,
   outcome_name: m.outcomeName,
   current_probability: m.currentPrice,
-  ...venueIdField(m.importSource === 'kalshi' ? 'kalshi' : 'polymarket', externalIdOf(m)),
+  ...venueIdField(m.importSource === 'sim' ? 'polymarket' : m.importSource, externalIdOf(m)),
   status: m.status === 'resolved' ? 'resolved' : 'already_exists',
 });
 

@@ -10,7 +10,7 @@ import {
   venueMarkMicro,
   type PositionView,
 } from '../positions/position-views.js';
-import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
+import { externalVenueIds, listedVenues, type ExternalVenueId } from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
@@ -231,7 +231,7 @@ export async function portfolio(
     sim: venue === undefined || venue === 'sim' ? sim : null,
     // Real positions at the venue's price (imported markets follow it); the wallet's cash is on-chain, not here.
     ...(Object.fromEntries(
-      EXTERNAL_VENUE_IDS.map((v) => [
+      listedVenues(externalVenueIds(), (v) => rows.some(({ p }) => p.venue === v)).map((v) => [
         v,
         venue === undefined || venue === v
           ? bucket(
