@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { venueEnum } from '../venues/venue-schemas.js';
 
 export const ImportRequestSchema = z.object({
   polymarket_url: z
@@ -87,6 +88,29 @@ export const KalshiImportResponseSchema = z
     id: 'KalshiMarketImport',
     description:
       'Single-market keys (market_id, kalshi_ticker, …) describe the first market; `markets` lists all (an event import: every outcome imported).',
+  });
+
+export const VenueImportRequestSchema = z.object({
+  venue: venueEnum('ids').meta({
+    description: 'The venue the market lives on (Polymarket and Kalshi also have endpoints of their own).',
+  }),
+  url: z.string().trim().min(1).max(2048).meta({
+    description:
+      'A market, event or series page URL of the venue, or what else its adapter reads (never fetched).',
+  }),
+});
+export type VenueImportRequest = z.output<typeof VenueImportRequestSchema>;
+
+export const VenueImportResponseSchema = z
+  .looseObject({
+    ...importAnswerBase,
+    import_source: z.string(),
+    markets: z.array(z.looseObject(ImportedRowBase)),
+  })
+  .meta({
+    id: 'VenueMarketImport',
+    description:
+      'Single-market keys describe the first market; `markets` lists all. The venue id key is `polymarket_id`, `kalshi_ticker` or, on other venues, `external_id`.',
   });
 
 export const ImportableQuerySchema = z.object({
