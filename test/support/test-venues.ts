@@ -4,3 +4,4 @@
  * `ExtraVenue`; hooks.ts registers them all.
  */
 export {};
+export { fixtureVenue } from '../fixture-venue/index.js';
