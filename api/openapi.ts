@@ -4,6 +4,7 @@ import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from '.
 import { ENDPOINTS } from './endpoints/index.js';
 import { releasedAgentMayCall } from './http/released-agent.js';
 import { skipsPathWords } from './http/path-words.js';
+import { listRegisteredVenues } from '../shared/domains/venues/venue-schemas.js';
 
 /** The interface version of spec §9 (the service's own package version is separate). */
 export const API_VERSION = '1.0.0';
@@ -148,7 +149,7 @@ function buildDocument(env: Env) {
     },
     servers: [{ url: publicBaseUrl(env) }],
   });
-  return nullableRefsAsAnyOf(document);
+  return listRegisteredVenues(nullableRefsAsAnyOf(document));
 }
 
 type JsonNode = Record<string, unknown>;

@@ -52,3 +52,15 @@ export const KalshiImportResponseSchema = z
     description:
       'Single-market keys (market_id, kalshi_ticker, …) describe the first market; `markets` lists all (an event import: every outcome imported).',
   });
+
+export const VenueImportResponseSchema = z
+  .looseObject({
+    ...importAnswerBase,
+    import_source: z.string(),
+    markets: z.array(z.looseObject(ImportedRowBase)),
+  })
+  .meta({
+    id: 'VenueMarketImport',
+    description:
+      'Single-market keys describe the first market; `markets` lists all. The venue id key is `polymarket_id`, `kalshi_ticker` or, on other venues, `external_id`.',
+  });

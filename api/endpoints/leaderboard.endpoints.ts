@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TRADER_TYPES } from '../../shared/domains/reads/leaderboard.js';
-import { VENUE_IDS } from '../../shared/domains/venues/venue-id.js';
+import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 
 const Entry = z
@@ -69,7 +69,7 @@ export const leaderboardEndpoints = {
       'Every trade on this service is an agent’s: `trader_type=human` lists nobody, `agent` and `all` list the same agents.',
     params: z.object({
       venue: z
-        .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(VENUE_IDS))
+        .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), venueEnum('ids'))
         .meta({ description: '`sim`, `polymarket` or `kalshi`.' }),
     }),
     query: z.object({
@@ -81,7 +81,7 @@ export const leaderboardEndpoints = {
     }),
     response: z
       .object({
-        venue: z.enum(VENUE_IDS),
+        venue: venueEnum('ids'),
         trader_type: z.enum(TRADER_TYPES),
         entries: z.array(Entry),
         total_count: z.number(),

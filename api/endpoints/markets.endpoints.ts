@@ -9,8 +9,13 @@ import {
   ImportRequestSchema,
   KalshiEventImportRequestSchema,
   KalshiImportRequestSchema,
+  VenueImportRequestSchema,
 } from '../../shared/domains/imports/import.schemas.js';
-import { ImportResponseSchema, KalshiImportResponseSchema } from './import-answer.schemas.js';
+import {
+  ImportResponseSchema,
+  KalshiImportResponseSchema,
+  VenueImportResponseSchema,
+} from './import-answer.schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MarketRow = z
@@ -136,6 +141,19 @@ export const marketEndpoints = {
       '`event_ticker` is an event ticker, a market ticker of the event, or a kalshi.com event URL. Up to 10 open outcomes, skipping closed ones and ones priced under 2¢ or over 98¢; counts as one import of the daily quota.',
     body: KalshiEventImportRequestSchema,
     response: KalshiImportResponseSchema,
+    errors: [404, 422, 429, 503],
+    rateLimit: 'import',
+  }),
+  importVenueMarket: endpoint({
+    method: 'post',
+    path: '/api/sdk/markets/import/venue',
+    auth: 'agent',
+    tag: 'Markets',
+    summary: 'Import a market of any external venue this service connects to, by its page URL',
+    description:
+      'The venue reads the URL (never fetched) as a market, an event (up to 10 outcomes) or a series (its open event closing soonest). Same quota, headers and 429 `x402_url` as the Polymarket and Kalshi imports; re-imports are free.',
+    body: VenueImportRequestSchema,
+    response: VenueImportResponseSchema,
     errors: [404, 422, 429, 503],
     rateLimit: 'import',
   }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lower } from '../../shared/domains/trading/trade.schemas.js';
-import { VENUE_NAMES } from '../../shared/domains/venues/venue-id.js';
+import { normalizeVenue } from '../../shared/domains/venues/venue-id.js';
+import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MONITOR_NOTE =
@@ -8,9 +9,9 @@ const MONITOR_NOTE =
 
 /** Monitors default to Polymarket (client-contract §7.2: the official client never sends a venue). */
 const monitorVenue = z
-  .preprocess(lower, z.enum(VENUE_NAMES))
+  .preprocess(lower, venueEnum('names'))
   .default('polymarket')
-  .transform((v) => (v === 'polymarket' || v === 'kalshi' ? v : 'sim'));
+  .transform((v) => normalizeVenue(v)!.venue);
 const side = z.preprocess(lower, z.enum(['yes', 'no']));
 const pct = (max: number, what: string) =>
   z

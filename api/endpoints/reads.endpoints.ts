@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VENUE_IDS } from '../../shared/domains/venues/venue-id.js';
+import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 import { MarketIdParamsSchema } from './markets.endpoints.js';
 
@@ -23,7 +23,7 @@ export const ContextQuerySchema = z.object({
     .max(1, 'my_probability is a probability between 0 and 1')
     .optional(),
   venue: z
-    .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['all', ...VENUE_IDS]))
+    .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), venueEnum('ids', ['all']))
     .default('all'),
 });
 

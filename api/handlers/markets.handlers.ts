@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { listImportable } from '../../shared/domains/imports/list-importable.js';
-import { submitPageImport, submitTickerImport } from '../../shared/domains/imports/submit-import.js';
+import {
+  submitAdapterImport,
+  submitPageImport,
+  submitTickerImport,
+} from '../../shared/domains/imports/submit-import.js';
 import { executablePrice } from '../../shared/domains/markets/executable-price.js';
 import { checkMarket } from '../../shared/domains/markets/check-market.js';
 import { listFastMarkets } from '../../shared/domains/markets/fast-markets.js';
@@ -118,6 +122,11 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
   },
   importKalshiEvent: async ({ deps, agent, body, res }) => {
     const answer = await submitTickerImport(deps, agent, 'kalshi', body);
+    res.set(answer.headers);
+    return answer.body;
+  },
+  importVenueMarket: async ({ deps, agent, body, res }) => {
+    const answer = await submitAdapterImport(deps, agent, body);
     res.set(answer.headers);
     return answer.body;
   },

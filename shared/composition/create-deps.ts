@@ -12,7 +12,7 @@ import { LocalCache } from '../infra/local-cache.js';
 import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
 import { createVenueModels } from './venue-models.js';
-import { createPolygonRpc, createTradingVenues, createVenues } from './venues.js';
+import { createPolygonRpc, createTradingVenues, createVenues, type ExtraVenue } from './venues.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
 const LOCAL_CACHE_ENTRIES = 20_000;
@@ -39,7 +39,17 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
   return caches;
 }
 
-export async function createDeps(env: Env, infra: Infrastructure, log: Logger): Promise<Deps> {
+export interface CreateDepsOptions {
+  /** Venues past the built-in ones, registered with this process's adapters and trading engines. */
+  extraVenues?: readonly ExtraVenue[];
+}
+
+export async function createDeps(
+  env: Env,
+  infra: Infrastructure,
+  log: Logger,
+  { extraVenues = [] }: CreateDepsOptions = {},
+): Promise<Deps> {
   const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
   watchMongo(mongo, infra.mongoUri, log);
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };
@@ -65,8 +75,8 @@ export async function createDeps(env: Env, infra: Infrastructure, log: Logger): 
     redis,
     queues,
     metrics,
-    venues: createVenues(env, models, metrics, log, clock),
-    trading: createTradingVenues(),
+    venues: createVenues(env, models, metrics, log, clock, extraVenues),
+    trading: createTradingVenues(extraVenues),
     polygon: createPolygonRpc(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),

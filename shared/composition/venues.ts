@@ -9,10 +9,20 @@ import { KalshiAdapter } from '../domains/venues/kalshi/kalshi-adapter.js';
 import { PolymarketAdapter } from '../domains/venues/polymarket/polymarket-adapter.js';
 import { SimAdapter } from '../domains/venues/sim/sim-adapter.js';
 import { VenueRegistry } from '../domains/venues/venue-registry.js';
-import { TradingVenues } from '../domains/trading/venue-trading.js';
+import { TradingVenues, type VenueTrading } from '../domains/trading/venue-trading.js';
+import type { VenueAdapter } from '../domains/venues/venue-adapter.js';
 import { kalshiVenueTrading } from '../domains/venues/kalshi/kalshi-venue-trading.js';
 import { polymarketVenueTrading } from '../domains/venues/polymarket/polymarket-venue-trading.js';
 import { simVenueTrading } from '../domains/venues/sim/sim-venue-trading.js';
+
+/**
+ * A venue added to this process past the built-in ones (a deployment's own, or a test's): its
+ * market data and its trading, under one id. `createDeps` takes them as `extraVenues`.
+ */
+export interface ExtraVenue {
+  adapter: VenueAdapter;
+  trading: VenueTrading;
+}
 
 /**
  * The venue adapters of this process: sim over our own books, Polymarket and Kalshi at the
@@ -24,6 +34,7 @@ export function createVenues(
   metrics: Metrics,
   log: Logger,
   clock: () => Date,
+  extraVenues: readonly ExtraVenue[] = [],
 ): VenueRegistry {
   const venueMetrics = createVenueMetrics(metrics.registry);
   const http = {
@@ -47,12 +58,21 @@ export function createVenues(
       ...http,
       log: log.child({ component: 'venue', venue: 'kalshi' }),
     }),
+    ...extraVenues.map((v) => v.adapter),
   ]);
 }
 
 /** The trading engines of this process, one per venue; each reaches its venue through `createVenues`'s adapters. */
-export function createTradingVenues(): TradingVenues {
-  return new TradingVenues([simVenueTrading, polymarketVenueTrading, kalshiVenueTrading]);
+export function createTradingVenues(extraVenues: readonly ExtraVenue[] = []): TradingVenues {
+  for (const v of extraVenues)
+    if (v.trading.venue !== v.adapter.id)
+      throw new Error(`venue ${v.adapter.id}: its trading is registered as ${v.trading.venue}`);
+  return new TradingVenues([
+    simVenueTrading,
+    polymarketVenueTrading,
+    kalshiVenueTrading,
+    ...extraVenues.map((v) => v.trading),
+  ]);
 }
 
 /**

@@ -5,7 +5,11 @@ import { price, rawPrice, stateAt, withShares } from '../../shared/domains/marke
 import { SimAdapter } from '../../shared/domains/venues/sim/sim-adapter.js';
 import { testContext } from '../support/context.js';
 import { agentWithMarket, makeMarket, trade } from '../support/factories.js';
-import { describeVenueAdapterConformance } from '../support/venue-conformance.js';
+import { registerAgent } from '../support/http.js';
+import {
+  describeVenueAdapterConformance,
+  describeVenueTradingConformance,
+} from '../support/venue-conformance.js';
 
 const adapter = () => new SimAdapter(testContext().deps.models);
 
@@ -181,3 +185,10 @@ describeVenueAdapterConformance('sim', async () => {
     teardown: async () => undefined,
   };
 });
+
+// Paper trading on the sim book: any registered agent, no claim needed.
+describeVenueTradingConformance(
+  'sim',
+  async () => ({ agent: await registerAgent(), marketId: (await makeMarket({ p0: 0.5 }))._id }),
+  { live: true },
+);

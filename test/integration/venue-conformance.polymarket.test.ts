@@ -4,7 +4,14 @@ import type { VenueMarketKey } from '../../shared/domains/venues/venue-adapter.j
 import { createVenueMetrics } from '../../shared/infra/http/venue-metrics.js';
 import { createLogger } from '../../shared/infra/logger.js';
 import { FIXTURES, startPolymarketEmulator } from '../emulators/polymarket/index.js';
-import { describeVenueAdapterConformance } from '../support/venue-conformance.js';
+import { api } from '../support/http.js';
+import { claimedWithRealTrading, importedMarket } from '../support/polymarket-traders.js';
+import { asUser } from '../support/users.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
+import {
+  describeVenueAdapterConformance,
+  describeVenueTradingConformance,
+} from '../support/venue-conformance.js';
 
 // The shared adapter contract, run against the Polymarket adapter talking to its own emulator on
 // loopback (a private one: the test resolves a fixture market). Price moves and resolutions go
@@ -46,3 +53,19 @@ describeVenueAdapterConformance('polymarket (emulator)', async () => {
     teardown: () => emulator.close(),
   };
 });
+
+// Trading, through the service and the run's shared emulator: a claimed agent trading from its
+// human's managed wallet (created at the claim), funded and approved, so it signs nothing.
+describeVenueTradingConformance(
+  'polymarket',
+  async () => {
+    const { agent, token } = await claimedWithRealTrading();
+    const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+    const address = settings.body.wallet_address as string;
+    await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+    await polymarketAdmin('POST', `/wallets/${address}/approve`);
+    const { marketId } = await importedMarket(agent);
+    return { agent, marketId };
+  },
+  { live: true },
+);

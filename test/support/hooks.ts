@@ -6,6 +6,7 @@ import { buildApp } from '../../api/app.js';
 import { seedCatalogue } from '../../shared/domains/markets/catalogue.js';
 import { loadEnv } from '../../shared/infra/config/env.js';
 import { closeDeps, createDeps } from '../../shared/composition/create-deps.js';
+import type { ExtraVenue } from '../../shared/composition/venues.js';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
@@ -16,6 +17,7 @@ import { startKalshiEmulator } from '../emulators/kalshi/index.js';
 import { startPolymarketEmulator } from '../emulators/polymarket/index.js';
 import { setTestContext, testContext } from './context.js';
 import { blockOutboundNetwork } from './no-network.js';
+import * as testVenues from './test-venues.js';
 
 /**
  * Root hooks: one isolated environment per run. Redis and the MongoDB-wire server are started on
@@ -87,7 +89,8 @@ export const mochaHooks = {
       WEBHOOK_RETRY_BASE_MS: '10',
       WEBHOOK_TIMEOUT_MS: '2000',
     });
-    const deps = await createDeps(env, { redisUrl, mongoUri }, log);
+    const extraVenues: ExtraVenue[] = Object.values(testVenues);
+    const deps = await createDeps(env, { redisUrl, mongoUri }, log, { extraVenues });
     await seedCatalogue(deps.models.Market, deps.clock());
     const workers = startWorkers(deps, PROCESSORS, [...QUEUE_NAMES]);
     await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import type { VenueAdapter, VenueMarketKey } from '../../shared/domains/venues/venue-adapter.js';
+import { isVenueId, type VenueId } from '../../shared/domains/venues/venue-id.js';
+import { testContext } from './context.js';
+import { api, type RegisteredAgent } from './http.js';
 
 /**
  * The contract every VenueAdapter must keep, whatever venue is behind it. Each venue's test file
@@ -115,6 +118,129 @@ export function describeVenueAdapterConformance(
       assert.equal(s.resolution.outcome, false);
       assert.equal(s.resolution.payoutYes, 0);
       assert.deepEqual([s.closed, s.acceptingOrders], [true, false]);
+    });
+  });
+}
+
+/** What the trading contract needs: an agent allowed to trade on the venue and an open market there. */
+export interface TradingConformanceFixture {
+  agent: RegisteredAgent;
+  /** The service id of an open market the venue trades, with liquidity for a 10-unit buy. */
+  marketId: string;
+}
+
+export interface TradingConformanceOptions {
+  /**
+   * Live trades go through `POST /api/sdk/trade`. False for venues whose live orders the agent's
+   * wallet signs (their quote and submit endpoints, tested by the venue's own suite): only dry runs
+   * are priced there.
+   */
+  live: boolean;
+}
+
+const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'] as const;
+
+/**
+ * The contract every VenueTrading must keep, checked through the service as an agent reaches it:
+ * the venue's trading registered under its id with capabilities its members agree with, a dry run
+ * that prices a buy and records nothing, and (for venues traded through `POST /api/sdk/trade`) a
+ * live buy that lands as a position on the venue and a sale of part of it.
+ */
+export function describeVenueTradingConformance(
+  venue: string,
+  setup: () => Promise<TradingConformanceFixture>,
+  { live }: TradingConformanceOptions,
+): void {
+  describe(`venue trading conformance: ${venue}`, function () {
+    this.timeout(60_000);
+    let f: TradingConformanceFixture;
+    const trading = () => testContext().deps.trading.get(venue as VenueId);
+    const tradeOnVenue = (body: Record<string, unknown>) =>
+      api()
+        .post('/api/sdk/trade')
+        .set('Authorization', `Bearer ${f.agent.api_key}`)
+        .send({ venue, market_id: f.marketId, side: 'yes', ...body });
+
+    before(async function () {
+      this.timeout(60_000);
+      f = await setup();
+    });
+
+    it('when the venue is registered, then its adapter and its trading answer to the same id', () => {
+      const { deps } = testContext();
+      assert.ok(isVenueId(venue), `${venue} is no venue of this process`);
+      assert.equal(deps.venues.get(venue as VenueId).id, venue);
+      assert.equal(trading().venue, venue);
+    });
+
+    it('when its capabilities are read, then its members agree with them', () => {
+      const t = trading();
+      const c = t.capabilities;
+      assert.ok(['paper', 'real'].includes(c.money));
+      assert.ok(c.orderTypes.length > 0 && c.orderTypes.every((o) => ORDER_TYPES.includes(o)));
+      assert.equal(typeof t.cancel === 'function', c.cancellable, 'cancel() exactly when cancellable');
+      if (c.restingOrders)
+        assert.ok(t.orderState ?? t.followOrder, 'resting orders need a way to follow them');
+      assert.ok(c.maxBuyMicro === null || (Number.isInteger(c.maxBuyMicro) && c.maxBuyMicro > 0));
+      const signed = [t.quote, t.submitSigned, t.signerStatus].filter(Boolean).length;
+      assert.ok(
+        signed === 0 || signed === 3,
+        'client-signed orders need quote, submitSigned and signerStatus',
+      );
+      assert.equal(
+        live,
+        signed === 0,
+        'live trades go through POST /api/sdk/trade unless orders are client-signed',
+      );
+      for (const order_type of ORDER_TYPES) {
+        const warnings = t.warnings({ order_type } as Parameters<typeof t.warnings>[0]);
+        assert.ok(Array.isArray(warnings) && warnings.every((w) => typeof w === 'string'));
+      }
+    });
+
+    it('when a buy is a dry run, then it is priced on the venue and nothing is recorded', async () => {
+      const { Trade } = testContext().deps.models;
+      const before = await Trade.countDocuments({ agentId: f.agent.agent_id });
+      const res = await tradeOnVenue({ action: 'buy', amount: 10, dry_run: true });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      assert.equal(res.body.dry_run, true);
+      assert.ok(res.body.shares_bought > 0, 'a dry run names the shares the amount buys');
+      assert.equal(await Trade.countDocuments({ agentId: f.agent.agent_id }), before);
+    });
+
+    if (!live) return;
+
+    it('when a live buy fills, then it shows as a position on the venue', async () => {
+      const res = await tradeOnVenue({ action: 'buy', amount: 10 });
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      assert.equal(res.body.fill_status, 'filled');
+      assert.ok(res.body.shares_bought > 0);
+      const positions = await api()
+        .get(`/api/sdk/positions?venue=${venue}`)
+        .set('Authorization', `Bearer ${f.agent.api_key}`)
+        .expect(200);
+      const row = positions.body.positions.find((p: { market_id: string }) => p.market_id === f.marketId);
+      assert.ok(row, 'no position on the venue after the buy');
+      assert.equal(row.venue, venue);
+      assert.ok(Math.abs(row.shares_yes - res.body.shares_bought) < 1e-5);
+    });
+
+    it('when part of the position is sold, then the sale fills and the position shrinks by it', async () => {
+      const held = async () => {
+        const res = await api()
+          .get(`/api/sdk/positions?venue=${venue}`)
+          .set('Authorization', `Bearer ${f.agent.api_key}`)
+          .expect(200);
+        return res.body.positions.find((p: { market_id: string }) => p.market_id === f.marketId)
+          .shares_yes as number;
+      };
+      const before = await held();
+      const shares = Math.floor(before / 2);
+      const res = await tradeOnVenue({ action: 'sell', shares });
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+      assert.ok(res.body.shares_sold > 0);
+      assert.ok(Math.abs((await held()) - (before - res.body.shares_sold)) < 1e-5);
     });
   });
 }

@@ -10,11 +10,13 @@ import {
 import { rawPrice, sharesToMove, stateAt, withShares } from '../../shared/domains/markets/lmsr.js';
 import { syntheticBook } from '../../shared/domains/markets/sim-book.js';
 import {
-  EXTERNAL_VENUE_IDS,
+  BUILT_IN_VENUE_IDS,
+  externalVenueIds,
   isVenueId,
   normalizeVenue,
-  VENUE_IDS,
-  VENUE_NAMES,
+  registerVenueId,
+  venueIds,
+  venueNames,
 } from '../../shared/domains/venues/venue-id.js';
 
 const CONDITION = `0x${'ab12'.repeat(16)}`;
@@ -23,7 +25,7 @@ const UUID = '3f2b8c1e-9a4d-4e6f-8b2a-1c3d5e7f9a0b';
 describe('venue ids and external ids #unit', () => {
   describe('normalizeVenue', () => {
     it('when a venue id is sent in any case or with spaces, then it is that venue without a warning', () => {
-      for (const v of VENUE_IDS) {
+      for (const v of venueIds()) {
         assert.deepEqual(normalizeVenue(` ${v.toUpperCase()} `), { venue: v, warning: null });
       }
     });
@@ -42,11 +44,26 @@ describe('venue ids and external ids #unit', () => {
     });
 
     it('when the name lists are read, then every id is a name and only external venues exclude sim', () => {
-      for (const v of VENUE_IDS) assert.ok((VENUE_NAMES as readonly string[]).includes(v));
-      assert.deepEqual(EXTERNAL_VENUE_IDS, ['polymarket', 'kalshi']);
+      for (const v of venueIds()) assert.ok(venueNames().includes(v));
+      assert.deepEqual(venueIds().slice(0, 3), [...BUILT_IN_VENUE_IDS]);
+      assert.deepEqual(externalVenueIds().slice(0, 2), ['polymarket', 'kalshi']);
+      assert.ok(!externalVenueIds().map(String).includes('sim'));
       assert.ok(isVenueId('kalshi'));
       assert.ok(!isVenueId('simmer'));
       assert.ok(!isVenueId(42));
+    });
+
+    it('when a venue is registered, then it is a venue id, an external venue and a name', () => {
+      const id = registerVenueId('unit-test-venue');
+      assert.ok(isVenueId('unit-test-venue'));
+      assert.deepEqual(normalizeVenue(' Unit-Test-Venue '), { venue: id, warning: null });
+      assert.ok(externalVenueIds().map(String).includes(id));
+      assert.ok(venueNames().includes(id));
+    });
+
+    it('when a legacy sim alias or a name that is no lower-case word is registered, then it is refused', () => {
+      assert.throws(() => registerVenueId('simmer'), /legacy name of sim/);
+      assert.throws(() => registerVenueId('Has Space'), /not a lower-case word/);
     });
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_IMPORT_VENUE, EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { BUILT_IN_EXTERNAL_VENUE_IDS, DEFAULT_IMPORT_VENUE } from '../venues/venue-id.js';
+import { venueEnum } from '../venues/venue-schemas.js';
 
 export const ImportRequestSchema = z.object({
   polymarket_url: z
@@ -42,6 +43,17 @@ export const KalshiEventImportRequestSchema = z.object({
 });
 export type KalshiEventImportRequest = z.output<typeof KalshiEventImportRequestSchema>;
 
+export const VenueImportRequestSchema = z.object({
+  venue: venueEnum('ids').meta({
+    description: 'The venue the market lives on (Polymarket and Kalshi also have endpoints of their own).',
+  }),
+  url: z.string().trim().min(1).max(2048).meta({
+    description:
+      'A market, event or series page URL of the venue, or what else its adapter reads (never fetched).',
+  }),
+});
+export type VenueImportRequest = z.output<typeof VenueImportRequestSchema>;
+
 export const ImportableQuerySchema = z.object({
   min_volume: z.coerce
     .number()
@@ -50,7 +62,7 @@ export const ImportableQuerySchema = z.object({
     .meta({ description: '24 h volume floor in USD (at least 1,000).' }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   category: z.string().trim().max(60).optional(),
-  venue: z.enum(EXTERNAL_VENUE_IDS).default(DEFAULT_IMPORT_VENUE),
+  venue: z.enum(BUILT_IN_EXTERNAL_VENUE_IDS).default(DEFAULT_IMPORT_VENUE),
   q: z.string().trim().max(200).optional(),
 });
 export type ImportableQuery = z.output<typeof ImportableQuerySchema>;

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
-import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { externalVenueIdPath } from '../venues/venue-id.js';
 
 /**
  * One import request, persisted before its job is queued so the worker reloads it by id and the
@@ -10,7 +10,7 @@ const marketImportSchema = new Schema(
   {
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
-    venue: { type: String, enum: EXTERNAL_VENUE_IDS, required: true },
+    venue: externalVenueIdPath,
     /** The URL (or Kalshi ticker) as the agent sent it (never fetched: only the parsed ids are used). */
     url: { type: String, required: true },
     /**

@@ -11,6 +11,7 @@ import { importedMarketId, insertImportedMarket } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
+import { adapterImporting } from '../venues/adapter-importing.js';
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
 export const MAX_OUTCOMES_PER_IMPORT = 10;
@@ -43,17 +44,10 @@ export type ImportResult<V extends ExternalVenueId = ExternalVenueId> = {
   warning?: string;
 } & VenueIdField<V>;
 
-/** How the request's venue imports, or a refusal when this service imports nothing from it. */
+/** How the request's venue imports: its own way, or through its market data alone (adapterImporting). */
 export function importingOf(deps: Deps, venue: ExternalVenueId): VenueImporting {
-  const importing = deps.venues.get(venue).importing;
-  if (!importing)
-    throw new AppError(
-      422,
-      'market_not_importable',
-      `Markets of ${venue} are not imported on this service.`,
-      'Import from a venue listed by GET /api/admin/venues.',
-    );
-  return importing;
+  const adapter = deps.venues.get(venue);
+  return adapter.importing ?? adapterImporting(adapter);
 }
 
 /** The markets the request names on its venue, or a 404 `market_not_found` answer. */

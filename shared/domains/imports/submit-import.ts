@@ -9,7 +9,12 @@ import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../limits/settings-owner.js';
 import type { ImportInputParse, ImportInputTarget } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
-import type { ImportRequest, KalshiEventImportRequest, KalshiImportRequest } from './import.schemas.js';
+import type {
+  ImportRequest,
+  KalshiEventImportRequest,
+  KalshiImportRequest,
+  VenueImportRequest,
+} from './import.schemas.js';
 import { importQuota, refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
 import {
@@ -205,6 +210,65 @@ export async function submitTickerImport<V extends ExternalVenueId>(
     covered: existing?.covered ?? false,
     warnings: [],
   });
+}
+
+/**
+ * `POST /api/sdk/markets/import/venue` (`venue`, `url`): imports from any external venue whose
+ * adapter reads import input (`parseImportInput`), through the adapter seam alone; the same flow,
+ * quota and answers as the venues' own endpoints.
+ */
+export async function submitAdapterImport(
+  deps: Deps,
+  agent: AgentRecord,
+  body: VenueImportRequest,
+): Promise<ImportAnswer> {
+  const venue = body.venue;
+  if (venue === 'sim')
+    throw invalidField(
+      'venue',
+      'sim markets are not imported',
+      venue,
+      'Name the external venue the URL is of.',
+    );
+  const target = importInput(deps, venue, body.url);
+  if (target.kind === 'error')
+    throw invalidField('url', `not a ${venue} market URL`, body.url, target.reason);
+  const filter = alreadyImportedFilter(venue, target);
+  const existing = filter
+    ? await deps.models.Market.find(filter, STORED_MARKET_FIELDS).sort({ createdAt: 1, _id: 1 }).lean()
+    : [];
+  return submitVenueImport(deps, agent, {
+    venue,
+    record: {
+      url: body.url,
+      kind: target.kind,
+      eventSlug: 'eventSlug' in target ? target.eventSlug : null,
+      marketSlug: target.kind === 'market' ? target.marketSlug : null,
+      ticker: target.kind === 'ticker' ? target.ticker : null,
+      series: 'series' in target ? target.series : null,
+    },
+    existing: existing.length ? existing : null,
+    // One market already here answers at once; an event or series is asked of the venue again.
+    covered: existing.length > 0 && (target.kind === 'market' || target.kind === 'ticker'),
+    warnings: [],
+  });
+}
+
+/**
+ * The markets of `venue` a parsed import input names, as stored by an earlier import; null for a
+ * series, whose event is only known once the venue is asked.
+ */
+function alreadyImportedFilter(venue: ExternalVenueId, target: ImportInputTarget) {
+  switch (target.kind) {
+    case 'market':
+      return { importSource: venue, venueSlug: target.marketSlug };
+    case 'ticker':
+      return byExternalIds(venue, [target.ticker]);
+    case 'event':
+      return { importSource: venue, eventRef: target.eventSlug };
+    case 'series':
+      return null;
+  }
 }
 
 async function submitVenueImport<V extends ExternalVenueId>(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VENUE_IDS } from '../venues/venue-id.js';
+import { venueEnum } from '../venues/venue-schemas.js';
 
 const boolParam = z.preprocess(
   (v) => (typeof v === 'string' ? ['true', '1', 'yes'].includes(v.toLowerCase()) : v),
@@ -84,7 +84,7 @@ export const PublicMarketsQuerySchema = z.object({
   status: z.enum(['active', 'resolved', 'trending', 'new', 'ending']).default('active'),
   tags: csv(20, 'tags').optional(),
   min_volume: z.coerce.number().min(0).optional(),
-  source: z.enum(VENUE_IDS).optional().meta({
+  source: venueEnum('ids').optional().meta({
     description:
       "Where the market comes from: `sim` (the service's own markets), `polymarket` or `kalshi` (imported).",
   }),

@@ -3,7 +3,7 @@ import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
 import { MARKET_INCLUDES, type MarketListQuery } from './market-query.schemas.js';
 import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
-import { normalizeVenue, VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
 import { marketView, type MarketView } from './market-view.js';
 
@@ -73,7 +73,7 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
     // This endpoint words the alias warning its own way (single quotes); clients match on it.
     if (normalized?.warning)
       warnings.push(`venue '${rawVenue.trim().toLowerCase()}' is deprecated; use 'sim'.`);
-    if (!normalized) warnings.push(unknownValue('venue', rawVenue, VENUE_IDS));
+    if (!normalized) warnings.push(unknownValue('venue', rawVenue, venueIds()));
   }
   let sort = 'volume';
   if (q.sort) {

@@ -1,6 +1,6 @@
 import { Schema } from 'mongoose';
 import type { VenueMarketKey } from '../venues/venue-adapter.js';
-import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
+import { externalVenueIdPath, type ExternalVenueId } from '../venues/venue-id.js';
 
 /**
  * Where an imported market lives on its venue. It is the adapters' own `VenueMarketKey` plus the
@@ -18,7 +18,7 @@ export interface MarketVenueRef extends VenueMarketKey {
 
 export const venueRefSchema = new Schema(
   {
-    venue: { type: String, enum: EXTERNAL_VENUE_IDS, required: true },
+    venue: externalVenueIdPath,
     externalId: { type: String, required: true },
     yesTokenId: { type: String, default: null },
     noTokenId: { type: String, default: null },

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
-import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { venueIdPath, type VenueId } from '../venues/venue-id.js';
 
 /**
  * `active` is watched by the evaluation; `triggered` has crossed its threshold and its exit is
@@ -23,7 +23,7 @@ const positionMonitorSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: VENUE_IDS, required: true },
+    venue: venueIdPath,
     side: { type: String, enum: ['yes', 'no'], required: true },
     stopLossPct: { type: Number, default: null },
     takeProfitPct: { type: Number, default: null },

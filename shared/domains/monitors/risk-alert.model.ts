@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
-import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { venueIdPath, type VenueId } from '../venues/venue-id.js';
 import type { ExitReason } from './position-monitor.model.js';
 
 /**
@@ -15,7 +15,7 @@ const riskAlertSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: VENUE_IDS, required: true },
+    venue: venueIdPath,
     side: { type: String, enum: ['yes', 'no'], required: true },
     sharesMicro: { type: Number, required: true },
     exitReason: { type: String, enum: ['stop_loss', 'take_profit'], required: true },

@@ -1,5 +1,5 @@
 import type { Deps } from '../../composition/deps.js';
-import { EXTERNAL_VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { externalVenueIds, type VenueId } from '../venues/venue-id.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { holderKey, holderOfTrade } from './holder.js';
 import type { PositionRecord } from './position.model.js';
@@ -104,7 +104,7 @@ export async function backfillHolders(deps: HolderDeps, after = '') {
   const counts = { examined: 0, backfilled: 0, unknown: 0 };
   for (let from = after; ;) {
     const batch = await deps.models.Position.find({
-      venue: { $in: EXTERNAL_VENUE_IDS },
+      venue: { $in: externalVenueIds() },
       holderAddress: null,
       _id: { $gt: from },
     })

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
-import { VENUE_IDS } from '../venues/venue-id.js';
+import { venueIdPath } from '../venues/venue-id.js';
 
 export const POSITION_STATUSES = ['open', 'closed', 'settled'] as const;
 export type PositionStatus = (typeof POSITION_STATUSES)[number];
@@ -15,7 +15,7 @@ const positionSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: VENUE_IDS, required: true },
+    venue: venueIdPath,
     sharesYesMicro: { type: Number, required: true, default: 0 },
     sharesNoMicro: { type: Number, required: true, default: 0 },
     costYesMicro: { type: Number, required: true, default: 0 },

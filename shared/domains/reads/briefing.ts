@@ -7,7 +7,7 @@ import { fromMicro } from '../money.js';
 import { venueMarkMicro } from '../positions/position-views.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { bucket } from '../trading/reads.js';
-import { EXTERNAL_VENUE_IDS, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
+import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
 import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
@@ -196,7 +196,7 @@ export async function briefing(
       },
       ...(Object.fromEntries(
         await Promise.all(
-          EXTERNAL_VENUE_IDS.map(async (v) => [
+          listedVenues(externalVenueIds(), (v) => all.some(({ p }) => p.venue === v)).map(async (v) => [
             v,
             await externalVenue(models, v, all, { since, now, baseUrl }),
           ]),

@@ -10,7 +10,7 @@ import { positionId, type PositionRecord } from '../positions/position.model.js'
 import { bookState } from '../markets/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../markets/lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
-import { VENUE_IDS, type VenueId } from '../venues/venue-id.js';
+import { listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
 
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
@@ -177,7 +177,7 @@ export async function marketContext(
   if (!m) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
   const { now } = opts;
   const [positions, trades, price1h, price24h] = await Promise.all([
-    models.Position.find({ _id: { $in: VENUE_IDS.map((v) => positionId(agent._id, m._id, v)) } }).lean(),
+    models.Position.find({ _id: { $in: venueIds().map((v) => positionId(agent._id, m._id, v)) } }).lean(),
     models.Trade.find({ agentId: agent._id, marketId: m._id, status: 'filled' })
       .sort({ createdAt: -1 })
       .limit(50)
@@ -186,12 +186,15 @@ export async function marketContext(
     priceAtMinute(models, m, new Date(now.getTime() - 24 * 3600_000)),
   ]);
   const byVenue = Object.fromEntries(
-    VENUE_IDS.map((v) => [v, contextPosition(positions.find((p) => p.venue === v) ?? null, m, now)]),
+    listedVenues(venueIds(), (v) => positions.some((p) => p.venue === v)).map((v) => [
+      v,
+      contextPosition(positions.find((p) => p.venue === v) ?? null, m, now),
+    ]),
   ) as Record<VenueId, ReturnType<typeof contextPosition>>;
   const flat =
     opts.venue === 'all'
-      ? (VENUE_IDS.map((v) => byVenue[v]).find((p) => p !== null) ?? null)
-      : byVenue[opts.venue];
+      ? (Object.values(byVenue).find((p) => p !== null) ?? null)
+      : (byVenue[opts.venue] ?? null);
   const view = marketView(m, opts.baseUrl, now);
   const secondsLeft = view.seconds_to_resolution;
   const disc = discipline(trades, now);

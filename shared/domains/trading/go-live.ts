@@ -1,4 +1,4 @@
-import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { externalVenueIds } from '../venues/venue-id.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /** Sim-trade counts at which an agent that never traded for real is shown how to go live. */
@@ -24,7 +24,9 @@ export function goLiveBlock(
     },
     {
       actor: 'agent',
-      action: `Trade with venue ${EXTERNAL_VENUE_IDS.map((v) => `"${v}"`).join(' or ')} instead of "sim"`,
+      action: `Trade with venue ${externalVenueIds()
+        .map((v) => `"${v}"`)
+        .join(' or ')} instead of "sim"`,
       method: 'POST',
       url: `${baseUrl}/api/sdk/trade`,
     },

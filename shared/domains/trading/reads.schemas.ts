@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { normalizeVenue, VENUE_NAMES, type VenueId } from '../venues/venue-id.js';
+import { normalizeVenue, type VenueId } from '../venues/venue-id.js';
+import { venueEnum } from '../venues/venue-schemas.js';
 
 const venueParam = z
-  .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(['all', ...VENUE_NAMES]))
+  .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), venueEnum('names', ['all']))
   .optional()
   .meta({ description: '`all` (default), `sim`, `polymarket` or `kalshi`; `simmer`/`sandbox` mean `sim`.' });
 

@@ -10,7 +10,13 @@ import {
   venueMarkMicro,
   type PositionView,
 } from '../positions/position-views.js';
-import { EXTERNAL_VENUE_IDS, VENUE_IDS, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
+import {
+  externalVenueIds,
+  listedVenues,
+  venueIds,
+  type ExternalVenueId,
+  type VenueId,
+} from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
@@ -28,8 +34,6 @@ interface PnlSummary {
   unrealized: number;
   total: number;
 }
-const byVenue = <T>(f: (venue: VenueId) => T) =>
-  Object.fromEntries(VENUE_IDS.map((v) => [v, f(v)])) as Record<VenueId, T>;
 
 /** GET /api/sdk/positions (client-contract §6.1). */
 export async function listPositions(
@@ -55,15 +59,16 @@ export async function listPositions(
     return { realized, unrealized, total: round6(realized + unrealized) };
   };
   // One `<venue>_pnl` and one summary per venue, in the venues' order (the clients read them by name).
-  const summaries = byVenue(summary);
-  const combined = (k: keyof PnlSummary) => round6(VENUE_IDS.reduce((s, v) => s + summaries[v][k], 0));
+  const venues = listedVenues(venueIds(), (v) => views.some((view) => view.venue === v));
+  const summaries = Object.fromEntries(venues.map((v) => [v, summary(v)])) as Record<VenueId, PnlSummary>;
+  const combined = (k: keyof PnlSummary) => round6(venues.reduce((s, v) => s + summaries[v]![k], 0));
   return {
     agent_id: agent._id,
     agent_name: agent.name,
     positions: views,
     total_value: round6(views.reduce((s, v) => s + v.current_value, 0)),
     total_pnl: round6(views.reduce((s, v) => s + v.pnl, 0)),
-    ...(Object.fromEntries(VENUE_IDS.map((v) => [`${v}_pnl`, pnlOf(v)])) as Record<`${VenueId}_pnl`, number>),
+    ...(Object.fromEntries(venues.map((v) => [`${v}_pnl`, pnlOf(v)])) as Record<`${VenueId}_pnl`, number>),
     pnl_summary: {
       ...summaries,
       combined: {
@@ -235,7 +240,7 @@ export async function portfolio(
     sim: venue === undefined || venue === 'sim' ? sim : null,
     // Real positions at the venue's price (imported markets follow it); the wallet's cash is on-chain, not here.
     ...(Object.fromEntries(
-      EXTERNAL_VENUE_IDS.map((v) => [
+      listedVenues(externalVenueIds(), (v) => rows.some(({ p }) => p.venue === v)).map((v) => [
         v,
         venue === undefined || venue === v
           ? bucket(

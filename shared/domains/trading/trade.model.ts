@@ -1,6 +1,6 @@
 import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
 import type { Filled, SchemaRecord } from '../schema-record.js';
-import { VENUE_IDS } from '../venues/venue-id.js';
+import { venueIdPath } from '../venues/venue-id.js';
 
 /**
  * What a counted buy took, kept on the trade so its outcome can give it back (limits/counters.ts
@@ -76,7 +76,7 @@ const tradeSchema = new Schema(
     _id: { type: String, required: true },
     agentId: { type: String, required: true },
     marketId: { type: String, required: true },
-    venue: { type: String, enum: VENUE_IDS, required: true },
+    venue: venueIdPath,
     side: { type: String, enum: ['yes', 'no'], required: true },
     action: { type: String, enum: ['buy', 'sell'], required: true },
     amountMicro: { type: Number, required: true, default: 0 },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { freeFormObject } from '../../util/free-form-object.js';
-import { VENUE_NAMES } from '../venues/venue-id.js';
+import { venueEnum } from '../venues/venue-schemas.js';
 
 export const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
@@ -16,7 +16,7 @@ export const TradeRequestSchema = z
       .max(1e9)
       .default(0)
       .meta({ description: 'Shares to sell, 5 decimals. Must be 0 or absent on buys.' }),
-    venue: z.preprocess(lower, z.enum(VENUE_NAMES)).default('sim'),
+    venue: z.preprocess(lower, venueEnum('names')).default('sim'),
     order_type: z
       .enum(['GTC', 'GTD', 'FOK', 'FAK'])
       .nullish()

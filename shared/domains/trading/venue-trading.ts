@@ -46,9 +46,9 @@ export interface VenueCapabilities {
   /**
    * The service signs the venue's orders for wallets it holds the keys of (a managed or an agent
    * wallet), so it can trade a position held there on its own (a monitor's exit). False where every
-   * order is signed by the client, and on sim (nothing is signed).
+   * order is signed by the client, and on sim (nothing is signed). Absent: false.
    */
-  serviceSignsOrders: boolean;
+  serviceSignsOrders?: boolean;
 }
 
 /** A trade's answer from the worker, or why it has none yet (its job tries again). */

@@ -1,7 +1,7 @@
 import type { Deps } from '../../composition/deps.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { ensureSettlement, resolveAndSettle } from '../settlement/resolve-and-settle.js';
-import { EXTERNAL_VENUE_IDS, type ExternalVenueId } from '../venues/venue-id.js';
+import { externalVenueIds, type ExternalVenueId } from '../venues/venue-id.js';
 import { closeMarket } from './close-market.js';
 import { venueKey } from '../markets/venue-key.js';
 import { importedBatches } from './imported-batches.js';
@@ -23,7 +23,7 @@ export interface ResolutionReport {
  */
 export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> {
   const reports: ResolutionReport[] = [];
-  for (const venueId of EXTERNAL_VENUE_IDS) {
+  for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;
     const venue = deps.venues.get(venueId);
     const report: ResolutionReport = {

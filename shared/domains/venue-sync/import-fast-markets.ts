@@ -1,7 +1,7 @@
 import type { Deps } from '../../composition/deps.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { insertImportedMarket } from '../imports/imported-market.js';
-import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { externalVenueIds } from '../venues/venue-id.js';
 
 /**
  * The `import-fast-markets` job: the venues' rolling crypto windows are imported as they are
@@ -12,7 +12,7 @@ export async function importFastMarkets(
   deps: Deps,
 ): Promise<{ venue: string; seen: number; imported: number; error: string | null }[]> {
   const reports = [];
-  for (const venueId of EXTERNAL_VENUE_IDS) {
+  for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;
     const report = { venue: venueId, seen: 0, imported: 0, error: null as string | null };
     reports.push(report);

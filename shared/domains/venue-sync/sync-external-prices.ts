@@ -5,7 +5,7 @@ import { appendMarketEvent, bookState } from '../markets/market-log.js';
 import { accept, refuse } from '../refusal.js';
 import { reanchor } from '../markets/reanchor.js';
 import type { VenueQuote } from '../venues/venue-adapter.js';
-import { EXTERNAL_VENUE_IDS } from '../venues/venue-id.js';
+import { externalVenueIds } from '../venues/venue-id.js';
 import { venueKey } from '../markets/venue-key.js';
 import { importedBatches, type SyncedMarket } from './imported-batches.js';
 
@@ -90,7 +90,7 @@ async function reanchorBook(
  */
 export async function syncExternalPrices(deps: Deps, tickId: string): Promise<PriceSyncReport[]> {
   const reports: PriceSyncReport[] = [];
-  for (const venueId of EXTERNAL_VENUE_IDS) {
+  for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;
     const venue = deps.venues.get(venueId);
     const report: PriceSyncReport = { venue: venueId, markets: 0, quoted: 0, reanchored: 0, error: null };

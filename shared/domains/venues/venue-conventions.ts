@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import type { ExternalVenueId, VenueId } from './venue-id.js';
+import type { BuiltInVenueId, ExternalVenueId, VenueId } from './venue-id.js';
 
 /**
  * How each external venue spells what this service stores of it: the case of its market ids, the
@@ -12,32 +12,41 @@ interface VenueConventions {
   externalIdCase: 'lower' | 'upper';
   /**
    * The chain of the venue's wallets: EVM addresses are compared in lower case and shown
-   * checksummed (one address, two spellings); Solana's base58 addresses are case-sensitive.
+   * checksummed (one address, two spellings); Solana's base58 addresses are case-sensitive, and so
+   * is any other venue's wallet id.
    */
-  wallets: 'evm' | 'solana';
+  wallets: 'evm' | 'solana' | 'other';
   /** The field of a signed order (as recorded on the trade) that names the wallet its fills land in. */
   signedOrderWallet: 'maker' | 'wallet';
   /** The venue's markets carry a neg-risk flag worth storing (a multi-outcome event's exchange). */
   negRisk: boolean;
 }
 
-const CONVENTIONS: Record<ExternalVenueId, VenueConventions> = {
+const CONVENTIONS: Record<BuiltInVenueId & ExternalVenueId, VenueConventions> = {
   polymarket: { externalIdCase: 'lower', wallets: 'evm', signedOrderWallet: 'maker', negRisk: true },
   kalshi: { externalIdCase: 'upper', wallets: 'solana', signedOrderWallet: 'wallet', negRisk: false },
 };
+/** A venue registered past the built-in ones: ids in lower case, wallets as given, no neg-risk. */
+const REGISTERED_VENUE: VenueConventions = {
+  externalIdCase: 'lower',
+  wallets: 'other',
+  signedOrderWallet: 'wallet',
+  negRisk: false,
+};
 
-const conventionsOf = (venue: VenueId): VenueConventions | null =>
-  venue === 'sim' ? null : CONVENTIONS[venue];
+const external = (venue: ExternalVenueId): VenueConventions =>
+  (CONVENTIONS as Record<string, VenueConventions>)[venue] ?? REGISTERED_VENUE;
+const conventionsOf = (venue: VenueId): VenueConventions | null => (venue === 'sim' ? null : external(venue));
 
 /**
  * Condition ids are hex (any case on input), tickers upper case: stored ids and the ids a lookup
  * asks for go through here, so both spell a market the same way.
  */
 export const normalizeExternalId = (venue: ExternalVenueId, id: string) =>
-  CONVENTIONS[venue].externalIdCase === 'upper' ? id.toUpperCase() : id.toLowerCase();
+  external(venue).externalIdCase === 'upper' ? id.toUpperCase() : id.toLowerCase();
 
 /** Whether the venue's markets store their neg-risk flag (null is stored otherwise). */
-export const storesNegRisk = (venue: ExternalVenueId) => CONVENTIONS[venue].negRisk;
+export const storesNegRisk = (venue: ExternalVenueId) => external(venue).negRisk;
 
 /** The form a wallet address of `venue` is stored and compared in (EVM lower case, others as given). */
 export const walletKey = (venue: VenueId, address: string) =>

@@ -1,4 +1,4 @@
-import type { ExternalVenueId } from './venue-id.js';
+import type { BuiltInVenueId, ExternalVenueId } from './venue-id.js';
 import { normalizeExternalId } from './venue-conventions.js';
 
 /** Where a stored market trades, as the records keep it (markets' `venueRef`). */
@@ -41,18 +41,28 @@ export function conditionRefFields(ref: RefOrNone) {
   };
 }
 
-/** The key each venue's id of a market goes under in import answers (client-contract §5.6). */
+/** The key each built-in venue's id of a market goes under in import answers (client-contract §5.6). */
 const IMPORT_ID_KEY = {
   polymarket: 'polymarket_id',
   kalshi: 'kalshi_ticker',
-} as const satisfies Record<ExternalVenueId, string>;
+} as const satisfies Record<BuiltInVenueId & ExternalVenueId, string>;
 
-/** The venue's own id of a market, under the key its clients read: `polymarket_id` or `kalshi_ticker`. */
-export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends ExternalVenueId
-  ? Record<(typeof IMPORT_ID_KEY)[V], string>
-  : never;
+/**
+ * The venue's own id of a market, under the key its clients read: `polymarket_id`, `kalshi_ticker`,
+ * or `external_id` on a venue registered past the built-in ones.
+ */
+export type VenueIdField<V extends ExternalVenueId = ExternalVenueId> = V extends 'kalshi'
+  ? { kalshi_ticker: string }
+  : V extends 'polymarket'
+    ? { polymarket_id: string }
+    : { external_id: string };
 export const venueIdField = (venue: ExternalVenueId, externalId: string) =>
-  ({ [IMPORT_ID_KEY[venue]]: normalizeExternalId(venue, externalId) }) as VenueIdField;
+  ({
+    [(IMPORT_ID_KEY as Record<string, string>)[venue] ?? 'external_id']: normalizeExternalId(
+      venue,
+      externalId,
+    ),
+  }) as VenueIdField;
 
 /**
  * The ids of a venue market in a `markets/importable` row: `condition_id` (null off Polymarket), and

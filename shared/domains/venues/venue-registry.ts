@@ -1,16 +1,20 @@
 import { AppError } from '../../infra/errors.js';
 import type { VenueAdapter } from './venue-adapter.js';
-import type { ExternalVenueId, VenueId } from './venue-id.js';
+import { registerVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
 
 /** An external venue's adapter. */
 export type ExternalVenueAdapter = VenueAdapter & { readonly id: ExternalVenueId };
 
-/** The adapters of this process, one per venue it can reach; built once in the composition root. */
+/**
+ * The adapters of this process, one per venue it can reach; built once in the composition root.
+ * Every adapter given becomes a venue of the process (registerVenueId): requests may name it and
+ * documents may store it.
+ */
 export class VenueRegistry {
   private readonly byId = new Map<VenueId, VenueAdapter>();
 
   constructor(adapters: VenueAdapter[]) {
-    for (const a of adapters) this.byId.set(a.id, a);
+    for (const a of adapters) this.byId.set(registerVenueId(a.id), a);
   }
 
   has(id: VenueId): boolean {

@@ -114,6 +114,7 @@ export const URL_FIELD_USES: Record<string, 'delivers' | 'inert'> = {
   'checkMarket.url': 'inert',
   'importMarket.polymarket_url': 'inert',
   'importKalshiMarket.kalshi_url': 'inert',
+  'importVenueMarket.url': 'inert',
 };
 
 /** Fields that take a URL the service might fetch (or store and fetch later). */
