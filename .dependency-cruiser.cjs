@@ -33,13 +33,13 @@
  *                     seams of layers 1 and 4 (a venue's trading code imports trading, never the
  *                     other way round).
  *   6 processes       domains that run over many records and venues: venue-sync, settlement,
- *                     imports, onchain, monitors, audit, support, operator.
+ *                     imports, monitors, audit, support, operator.
  *   7 reads           shared/domains/reads/: views assembled from every layer below.
  *   8 entry points    api/, workers/, jobs/.
  *
  * shared/composition/ (the composition root, which builds the `Deps` bag and the venues) is no
- * layer: it may import anything, and nothing in shared/domains/ should import it (rule
- * `domains-not-to-composition`, which does not hold yet).
+ * layer: it may import anything, and nothing in shared/domains/ imports it (rule
+ * `domains-not-to-composition`).
  */
 
 /**
@@ -64,9 +64,7 @@ const LAYERS = [
   { name: 'venue-adapters', path: [`^shared/domains/venues/[^/]+/${NOT_A_SCHEMA}`] },
   {
     name: 'processes',
-    path: [
-      `^shared/domains/(venue-sync|settlement|imports|onchain|monitors|audit|support|operator)/${NOT_A_SCHEMA}`,
-    ],
+    path: [`^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator)/${NOT_A_SCHEMA}`],
   },
   { name: 'reads', path: [`^shared/domains/reads/${NOT_A_SCHEMA}`] },
   { name: 'entry-points', path: ['^(api|workers|jobs)/'] },
@@ -134,6 +132,16 @@ const ENFORCED = [
     },
     to: { path: '^shared/domains/venues/[^/]+/' },
   },
+  {
+    name: 'domains-not-to-composition',
+    comment:
+      'd. Domain code never imports the composition root: a domain that took the whole `Deps` bag ' +
+      'depended on every other domain and on process wiring. Each module declares the narrow part ' +
+      'of the process it uses (InfraDeps handles, models, venues, caches), which the root satisfies.',
+    severity: 'error',
+    from: { path: '^shared/domains/' },
+    to: { path: '^shared/composition/' },
+  },
   // f, for every layer.
   ...['base', 'venue-surface', 'schemas', 'records', 'trading', 'venue-adapters', 'processes', 'reads'].map(
     layerRule,
@@ -145,19 +153,7 @@ const ENFORCED = [
  * not in `npm run lint`: `npm run deps:report` prints their violations as warnings. Move a rule to
  * ENFORCED once it has none.
  */
-const PENDING = [
-  {
-    // 67: the `Deps` bag (shared/composition/deps.ts) that most domain functions take.
-    name: 'domains-not-to-composition',
-    comment:
-      'd. Domain code never imports the composition root: a domain that takes the whole `Deps` bag ' +
-      'depends on every other domain and on process wiring. Waits on the `Deps` bag being replaced by ' +
-      "each function's own narrow dependencies.",
-    severity: 'warn',
-    from: { path: '^shared/domains/' },
-    to: { path: '^shared/composition/' },
-  },
-];
+const PENDING = [];
 
 /**
  * Counted, not judged (`npm run deps:report` sums them): module dependencies that cross from one

@@ -76,7 +76,7 @@ export async function createDeps(
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock, extraVenues),
-    trading: createTradingVenues(extraVenues),
+    trading: createTradingVenues(models, extraVenues),
     polygon: createPolygonRpc(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),

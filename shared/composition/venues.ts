@@ -12,6 +12,7 @@ import { VenueRegistry } from '../domains/venues/venue-registry.js';
 import { TradingVenues, type VenueTrading } from '../domains/trading/venue-trading.js';
 import type { VenueAdapter } from '../domains/venues/venue-adapter.js';
 import { kalshiVenueTrading } from '../domains/venues/kalshi/kalshi-venue-trading.js';
+import type { VenueModels } from './venue-models.js';
 import { polymarketVenueTrading } from '../domains/venues/polymarket/polymarket-venue-trading.js';
 import { simVenueTrading } from '../domains/venues/sim/sim-venue-trading.js';
 
@@ -63,14 +64,17 @@ export function createVenues(
 }
 
 /** The trading engines of this process, one per venue; each reaches its venue through `createVenues`'s adapters. */
-export function createTradingVenues(extraVenues: readonly ExtraVenue[] = []): TradingVenues {
+export function createTradingVenues(
+  models: VenueModels,
+  extraVenues: readonly ExtraVenue[] = [],
+): TradingVenues {
   for (const v of extraVenues)
     if (v.trading.venue !== v.adapter.id)
       throw new Error(`venue ${v.adapter.id}: its trading is registered as ${v.trading.venue}`);
   return new TradingVenues([
     simVenueTrading,
     polymarketVenueTrading,
-    kalshiVenueTrading,
+    kalshiVenueTrading(models.KalshiQuote),
     ...extraVenues.map((v) => v.trading),
   ]);
 }

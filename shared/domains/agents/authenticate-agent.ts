@@ -1,6 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
+import type { Models } from '../models.js';
+import type { AgentKeyCache } from './agent-key-cache.js';
 import type { AgentRecord } from './agent.model.js';
 import { hashApiKey, looksLikeApiKey } from './api-key.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type AuthenticateAgentDeps = { models: Models; caches: AgentKeyCache };
 
 /**
  * The agent a bearer key belongs to, or null. Suspended and broke agents still authenticate (they may
@@ -9,7 +13,7 @@ import { hashApiKey, looksLikeApiKey } from './api-key.js';
  * counters: those are ledger projections that change with every trade and are never invalidated here.
  */
 export async function authenticateAgent(
-  deps: Pick<Deps, 'models' | 'caches'>,
+  deps: Pick<AuthenticateAgentDeps, 'models' | 'caches'>,
   key: string,
   opts: { fresh?: boolean } = {},
 ): Promise<AgentRecord | null> {

@@ -1,7 +1,11 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { emitWebhookEvent } from '../webhooks/webhooks.js';
 import type { PriceAlertRecord, ThresholdSide } from './price-alert.model.js';
 import { fires, sideOf, sidePrice } from './price-alerts.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type EvaluatePriceAlertsDeps = Pick<InfraDeps, 'env' | 'queues' | 'clock'> & { models: Models };
 
 /** Market events read per round; a longer backlog is walked over several rounds. */
 const EVENTS_PER_ROUND = 1000;
@@ -37,7 +41,11 @@ function walk(a: PriceAlertRecord, events: PriceEvent[]): Walked | null {
 }
 
 /** The alert's `price.movement` event: its id is the alert's (an alert fires once), so re-emitting queues nothing. */
-async function announce(deps: Deps, a: PriceAlertRecord, fired: NonNullable<Walked['fired']>) {
+async function announce(
+  deps: EvaluatePriceAlertsDeps,
+  a: PriceAlertRecord,
+  fired: NonNullable<Walked['fired']>,
+) {
   const event = {
     type: 'price.movement' as const,
     id: `price.movement.alert-${a._id}`,
@@ -74,7 +82,7 @@ async function announce(deps: Deps, a: PriceAlertRecord, fired: NonNullable<Walk
  * triggeredAt: null}`): an evaluation that loses the race re-reads the alert, so an alert fires once
  * however many evaluations overlap, and a worker dying in between announces the same event again.
  */
-export async function evaluatePriceAlerts(deps: Deps, marketId: string) {
+export async function evaluatePriceAlerts(deps: EvaluatePriceAlertsDeps, marketId: string) {
   const { PriceAlert, MarketEvent } = deps.models;
   const fired: string[] = [];
   let evaluated = 0;
@@ -116,5 +124,8 @@ export async function evaluatePriceAlerts(deps: Deps, marketId: string) {
 }
 
 /** Enqueues the evaluation of a market's alerts after a recorded price change (`cause` names it). */
-export const enqueueAlertEvaluation = (deps: Pick<Deps, 'queues'>, marketId: string, cause: string) =>
-  deps.queues.enqueue('evaluate-price-alerts', { marketId, cause });
+export const enqueueAlertEvaluation = (
+  deps: Pick<EvaluatePriceAlertsDeps, 'queues'>,
+  marketId: string,
+  cause: string,
+) => deps.queues.enqueue('evaluate-price-alerts', { marketId, cause });

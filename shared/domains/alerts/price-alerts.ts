@@ -1,9 +1,17 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { ResolveHost } from '../webhooks/url-guard.js';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import { AppError, notFound } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { checkedUrl } from '../webhooks/webhooks.js';
 import type { AlertCondition, PriceAlertRecord, ThresholdSide } from './price-alert.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type PriceAlertsDeps = Pick<InfraDeps, 'env' | 'clock'> & {
+  models: Models;
+  resolveHost?: ResolveHost;
+};
 
 /** Untriggered alerts one agent may hold. */
 export const MAX_ACTIVE_ALERTS_PER_AGENT = 100;
@@ -55,19 +63,19 @@ export const alertView = (a: PriceAlertRecord, question: string | null) => ({
   created_at: (a as unknown as { createdAt: Date }).createdAt.toISOString(),
 });
 
-async function questionsOf(deps: Deps, alerts: PriceAlertRecord[]) {
+async function questionsOf(deps: PriceAlertsDeps, alerts: PriceAlertRecord[]) {
   const ids = [...new Set(alerts.map((a) => a.marketId))];
   const markets = await deps.models.Market.find({ _id: { $in: ids } }, { question: 1 }).lean();
   return new Map(markets.map((m) => [m._id as string, m.question]));
 }
 
-const viewAll = async (deps: Deps, alerts: PriceAlertRecord[]) => {
+const viewAll = async (deps: PriceAlertsDeps, alerts: PriceAlertRecord[]) => {
   const questions = await questionsOf(deps, alerts);
   const views = alerts.map((a) => alertView(a, questions.get(a.marketId) ?? null));
   return { alerts: views, count: views.length };
 };
 
-export async function createAlert(deps: Deps, agent: AgentRecord, req: AlertRequest) {
+export async function createAlert(deps: PriceAlertsDeps, agent: AgentRecord, req: AlertRequest) {
   const { PriceAlert, Market } = deps.models;
   const webhookUrl = req.webhook_url ? await checkedUrl(deps, req.webhook_url, 'webhook_url') : null;
   const market = await Market.findById(req.market_id, {
@@ -109,7 +117,7 @@ export async function createAlert(deps: Deps, agent: AgentRecord, req: AlertRequ
   return alertView(created.toObject() as PriceAlertRecord, market.question);
 }
 
-export async function listAlerts(deps: Deps, agent: AgentRecord, includeTriggered: boolean) {
+export async function listAlerts(deps: PriceAlertsDeps, agent: AgentRecord, includeTriggered: boolean) {
   const alerts = await deps.models.PriceAlert.find({
     agentId: agent._id,
     ...(includeTriggered ? {} : { triggeredAt: null }),
@@ -119,7 +127,7 @@ export async function listAlerts(deps: Deps, agent: AgentRecord, includeTriggere
   return viewAll(deps, alerts as PriceAlertRecord[]);
 }
 
-export async function triggeredAlerts(deps: Deps, agent: AgentRecord, hours: number) {
+export async function triggeredAlerts(deps: PriceAlertsDeps, agent: AgentRecord, hours: number) {
   const since = new Date(deps.clock().getTime() - hours * 3600_000);
   const alerts = await deps.models.PriceAlert.find({ agentId: agent._id, triggeredAt: { $gte: since } })
     .sort({ triggeredAt: -1 })
@@ -127,7 +135,7 @@ export async function triggeredAlerts(deps: Deps, agent: AgentRecord, hours: num
   return viewAll(deps, alerts as PriceAlertRecord[]);
 }
 
-export async function deleteAlert(deps: Deps, agent: AgentRecord, id: string) {
+export async function deleteAlert(deps: PriceAlertsDeps, agent: AgentRecord, id: string) {
   const deleted = await deps.models.PriceAlert.deleteOne({ _id: id, agentId: agent._id });
   if (!deleted.deletedCount)
     throw notFound(

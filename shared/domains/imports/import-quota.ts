@@ -1,8 +1,12 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { DailyQuota } from '../limits/daily-quota.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ImportQuotaDeps = Pick<InfraDeps, 'env' | 'redis'> & { models: Models };
+
 /** The daily import quota, per agent (spec §8; TIER_IMPORTS_PER_DAY). */
-export const importQuota = (deps: Pick<Deps, 'redis' | 'env'>) =>
+export const importQuota = (deps: Pick<ImportQuotaDeps, 'redis' | 'env'>) =>
   new DailyQuota(deps.redis, deps.env.QUEUE_PREFIX, 'imports');
 
 /**
@@ -11,7 +15,7 @@ export const importQuota = (deps: Pick<Deps, 'redis' | 'env'>) =>
  * An import that created nothing, failed, or was never queued costs nothing.
  */
 export async function refundImport(
-  deps: Pick<Deps, 'models' | 'redis' | 'env'>,
+  deps: Pick<ImportQuotaDeps, 'models' | 'redis' | 'env'>,
   importId: string,
 ): Promise<boolean> {
   const req = await deps.models.MarketImport.findOneAndUpdate(

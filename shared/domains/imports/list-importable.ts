@@ -1,7 +1,11 @@
-import type { Deps } from '../../composition/deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { importableIdFields } from '../venues/venue-ref-fields.js';
 import { importedMarketId } from './imported-market.js';
 import type { ImportableQuery } from './import.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ListImportableDeps = { models: Models; venues: VenueRegistry };
 
 /** Polymarket's own floor for `min_volume` (client-contract §5.6): thinner markets are noise. */
 const MIN_VOLUME_FLOOR = 1000;
@@ -10,7 +14,7 @@ const MIN_VOLUME_FLOOR = 1000;
  * `GET /api/sdk/markets/importable`: open venue markets by 24 h volume that are not imported yet,
  * each with the `url` to import it by.
  */
-export async function listImportable(deps: Deps, q: ImportableQuery) {
+export async function listImportable(deps: ListImportableDeps, q: ImportableQuery) {
   const venue = deps.venues.get(q.venue);
   const minVolume = Math.max(MIN_VOLUME_FLOOR, q.min_volume);
   // Ask for more than the page: some of them are already here and drop out below.

@@ -1,4 +1,6 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
@@ -12,6 +14,12 @@ import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
 import { adapterImporting } from '../venues/adapter-importing.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RunImportDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 /** Outcomes imported from a multi-outcome event when the agent names none (spec §8). */
 export const MAX_OUTCOMES_PER_IMPORT = 10;
@@ -45,7 +53,7 @@ export type ImportResult<V extends ExternalVenueId = ExternalVenueId> = {
 } & VenueIdField<V>;
 
 /** How the request's venue imports: its own way, or through its market data alone (adapterImporting). */
-export function importingOf(deps: Deps, venue: ExternalVenueId): VenueImporting {
+export function importingOf(deps: RunImportDeps, venue: ExternalVenueId): VenueImporting {
   const adapter = deps.venues.get(venue);
   return adapter.importing ?? adapterImporting(adapter);
 }
@@ -100,7 +108,7 @@ function choose(importing: VenueImporting, req: MarketImportRecord, targets: Imp
   return { importable, skipped, warnings };
 }
 
-async function importMarkets(deps: Deps, req: MarketImportRecord): Promise<ImportResult> {
+async function importMarkets(deps: RunImportDeps, req: MarketImportRecord): Promise<ImportResult> {
   const importing = importingOf(deps, req.venue);
   const targets = await findTargets(importing, req);
   const { event, markets } = targets;
@@ -236,7 +244,7 @@ export const existingRow = (venue: ExternalVenueId, m: StoredMarket): ImportedRo
  * The `import-markets` job: runs the persisted request once and records its answer on it. A retry
  * after a crash finds the answer, or re-runs an import that is idempotent by construction.
  */
-export async function runImport(deps: Deps, importId: string): Promise<{ ok: boolean }> {
+export async function runImport(deps: RunImportDeps, importId: string): Promise<{ ok: boolean }> {
   const req = await deps.models.MarketImport.findById(importId).lean();
   if (!req) return { ok: false };
   // Answered already (a retry after a crash): only the quota may be left to settle.
@@ -269,7 +277,7 @@ export async function runImport(deps: Deps, importId: string): Promise<{ ok: boo
 }
 
 /** Keeps the request's quota use only if it created markets; idempotent, so a retried job may run it again. */
-async function settleQuota(deps: Deps, importId: string): Promise<{ ok: boolean }> {
+async function settleQuota(deps: RunImportDeps, importId: string): Promise<{ ok: boolean }> {
   const req = await deps.models.MarketImport.findById(importId, { status: 1, result: 1 }).lean();
   const created = (req?.result as ImportResult | null)?.markets_imported ?? 0;
   if (req?.status === 'failed' || (req?.status === 'done' && created === 0))

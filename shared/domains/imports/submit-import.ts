@@ -1,5 +1,8 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -25,6 +28,13 @@ import {
   type ImportResult,
 } from './run-import.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type SubmitImportDeps = Pick<InfraDeps, 'env' | 'redis' | 'queues' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+  caches: TierCache;
+};
+
 /** What the import endpoint sends back: the body and the quota headers (spec §4.2). */
 export interface ImportAnswer<V extends ExternalVenueId = ExternalVenueId> {
   body: ImportResult<V> & { warning?: string };
@@ -40,7 +50,7 @@ type PageTarget = Extract<ImportInputTarget, { kind: 'event' | 'market' }>;
 type TickerTarget = Extract<ImportInputTarget, { kind: 'ticker' | 'series' }>;
 
 /** The venue's own reading of a pasted URL or ticker: each venue knows its page forms. */
-function importInput(deps: Deps, venue: ExternalVenueId, raw: string): ImportInputParse {
+function importInput(deps: SubmitImportDeps, venue: ExternalVenueId, raw: string): ImportInputParse {
   return (
     deps.venues.get(venue).parseImportInput?.(raw) ?? {
       kind: 'error',
@@ -51,7 +61,7 @@ function importInput(deps: Deps, venue: ExternalVenueId, raw: string): ImportInp
 
 /** The 422 of an input the venue's parse did not take as the kind of page this endpoint imports. */
 function invalidInput(
-  deps: Deps,
+  deps: SubmitImportDeps,
   venue: ExternalVenueId,
   field: string,
   raw: string,
@@ -66,7 +76,7 @@ function invalidInput(
  * answered from the database, free, without a job or a venue call.
  */
 async function alreadyImportedPage(
-  deps: Deps,
+  deps: SubmitImportDeps,
   venue: ExternalVenueId,
   target: PageTarget,
   marketIds: string[] | undefined,
@@ -88,7 +98,7 @@ async function alreadyImportedPage(
   return found;
 }
 
-function x402Refusal(deps: Deps, limit: number, tier: string): AppError {
+function x402Refusal(deps: SubmitImportDeps, limit: number, tier: string): AppError {
   const retryAfter = secondsToUtcMidnight(deps.clock());
   return new AppError(
     429,
@@ -128,7 +138,7 @@ type StoredRow = Parameters<typeof existingRow>[1];
  * that created nothing gives its quota back.
  */
 export async function submitPageImport<V extends ExternalVenueId>(
-  deps: Deps,
+  deps: SubmitImportDeps,
   agent: AgentRecord,
   venue: V,
   body: ImportRequest,
@@ -164,7 +174,7 @@ export async function submitPageImport<V extends ExternalVenueId>(
  * ticker, or by the event of a market ticker when the whole event was asked for).
  */
 async function alreadyImportedTicker(
-  deps: Deps,
+  deps: SubmitImportDeps,
   venue: ExternalVenueId,
   target: TickerTarget,
   wholeEvent: boolean,
@@ -186,7 +196,7 @@ async function alreadyImportedTicker(
  * and answers as page imports (kalshi.md §2.11).
  */
 export async function submitTickerImport<V extends ExternalVenueId>(
-  deps: Deps,
+  deps: SubmitImportDeps,
   agent: AgentRecord,
   venue: V,
   body: KalshiImportRequest | KalshiEventImportRequest,
@@ -218,7 +228,7 @@ export async function submitTickerImport<V extends ExternalVenueId>(
  * quota and answers as the venues' own endpoints.
  */
 export async function submitAdapterImport(
-  deps: Deps,
+  deps: SubmitImportDeps,
   agent: AgentRecord,
   body: VenueImportRequest,
 ): Promise<ImportAnswer> {
@@ -272,7 +282,7 @@ function alreadyImportedFilter(venue: ExternalVenueId, target: ImportInputTarget
 }
 
 async function submitVenueImport<V extends ExternalVenueId>(
-  deps: Deps,
+  deps: SubmitImportDeps,
   agent: AgentRecord,
   spec: ImportSpec<V>,
 ): Promise<ImportAnswer<V>> {

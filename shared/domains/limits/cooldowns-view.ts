@@ -1,4 +1,7 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from './settings-cache.js';
+import type { TierCache } from './tier-cache.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight, secondsUntil } from './counters.js';
@@ -6,12 +9,18 @@ import { agentOwner } from './settings-owner.js';
 import { currentSettings, maxTradesPerDay } from './trading-settings.js';
 import { isPaused } from './trading-settings.model.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type CooldownsViewDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache & TierCache;
+};
+
 /**
  * `GET /api/sdk/agents/{agent_id}/cooldowns`: everything that would refuse the agent's next buy now —
  * per-market-side cooldowns (rate limit) and failed-trade cooldowns (failure) with their expiry, the
  * owner's daily counts, and the kill switch.
  */
-export async function cooldownsView(deps: Deps, agent: AgentRecord) {
+export async function cooldownsView(deps: CooldownsViewDeps, agent: AgentRecord) {
   const now = deps.clock();
   const owner = await agentOwner(deps, agent);
   const [settings, cooldowns, usage] = await Promise.all([

@@ -1,6 +1,10 @@
+import type { Models } from '../models.js';
+import type { TierCache } from './tier-cache.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Deps } from '../../composition/deps.js';
 import type { Tier, UserRecord } from '../users/user.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type SettingsOwnerDeps = { models: Models; caches: TierCache };
 
 /**
  * Whose safeguards apply: a claimed agent trades under its owner's settings and tier; an unclaimed
@@ -23,7 +27,7 @@ export const userOwner = (user: UserRecord): SettingsOwner => ({
 
 /** The owner of `agent` (as claimed in the record given), with the user's tier from the process's cache. */
 export async function agentOwner(
-  deps: Pick<Deps, 'models' | 'caches'>,
+  deps: Pick<SettingsOwnerDeps, 'models' | 'caches'>,
   agent: Pick<AgentRecord, '_id' | 'claimedBy'>,
 ): Promise<SettingsOwner> {
   const userId = agent.claimedBy;

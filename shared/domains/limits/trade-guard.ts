@@ -1,6 +1,9 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from './settings-cache.js';
+import type { TierCache } from './tier-cache.js';
 import { AppError, invalidField, outage } from '../../infra/errors.js';
 import type { Refusal } from '../refusal.js';
-import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import {
@@ -15,6 +18,12 @@ import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
 import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type TradeGuardDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache & TierCache;
+};
 
 /**
  * The account safeguards a live trade passes before it is queued (client-contract §4.5): the kill
@@ -57,7 +66,7 @@ function blockedUntil(code: string, message: string, fix: string, until: Date, n
 }
 
 /** The owner and settings a trade is guarded by, from the process's caches (no database round trip when warm). */
-export async function loadGuard(deps: Deps, agent: AgentRecord): Promise<TradeGuard> {
+export async function loadGuard(deps: TradeGuardDeps, agent: AgentRecord): Promise<TradeGuard> {
   const owner = await agentOwner(deps, agent);
   return { owner, settings: await currentSettings(deps, owner) };
 }
@@ -99,7 +108,7 @@ export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade):
 
 /** Buys: checks cooldowns and daily caps and counts the buy, atomically. Sells pass (null). */
 export async function admitTrade(
-  deps: Deps,
+  deps: TradeGuardDeps,
   guard: TradeGuard,
   agentId: string,
   t: GuardedTrade,
@@ -178,7 +187,7 @@ export async function admitTrade(
  * market side closes to this agent's buys for FAILED_TRADE_COOLDOWN_SECONDS.
  */
 export async function releaseTrade(
-  deps: Deps,
+  deps: TradeGuardDeps,
   admission: Admission,
   target: CooldownTarget,
   failedAt?: Date,

@@ -1,6 +1,7 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { SettingsCache } from './settings-cache.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import { isDuplicateKey } from '../refusal.js';
-import type { Deps } from '../../composition/deps.js';
 import type { Models } from '../models.js';
 import { walletFields } from '../wallets/wallet-view.js';
 import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
@@ -9,6 +10,12 @@ import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
 import type { SettingsOwner } from './settings-owner.js';
 import { DEFAULT_TRADING_SETTINGS, isPaused, type TradingSettings } from './trading-settings.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type TradingSettingsDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache;
+};
 
 const SETTING_KEYS = Object.keys(DEFAULT_TRADING_SETTINGS) as (keyof TradingSettings)[];
 
@@ -35,7 +42,10 @@ async function readRevision(models: Models, owner: Pick<SettingsOwner, 'key'>) {
  * process within milliseconds). Decisions that must see the stored state (an update's own rules)
  * use readSettings.
  */
-export const currentSettings = (deps: Pick<Deps, 'models' | 'caches'>, owner: Pick<SettingsOwner, 'key'>) =>
+export const currentSettings = (
+  deps: Pick<TradingSettingsDeps, 'models' | 'caches'>,
+  owner: Pick<SettingsOwner, 'key'>,
+) =>
   deps.caches.settings.getOrLoad(owner.key, async () =>
     Object.freeze(await readSettings(deps.models, owner)),
   );
@@ -45,11 +55,15 @@ export const realTradingEnabled = (owner: SettingsOwner, settings: TradingSettin
   owner.kind === 'user' && settings.sdkRealTradingEnabled;
 
 /** The owner's daily buy limit: the setting, never above what the owner's tier allows now (after a downgrade). */
-export const maxTradesPerDay = (deps: Deps, owner: SettingsOwner, settings: TradingSettings) =>
+export const maxTradesPerDay = (deps: TradingSettingsDeps, owner: SettingsOwner, settings: TradingSettings) =>
   Math.min(settings.maxTradesPerDay, deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier]);
 
 /** The answer of every settings route: the owner's safeguards, today's usage, and the wallet fields clients read. */
-export async function settingsView(deps: Deps, owner: SettingsOwner, settings?: TradingSettings) {
+export async function settingsView(
+  deps: TradingSettingsDeps,
+  owner: SettingsOwner,
+  settings?: TradingSettings,
+) {
   const s = settings ?? (await currentSettings(deps, owner));
   const now = deps.clock();
   const usage = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now);
@@ -146,7 +160,7 @@ const solanaWalletIn = (input: TradingSettingsUpdate) =>
 
 /** The stored changes an update asks for, after the rules that depend on who the owner and the actor are. */
 function changesFor(
-  deps: Deps,
+  deps: TradingSettingsDeps,
   owner: SettingsOwner,
   input: TradingSettingsUpdate,
   actor: SettingsActor,
@@ -236,7 +250,7 @@ const SETTINGS_WRITE_ATTEMPTS = 5;
  * on what won, so an agent key can never loosen what its human tightened in between.
  */
 async function writeDecided(
-  deps: Deps,
+  deps: TradingSettingsDeps,
   owner: SettingsOwner,
   decide: (current: TradingSettings) => Partial<TradingSettings>,
 ) {
@@ -266,7 +280,7 @@ async function writeDecided(
 
 /** Applies a partial update for the owner (a user, or an unclaimed agent) and returns the new settings. */
 export async function updateSettings(
-  deps: Deps,
+  deps: TradingSettingsDeps,
   owner: SettingsOwner,
   input: TradingSettingsUpdate,
   actor: SettingsActor,

@@ -1,8 +1,13 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { invalidField, notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueKey } from './venue-key.js';
 import type { VenueId } from '../venues/venue-id.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ExecutablePriceDeps = Pick<InfraDeps, 'clock'> & { models: Models; venues: VenueRegistry };
 
 export interface ExecutablePriceQuery {
   side: 'yes' | 'no';
@@ -27,7 +32,7 @@ const toTick = (p: number, tick: number, action: 'buy' | 'sell') => {
  * worst level reached, one tick worse with `apply_buffer`, on the tick grid; a side without
  * liquidity answers `success: false` so the client falls back to the external price.
  */
-export async function executablePrice(deps: Deps, marketId: string, q: ExecutablePriceQuery) {
+export async function executablePrice(deps: ExecutablePriceDeps, marketId: string, q: ExecutablePriceQuery) {
   const market = await deps.models.Market.findById(marketId).lean();
   if (!market) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
   const venue = q.venue ?? market.importSource;

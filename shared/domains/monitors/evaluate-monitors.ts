@@ -1,9 +1,13 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { afterWrite } from '../../infra/faults.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { crossed, monitoredPrice, pnlFraction, sideHolding } from './thresholds.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type EvaluateMonitorsDeps = Pick<InfraDeps, 'queues'> & { models: Models };
 
 /** Monitors read per batch: one read of their positions and one of their markets per batch. */
 const BATCH = 500;
@@ -18,7 +22,7 @@ type Outcome = 'triggered' | 'closed' | 'watching';
  * other matches nothing. A position sold or settled meanwhile ends its monitor.
  */
 async function decide(
-  deps: Deps,
+  deps: EvaluateMonitorsDeps,
   m: PositionMonitorRecord,
   p: PositionRecord | undefined,
   market: Pick<MarketRecord, 'currentPrice' | 'status' | 'externalPriceYes'> | undefined,
@@ -63,7 +67,7 @@ async function decide(
  * watch it). Exits run as their own jobs, so a slow venue sell does not hold up the evaluation;
  * an exit left unfinished (its job lost or failed for good) is enqueued again.
  */
-export async function evaluateMonitors(deps: Deps, now: Date) {
+export async function evaluateMonitors(deps: EvaluateMonitorsDeps, now: Date) {
   const { PositionMonitor, Position, Market } = deps.models;
   const counts = { evaluated: 0, triggered: 0, closed: 0, markets_read: 0, exits_resumed: 0 };
   let after = '';

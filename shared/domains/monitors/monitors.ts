@@ -1,4 +1,6 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { currentSettings } from '../limits/trading-settings.js';
@@ -8,6 +10,9 @@ import { isDuplicateKey } from '../refusal.js';
 import type { VenueId } from '../venues/venue-id.js';
 import { monitorId, type PositionMonitorRecord } from './position-monitor.model.js';
 import { monitoredPrice, pnlFraction, sideHolding } from './thresholds.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type MonitorsDeps = Pick<InfraDeps, 'env'> & { models: Models; caches: SettingsCache };
 
 export interface MonitorRequest {
   side: 'yes' | 'no';
@@ -54,7 +59,7 @@ const exitInProgress = () =>
 
 /** `POST /api/sdk/positions/{market_id}/monitor` (client-contract §7.2). */
 export async function setMonitor(
-  deps: Deps,
+  deps: MonitorsDeps,
   agent: AgentRecord,
   marketId: string,
   venue: VenueId,
@@ -106,7 +111,7 @@ export async function setMonitor(
 }
 
 /** `GET /api/sdk/positions/monitors`: monitors watching or exiting, under both keys clients read. */
-export async function listMonitors(deps: Deps, agent: AgentRecord) {
+export async function listMonitors(deps: MonitorsDeps, agent: AgentRecord) {
   const { PositionMonitor, Position, Market } = deps.models;
   const monitors = (await PositionMonitor.find({
     agentId: agent._id,
@@ -151,7 +156,7 @@ export async function listMonitors(deps: Deps, agent: AgentRecord) {
 
 /** `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching. */
 export async function deleteMonitor(
-  deps: Deps,
+  deps: MonitorsDeps,
   agent: AgentRecord,
   marketId: string,
   venue: VenueId,
@@ -182,7 +187,7 @@ export async function deleteMonitor(
  * the insert a duplicate key, which is the "already protected" answer.
  */
 export async function protectFilledBuy(
-  deps: Pick<Deps, 'models' | 'caches'>,
+  deps: Pick<MonitorsDeps, 'models' | 'caches'>,
   t: {
     agentId: string;
     marketId: string;

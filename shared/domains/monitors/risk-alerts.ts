@@ -1,10 +1,13 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import type { Models } from '../models.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { riskAlertId, type RiskAlertRecord } from './risk-alert.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RiskAlertsDeps = Pick<InfraDeps, 'clock'> & { models: Models };
 
 /** client-contract §7.1: an alert the client has not acted on lapses after an hour. */
 export const RISK_ALERT_TTL_MS = 3600_000;
@@ -14,7 +17,11 @@ export const RISK_ALERT_TTL_MS = 3600_000;
  * by the monitor's id and generation, so raising it again (a retried exit) rewrites the same alert.
  */
 /** `refused`: the error code of the service's own sell, when it tried and was refused. */
-export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refused: string | null = null) {
+export async function raiseRiskAlert(
+  deps: RiskAlertsDeps,
+  m: PositionMonitorRecord,
+  refused: string | null = null,
+) {
   const market = await deps.models.Market.findById(m.marketId, { venueRef: 1 }).lean();
   // Outcome tokens exist where the venue has them (Polymarket); a Kalshi reference has none.
   const ref = market?.venueRef;
@@ -43,7 +50,7 @@ export async function raiseRiskAlert(deps: Deps, m: PositionMonitorRecord, refus
 }
 
 /** Removes the alert this trigger (monitor and generation) raised, if any: its exit sold after all. */
-export async function withdrawRiskAlert(deps: Deps, m: PositionMonitorRecord) {
+export async function withdrawRiskAlert(deps: RiskAlertsDeps, m: PositionMonitorRecord) {
   await deps.models.RiskAlert.deleteOne({
     _id: riskAlertId(m.agentId, m.marketId, m.side),
     monitorId: m._id,
@@ -73,12 +80,17 @@ async function liveAlerts(models: Models, agentId: string, now: Date) {
 }
 
 /** `GET /api/sdk/risk-alerts`. */
-export async function listRiskAlerts(deps: Deps, agent: AgentRecord) {
+export async function listRiskAlerts(deps: RiskAlertsDeps, agent: AgentRecord) {
   return { risk_alerts: (await liveAlerts(deps.models, agent._id, deps.clock())).map(alertView) };
 }
 
 /** `DELETE /api/sdk/risk-alerts/{market_id}/{side}`: the client has sold (or decided not to). */
-export async function deleteRiskAlert(deps: Deps, agent: AgentRecord, marketId: string, side: 'yes' | 'no') {
+export async function deleteRiskAlert(
+  deps: RiskAlertsDeps,
+  agent: AgentRecord,
+  marketId: string,
+  side: 'yes' | 'no',
+) {
   const { deletedCount } = await deps.models.RiskAlert.deleteOne({
     _id: riskAlertId(agent._id, marketId, side),
   });

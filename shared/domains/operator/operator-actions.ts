@@ -1,4 +1,5 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { AppError } from '../../infra/errors.js';
 import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.js';
 import type { ScheduleDefinition } from '../schedules/schedule-tick.js';
@@ -13,6 +14,11 @@ import {
   type OperatorActor,
 } from './record-action.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type OperatorActionsDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'invalidation' | 'clock'> & {
+  models: Models;
+};
+
 /**
  * Opens an operator action's audit entry before the action runs, so that an action is never taken
  * unrecorded (no entry, no action: a database that refuses the entry refuses the action too);
@@ -21,7 +27,7 @@ import {
  * out (bull-board's writes), the caller finishes once that component has answered.
  */
 export async function startOperatorAction(
-  deps: Deps,
+  deps: OperatorActionsDeps,
   entry: { actor: OperatorActor; action: string; target: string },
 ): Promise<{ finish: (detail: string | null) => Promise<void> }> {
   const id = await recordOperatorAction(deps.models, { at: deps.clock(), ...entry, detail: ACTION_STARTED });
@@ -39,7 +45,7 @@ export async function startOperatorAction(
  * with the reason when it did not (the error is thrown on to the caller).
  */
 export async function audited<T>(
-  deps: Deps,
+  deps: OperatorActionsDeps,
   entry: { actor: OperatorActor; action: string; target: string },
   run: () => Promise<T>,
   outcome: (result: T) => string | null,
@@ -71,7 +77,7 @@ export const SETTLEMENT_WAIT_MS = 10_000;
  * operator change escapes the trail.
  */
 export const operatorActions = {
-  resolveMarket: (deps: Deps, actor: OperatorActor, marketId: string, outcome: boolean) =>
+  resolveMarket: (deps: OperatorActionsDeps, actor: OperatorActor, marketId: string, outcome: boolean) =>
     audited(
       deps,
       { actor, action: 'market.resolve', target: marketId },
@@ -79,7 +85,7 @@ export const operatorActions = {
       (r) => `${outcome ? 'yes' : 'no'}; ${settlementLine(r.settlement)}`,
     ),
 
-  setUserTier: (deps: Deps, actor: OperatorActor, userId: string, tier: Tier) =>
+  setUserTier: (deps: OperatorActionsDeps, actor: OperatorActor, userId: string, tier: Tier) =>
     audited(
       deps,
       { actor, action: 'user.tier', target: userId },
@@ -87,7 +93,12 @@ export const operatorActions = {
       (r) => r.tier,
     ),
 
-  reviewSkill: (deps: Deps, actor: OperatorActor, slug: string, review: Parameters<typeof reviewSkill>[2]) =>
+  reviewSkill: (
+    deps: OperatorActionsDeps,
+    actor: OperatorActor,
+    slug: string,
+    review: Parameters<typeof reviewSkill>[2],
+  ) =>
     audited(
       deps,
       { actor, action: 'skill.review', target: slug },
@@ -97,7 +108,7 @@ export const operatorActions = {
 
   // The schedule table is the caller's (jobs/ owns it): the domain does not reach up into an entry point.
   setSchedulePaused: (
-    deps: Deps,
+    deps: OperatorActionsDeps,
     actor: OperatorActor,
     specs: readonly ScheduleDefinition[],
     name: string,
@@ -110,7 +121,12 @@ export const operatorActions = {
       () => null,
     ),
 
-  runSchedule: (deps: Deps, actor: OperatorActor, specs: readonly ScheduleDefinition[], name: string) =>
+  runSchedule: (
+    deps: OperatorActionsDeps,
+    actor: OperatorActor,
+    specs: readonly ScheduleDefinition[],
+    name: string,
+  ) =>
     audited(
       deps,
       { actor, action: 'schedule.run', target: name },

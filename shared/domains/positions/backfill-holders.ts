@@ -1,10 +1,15 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { externalVenueIds, type VenueId } from '../venues/venue-id.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import { holderKey, holderOfTrade } from './holder.js';
 import type { PositionRecord } from './position.model.js';
 
-export type HolderDeps = Pick<Deps, 'models' | 'venues' | 'log'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BackfillHoldersDeps = Pick<InfraDeps, 'log'> & { models: Models; venues: VenueRegistry };
+
+export type HolderDeps = Pick<BackfillHoldersDeps, 'models' | 'venues' | 'log'>;
 
 /** Positions looked at per run of the backfill job. */
 const BATCH = 200;

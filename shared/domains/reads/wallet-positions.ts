@@ -1,6 +1,14 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { cachedRead } from '../../infra/read-cache.js';
 import { importedMarketId } from '../imports/imported-market.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type WalletPositionsDeps = Pick<InfraDeps, 'env' | 'redis'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 /** Spec §4.2: a wallet's positions are cached this long, for everyone asking. */
 const CACHE_SECONDS = 30;
@@ -11,7 +19,7 @@ const CACHE_SECONDS = 30;
  * checked by the endpoint schema), from the
  * venue's Data API, with this service's market_id where the market is imported.
  */
-export async function walletPositions(deps: Deps, wallet: string) {
+export async function walletPositions(deps: WalletPositionsDeps, wallet: string) {
   const address = wallet.toLowerCase();
   return cachedRead(
     deps.redis,

@@ -1,8 +1,12 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { CronExpressionParser } from 'cron-parser';
-import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { ScheduleRunRecord } from '../system/schedule-run.model.js';
 import { recordedTick, type ScheduleDefinition } from './schedule-tick.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ScheduleAdminDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & { models: Models };
 
 export type RunOutcome = 'succeeded' | 'failed' | 'running' | 'skipped';
 
@@ -86,7 +90,7 @@ function scheduleNamed(specs: readonly ScheduleDefinition[], name: string): Sche
 
 /** Every schedule of the table, in table order, with what schedule_runs knows of it. */
 export async function listSchedules(
-  deps: Deps,
+  deps: ScheduleAdminDeps,
   specs: readonly ScheduleDefinition[],
 ): Promise<ScheduleView[]> {
   const runs = await deps.models.ScheduleRun.find({ _id: { $in: specs.map((s) => s.name) } }).lean();
@@ -95,7 +99,7 @@ export async function listSchedules(
   return specs.map((spec) => viewOf(spec, byName.get(spec.name) ?? null, now));
 }
 
-async function viewNamed(deps: Deps, spec: ScheduleDefinition): Promise<ScheduleView> {
+async function viewNamed(deps: ScheduleAdminDeps, spec: ScheduleDefinition): Promise<ScheduleView> {
   return viewOf(spec, await deps.models.ScheduleRun.findById(spec.name).lean(), deps.clock());
 }
 
@@ -104,7 +108,7 @@ async function viewNamed(deps: Deps, spec: ScheduleDefinition): Promise<Schedule
  * call it through operator-actions.ts, which audits it.
  */
 export async function setSchedulePaused(
-  deps: Deps,
+  deps: ScheduleAdminDeps,
   specs: readonly ScheduleDefinition[],
   name: string,
   paused: boolean,
@@ -127,7 +131,7 @@ export async function setSchedulePaused(
  * the audit trail (operator-actions.ts).
  */
 export async function runScheduleNow(
-  deps: Deps,
+  deps: ScheduleAdminDeps,
   specs: readonly ScheduleDefinition[],
   name: string,
 ): Promise<{ view: ScheduleView; error: string | null }> {

@@ -1,4 +1,8 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ScheduleTickDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & { models: Models };
 
 /** What the schedule table (schedule-table.ts) holds for each schedule. */
 export interface ScheduleDefinition {
@@ -9,7 +13,7 @@ export interface ScheduleDefinition {
   /** What a tick sets in motion, in one sentence for operators. */
   description: string;
   /** Only decides what is due and enqueues it: the work runs in workers, never in the tick. */
-  tick: (deps: Deps, scheduledAt: Date) => Promise<void>;
+  tick: (deps: ScheduleTickDeps, scheduledAt: Date) => Promise<void>;
 }
 
 /** What running a tick needs (the jobs process and tests start schedules from just this). */
@@ -19,7 +23,11 @@ export type Tickable = Pick<ScheduleDefinition, 'name' | 'tick'>;
  * Runs one tick and records its start, end and error in schedule_runs (node-cron keeps no history).
  * Resolves with the error message of a failed tick (logged, counted), or null.
  */
-export async function recordedTick(deps: Deps, spec: Tickable, scheduledAt: Date): Promise<string | null> {
+export async function recordedTick(
+  deps: ScheduleTickDeps,
+  spec: Tickable,
+  scheduledAt: Date,
+): Promise<string | null> {
   const { ScheduleRun } = deps.models;
   await ScheduleRun.updateOne(
     { _id: spec.name },
@@ -48,7 +56,11 @@ export async function recordedTick(deps: Deps, spec: Tickable, scheduledAt: Date
  * A tick of the jobs process: skipped (and counted as skipped) while an operator has the schedule
  * paused, recorded otherwise. The pause is read on every tick, so it holds for every jobs replica.
  */
-export async function tickUnlessPaused(deps: Deps, spec: Tickable, scheduledAt: Date): Promise<void> {
+export async function tickUnlessPaused(
+  deps: ScheduleTickDeps,
+  spec: Tickable,
+  scheduledAt: Date,
+): Promise<void> {
   const { ScheduleRun } = deps.models;
   const skipped = await ScheduleRun.updateOne(
     { _id: spec.name, paused: true },

@@ -1,6 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { resolveMarket } from '../markets/resolve-market.js';
 import { fromMicro } from '../money.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ResolveAndSettleDeps = Pick<InfraDeps, 'queues' | 'clock'> & { models: Models };
 
 /** How settlement went: paid before the wait ended, or still queued (it runs on its own). */
 export type SettlementState =
@@ -13,7 +17,7 @@ export type SettlementState =
  * payout (the operator's resolve call); without, it only enqueues (the resolution job).
  */
 export async function resolveAndSettle(
-  deps: Pick<Deps, 'models' | 'queues' | 'clock'>,
+  deps: Pick<ResolveAndSettleDeps, 'models' | 'queues' | 'clock'>,
   marketId: string,
   outcome: boolean,
   opts: { waitMs?: number } = {},
@@ -44,7 +48,10 @@ export async function resolveAndSettle(
  * Enqueues the market's settlement unless a run is already queued or kept; one that failed for good
  * (all its retries spent) is retried. Safe to call as often as wanted.
  */
-export async function ensureSettlement(deps: Pick<Deps, 'queues'>, marketId: string): Promise<void> {
+export async function ensureSettlement(
+  deps: Pick<ResolveAndSettleDeps, 'queues'>,
+  marketId: string,
+): Promise<void> {
   const job = await deps.queues.enqueue('settle-market', { marketId });
   if (await job.isFailed()) await job.retry('failed');
 }

@@ -1,10 +1,19 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { AppError } from '../../infra/errors.js';
-import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { cooldownsView } from '../limits/cooldowns-view.js';
 import { DailyQuota } from '../limits/daily-quota.js';
 import { TROUBLESHOOT_PATTERNS } from './troubleshoot-patterns.js';
 import type { TroubleshootRequest } from './troubleshoot.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type TroubleshootDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache & TierCache;
+};
 
 /** Assisted answers per agent and UTC day (spec §8). */
 export const ASSISTED_PER_DAY = 5;
@@ -21,7 +30,7 @@ export function matchError(text: string) {
 }
 
 /** Takes one of the agent's assisted answers for today, or answers 429; a store that fails is a 503. */
-async function takeAssistedAnswer(deps: Deps, agentId: string): Promise<number> {
+async function takeAssistedAnswer(deps: TroubleshootDeps, agentId: string): Promise<number> {
   const quota = new DailyQuota(deps.redis, deps.env.QUEUE_PREFIX, 'troubleshoot');
   const taken = await quota.take(agentId, ASSISTED_PER_DAY, deps.clock());
   if (!taken.ok)
@@ -45,7 +54,7 @@ function matchFirst(pieces: string[]) {
 }
 
 /** What the agent's own account says right now: status, kill switch, daily limit, cooldowns, recent failures. */
-async function diagnose(deps: Deps, agent: AgentRecord): Promise<string[]> {
+async function diagnose(deps: TroubleshootDeps, agent: AgentRecord): Promise<string[]> {
   const findings: string[] = [];
   if (agent.status === 'suspended')
     findings.push('The agent is suspended (released by its owner): trading is refused.');
@@ -79,7 +88,11 @@ async function diagnose(deps: Deps, agent: AgentRecord): Promise<string[]> {
  * key needed). `message` asks for assisted help: it needs the agent's key, matches the message and
  * looks at the agent's account (5 answers a day). There is no language model behind it.
  */
-export async function troubleshoot(deps: Deps, agent: AgentRecord | undefined, input: TroubleshootRequest) {
+export async function troubleshoot(
+  deps: TroubleshootDeps,
+  agent: AgentRecord | undefined,
+  input: TroubleshootRequest,
+) {
   const text = input.error_text ?? '';
   if (!input.message) return { mode: 'pattern' as const, ...matchError(text) };
   if (!agent)

@@ -1,9 +1,13 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import { LocalCache } from '../../infra/local-cache.js';
 import { pingMongo } from '../../infra/mongo.js';
 import type { QueueClient } from '../../infra/queue/queue-client.js';
 import { lastHeartbeat } from './heartbeat.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ReadinessDeps = Pick<InfraDeps, 'env' | 'mongo' | 'redis' | 'queues'> & { models: Models };
 
 /** One dependency's answer, with what went wrong (for operators only: it names hosts and ports). */
 export interface CheckResult {
@@ -58,7 +62,7 @@ export const QUEUE_CHECK_CACHE_MS = 5000;
 /** Per queue client (one per process), the last queue round trip. */
 const queueChecks = new WeakMap<QueueClient, LocalCache<CheckResult>>();
 
-function queueRoundTrip(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult> {
+function queueRoundTrip(deps: Pick<ReadinessDeps, 'queues' | 'env'>): Promise<CheckResult> {
   let cache = queueChecks.get(deps.queues);
   if (!cache) {
     cache = new LocalCache<CheckResult>(1, () => QUEUE_CHECK_CACHE_MS);
@@ -82,7 +86,7 @@ function queueRoundTrip(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult
  * now; only then does the last round trip (kept QUEUE_CHECK_CACHE_MS) count. A round trip made just
  * before Redis died would otherwise report the queue ok while nothing can be enqueued.
  */
-async function queueCheck(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResult> {
+async function queueCheck(deps: Pick<ReadinessDeps, 'queues' | 'env'>): Promise<CheckResult> {
   const reachable = await timed(() =>
     within(READY_REDIS_TIMEOUT_MS, 'the queue’s Redis', deps.queues.queues.system.getJobCounts('waiting')),
   );
@@ -91,7 +95,7 @@ async function queueCheck(deps: Pick<Deps, 'queues' | 'env'>): Promise<CheckResu
 
 /** MongoDB and Redis answer, and a no-op job makes a round trip through the queue to a worker. */
 export async function checkReadiness(
-  deps: Pick<Deps, 'mongo' | 'redis' | 'queues' | 'env' | 'models'>,
+  deps: Pick<ReadinessDeps, 'mongo' | 'redis' | 'queues' | 'env' | 'models'>,
 ): Promise<Readiness> {
   const [mongodb, redis, queue] = await Promise.all([
     timed(() => pingMongo(deps.mongo)),

@@ -1,9 +1,14 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { backfillHolder } from '../positions/backfill-holders.js';
 import { heldElsewhere } from '../positions/holder.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { refusalOf, type Refusal } from '../refusal.js';
 import type { TradeRequest } from './trade.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type HoldingWalletDeps = Pick<InfraDeps, 'log'> & { models: Models; venues: VenueRegistry };
 
 /**
  * The wallet a Polymarket trade names, or would if it named one: `wallet_address` as sent, and for
@@ -42,7 +47,7 @@ export function otherWalletRefusal(position: PositionRecord | null, maker: strin
  * (retryable: the backfill job asks again) when neither tells.
  */
 export async function withKnownHolder(
-  deps: Pick<Deps, 'models' | 'venues' | 'log'>,
+  deps: Pick<HoldingWalletDeps, 'models' | 'venues' | 'log'>,
   position: PositionRecord | null,
 ): Promise<PositionRecord | null | Refusal> {
   if (!position || position.status !== 'open' || position.holderAddress) return position;

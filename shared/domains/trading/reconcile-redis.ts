@@ -1,8 +1,12 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { scanKeys } from '../../infra/redis.js';
 import { reconcileCounters, type CounterRepairs } from '../limits/reconcile-counters.js';
 import { idempotencyKeyPattern, tradeIdOfStoredIdempotency } from './idempotency.js';
 import type { TradeModel } from './trade.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ReconcileRedisDeps = Pick<InfraDeps, 'env' | 'log' | 'redis' | 'clock'> & { models: Models };
 
 const CHUNK = 500;
 
@@ -14,7 +18,7 @@ export interface RedisRepairs extends CounterRepairs {
  * Idempotency keys whose stored answer or claim points at a trade the database does not have are
  * deleted: a replay is then a new request (placed again), never the success of a lost trade.
  */
-async function reconcileIdempotencyKeys(deps: Deps, Trade: TradeModel): Promise<number> {
+async function reconcileIdempotencyKeys(deps: ReconcileRedisDeps, Trade: TradeModel): Promise<number> {
   const keys = await scanKeys(deps.redis, idempotencyKeyPattern(deps.env.QUEUE_PREFIX));
   let removed = 0;
   for (let i = 0; i < keys.length; i += CHUNK) {
@@ -39,7 +43,7 @@ async function reconcileIdempotencyKeys(deps: Deps, Trade: TradeModel): Promise<
  * docs/benchmarks.md on its durability). Run at the start of the process that owns the embedded
  * database, before it serves: nothing may admit buys meanwhile (reconcile-counters.ts).
  */
-export async function reconcileRedisWithDatabase(deps: Deps): Promise<RedisRepairs> {
+export async function reconcileRedisWithDatabase(deps: ReconcileRedisDeps): Promise<RedisRepairs> {
   const { Trade } = deps.models;
   const idempotencyKeys = await reconcileIdempotencyKeys(deps, Trade);
   const counters = await reconcileCounters(deps.redis, deps.env.QUEUE_PREFIX, Trade, deps.clock());

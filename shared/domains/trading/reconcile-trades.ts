@@ -1,6 +1,15 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { STILL_QUEUED, countResume, settleAdmission, stopNeverRunTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ReconcileTradesDeps = Pick<
+  InfraDeps,
+  'env' | 'log' | 'redis' | 'queues' | 'invalidation' | 'clock'
+> & { models: Models; caches: SettingsCache & TierCache };
 
 /** A trade untouched this long while pending or executing has lost its job, or the job gave up. */
 const STALE_MS = 5 * 60_000;
@@ -28,7 +37,7 @@ type StuckTrade = Pick<TradeRecord, '_id' | 'status' | 'resumeCount' | 'createdA
  * - a buy that ended without filling but whose admission was not given back (a crash or a Redis
  *   outage in between) gives it back.
  */
-export async function reconcileTrades(deps: Deps, now: Date): Promise<Counts> {
+export async function reconcileTrades(deps: ReconcileTradesDeps, now: Date): Promise<Counts> {
   const { Trade } = deps.models;
   const counts: Counts = { resumed: 0, stopped: 0, settled: 0, errors: 0 };
   const stuck = await Trade.find(
@@ -74,7 +83,7 @@ export async function reconcileTrades(deps: Deps, now: Date): Promise<Counts> {
   return counts;
 }
 
-async function reconcileOne(deps: Deps, t: StuckTrade, now: Date, counts: Counts) {
+async function reconcileOne(deps: ReconcileTradesDeps, t: StuckTrade, now: Date, counts: Counts) {
   const job = await deps.queues.findJob('execute-trade', { tradeId: t._id });
   const state = job ? await job.getState() : 'missing';
   if (STILL_QUEUED.has(state)) return;

@@ -1,5 +1,8 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Admission } from './trade.model.js';
 import {
@@ -25,8 +28,14 @@ import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RecordAndRunDeps = Pick<
+  InfraDeps,
+  'env' | 'log' | 'redis' | 'queues' | 'invalidation' | 'clock'
+> & { models: Models; caches: SettingsCache & TierCache };
+
 export interface RecordedTrade {
-  deps: Deps;
+  deps: RecordAndRunDeps;
   agent: AgentRecord;
   req: TradeRequest;
   shape: TradeShape;
@@ -48,7 +57,7 @@ export interface RecordedTrade {
  * The trade recorded under an agent's idempotency key within the key's 24 hours, unless it was
  * stopped before it ran (the queue was down: the caller got a 503 and the key was freed for a resend).
  */
-async function recordedUnderKey(deps: Deps, agentId: string, key: string) {
+async function recordedUnderKey(deps: RecordAndRunDeps, agentId: string, key: string) {
   const since = deps.clock().getTime() - IDEMPOTENCY_TTL_SECONDS * 1000;
   const recorded = await deps.models.Trade.find(
     { agentId, idempotencyKey: key },
@@ -86,7 +95,7 @@ const QUEUED_WITHIN_MS = 60_000;
  * A trade whose job is queued is left alone.
  */
 async function stoppedAsNeverRun(
-  deps: Deps,
+  deps: RecordAndRunDeps,
   earlier: { _id: string; status: string; createdAt: Date },
   ownRequestGone: boolean,
 ): Promise<boolean> {

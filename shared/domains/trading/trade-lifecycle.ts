@@ -1,12 +1,20 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../infra/errors.js';
-import type { Deps } from '../../composition/deps.js';
 import { afterWrite } from '../../infra/faults.js';
 import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
 import type { Models } from '../models.js';
 import type { Refusal } from '../refusal.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import type { TradeResult } from './trade.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type TradeLifecycleDeps = Pick<InfraDeps, 'env' | 'redis' | 'queues' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache & TierCache;
+};
 
 /**
  * Every status change of a trade record, in one place. The API creates a trade `pending`; a worker
@@ -188,13 +196,16 @@ export async function closeOpenTrade(
  * buy's monitor, price alerts): a late after-trade-fill job of its own id, then the mark that it is
  * queued. Queuing twice queues nothing.
  */
-export async function queueLateFillEffects(deps: Pick<Deps, 'models' | 'queues'>, tradeId: string) {
+export async function queueLateFillEffects(
+  deps: Pick<TradeLifecycleDeps, 'models' | 'queues'>,
+  tradeId: string,
+) {
   await deps.queues.enqueue('after-trade-fill', { tradeId, late: true });
   await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { lateEffectsQueued: true } });
 }
 
 /** Closes whose effects were not queued (Redis failed right after the close): queued now. */
-export async function requeueLateFillEffects(deps: Pick<Deps, 'models' | 'queues'>, now: Date) {
+export async function requeueLateFillEffects(deps: Pick<TradeLifecycleDeps, 'models' | 'queues'>, now: Date) {
   const missed = await deps.models.Trade.find(
     { status: 'filled', lateEffectsQueued: false, finishedAt: { $lt: new Date(now.getTime() - 30_000) } },
     { _id: 1 },
@@ -226,7 +237,10 @@ export async function stopPendingTrade(
 export const STILL_QUEUED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /** The state of a trade's execute job; `missing` when there is none. */
-export async function tradeJobState(deps: Pick<Deps, 'queues'>, tradeId: string): Promise<string> {
+export async function tradeJobState(
+  deps: Pick<TradeLifecycleDeps, 'queues'>,
+  tradeId: string,
+): Promise<string> {
   const job = await deps.queues.findJob('execute-trade', { tradeId });
   return job ? job.getState() : 'missing';
 }
@@ -235,7 +249,11 @@ export async function tradeJobState(deps: Pick<Deps, 'queues'>, tradeId: string)
  * Stops a pending trade that no worker will take (its job is gone or failed for good) and gives its
  * admission back: nothing was executed. False when a worker took it after all.
  */
-export async function stopNeverRunTrade(deps: Deps, tradeId: string, now: Date): Promise<boolean> {
+export async function stopNeverRunTrade(
+  deps: TradeLifecycleDeps,
+  tradeId: string,
+  now: Date,
+): Promise<boolean> {
   const stopped = await stopPendingTrade(
     deps.models,
     tradeId,
@@ -267,7 +285,7 @@ export async function countResume(
  * its admission, once however often this runs, and records that it did: the reconcile job repeats
  * the ones a crash or a Redis outage left unsettled.
  */
-export async function settleAdmission(deps: Deps, tradeId: string): Promise<void> {
+export async function settleAdmission(deps: TradeLifecycleDeps, tradeId: string): Promise<void> {
   const trade = await deps.models.Trade.findById(tradeId, {
     admission: 1,
     admissionSettled: 1,

@@ -1,4 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
+import type { TradingVenues } from './venue-trading.js';
+import type { MarketCache } from '../markets/market-cache.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -11,6 +17,17 @@ import type { OrderState } from './venue-trading.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type VenueOrdersDeps = Pick<
+  InfraDeps,
+  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
+> & {
+  models: Models;
+  venues: VenueRegistry;
+  trading: TradingVenues;
+  caches: MarketCache & SettingsCache & TierCache;
+};
+
 /**
  * Real-venue orders after the trade call: the sync that follows resting and delayed orders until
  * the venue is done with them, and the agent's own list and cancels (client-contract §7.3).
@@ -21,7 +38,7 @@ import type { TradeRecord } from './trade.model.js';
  * gone, or on a venue that follows none, has nothing to follow.
  */
 export async function followVenueOrder(
-  deps: Deps,
+  deps: VenueOrdersDeps,
   tradeId: string,
   poll: number,
 ): Promise<{ status: string }> {
@@ -66,7 +83,7 @@ const SYNC_BATCH = 200;
  * that cannot be reached is left for the next run.
  */
 export async function syncVenueOrders(
-  deps: Deps,
+  deps: VenueOrdersDeps,
 ): Promise<{ synced: number; closed: number; failed: number; requeued: number }> {
   const ctx = tradeContext(deps);
   // Venues that say where an open order stands; the others follow theirs by other means.
@@ -95,7 +112,7 @@ export async function syncVenueOrders(
 }
 
 /** `GET /api/sdk/orders/open`: the agent's orders still working on a venue. */
-export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
+export async function listOpenOrders(deps: VenueOrdersDeps, agent: AgentRecord) {
   const open = await deps.models.Trade.find({ agentId: agent._id, status: 'open' })
     .sort({ createdAt: -1 })
     .lean();
@@ -137,7 +154,7 @@ export async function listOpenOrders(deps: Deps, agent: AgentRecord) {
  * syncs each trade at once, so a partly matched order keeps what matched and the rest is closed.
  */
 export async function cancelOrders(
-  deps: Deps,
+  deps: VenueOrdersDeps,
   agent: AgentRecord,
   which: { orderId?: string; marketId?: string; side?: 'yes' | 'no' },
 ) {

@@ -1,4 +1,9 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
+import type { MarketCache } from '../markets/market-cache.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
+import type { TierCache } from '../limits/tier-cache.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
@@ -15,6 +20,17 @@ import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.j
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
 import type { VenueTrade } from './venue-trade.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type VenueTradingDeps = Pick<
+  InfraDeps,
+  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
+> & {
+  models: Models;
+  venues: VenueRegistry;
+  trading: TradingVenues;
+  caches: MarketCache & SettingsCache & TierCache;
+};
 
 /** Where the venue's order stands: matched so far (cumulative) and whether it is still working. */
 export interface OrderState {
@@ -91,21 +107,25 @@ export interface VenueTrading {
    * which polls again until the order is done). Absent: the venue's open orders are followed by
    * `orderState`, or it has none.
    */
-  followOrder?(deps: Deps, tradeId: string, poll: number): Promise<{ status: string }>;
+  followOrder?(deps: VenueTradingDeps, tradeId: string, poll: number): Promise<{ status: string }>;
   /**
    * Venues whose orders the agent's own wallet signs (client-signed, signed-order.schemas.ts): the
    * unsigned order and its quote, then the signed copy relayed and recorded as a trade, and whether
    * a signing wallet passed the venue's identity check. Absent together: orders go through `submit`.
    */
-  quote?(deps: Deps, agent: AgentRecord, req: SignedQuoteRequest): Promise<SignedQuoteResult>;
-  submitSigned?(deps: Deps, agent: AgentRecord, req: SignedSubmitRequest): Promise<TradeResult>;
-  signerStatus?(deps: Deps, wallet: string): Promise<SignerIdentityStatus>;
+  quote?(deps: VenueTradingDeps, agent: AgentRecord, req: SignedQuoteRequest): Promise<SignedQuoteResult>;
+  submitSigned?(deps: VenueTradingDeps, agent: AgentRecord, req: SignedSubmitRequest): Promise<TradeResult>;
+  signerStatus?(deps: VenueTradingDeps, wallet: string): Promise<SignerIdentityStatus>;
   /**
    * The legacy `execute: true` call (client-contract §4.4): an order's parameters for the caller to
    * sign and place, or a refusal; nothing is traded or recorded. Null when this market cannot be
    * prepared. Absent: the venue has no such call.
    */
-  prepareOrder?(deps: Deps, market: MarketRecord, req: TradeRequest): Promise<PreparedTrade | null>;
+  prepareOrder?(
+    deps: VenueTradingDeps,
+    market: MarketRecord,
+    req: TradeRequest,
+  ): Promise<PreparedTrade | null>;
 }
 
 /** A venue that trades by client-signed orders: its members for them are there. */

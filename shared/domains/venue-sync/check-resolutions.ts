@@ -1,10 +1,18 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { ensureSettlement, resolveAndSettle } from '../settlement/resolve-and-settle.js';
 import { externalVenueIds, type ExternalVenueId } from '../venues/venue-id.js';
 import { closeMarket } from './close-market.js';
 import { venueKey } from '../markets/venue-key.js';
 import { importedBatches } from './imported-batches.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type CheckResolutionsDeps = Pick<InfraDeps, 'log' | 'queues' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 export interface ResolutionReport {
   venue: string;
@@ -21,7 +29,7 @@ export interface ResolutionReport {
  * the ones it resolved (polymarket.md §10: final, one winner) are resolved and settled through the
  * same path as an operator's resolution, exactly once however often this runs.
  */
-export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> {
+export async function checkResolutions(deps: CheckResolutionsDeps): Promise<ResolutionReport[]> {
   const reports: ResolutionReport[] = [];
   for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;
@@ -80,7 +88,7 @@ export async function checkResolutions(deps: Deps): Promise<ResolutionReport[]> 
  * settled (`settledAt` unset) get their settlement enqueued on every check, and a settlement that
  * failed for good is retried: settlement pays each position once however often it runs.
  */
-async function resettleUnsettled(deps: Deps, venueId: ExternalVenueId): Promise<void> {
+async function resettleUnsettled(deps: CheckResolutionsDeps, venueId: ExternalVenueId): Promise<void> {
   const unsettled = await deps.models.Market.find(
     // Only markets settlement can pay (a resolution without an outcome would fail every time).
     { importSource: venueId, status: 'resolved', outcome: { $ne: null }, settledAt: null },

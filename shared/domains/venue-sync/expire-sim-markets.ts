@@ -1,6 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { topUpCatalogue } from '../markets/catalogue.js';
 import { closeMarket } from './close-market.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ExpireSimMarketsDeps = Pick<InfraDeps, 'clock'> & { models: Models };
 
 /** Below this many open catalogue markets a new generation is added. */
 export const CATALOGUE_MIN_OPEN = 100;
@@ -10,7 +14,9 @@ export const CATALOGUE_MIN_OPEN = 100;
  * wait for the operator's resolution: nothing outside decides them), and the catalogue is topped up
  * so a long-running instance never runs out of open markets.
  */
-export async function expireSimMarkets(deps: Deps): Promise<{ closed: number; added: number }> {
+export async function expireSimMarkets(
+  deps: ExpireSimMarketsDeps,
+): Promise<{ closed: number; added: number }> {
   const now = deps.clock();
   const due = await deps.models.Market.find(
     { importSource: 'sim', status: 'active', resolvesAt: { $lte: now } },

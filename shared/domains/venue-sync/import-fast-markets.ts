@@ -1,7 +1,15 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { insertImportedMarket } from '../imports/imported-market.js';
 import { externalVenueIds } from '../venues/venue-id.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ImportFastMarketsDeps = Pick<InfraDeps, 'log' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 /**
  * The `import-fast-markets` job: the venues' rolling crypto windows are imported as they are
@@ -9,7 +17,7 @@ import { externalVenueIds } from '../venues/venue-id.js';
  * then close and resolve through the same sync jobs as any imported market.
  */
 export async function importFastMarkets(
-  deps: Deps,
+  deps: ImportFastMarketsDeps,
 ): Promise<{ venue: string; seen: number; imported: number; error: string | null }[]> {
   const reports = [];
   for (const venueId of externalVenueIds()) {

@@ -1,4 +1,6 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
 import { enqueueAlertEvaluation } from '../alerts/evaluate-price-alerts.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { appendMarketEvent, bookState } from '../markets/market-log.js';
@@ -8,6 +10,12 @@ import type { VenueQuote } from '../venues/venue-adapter.js';
 import { externalVenueIds } from '../venues/venue-id.js';
 import { venueKey } from '../markets/venue-key.js';
 import { importedBatches, type SyncedMarket } from './imported-batches.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type SyncExternalPricesDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 export interface PriceSyncReport {
   venue: string;
@@ -24,7 +32,7 @@ export interface PriceSyncReport {
  * half-life counts from now.
  */
 async function reanchorBook(
-  deps: Deps,
+  deps: SyncExternalPricesDeps,
   m: SyncedMarket,
   quote: VenueQuote,
   tickId: string,
@@ -88,7 +96,10 @@ async function reanchorBook(
  * keeps its last good prices: the error is logged and counted by the client, the job goes on with
  * the next venue, and the next tick tries again (the circuit breaker keeps it from hammering).
  */
-export async function syncExternalPrices(deps: Deps, tickId: string): Promise<PriceSyncReport[]> {
+export async function syncExternalPrices(
+  deps: SyncExternalPricesDeps,
+  tickId: string,
+): Promise<PriceSyncReport[]> {
   const reports: PriceSyncReport[] = [];
   for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;

@@ -1,5 +1,5 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
 import { getAddress, type Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
 import { AppError, notFound } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
@@ -18,7 +18,10 @@ import {
 } from './clob-credentials.js';
 import { newSealedKey, openSealedKey } from './sealed-key.js';
 
-type AgentWalletDeps = Pick<Deps, 'models' | 'env'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type AgentWalletsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & { models: Models };
+
+type AgentWalletDeps = Pick<AgentWalletsDeps, 'models' | 'env'>;
 
 /** The sealed key and credentials open only on the agent wallet (agent and address) they were sealed for. */
 const agentKeyContext = (agentId: string, address: string) => `agent-wallet:${agentId}:${address}`;
@@ -222,7 +225,7 @@ export async function agentWalletSigner(
  * with the wallet's key (and stored sealed); null when the agent has no wallet.
  */
 export async function agentWalletCredentials(
-  deps: AgentWalletDeps & Pick<Deps, 'log' | 'metrics' | 'clock'>,
+  deps: AgentWalletDeps & Pick<AgentWalletsDeps, 'log' | 'metrics' | 'clock'>,
   agentId: string,
 ): Promise<ClobCredentials | null> {
   const wallet = await deps.models.AgentWallet.findById(agentId, { address: 1, clobCredentials: 1 }).lean();

@@ -1,9 +1,12 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
 import { z } from 'zod';
 import type { Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import { createVenueMetrics } from '../../infra/http/venue-metrics.js';
 import { VenueHttpClient, VenueHttpError } from '../../infra/http/venue-http-client.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ClobAuthDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics'>;
 
 /** Polymarket CLOB L1 authentication (polymarket.md §4.1): ClobAuth EIP-712, no verifyingContract. */
 export const CLOB_AUTH_DOMAIN = { name: 'ClobAuthDomain', version: '1', chainId: 137 } as const;
@@ -57,7 +60,7 @@ const clients = new WeakMap<object, VenueHttpClient>();
  * that a refused or failing key derivation never opens the market-data circuit, and so that the
  * market-data client's circuit gauge stays its own.
  */
-function clobAuthClient(deps: Pick<Deps, 'env' | 'log' | 'metrics'>): VenueHttpClient {
+function clobAuthClient(deps: Pick<ClobAuthDeps, 'env' | 'log' | 'metrics'>): VenueHttpClient {
   let client = clients.get(deps);
   if (!client) {
     client = new VenueHttpClient({
@@ -93,7 +96,7 @@ const venueText = (err: VenueHttpError) => err.message.replace(/^.*?HTTP \d{3}: 
  * clients' createOrDeriveApiKey does. The answer is held in memory only, never logged.
  */
 export async function deriveClobApiKey(
-  deps: Pick<Deps, 'env' | 'log' | 'metrics'>,
+  deps: Pick<ClobAuthDeps, 'env' | 'log' | 'metrics'>,
   headers: L1Headers,
 ): Promise<ClobApiCreds> {
   const client = clobAuthClient(deps);

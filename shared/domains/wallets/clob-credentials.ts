@@ -1,5 +1,6 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { getAddress, type Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { SealedSecret } from '../../infra/secrets/envelope.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
@@ -10,7 +11,10 @@ import { managedSigner, walletOf } from './managed-wallet.js';
 import { walletUserOf, type WalletAccount } from './wallet-account.js';
 import type { ClobCredentialsRequest, DeriveViaProxyRequest } from './wallet.schemas.js';
 
-type CredsDeps = Pick<Deps, 'models' | 'env'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ClobCredentialsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & { models: Models };
+
+type CredsDeps = Pick<ClobCredentialsDeps, 'models' | 'env'>;
 
 /** The sealed credentials open only on the record (user and signer address) they were stored for. */
 const credentialsContext = (userId: string, address: string) => `clob-credentials:${userId}:${address}`;
@@ -43,7 +47,7 @@ export const openClobCredentials = (
 
 /** L2 credentials of a key the service holds, derived (or created) at the CLOB with its L1 signature. */
 export async function deriveClobCredentialsWith(
-  deps: Pick<Deps, 'env' | 'log' | 'metrics' | 'clock'>,
+  deps: Pick<ClobCredentialsDeps, 'env' | 'log' | 'metrics' | 'clock'>,
   signer: EthersWallet,
 ): Promise<ClobCredentials> {
   const headers = await signClobAuth(signer, Math.floor(deps.clock().getTime() / 1000));
@@ -122,7 +126,7 @@ export async function storeClobCredentials(
  * The signer must be the wallet linked here: credentials are bound to the EOA that derived them.
  */
 export async function deriveClobCredentialsViaProxy(
-  deps: CredsDeps & Pick<Deps, 'log' | 'metrics'>,
+  deps: CredsDeps & Pick<ClobCredentialsDeps, 'log' | 'metrics'>,
   account: WalletAccount,
   input: DeriveViaProxyRequest,
 ) {
@@ -146,7 +150,11 @@ export async function deriveClobCredentialsViaProxy(
 }
 
 /** Drops the credentials of `address` (its wallet was unlinked). */
-export async function forgetClobCredentials(deps: Pick<Deps, 'models'>, userId: string, address: string) {
+export async function forgetClobCredentials(
+  deps: Pick<ClobCredentialsDeps, 'models'>,
+  userId: string,
+  address: string,
+) {
   await deps.models.ClobCredential.deleteOne({ _id: clobCredentialId(userId, address) });
 }
 
@@ -185,7 +193,7 @@ export async function clobCredentialsFor(
  * user has no managed wallet.
  */
 export async function deriveManagedClobCredentials(
-  deps: CredsDeps & Pick<Deps, 'log' | 'metrics' | 'clock'>,
+  deps: CredsDeps & Pick<ClobCredentialsDeps, 'log' | 'metrics' | 'clock'>,
   userId: string,
 ): Promise<ClobCredentials | null> {
   const signer = await managedSigner(deps, userId);

@@ -1,5 +1,5 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
@@ -9,7 +9,10 @@ import type { SignatureType, WalletOwnership, WalletRecord } from './wallet.mode
 import { readWallet, writeWallet } from './wallet-store.js';
 import { walletFieldsOf } from './wallet-view.js';
 
-type WalletDeps = Pick<Deps, 'models' | 'env' | 'clock'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ManagedWalletDeps = Pick<InfraDeps, 'env' | 'log' | 'clock'> & { models: Models };
+
+type WalletDeps = Pick<ManagedWalletDeps, 'models' | 'env' | 'clock'>;
 
 /** The sealed key opens only on the record it was sealed for. */
 const managedKeyContext = (userId: string, address: string) => `managed-wallet:${userId}:${address}`;
@@ -71,7 +74,7 @@ export async function requestManagedWallet(deps: WalletDeps, userId: string) {
  * effort: the claim has happened whatever this does, and `POST /api/sdk/wallet/managed` or the next
  * claim creates the wallet if it fails here.
  */
-export async function ensureWalletOnClaim(deps: WalletDeps & Pick<Deps, 'log'>, userId: string) {
+export async function ensureWalletOnClaim(deps: WalletDeps & Pick<ManagedWalletDeps, 'log'>, userId: string) {
   try {
     const current = await readWallet(deps.models, userId);
     if (current?.address || current?.managed) return;
@@ -86,7 +89,7 @@ export async function ensureWalletOnClaim(deps: WalletDeps & Pick<Deps, 'log'>, 
  * when the user has no managed wallet. Connect it to a provider with `signer.connect(provider)`.
  */
 export async function managedSigner(
-  deps: Pick<Deps, 'models' | 'env'>,
+  deps: Pick<ManagedWalletDeps, 'models' | 'env'>,
   userId: string,
 ): Promise<EthersWallet | null> {
   const wallet = await deps.models.Wallet.findById(userId, { managed: 1 }).lean();

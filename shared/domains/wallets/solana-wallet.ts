@@ -1,5 +1,7 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { SettingsCache } from '../limits/settings-cache.js';
 import { PublicKey } from '@solana/web3.js';
-import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
@@ -9,6 +11,12 @@ import { verifyEd25519 } from '../../util/ed25519.js';
 import { issueChallenge } from './wallet-challenge.js';
 import { takeChallenge } from './wallet-link.js';
 import { solanaProofId } from './solana-wallet-proof.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type SolanaWalletDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
+  models: Models;
+  caches: SettingsCache;
+};
 
 /**
  * The Solana wallet an account trades Kalshi from. `PATCH /api/sdk/user/settings
@@ -45,7 +53,7 @@ export function solanaWalletAddress(address: string): string {
 }
 
 /** `GET /api/sdk/wallet/solana/challenge`: the text the wallet signs, bound to this service, the address and a nonce. */
-export async function solanaWalletChallenge(deps: Deps, owner: SettingsOwner, raw: string) {
+export async function solanaWalletChallenge(deps: SolanaWalletDeps, owner: SettingsOwner, raw: string) {
   const address = solanaWalletAddress(raw);
   const base = publicBaseUrl(deps.env);
   return issueChallenge(deps, owner.key, address, (nonce, issuedAt, expiresAt) =>
@@ -76,7 +84,7 @@ function signatureBytes(text: string): Uint8Array | null {
  * account's, and registered as its Solana wallet (read back as solana_wallet_address).
  */
 export async function verifySolanaWallet(
-  deps: Deps,
+  deps: SolanaWalletDeps,
   owner: SettingsOwner,
   actor: SettingsActor,
   input: { address: string; signature: string; nonce: string },
@@ -108,7 +116,7 @@ export async function verifySolanaWallet(
 
 /** The owner's registered Solana wallet and whether its ownership was proven. */
 export async function solanaWalletOf(
-  deps: Deps,
+  deps: SolanaWalletDeps,
   owner: SettingsOwner,
 ): Promise<{ address: string; proven: boolean } | null> {
   const settings = await currentSettings(deps, owner);

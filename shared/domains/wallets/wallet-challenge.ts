@@ -1,7 +1,10 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { unavailable } from '../../infra/errors.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type WalletChallengeDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'>;
 
 /** How long a challenge may be answered (client-contract §8.1). */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -18,9 +21,9 @@ export interface WalletChallenge {
   expiresAt: string;
 }
 
-const challengeKey = (deps: Pick<Deps, 'env'>, nonce: string) =>
+const challengeKey = (deps: Pick<WalletChallengeDeps, 'env'>, nonce: string) =>
   `${deps.env.QUEUE_PREFIX}:wallet-challenge:${nonce}`;
-const usedKey = (deps: Pick<Deps, 'env'>, nonce: string) =>
+const usedKey = (deps: Pick<WalletChallengeDeps, 'env'>, nonce: string) =>
   `${deps.env.QUEUE_PREFIX}:wallet-challenge-used:${nonce}`;
 
 /**
@@ -51,7 +54,7 @@ export type ChallengeText = (nonce: string, issuedAt: Date, expiresAt: Date) => 
  * words it for another chain (default: the Polygon sign-in message).
  */
 export async function issueChallenge(
-  deps: Pick<Deps, 'env' | 'redis' | 'clock'>,
+  deps: Pick<WalletChallengeDeps, 'env' | 'redis' | 'clock'>,
   accountKey: string,
   address: string,
   text: ChallengeText = (nonce, issuedAt, expiresAt) =>
@@ -90,7 +93,7 @@ export type ConsumedChallenge =
  * time is the caller's check against `expiresAt`.
  */
 export async function consumeChallenge(
-  deps: Pick<Deps, 'env' | 'redis'>,
+  deps: Pick<WalletChallengeDeps, 'env' | 'redis'>,
   nonce: string,
 ): Promise<ConsumedChallenge> {
   try {

@@ -1,5 +1,6 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { getAddress, verifyMessage } from 'ethers';
-import type { Deps } from '../../composition/deps.js';
 import { AppError, invalidField } from '../../infra/errors.js';
 import { hasClobCredentials, forgetClobCredentials } from './clob-credentials.js';
 import { walletUserOf, type WalletAccount } from './wallet-account.js';
@@ -9,7 +10,10 @@ import type { WalletLinkRequest } from './wallet.schemas.js';
 import { readWallet, writeWallet } from './wallet-store.js';
 import { walletFieldsOf } from './wallet-view.js';
 
-type LinkDeps = Pick<Deps, 'models' | 'env' | 'redis' | 'clock'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type WalletLinkDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & { models: Models };
+
+type LinkDeps = Pick<WalletLinkDeps, 'models' | 'env' | 'redis' | 'clock'>;
 
 const SIGNATURE_TYPE_NAMES = ['EOA', 'Polymarket proxy wallet', 'Gnosis Safe', 'deposit wallet'] as const;
 

@@ -1,7 +1,10 @@
-import type { Deps } from '../../composition/deps.js';
+import type { Models } from '../models.js';
 import type { SettingsOwner } from '../limits/settings-owner.js';
 import type { WalletRecord } from './wallet.model.js';
 import { readWallet } from './wallet-store.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type WalletViewDeps = { models: Models };
 
 /**
  * The wallet fields clients read from settings and agents/me (client-contract §3.2, §3.3, §8.1).
@@ -32,7 +35,7 @@ export type WalletFields = ReturnType<typeof walletFieldsOf>;
 
 /** The owner's wallet fields; an unclaimed agent has no wallet (see wallet-account.ts). */
 export async function walletFields(
-  deps: Pick<Deps, 'models'>,
+  deps: Pick<WalletViewDeps, 'models'>,
   owner: Pick<SettingsOwner, 'kind' | 'id'>,
 ): Promise<WalletFields> {
   return walletFieldsOf(owner.kind === 'user' ? await readWallet(deps.models, owner.id) : null);

@@ -1,12 +1,16 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { Deps } from '../../composition/deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { JobData } from '../../infra/queue/jobs.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import { MAX_CONSECUTIVE_FAILURES, webhookSecretContext } from './webhook.model.js';
 import { parseWebhookUrl, pinnedLookup, UnsafeWebhookUrl, urlGuardOf, type UrlGuard } from './url-guard.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type DeliverWebhookDeps = Pick<InfraDeps, 'env' | 'clock'> & { models: Models };
 
 /** Bytes of a receiver's answer read at most; the rest is dropped with the connection. */
 export const RESPONSE_CAP_BYTES = 64 * 1024;
@@ -78,7 +82,7 @@ export type DeliveryResult =
   | { delivered: false; disabled: true; error: string };
 
 /** The headers of every delivery of an event but the signature. */
-const eventHeaders = (deps: Deps, d: JobData<'deliver-webhook'>): Record<string, string> => ({
+const eventHeaders = (deps: DeliverWebhookDeps, d: JobData<'deliver-webhook'>): Record<string, string> => ({
   'content-type': 'application/json',
   'user-agent': 'agent-trading-webhooks/1',
   'x-simmer-event': d.type,
@@ -91,7 +95,7 @@ const eventHeaders = (deps: Deps, d: JobData<'deliver-webhook'>): Record<string,
  * `failure` for the owner, `detail` for the job's error (operators).
  */
 async function attempt(
-  deps: Deps,
+  deps: DeliverWebhookDeps,
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
@@ -131,7 +135,10 @@ const deliveryFailed = (target: string, eventId: string, failure: string) =>
  * A price alert's event to the alert's own `webhook_url`: unsigned (the alert has no secret),
  * retried with backoff like any delivery, dropped when the alert is deleted or the guard refuses the URL.
  */
-async function deliverToAlert(deps: Deps, d: JobData<'deliver-webhook'>): Promise<DeliveryResult> {
+async function deliverToAlert(
+  deps: DeliverWebhookDeps,
+  d: JobData<'deliver-webhook'>,
+): Promise<DeliveryResult> {
   const alert = await deps.models.PriceAlert.findById(d.alertId, { webhookUrl: 1 }).lean();
   if (!alert?.webhookUrl) return { delivered: false, skipped: 'deleted' };
   const result = await attempt(deps, alert.webhookUrl, deliveryBody(d), eventHeaders(deps, d));
@@ -148,7 +155,10 @@ async function deliverToAlert(deps: Deps, d: JobData<'deliver-webhook'>): Promis
  * the failure that reaches MAX_CONSECUTIVE_FAILURES deactivates the webhook and ends the retries.
  * At least once: a worker dying after the receiver answered sends the same event (same `id`) again.
  */
-export async function deliverWebhook(deps: Deps, d: JobData<'deliver-webhook'>): Promise<DeliveryResult> {
+export async function deliverWebhook(
+  deps: DeliverWebhookDeps,
+  d: JobData<'deliver-webhook'>,
+): Promise<DeliveryResult> {
   if (d.alertId) return deliverToAlert(deps, d);
   const { Webhook } = deps.models;
   const hook = await Webhook.findById(d.webhookId).lean();

@@ -1,11 +1,15 @@
-import type { Deps } from '../../composition/deps.js';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { emitWebhookEvent } from './webhooks.js';
 
-type EmitDeps = Pick<Deps, 'models' | 'queues' | 'env' | 'clock'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type EventsDeps = Pick<InfraDeps, 'env' | 'queues' | 'clock'> & { models: Models };
+
+type EmitDeps = Pick<EventsDeps, 'models' | 'queues' | 'env' | 'clock'>;
 
 /** A trade whose fill is recorded (status `filled`, read back from the database): only a durable fill is announced. */
-export const filledTrade = async (deps: Pick<Deps, 'models'>, tradeId: string) => {
+export const filledTrade = async (deps: Pick<EventsDeps, 'models'>, tradeId: string) => {
   const t = await deps.models.Trade.findOne({ _id: tradeId, status: 'filled' }).lean();
   return t?.fill ? t : null;
 };

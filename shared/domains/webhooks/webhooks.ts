@@ -1,5 +1,7 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { ResolveHost } from './url-guard.js';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../composition/deps.js';
 import { AppError, invalidField, notFound } from '../../infra/errors.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -10,6 +12,12 @@ import {
   type WebhookEvent,
   type WebhookRecord,
 } from './webhook.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type WebhooksDeps = Pick<InfraDeps, 'env' | 'queues' | 'clock'> & {
+  models: Models;
+  resolveHost?: ResolveHost;
+};
 
 /** Webhooks one agent may hold (active or not). */
 export const MAX_WEBHOOKS_PER_AGENT = 10;
@@ -37,7 +45,7 @@ export const webhookView = (w: WebhookRecord) => ({
 
 /** The URL checked by the SSRF guard, every address its host resolves to included (`field` names it in a refusal). */
 export async function checkedUrl(
-  deps: Pick<Deps, 'env' | 'resolveHost'>,
+  deps: Pick<WebhooksDeps, 'env' | 'resolveHost'>,
   raw: string,
   field = 'url',
 ): Promise<string> {
@@ -52,7 +60,7 @@ export async function checkedUrl(
   }
 }
 
-export async function registerWebhook(deps: Deps, agent: AgentRecord, reg: WebhookRegistration) {
+export async function registerWebhook(deps: WebhooksDeps, agent: AgentRecord, reg: WebhookRegistration) {
   const { Webhook } = deps.models;
   const url = await checkedUrl(deps, reg.url);
   if ((await Webhook.countDocuments({ agentId: agent._id })) >= MAX_WEBHOOKS_PER_AGENT)
@@ -70,12 +78,12 @@ export async function registerWebhook(deps: Deps, agent: AgentRecord, reg: Webho
   return webhookView(created.toObject() as WebhookRecord);
 }
 
-export async function listWebhooks(deps: Deps, agent: AgentRecord) {
+export async function listWebhooks(deps: WebhooksDeps, agent: AgentRecord) {
   const hooks = await deps.models.Webhook.find({ agentId: agent._id }).sort({ createdAt: 1 }).lean();
   return { webhooks: hooks.map((h) => webhookView(h as WebhookRecord)), count: hooks.length };
 }
 
-export async function deleteWebhook(deps: Deps, agent: AgentRecord, id: string) {
+export async function deleteWebhook(deps: WebhooksDeps, agent: AgentRecord, id: string) {
   const deleted = await deps.models.Webhook.deleteOne({ _id: id, agentId: agent._id });
   if (!deleted.deletedCount)
     throw notFound('Webhook', 'List your webhooks (GET /api/sdk/webhooks) and use one of their ids.');
@@ -88,7 +96,7 @@ export async function deleteWebhook(deps: Deps, agent: AgentRecord, id: string) 
  * event again (a retried trade job, a second settlement run) delivers nothing new.
  */
 export async function emitWebhookEvent(
-  deps: Pick<Deps, 'models' | 'queues' | 'env' | 'clock'>,
+  deps: Pick<WebhooksDeps, 'models' | 'queues' | 'env' | 'clock'>,
   agentIds: string[],
   event: { type: WebhookEvent | typeof TEST_EVENT; id: string; data: Record<string, unknown> },
 ): Promise<{ queued: number; webhook_ids: string[] }> {
@@ -115,7 +123,7 @@ export async function emitWebhookEvent(
   return { queued: hooks.length, webhook_ids: hooks.map((h) => h._id) };
 }
 
-export async function testWebhooks(deps: Deps, agent: AgentRecord) {
+export async function testWebhooks(deps: WebhooksDeps, agent: AgentRecord) {
   const eventId = `${TEST_EVENT}.${randomUUID()}`;
   const sent = await emitWebhookEvent(deps, [agent._id], {
     type: TEST_EVENT,

@@ -1,7 +1,10 @@
+import type { InfraDeps } from '../../../infra/infra-deps.js';
 import { z } from 'zod';
-import type { Deps } from '../../../composition/deps.js';
 import { VenueHttpClient, VenueHttpError } from '../../../infra/http/venue-http-client.js';
 import { createVenueMetrics } from '../../../infra/http/venue-metrics.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type DflowTradingDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics'>;
 
 /**
  * The Kalshi trading side (kalshi.md §2–3): DFlow's metadata (ticker → outcome mints), trade API
@@ -184,7 +187,7 @@ export class DflowTrading {
 const byDeps = new WeakMap<object, DflowTrading>();
 
 /** The process's DFlow/Solana clients, made on first use from the configured URLs. */
-export function dflowTrading(deps: Pick<Deps, 'env' | 'metrics' | 'log'>): DflowTrading {
+export function dflowTrading(deps: Pick<DflowTradingDeps, 'env' | 'metrics' | 'log'>): DflowTrading {
   const known = byDeps.get(deps.env);
   if (known) return known;
   const { env } = deps;

@@ -1,5 +1,9 @@
+import type { InfraDeps } from '../../../infra/infra-deps.js';
+import type { Models } from '../../models.js';
+import type { VenueRegistry } from '../venue-registry.js';
+import type { TradingVenues } from '../../trading/venue-trading.js';
+import type { SettingsCache } from '../../limits/settings-cache.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps } from '../../../composition/deps.js';
 import { AppError } from '../../../infra/errors.js';
 import { afterWrite } from '../../../infra/faults.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
@@ -15,6 +19,14 @@ import { closeOpenTrade, finishTrade, queueLateFillEffects } from '../../trading
 import type { TradeRecord } from '../../trading/trade.model.js';
 import { refusedResult, shapeOf } from '../../trading/trade-result.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type ExecuteKalshiOrderDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'metrics' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+  trading: TradingVenues;
+  caches: SettingsCache;
+};
 
 /**
  * A Kalshi trade in the worker (kalshi.md §2.6): the signed transaction recorded by the submit is
@@ -107,7 +119,7 @@ function endRefusal(s: DflowOrderStatus): Refusal {
   return venueRefusal('order_unfilled', 'The order closed without a fill.', NEW_QUOTE, 'price');
 }
 
-async function statusOf(deps: Deps, t: TradeRecord): Promise<DflowOrderStatus | null> {
+async function statusOf(deps: ExecuteKalshiOrderDeps, t: TradeRecord): Promise<DflowOrderStatus | null> {
   const signed = t.venueOrder!.signed as KalshiSigned;
   return dflowTrading(deps).orderStatus(t.venueOrder!.orderId!, signed.lastValidBlockHeight);
 }
@@ -202,7 +214,7 @@ export async function executeKalshiOrder(
  * is looked at again later.
  */
 export async function followKalshiOrder(
-  deps: Deps,
+  deps: ExecuteKalshiOrderDeps,
   tradeId: string,
   poll: number,
 ): Promise<{ status: string }> {

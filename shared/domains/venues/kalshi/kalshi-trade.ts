@@ -1,5 +1,11 @@
+import type { InfraDeps } from '../../../infra/infra-deps.js';
+import type { Models } from '../../models.js';
+import type { VenueRegistry } from '../venue-registry.js';
+import type { TradingVenues } from '../../trading/venue-trading.js';
+import type { MarketCache } from '../../markets/market-cache.js';
+import type { SettingsCache } from '../../limits/settings-cache.js';
+import type { TierCache } from '../../limits/tier-cache.js';
 import { createHash, randomUUID } from 'node:crypto';
-import type { Deps } from '../../../composition/deps.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
 import { checkStanding, guardedTrade, loadGuard } from '../../limits/trade-guard.js';
@@ -29,7 +35,7 @@ import {
   solanaWalletAddress,
   solanaWalletOf,
 } from '../../wallets/solana-wallet.js';
-import type { KalshiQuoteRecord } from './kalshi-quote.model.js';
+import type { KalshiQuoteModel, KalshiQuoteRecord } from './kalshi-quote.model.js';
 import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord, type VenueOrder } from '../../trading/trade.model.js';
@@ -48,6 +54,17 @@ import type {
   SignedSubmitRequest as KalshiSubmitRequest,
   SignerIdentityStatus,
 } from '../../trading/signed-order.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type KalshiTradeDeps = Pick<
+  InfraDeps,
+  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
+> & {
+  models: Models;
+  venues: VenueRegistry;
+  trading: TradingVenues;
+  caches: MarketCache & SettingsCache & TierCache;
+};
 
 /**
  * Kalshi through DFlow on Solana (client-contract §4.3, kalshi.md §2): the service asks DFlow for
@@ -111,7 +128,7 @@ const otherWalletBuy = (holder: string, registered: string) =>
  * A buy into a position held in another wallet is refused (position_in_other_wallet).
  */
 async function signingWallet(
-  deps: Deps,
+  deps: KalshiTradeDeps,
   agentId: string,
   marketId: string,
   action: 'buy' | 'sell',
@@ -207,7 +224,7 @@ function kalshiTicker(
 }
 
 // Read, not cached: whether the market still trades or now redeems (resolved) decides the order.
-const loadMarket = (deps: Deps, id: string) =>
+const loadMarket = (deps: KalshiTradeDeps, id: string) =>
   isServiceMarketId(id) ? deps.models.Market.findById(id).lean() : Promise.resolve(null);
 
 /** USDC base units of a buy (2 decimals) or contract base units of a sell (5 decimals). */
@@ -239,7 +256,7 @@ function orderPrice(
 
 /** DFlow's order for a market side: mints from the metadata, then `/order`; refusals as Refusal. */
 async function dflowOrder(
-  deps: Deps,
+  deps: KalshiTradeDeps,
   ticker: string,
   side: 'yes' | 'no',
   action: 'buy' | 'sell',
@@ -302,7 +319,8 @@ const quoteRefusal = (r: Refusal, extra: Partial<KalshiQuoteResult> = {}): Kalsh
  * DFlow for the order with the wallet as signer and keeps the quote (quote_id) for the submit.
  */
 export async function quoteKalshiTrade(
-  deps: Deps,
+  deps: KalshiTradeDeps,
+  quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiQuoteRequest,
 ): Promise<KalshiQuoteResult> {
@@ -375,7 +393,7 @@ export async function quoteKalshiTrade(
       }),
     );
   const now = deps.clock();
-  const quote = await deps.models.KalshiQuote.create({
+  const quote = await quotes.create({
     _id: randomUUID(),
     agentId: agent._id,
     marketId: market!._id,
@@ -447,7 +465,7 @@ export function kalshiVenueOrder(quote: KalshiQuoteRecord, tx: WireTransaction, 
 
 /** The answer of a trade already recorded for this signed transaction (a replayed submit). */
 async function replay(
-  deps: Deps,
+  deps: KalshiTradeDeps,
   t: TradeRecord,
   shape: TradeShape,
   market: MarketRecord,
@@ -467,16 +485,22 @@ async function replay(
  * account's safeguards admit it, and the `trades` queue relays and follows it.
  */
 export async function submitKalshiTrade(
-  deps: Deps,
+  deps: KalshiTradeDeps,
+  quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiSubmitRequest,
 ): Promise<TradeResult> {
-  const r = await submitOnce(deps, agent, req);
+  const r = await submitOnce(deps, quotes, agent, req);
   // A refusal says what to do instead as `fix` too, as the quote's refusals do.
   return !r.success && r.hint && r.fix === undefined ? { ...r, fix: r.hint } : r;
 }
 
-async function submitOnce(deps: Deps, agent: AgentRecord, req: KalshiSubmitRequest): Promise<TradeResult> {
+async function submitOnce(
+  deps: KalshiTradeDeps,
+  quotes: KalshiQuoteModel,
+  agent: AgentRecord,
+  req: KalshiSubmitRequest,
+): Promise<TradeResult> {
   requireClaimed({ deps, agent });
   const shapeBase: TradeShape = {
     id: null,
@@ -507,7 +531,7 @@ async function submitOnce(deps: Deps, agent: AgentRecord, req: KalshiSubmitReque
   const earlier = await deps.models.Trade.findById(tradeId).lean();
   if (earlier && earlier.agentId === agent._id) return replay(deps, earlier, shapeBase, shown);
 
-  const quote = await deps.models.KalshiQuote.findById(req.quote_id).lean();
+  const quote = await quotes.findById(req.quote_id).lean();
   if (!quote || quote.agentId !== agent._id || quote.expiresAt.getTime() <= deps.clock().getTime())
     return refuse(QUOTE_GONE);
   const shape: TradeShape = { ...shapeBase, amountMicro: quote.amountMicro, sharesMicro: quote.sharesMicro };
@@ -650,7 +674,10 @@ export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> 
 }
 
 /** `GET /api/proof/status?wallet=`: DFlow Proof's word on the wallet (kalshi.md §2.8). */
-export async function kalshiSignerStatus(deps: Deps, wallet: string): Promise<SignerIdentityStatus> {
+export async function kalshiSignerStatus(
+  deps: KalshiTradeDeps,
+  wallet: string,
+): Promise<SignerIdentityStatus> {
   const address = solanaWalletAddress(wallet);
   return {
     wallet: address,

@@ -1,4 +1,5 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
+import type { KalshiQuoteModel } from './kalshi-quote.model.js';
 import { executeKalshiOrder, followKalshiOrder } from './execute-kalshi-order.js';
 import { kalshiSignerStatus, quoteKalshiTrade, submitKalshiTrade, tradeKalshiVenue } from './kalshi-trade.js';
 
@@ -6,9 +7,10 @@ import { kalshiSignerStatus, quoteKalshiTrade, submitKalshiTrade, tradeKalshiVen
  * Real trading on Kalshi through DFlow: the agent's Solana wallet signs a quoted transaction (quote
  * and submit endpoints; `/api/sdk/trade` prices dry runs only). The order is asynchronous: it
  * fills or expires by itself within seconds (the `follow-kalshi-order` job watches it), and cannot
- * be cancelled.
+ * be cancelled. `quotes`: the quotes kept between the quote and the submit (the venue's own model,
+ * which the composition root opens beside the domains').
  */
-export const kalshiVenueTrading: VenueTrading = {
+export const kalshiVenueTrading = (quotes: KalshiQuoteModel): VenueTrading => ({
   venue: 'kalshi',
   capabilities: {
     money: 'real',
@@ -23,7 +25,7 @@ export const kalshiVenueTrading: VenueTrading = {
   submit: tradeKalshiVenue,
   execute: executeKalshiOrder,
   followOrder: followKalshiOrder,
-  quote: quoteKalshiTrade,
-  submitSigned: submitKalshiTrade,
+  quote: (deps, agent, req) => quoteKalshiTrade(deps, quotes, agent, req),
+  submitSigned: (deps, agent, req) => submitKalshiTrade(deps, quotes, agent, req),
   signerStatus: kalshiSignerStatus,
-};
+});

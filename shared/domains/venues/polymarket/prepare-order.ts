@@ -1,10 +1,13 @@
+import type { VenueRegistry } from '../venue-registry.js';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../../composition/deps.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { MarketRecord } from '../../markets/market.model.js';
 import { venueKey } from '../../markets/venue-key.js';
 import { preparedRefusal } from '../../trading/prepare-real-trade.js';
 import type { PreparedTrade, TradeRequest } from '../../trading/trade.schemas.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type PrepareOrderDeps = { venues: VenueRegistry };
 
 /**
  * Polymarket's side of the legacy `execute: true` call: the parameters of a buy of the YES side for
@@ -12,7 +15,7 @@ import type { PreparedTrade, TradeRequest } from '../../trading/trade.schemas.js
  * from Polymarket as a tradeable market).
  */
 export async function preparePolymarketOrder(
-  deps: Deps,
+  deps: PrepareOrderDeps,
   market: MarketRecord,
   req: TradeRequest,
 ): Promise<PreparedTrade | null> {

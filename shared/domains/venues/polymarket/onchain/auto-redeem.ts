@@ -1,9 +1,17 @@
-import type { Deps } from '../../../../composition/deps.js';
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
+import type { VenueRegistry } from '../../venue-registry.js';
 import { backfillHolder } from '../../../positions/backfill-holders.js';
 import { isHolder } from '../../../positions/holder.js';
 import { isRedeemable } from '../../../positions/redeemable.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
 import { redemptionId } from '../../../wallets/redemption.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type AutoRedeemDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+};
 
 /** Markets resolved longer ago than this are left to `POST /api/sdk/redeem` (keeps the scan bounded). */
 export const AUTO_REDEEM_LOOKBACK_DAYS = 30;
@@ -19,7 +27,7 @@ type Enqueued = RedemptionScope & { marketId: string };
  * wallets are the client's to redeem (it signs).
  */
 export async function enqueueAutoRedemptions(
-  deps: Pick<Deps, 'models' | 'queues' | 'clock' | 'env' | 'venues' | 'log'>,
+  deps: Pick<AutoRedeemDeps, 'models' | 'queues' | 'clock' | 'env' | 'venues' | 'log'>,
   slot: string,
 ): Promise<{ enqueued: Enqueued[] }> {
   const since = new Date(deps.clock().getTime() - AUTO_REDEEM_LOOKBACK_DAYS * 86_400_000);

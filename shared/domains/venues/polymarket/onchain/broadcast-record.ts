@@ -1,5 +1,8 @@
-import type { Deps } from '../../../../composition/deps.js';
+import type { Models } from '../../../models.js';
 import { isDuplicateKey } from '../../../refusal.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BroadcastRecordDeps = { models: Models };
 
 export interface SignedTxFields {
   hash: string;
@@ -19,7 +22,7 @@ export interface SignedTxFields {
  * more request. The same bytes recorded twice are one record; two first requests at once can both
  * try the insert, and the loser's retry is an update.
  */
-export async function recordBroadcast(models: Deps['models'], f: SignedTxFields) {
+export async function recordBroadcast(models: BroadcastRecordDeps['models'], f: SignedTxFields) {
   const record = () =>
     models.TxBroadcast.findOneAndUpdate(
       { _id: f.hash },

@@ -1,5 +1,8 @@
+import type { PolygonRpc } from './polygon-rpc.js';
 import { z } from 'zod';
-import type { Deps } from '../../../../composition/deps.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BroadcastRpcDeps = { polygon: PolygonRpc };
 
 /**
  * The relay's two calls over `deps.polygon` (POLYGON_RPC_URL). Sending through the shared client
@@ -18,14 +21,14 @@ export class RpcError extends Error {
   }
 }
 
-async function call(deps: Pick<Deps, 'polygon'>, method: string, params: unknown[]) {
+async function call(deps: Pick<BroadcastRpcDeps, 'polygon'>, method: string, params: unknown[]) {
   const answer = await deps.polygon.send(method, params);
   if ('error' in answer) throw new RpcError(answer.error.code, answer.error.message);
   return answer.result;
 }
 
 /** Sends the signed bytes; resolves with the node's hash, throws RpcError with the node's text. */
-export async function sendRawTransaction(deps: Pick<Deps, 'polygon'>, raw: string) {
+export async function sendRawTransaction(deps: Pick<BroadcastRpcDeps, 'polygon'>, raw: string) {
   return z.string().parse(await call(deps, 'eth_sendRawTransaction', [raw]));
 }
 
@@ -35,6 +38,6 @@ const ReceiptSchema = z
   .transform((r) => r && { status: Number(BigInt(r.status)), blockNumber: Number(BigInt(r.blockNumber)) });
 
 /** The receipt's status (1 success, 0 reverted) and block, or null while pending or unknown. */
-export async function transactionReceipt(deps: Pick<Deps, 'polygon'>, hash: string) {
+export async function transactionReceipt(deps: Pick<BroadcastRpcDeps, 'polygon'>, hash: string) {
   return ReceiptSchema.parse((await call(deps, 'eth_getTransactionReceipt', [hash])) ?? null);
 }

@@ -1,5 +1,6 @@
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
 import type { z } from 'zod';
-import type { Deps } from '../../../../composition/deps.js';
 import { AppError } from '../../../../infra/errors.js';
 import type { WalletAccount } from '../../../wallets/wallet-account.js';
 import { walletOf } from '../../../wallets/managed-wallet.js';
@@ -8,6 +9,9 @@ import type { BroadcastResponseSchema } from '../../../wallets/broadcast.schemas
 import type { RelayRefusalCode } from './relay-refusal.js';
 import { checkRelayableTransaction } from './tx-allowlist.js';
 import { recordBroadcast } from './broadcast-record.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BroadcastTxDeps = Pick<InfraDeps, 'log' | 'queues'> & { models: Models };
 
 /**
  * How long the request waits for the worker's send. Sending is one RPC call; past this the answer
@@ -21,7 +25,7 @@ type BroadcastAnswer = z.output<typeof BroadcastResponseSchema>;
 const statusOf = (code: RelayRefusalCode) => (code === 'sender_mismatch' ? 403 : 400);
 
 /** The linked external wallet of the caller's human: the only sender the relay accepts from them. */
-async function senderOf(deps: Pick<Deps, 'models'>, account: WalletAccount): Promise<string> {
+async function senderOf(deps: Pick<BroadcastTxDeps, 'models'>, account: WalletAccount): Promise<string> {
   if (account.owner.kind !== 'user')
     throw new AppError(
       403,
@@ -49,7 +53,7 @@ async function senderOf(deps: Pick<Deps, 'models'>, account: WalletAccount): Pro
  * more (harmless) send.
  */
 export async function broadcastTx(
-  deps: Pick<Deps, 'models' | 'queues' | 'log'>,
+  deps: Pick<BroadcastTxDeps, 'models' | 'queues' | 'log'>,
   account: WalletAccount,
   agentId: string | null,
   signedTx: string,
@@ -92,7 +96,11 @@ export async function broadcastTx(
 }
 
 /** `GET /api/sdk/wallet/broadcasts`: the caller's human's relayed transactions, newest first. */
-export async function listBroadcasts(deps: Pick<Deps, 'models'>, account: WalletAccount, limit: number) {
+export async function listBroadcasts(
+  deps: Pick<BroadcastTxDeps, 'models'>,
+  account: WalletAccount,
+  limit: number,
+) {
   if (account.owner.kind !== 'user') return { broadcasts: [] };
   const rows = await deps.models.TxBroadcast.find({ userId: account.owner.id })
     .sort({ createdAt: -1 })

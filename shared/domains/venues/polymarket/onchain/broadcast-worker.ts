@@ -1,9 +1,17 @@
-import type { Deps } from '../../../../composition/deps.js';
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
+import type { PolygonRpc } from './polygon-rpc.js';
 import { RpcError, sendRawTransaction, transactionReceipt } from './broadcast-rpc.js';
 import type { BroadcastStatus } from '../../../wallets/broadcast.model.js';
 import { finishRedemption } from './settle-redemption.js';
 
-type WorkerDeps = Pick<Deps, 'polygon' | 'models' | 'queues' | 'clock'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BroadcastWorkerDeps = Pick<InfraDeps, 'queues' | 'clock'> & {
+  models: Models;
+  polygon: PolygonRpc;
+};
+
+type WorkerDeps = Pick<BroadcastWorkerDeps, 'polygon' | 'models' | 'queues' | 'clock'>;
 
 /**
  * The node's answers that mean "this transaction reached the chain before": the same bytes are in

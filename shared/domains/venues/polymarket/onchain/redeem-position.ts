@@ -1,7 +1,9 @@
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
+import type { PolygonRpc } from './polygon-rpc.js';
 import { randomUUID } from 'node:crypto';
 import { venueRefOn } from '../../../markets/venue-ref.js';
 import { keccak256, type Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../../../composition/deps.js';
 import { AppError } from '../../../../infra/errors.js';
 import { afterWrite } from '../../../../infra/faults.js';
 import { fromMicro } from '../../../money.js';
@@ -23,7 +25,16 @@ import {
 import { finishRedemption } from './settle-redemption.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';
 
-type RedeemDeps = Pick<Deps, 'models' | 'polygon' | 'queues' | 'clock' | 'env' | 'redis' | 'log'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RedeemPositionDeps = Pick<InfraDeps, 'env' | 'log' | 'redis' | 'queues' | 'clock'> & {
+  models: Models;
+  polygon: PolygonRpc;
+};
+
+type RedeemDeps = Pick<
+  RedeemPositionDeps,
+  'models' | 'polygon' | 'queues' | 'clock' | 'env' | 'redis' | 'log'
+>;
 
 /** What a managed redemption came to (the job's result, read by `POST /api/sdk/redeem`). */
 export interface RedeemOutcome {

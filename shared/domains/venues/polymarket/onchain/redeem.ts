@@ -1,5 +1,8 @@
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
+import type { VenueRegistry } from '../../venue-registry.js';
+import type { PolygonRpc } from './polygon-rpc.js';
 import type { z } from 'zod';
-import type { Deps } from '../../../../composition/deps.js';
 import { AppError } from '../../../../infra/errors.js';
 import { isDuplicateKey } from '../../../refusal.js';
 import type { MarketRecord } from '../../../markets/market.model.js';
@@ -25,7 +28,13 @@ import {
 import { isRedeemable, winningSharesMicro } from '../../../positions/redeemable.js';
 import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
 
-type RedeemDeps = Pick<Deps, 'models' | 'queues' | 'polygon' | 'clock' | 'env' | 'venues' | 'log'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RedeemDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+  polygon: PolygonRpc;
+};
+
 type RedeemAnswer = z.input<typeof RedeemResponseSchema>;
 
 /** How long `POST /api/sdk/redeem` waits for a managed redemption to be signed, sent and mined. */
@@ -36,7 +45,7 @@ export const REDEEM_WAIT_MS = 15_000;
  * own agent wallet, or its human's). Real positions belong to claimed agents only.
  */
 async function scopeOf(
-  deps: Pick<Deps, 'models' | 'venues' | 'log'>,
+  deps: Pick<RedeemDeps, 'models' | 'venues' | 'log'>,
   account: WalletAccount,
   agentId: string,
   marketId: string,
@@ -54,7 +63,7 @@ async function scopeOf(
 
 type PolymarketMarket = MarketRecord & { venueRef: VenueRefOn<'polymarket'> };
 
-async function resolvedMarket(deps: Pick<Deps, 'models'>, marketId: string) {
+async function resolvedMarket(deps: Pick<RedeemDeps, 'models'>, marketId: string) {
   const market = await deps.models.Market.findById(marketId).lean();
   if (!market)
     throw new AppError(
@@ -84,7 +93,7 @@ const notResolved = (m: MarketRecord) =>
   );
 
 async function walletFor(
-  deps: Pick<Deps, 'models' | 'env'>,
+  deps: Pick<RedeemDeps, 'models' | 'env'>,
   scope: RedemptionScope,
 ): Promise<RedeemingWallet> {
   const wallet = await redeemingWallet(deps, scope);

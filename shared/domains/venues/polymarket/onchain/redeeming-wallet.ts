@@ -1,5 +1,5 @@
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Wallet as EthersWallet } from 'ethers';
-import type { Deps } from '../../../../composition/deps.js';
 import { AppError } from '../../../../infra/errors.js';
 import type { Models } from '../../../models.js';
 import { backfillHolder, type HolderDeps } from '../../../positions/backfill-holders.js';
@@ -8,6 +8,9 @@ import { positionId, type PositionRecord } from '../../../positions/position.mod
 import { agentWalletSigner } from '../../../wallets/agent-wallets.js';
 import { managedSigner, walletOf } from '../../../wallets/managed-wallet.js';
 import type { WalletOwnership } from '../../../wallets/wallet.model.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type RedeemingWalletDeps = Pick<InfraDeps, 'env'> & { models: Models };
 
 /**
  * Whose wallet a redemption redeems from: an agent's own wallet (Elite agent wallets, `agentId`
@@ -71,7 +74,7 @@ export async function scopeOfAgent(
 
 /** The wallet a scope redeems from, or null when there is none (no wallet linked or created). */
 export async function redeemingWallet(
-  deps: Pick<Deps, 'models' | 'env'>,
+  deps: Pick<RedeemingWalletDeps, 'models' | 'env'>,
   scope: RedemptionScope,
 ): Promise<RedeemingWallet | null> {
   const { agentId } = scope;

@@ -1,4 +1,5 @@
-import type { Deps } from '../../../../composition/deps.js';
+import type { InfraDeps } from '../../../../infra/infra-deps.js';
+import type { Models } from '../../../models.js';
 import { appendLedgerEntry } from '../../../ledger/ledger.js';
 import { winningSharesMicro } from '../../../positions/redeemable.js';
 import { accept } from '../../../refusal.js';
@@ -6,11 +7,14 @@ import { afterWrite } from '../../../../infra/faults.js';
 import type { RedemptionRecord } from '../../../wallets/redemption.model.js';
 import { scopePositions, type RedemptionScope } from './redeeming-wallet.js';
 
-type SettleDeps = Pick<Deps, 'models' | 'clock'>;
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type SettleRedemptionDeps = Pick<InfraDeps, 'clock'> & { models: Models };
+
+type SettleDeps = Pick<SettleRedemptionDeps, 'models' | 'clock'>;
 
 /** The positions of the scope's wallet in the market that are not settled yet. */
 export async function unsettledPositions(
-  deps: Pick<Deps, 'models'>,
+  deps: Pick<SettleRedemptionDeps, 'models'>,
   scope: RedemptionScope,
   marketId: string,
 ) {
