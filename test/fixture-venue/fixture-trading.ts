@@ -4,7 +4,12 @@ import { venueKey } from '../../shared/domains/markets/venue-key.js';
 import { checkStanding, guardedTrade, loadGuard } from '../../shared/domains/limits/trade-guard.js';
 import { positionId } from '../../shared/domains/positions/position.model.js';
 import { refusalOf, type Refusal } from '../../shared/domains/refusal.js';
-import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
+import type {
+  OrderState,
+  TradeExecutionContext,
+  VenueTrade,
+  VenueTrading,
+} from '../../shared/domains/trading/venue-trading.js';
 import { requireClaimed } from '../../shared/domains/trading/real-venue-trade.js';
 import { recordAndRun } from '../../shared/domains/trading/record-and-run.js';
 import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
@@ -17,9 +22,7 @@ import {
   venueOrderResult,
 } from '../../shared/domains/trading/trade-result.js';
 import type { TradeResult } from '../../shared/domains/trading/trade.schemas.js';
-import type { VenueTrade } from '../../shared/domains/trading/venue-trade.js';
 import { orderAnswer, orderFill, recordOrderState } from '../../shared/domains/trading/venue-order-state.js';
-import type { OrderState, VenueTrading } from '../../shared/domains/trading/venue-trading.js';
 import { isServiceMarketId } from '../../shared/domains/venues/external-ids.js';
 import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 import type { ExchangeOrder, FakeExchange } from './fake-exchange.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseStalledError } from '../../shared/infra/database-unavailable.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
+import type { TradeExecutionContext } from '../../shared/domains/trading/venue-trading.js';
 import { TradeBatcher } from '../../shared/domains/trading/trade-batcher.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, recordPendingBuy } from '../support/factories.js';

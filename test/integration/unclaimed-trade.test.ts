@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
-import type { TradeExecutionContext } from '../../shared/domains/trading/execution-context.js';
+import type { TradeExecutionContext } from '../../shared/domains/trading/venue-trading.js';
 import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeResult } from '../../shared/domains/trading/trade.schemas.js';
 import { testContext } from '../support/context.js';

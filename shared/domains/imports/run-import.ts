@@ -5,9 +5,13 @@ import { AppError } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueUnavailable } from '../venues/venue-unavailable.js';
 import type { MarketRecord } from '../markets/market.model.js';
-import type { VenueMarket } from '../venues/venue-adapter.js';
+import {
+  type ImportTargets,
+  isNotFound,
+  type VenueImporting,
+  type VenueMarket,
+} from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
-import { isNotFound, type ImportTargets, type VenueImporting } from '../venues/venue-importing.js';
 import { venueIdField, type VenueIdField } from '../venues/venue-ref-fields.js';
 import { importedMarketId, insertImportedMarket } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';

@@ -1,12 +1,11 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from './venue-trading.js';
+import type { TradeExecutionContext, TradingVenues } from './venue-trading.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { currentSettings } from '../limits/trading-settings.js';
 import { isPaused } from '../limits/trading-settings.model.js';
-import type { TradeExecutionContext } from './execution-context.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ContextDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'metrics' | 'clock'> & {

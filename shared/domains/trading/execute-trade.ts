@@ -3,7 +3,7 @@ import { TRADING_PAUSED } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { positionId } from '../positions/position.model.js';
 import type { Refusal } from '../refusal.js';
-import type { TradeExecutionContext } from './execution-context.js';
+import type { TradeExecutionContext } from './venue-trading.js';
 import { claimTrade, finishTrade, type TradeOutcome } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import { NO_MARKET, refusedResult, shapeOf } from './trade-result.js';

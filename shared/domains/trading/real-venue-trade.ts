@@ -1,6 +1,6 @@
 import { tradeContext } from './context.js';
 import { AppError } from '../../infra/errors.js';
-import type { VenueTrade } from './venue-trade.js';
+import type { VenueTrade } from './venue-trading.js';
 
 /** Real trading belongs to claimed agents: the others get a 403 with the page where their human claims them. */
 export function requireClaimed({ deps, agent }: Pick<VenueTrade, 'deps' | 'agent'>): void {

@@ -1,8 +1,7 @@
-import type { TradeExecutionContext } from './execution-context.js';
+import type { TradeAnswer, TradeExecutionContext } from './venue-trading.js';
 import { executeTrade } from './execute-trade.js';
 import { claimTrades } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
-import type { TradeAnswer } from './venue-trading.js';
 
 export type BatchAnswer = TradeAnswer;
 

@@ -1,5 +1,5 @@
 import { withinDatabaseDeadline } from '../../infra/database-unavailable.js';
-import type { TradeExecutionContext } from './execution-context.js';
+import type { TradeExecutionContext } from './venue-trading.js';
 import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
 import type { TradeResult } from './trade.schemas.js';
 

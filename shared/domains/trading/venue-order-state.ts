@@ -3,12 +3,11 @@ import type { MarketRecord } from '../markets/market.model.js';
 import { heldElsewhere, holderOfTrade } from '../positions/holder.js';
 import { positionId } from '../positions/position.model.js';
 import { accept } from '../refusal.js';
-import type { TradeExecutionContext } from './execution-context.js';
+import type { OrderState, TradeExecutionContext } from './venue-trading.js';
 import type { TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
-import type { OrderState } from './venue-trading.js';
 
 /**
  * An order on an external venue after it was placed, the same on every venue: what it has matched

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from './venue-trading.js';
+import type { OrderState, TradeExecutionContext, TradingVenues } from './venue-trading.js';
 import type { MarketCache } from '../markets/market-cache.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
 import type { TierCache } from '../limits/tier-cache.js';
@@ -11,9 +11,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
-import type { TradeExecutionContext } from './execution-context.js';
 import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
-import type { OrderState } from './venue-trading.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 

@@ -1,3 +1,5 @@
+import type { Logger } from '../../infra/logger.js';
+import type { Holdings, TradeShape } from './trade-result.js';
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
@@ -8,20 +10,21 @@ import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
-import type { TradeExecutionContext } from './execution-context.js';
 import type {
   SignedQuoteRequest,
   SignedQuoteResult,
   SignedSubmitRequest,
   SignerIdentityStatus,
 } from './signed-order.schemas.js';
-import type { TradeRecord } from './trade.model.js';
+import type { Admission, TradeRecord } from './trade.model.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
-import type { VenueTrade } from './venue-trade.js';
 
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
+/**
+ * What the trading seam hands a venue of the process, at submit and in its quote, signed-submit,
+ * signer and follow-up calls (the composition root's Deps has all of it).
+ */
 export type VenueTradingDeps = Pick<
   InfraDeps,
   'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
@@ -174,4 +177,44 @@ export class TradingVenues {
   all(): VenueTrading[] {
     return [...this.byId.values()];
   }
+}
+
+/** What a venue's execution in the worker reaches of the process, beyond its context's own fields. */
+export type ExecutionContextDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'metrics' | 'clock'> & {
+  models: Models;
+  venues: VenueRegistry;
+  trading: TradingVenues;
+  caches: SettingsCache;
+};
+
+/** What a worker needs to execute trades, built once per process (context.ts). */
+export interface TradeExecutionContext {
+  /** For real-venue orders: the venues, the owners' wallets and credentials. */
+  deps: ExecutionContextDeps;
+  models: Models;
+  /** Where each trade goes by its venue: execution, order states and cancels. */
+  venues: TradingVenues;
+  log: Logger;
+  now: () => Date;
+  baseUrl: string;
+  claimUrlFor: (code: string) => string;
+  /** Whether the owner's kill switch is on now (the worker's second look, see executeTrade). */
+  ownerPaused: (ownerKey: string) => Promise<boolean>;
+}
+
+/** A validated trade request on its way to a venue. */
+export interface VenueTrade {
+  deps: VenueTradingDeps;
+  agent: AgentRecord;
+  req: TradeRequest;
+  /** With the venue normalised and every warning so far. */
+  shape: TradeShape;
+  /** The agent's balance as the request found it; shares are read where the venue needs them. */
+  holdings: Holdings;
+  /**
+   * The buy's safeguards already passed and counted by the caller (an atomic batch admits all its
+   * legs before any runs: batch-trades.ts); the trade then carries this admission instead of
+   * taking another. Absent: the trade is admitted on its own.
+   */
+  admitted?: Admission | null;
 }

@@ -1,5 +1,4 @@
-import type { VenueAdapter } from './venue-adapter.js';
-import type { VenueImporting } from './venue-importing.js';
+import type { VenueAdapter, VenueImporting } from './venue-adapter.js';
 
 /**
  * How markets are imported from a venue that says nothing of its own about importing (a venue

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../../infra/infra-deps.js';
 import type { Models } from '../../models.js';
 import type { VenueRegistry } from '../venue-registry.js';
-import type { TradingVenues } from '../../trading/venue-trading.js';
+import type { OrderState, TradeExecutionContext, TradingVenues } from '../../trading/venue-trading.js';
 import type { SettingsCache } from '../../limits/settings-cache.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../infra/errors.js';
@@ -11,9 +11,7 @@ import type { MarketRecord } from '../../markets/market.model.js';
 import { refusalOf, type Refusal } from '../../refusal.js';
 import { dflowTrading, SolanaRpcError, type DflowOrderStatus } from '../dflow/dflow-trading.js';
 import { tradeContext } from '../../trading/context.js';
-import type { TradeExecutionContext } from '../../trading/execution-context.js';
 import { orderAnswer, orderFill, recordOrderState } from '../../trading/venue-order-state.js';
-import type { OrderState } from '../../trading/venue-trading.js';
 import { NO_USDC_ACCOUNT, QUOTE_GONE, type KalshiSigned } from './kalshi-trade.js';
 import { closeOpenTrade, finishTrade, queueLateFillEffects } from '../../trading/trade-lifecycle.js';
 import type { TradeRecord } from '../../trading/trade.model.js';

@@ -1,5 +1,4 @@
-import type { VenueAdapter, VenueMarket } from '../venue-adapter.js';
-import type { ImportTargets, VenueImporting } from '../venue-importing.js';
+import type { ImportTargets, VenueAdapter, VenueImporting, VenueMarket } from '../venue-adapter.js';
 
 const FIX =
   'Send a Kalshi ticker (e.g. KXHIGHNY-26FEB19-B43.5, any case) or the URL of the market page on kalshi.com, or list importable markets with GET /api/sdk/markets/importable?venue=kalshi.';

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../../infra/infra-deps.js';
 import type { Models } from '../../models.js';
 import type { VenueRegistry } from '../venue-registry.js';
-import type { TradingVenues } from '../../trading/venue-trading.js';
+import type { TradingVenues, VenueTrade } from '../../trading/venue-trading.js';
 import type { MarketCache } from '../../markets/market-cache.js';
 import type { SettingsCache } from '../../limits/settings-cache.js';
 import type { TierCache } from '../../limits/tier-cache.js';
@@ -47,7 +47,6 @@ import {
   type TradeShape,
 } from '../../trading/trade-result.js';
 import type { TradeRequest, TradeResult } from '../../trading/trade.schemas.js';
-import type { VenueTrade } from '../../trading/venue-trade.js';
 import type {
   SignedQuoteRequest as KalshiQuoteRequest,
   SignedQuoteResult as KalshiQuoteResult,

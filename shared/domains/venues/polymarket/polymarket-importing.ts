@@ -1,5 +1,4 @@
-import type { VenueAdapter } from '../venue-adapter.js';
-import type { ImportRequestTarget, ImportTargets, VenueImporting } from '../venue-importing.js';
+import type { ImportRequestTarget, ImportTargets, VenueAdapter, VenueImporting } from '../venue-adapter.js';
 
 /**
  * Imports from Polymarket by page slug: an event's markets (up to 10, or the ones asked for) or one

@@ -17,7 +17,7 @@ import { recordAndRun } from '../../trading/record-and-run.js';
 import { MARKET_NOT_FOUND, NO_MARKET, refusedResult, venueOrderResult } from '../../trading/trade-result.js';
 import type { VenueOrder } from '../../trading/trade.model.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
-import type { VenueTrade } from '../../trading/venue-trade.js';
+import type { VenueTrade } from '../../trading/venue-trading.js';
 
 const refusal = refusalOf;
 

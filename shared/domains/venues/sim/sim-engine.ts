@@ -8,13 +8,12 @@ import type { MarketRecord } from '../../markets/market.model.js';
 import type { Models } from '../../models.js';
 import { positionId, type PositionRecord } from '../../positions/position.model.js';
 import { isDuplicateKey } from '../../refusal.js';
-import type { TradeExecutionContext } from '../../trading/execution-context.js';
+import type { TradeAnswer, TradeExecutionContext } from '../../trading/venue-trading.js';
 import { goLiveBlock } from '../../trading/go-live.js';
 import { finishTrades, outcomeNotRecorded, type TradeOutcome } from '../../trading/trade-lifecycle.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
 import { filledResult, refusedResult, shapeOf, type TradeShape } from '../../trading/trade-result.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
-import type { TradeAnswer } from '../../trading/venue-trading.js';
 import { commitRecords, writeHeads } from './sim-commit.js';
 import { orderOf, SimPlan, stepIds, type LoggedSteps, type PlannedTrade, type SimOrder } from './sim-plan.js';
 

@@ -5,7 +5,7 @@ import { CONDITION_ID, EXTERNAL_ID_LABEL, isServiceMarketId, KALSHI_TICKER } fro
 import { quoteSimTrade } from './sim-engine.js';
 import { NO_MARKET, refusedResult } from '../../trading/trade-result.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
-import type { VenueTrade } from '../../trading/venue-trade.js';
+import type { VenueTrade } from '../../trading/venue-trading.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
 
 async function marketNotFound(models: Models, id: string): Promise<Refusal> {
