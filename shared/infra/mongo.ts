@@ -20,6 +20,9 @@ const STARTUP_PATIENCE_MS = 30_000;
  * `serverSelectionTimeoutMS` is how long a command waits for a reachable server: short, so that
  * during an outage a request answers 503 at once instead of hanging (MONGODB_SERVER_SELECTION_TIMEOUT_MS).
  */
+/** The write concern of every connection: see connectMongo. */
+export const DURABLE_WRITES = { w: 'majority', journal: true } as const;
+
 export async function connectMongo(
   uri: string,
   defaultDb: string,
@@ -32,6 +35,10 @@ export async function connectMongo(
       serverSelectionTimeoutMS,
       // Indexes are created explicitly at start (ensureIndexes), not lazily on first use.
       autoIndex: false,
+      // Every write is money or what a client was told: acknowledged only once journaled (a mongod
+      // journals every 100 ms by itself, so a kill -9 could lose what it had just acknowledged) and
+      // held by a majority of a replica set (on a standalone server: by it).
+      writeConcern: DURABLE_WRITES,
     });
     try {
       return await conn.asPromise();
