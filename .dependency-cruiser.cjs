@@ -94,8 +94,9 @@ const ENFORCED = [
     comment:
       'a. No import cycle runs through two domain folders: a cycle makes the two one domain, neither ' +
       'can be understood, tested or changed alone. This is the cycle of modules; folders that import ' +
-      'one another through different modules (a→b here, b→a there) still do, and `npm run ' +
-      'deps:report` lists them (not enforced yet).',
+      'one another through different modules (a→b here, b→a there) are checked by ' +
+      'scripts/deps-report.ts --folders, which `npm run deps` runs after these rules (a schema counts ' +
+      'in the schemas layer, not in its folder).',
     severity: 'error',
     from: { path: '^shared/domains/([^/]+)/' },
     to: { path: '^shared/domains/', pathNot: '^shared/domains/$1/', circular: true },

@@ -2,8 +2,9 @@
  * `npm run deps:report`: every module-boundary rule of .dependency-cruiser.cjs, those that CI enforces
  * (in `npm run lint`) and those that do not hold yet, with each rule's violations; then how many
  * module dependencies cross between the layers and between the domain folders, and the domain
- * folders that import one another in a cycle. Prints; fails only if the enforced rules fail or the
- * cruise itself does.
+ * folders that import one another in a cycle. Prints; fails if the enforced rules fail, if domain
+ * folders import one another in a cycle, or if the cruise itself does. `--folders` checks the folder
+ * cycles alone (`npm run deps`, and so `npm run lint`, runs it after dependency-cruiser's rules).
  */
 import { execFileSync } from 'node:child_process';
 
@@ -31,6 +32,10 @@ const out = execFileSync(
 );
 const result = JSON.parse(out) as CruiseResult;
 
+const foldersOnly = process.argv.includes('--folders');
+/** The rules' and counts' lines, left out when only the folder cycles are checked. */
+const report = foldersOnly ? () => undefined : console.log;
+
 const byRule = new Map<string, Violation[]>();
 for (const rule of result.summary.ruleSetUsed.forbidden) byRule.set(rule.name, []);
 for (const v of result.summary.violations) byRule.get(v.rule.name)!.push(v);
@@ -38,29 +43,32 @@ for (const v of result.summary.violations) byRule.get(v.rule.name)!.push(v);
 const severity = new Map(result.summary.ruleSetUsed.forbidden.map((r) => [r.name, r.severity]));
 const judged = [...byRule].filter(([name]) => severity.get(name) !== 'info');
 for (const [name, vs] of judged) {
-  console.log(
-    `\n${name} (${severity.get(name) === 'error' ? 'enforced' : 'not enforced yet'}): ${vs.length}`,
-  );
+  report(`\n${name} (${severity.get(name) === 'error' ? 'enforced' : 'not enforced yet'}): ${vs.length}`);
   for (const v of vs) {
     const via = v.cycle ? `  (cycle: ${v.cycle.map((c) => c.name).join(' → ')})` : '';
-    console.log(`  ${v.from} → ${v.to}${via}`);
+    report(`  ${v.from} → ${v.to}${via}`);
   }
 }
 const errors = judged.filter(([name, vs]) => severity.get(name) === 'error' && vs.length);
 
-console.log(
+report(
   `\n${result.summary.totalCruised} modules, ${result.summary.totalDependenciesCruised} dependencies cruised`,
 );
-console.log(`module dependencies across layers: ${byRule.get('count-cross-layer')?.length ?? 0}`);
-console.log(
-  `module dependencies across domain folders: ${byRule.get('count-cross-domain-folder')?.length ?? 0}`,
-);
+report(`module dependencies across layers: ${byRule.get('count-cross-layer')?.length ?? 0}`);
+report(`module dependencies across domain folders: ${byRule.get('count-cross-domain-folder')?.length ?? 0}`);
 
 // Folder-level cycles (rule a at folder granularity): strongly connected domain folders. Each venue's
-// folder counts as a folder of its own, and so does the venues' public surface (rule b).
+// folder counts as a folder of its own, and so does the venues' public surface (rule b). A schema
+// (`*.model.ts`) belongs to the schemas layer below every folder, not to the folder it sits in
+// (.dependency-cruiser.cjs, LAYERS): importing another folder's schema imports no folder.
+const isSchema = (path: string) => path.endsWith('.model.ts');
 const folder = (path: string) =>
-  /^shared\/domains\/(venues\/[^/]+)\//.exec(path)?.[1] ??
-  (/^shared\/domains\/venues\/[^/]+$/.test(path) ? 'venues' : /^shared\/domains\/([^/]+)\//.exec(path)?.[1]);
+  isSchema(path)
+    ? undefined
+    : (/^shared\/domains\/(venues\/[^/]+)\//.exec(path)?.[1] ??
+      (/^shared\/domains\/venues\/[^/]+$/.test(path)
+        ? 'venues'
+        : /^shared\/domains\/([^/]+)\//.exec(path)?.[1]));
 const graph = new Map<string, Set<string>>();
 for (const m of result.modules) {
   const a = folder(m.source);
@@ -109,10 +117,10 @@ for (const m of result.modules) {
   }
 }
 console.log(
-  `\ndomain folders that import one another in a cycle (rule a between folders, not enforced yet): ` +
+  `\ndomain folders that import one another in a cycle (rule a between folders, enforced by npm run deps): ` +
     `${components.map((c) => c.join(', ')).join(' | ') || 'none'}; ` +
     `${cyclic.size} folder-to-folder imports, ${[...cyclic.values()].reduce((s, n) => s + n, 0)} module dependencies:`,
 );
 for (const [edge, n] of [...cyclic].sort()) console.log(`  ${edge}: ${n}`);
 
-if (errors.length) process.exitCode = 1;
+if (errors.length || components.length) process.exitCode = 1;

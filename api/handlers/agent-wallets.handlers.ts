@@ -1,5 +1,5 @@
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
-import { ownedAgent } from '../../shared/domains/users/manage-agents.js';
+import { ownedAgent } from '../../shared/domains/agents/manage-agents.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import {
   agentWalletPnl,

@@ -1,4 +1,5 @@
-import { solanaWalletChallenge, verifySolanaWallet } from '../../shared/domains/wallets/solana-wallet.js';
+import { verifySolanaWallet } from '../../shared/domains/limits/solana-wallet-setting.js';
+import { solanaWalletChallenge } from '../../shared/domains/wallets/solana-wallet.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { kalshiEndpoints } from '../endpoints/kalshi.endpoints.js';
 import { actorOf, ownerOf } from './limits.handlers.js';

@@ -1,13 +1,13 @@
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { cooldownsView } from '../../shared/domains/limits/cooldowns-view.js';
-import { agentOwner, userOwner } from '../../shared/domains/limits/settings-owner.js';
+import { agentOwner, userOwner } from '../../shared/domains/users/settings-owner.js';
 import {
   settingsView,
   updateSettings,
   type SettingsActor,
 } from '../../shared/domains/limits/trading-settings.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
-import { ownedAgent } from '../../shared/domains/users/manage-agents.js';
+import { ownedAgent } from '../../shared/domains/agents/manage-agents.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';

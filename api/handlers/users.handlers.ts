@@ -4,7 +4,7 @@ import {
   reactivateAgent,
   releaseAgent,
   updateOwnedAgentSettings,
-} from '../../shared/domains/users/manage-agents.js';
+} from '../../shared/domains/agents/manage-agents.js';
 import { ensureWalletOnClaim } from '../../shared/domains/wallets/managed-wallet.js';
 import { operatorActions } from '../../shared/domains/operator/operator-actions.js';
 import { API_ACTOR } from '../../shared/domains/operator/record-action.js';

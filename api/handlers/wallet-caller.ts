@@ -1,5 +1,5 @@
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
-import { agentOwner, userOwner } from '../../shared/domains/limits/settings-owner.js';
+import { agentOwner, userOwner } from '../../shared/domains/users/settings-owner.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import type { WalletAccount } from '../../shared/domains/wallets/wallet-account.js';

@@ -6,7 +6,7 @@ import type { Models } from '../domains/models.js';
 import type { ResolveHost } from '../domains/webhooks/url-guard.js';
 import type { VenueModels } from './venue-models.js';
 import type { AgentKeyCache } from '../domains/agents/agent-key-cache.js';
-import type { TierCache } from '../domains/limits/tier-cache.js';
+import type { TierCache } from '../domains/users/tier-cache.js';
 import type { SettingsCache } from '../domains/limits/settings-cache.js';
 import type { MarketCache } from '../domains/markets/market-cache.js';
 

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { backfillHolders } from '../../shared/domains/positions/backfill-holders.js';
+import { backfillHolders } from '../../shared/domains/wallets/backfill-holders.js';
 import { recordHeartbeat } from '../../shared/domains/system/heartbeat.js';
 import { reconcileAgentSlots } from '../../shared/domains/users/reconcile-agent-slots.js';
 import type { Processor } from '../../shared/composition/processor.js';

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { randomUUID } from 'node:crypto';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { AppError, invalidField } from '../../infra/errors.js';
@@ -9,7 +9,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import { byExternalIds } from '../markets/venue-ref.js';
 import { normalizeExternalId } from '../venues/venue-conventions.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
-import { agentOwner } from '../limits/settings-owner.js';
+import { agentOwner } from '../users/settings-owner.js';
 import type { ImportInputParse, ImportInputTarget } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import type {

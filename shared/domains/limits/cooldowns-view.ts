@@ -1,11 +1,11 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { SettingsCache } from './settings-cache.js';
-import type { TierCache } from './tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { activeCooldowns, dailyUsage, nextUtcMidnight, secondsUntil } from './counters.js';
-import { agentOwner } from './settings-owner.js';
+import { agentOwner } from '../users/settings-owner.js';
 import { currentSettings, maxTradesPerDay } from './trading-settings.js';
 import { isPaused } from './trading-settings.model.js';
 

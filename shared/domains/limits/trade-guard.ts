@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { SettingsCache } from './settings-cache.js';
-import type { TierCache } from './tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { AppError, invalidField, outage } from '../../infra/errors.js';
 import type { Refusal } from '../refusal.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -13,7 +13,7 @@ import {
   secondsUntil,
   type CooldownTarget,
 } from './counters.js';
-import { agentOwner, type SettingsOwner } from './settings-owner.js';
+import { agentOwner, type SettingsOwner } from '../users/settings-owner.js';
 import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
 import type { Admission } from '../trading/trade.model.js';

@@ -8,7 +8,7 @@ import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
-import type { SettingsOwner } from './settings-owner.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 import { DEFAULT_TRADING_SETTINGS, isPaused, type TradingSettings } from './trading-settings.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */

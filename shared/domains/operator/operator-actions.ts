@@ -5,7 +5,7 @@ import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.j
 import type { ScheduleDefinition } from '../schedules/schedule-tick.js';
 import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
 import { reviewSkill } from '../skills/skills.js';
-import { setUserTier } from '../users/manage-agents.js';
+import { setUserTier } from '../users/user-tier.js';
 import type { Tier } from '../users/user.model.js';
 import {
   ACTION_STARTED,

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { cooldownsView } from '../limits/cooldowns-view.js';

@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
-import { backfillHolder } from '../positions/backfill-holders.js';
+import { backfillHolder } from '../wallets/backfill-holders.js';
 import { heldElsewhere } from '../positions/holder.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { refusalOf, type Refusal } from '../refusal.js';

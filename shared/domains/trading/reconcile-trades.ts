@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { STILL_QUEUED, countResume, settleAdmission, stopNeverRunTrade } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 

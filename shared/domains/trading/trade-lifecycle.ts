@@ -1,6 +1,6 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../infra/errors.js';
 import { afterWrite } from '../../infra/faults.js';

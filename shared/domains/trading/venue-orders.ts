@@ -4,7 +4,7 @@ import type { VenueRegistry } from '../venues/venue-registry.js';
 import type { OrderState, TradeExecutionContext, TradingVenues } from './venue-trading.js';
 import type { MarketCache } from '../markets/market-cache.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';

@@ -5,7 +5,7 @@ import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import type { MarketCache } from '../markets/market-cache.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../limits/tier-cache.js';
+import type { TierCache } from '../users/tier-cache.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';

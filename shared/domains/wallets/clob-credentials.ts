@@ -4,7 +4,7 @@ import { getAddress, type Wallet as EthersWallet } from 'ethers';
 import { AppError } from '../../infra/errors.js';
 import type { SealedSecret } from '../../infra/secrets/envelope.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
-import type { SettingsOwner } from '../limits/settings-owner.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 import { clobCredentialId, type ClobCredentialSource } from './clob-credential.model.js';
 import { deriveClobApiKey, signClobAuth, type ClobApiCreds } from './clob-auth.js';
 import { managedSigner, walletOf } from './managed-wallet.js';

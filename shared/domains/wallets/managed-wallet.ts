@@ -2,7 +2,7 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Wallet as EthersWallet } from 'ethers';
 import { AppError } from '../../infra/errors.js';
 import type { Models } from '../models.js';
-import type { SettingsOwner } from '../limits/settings-owner.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 import { polyProxyAddress, polySafeAddress } from './funder-address.js';
 import { newSealedKey, openSealedKey } from './sealed-key.js';
 import type { SignatureType, WalletOwnership, WalletRecord } from './wallet.model.js';

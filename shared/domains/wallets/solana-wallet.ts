@@ -1,22 +1,14 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
 import { PublicKey } from '@solana/web3.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
-import { AppError, invalidField } from '../../infra/errors.js';
-import type { SettingsOwner } from '../limits/settings-owner.js';
-import { currentSettings, updateSettings, type SettingsActor } from '../limits/trading-settings.js';
+import { invalidField } from '../../infra/errors.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 import { fromBase58 } from '../../util/base58.js';
-import { verifyEd25519 } from '../../util/ed25519.js';
 import { issueChallenge } from './wallet-challenge.js';
-import { takeChallenge } from './wallet-link.js';
-import { solanaProofId } from './solana-wallet-proof.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type SolanaWalletDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
-  models: Models;
-  caches: SettingsCache;
-};
+export type SolanaWalletDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & { models: Models };
 
 /**
  * The Solana wallet an account trades Kalshi from. `PATCH /api/sdk/user/settings
@@ -29,7 +21,7 @@ export type SolanaWalletDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' 
 export const proofVerifyUrl = (wallet: string) =>
   `https://dflow.net/proof?wallet=${encodeURIComponent(wallet)}`;
 
-const challengeFix = (address: string) =>
+export const challengeFix = (address: string) =>
   `Get a fresh challenge (GET /api/sdk/wallet/solana/challenge?address=${address}), sign its message with that wallet (ed25519, e.g. nacl.sign.detached or signMessage) and send it to POST /api/sdk/wallet/solana/verify within 5 minutes.`;
 
 /** How an agent proves it owns the registered wallet: worded for answers that point at it. */
@@ -72,56 +64,9 @@ export async function solanaWalletChallenge(deps: SolanaWalletDeps, owner: Setti
 }
 
 /** A 64-byte signature sent as base58 (the Solana way) or base64. */
-function signatureBytes(text: string): Uint8Array | null {
+export function signatureBytes(text: string): Uint8Array | null {
   const b58 = fromBase58(text);
   if (b58?.length === 64) return b58;
   const b64 = Buffer.from(text, 'base64');
   return b64.length === 64 ? new Uint8Array(b64) : null;
-}
-
-/**
- * `POST /api/sdk/wallet/solana/verify`: the wallet signed the challenge → it is proven to be this
- * account's, and registered as its Solana wallet (read back as solana_wallet_address).
- */
-export async function verifySolanaWallet(
-  deps: SolanaWalletDeps,
-  owner: SettingsOwner,
-  actor: SettingsActor,
-  input: { address: string; signature: string; nonce: string },
-) {
-  const address = solanaWalletAddress(input.address);
-  const fix = challengeFix(address);
-  const challenge = await takeChallenge(deps, owner.key, input.nonce, address, fix);
-  const signature = signatureBytes(input.signature);
-  if (!signature || !verifyEd25519(address, new TextEncoder().encode(challenge.message), signature))
-    throw new AppError(
-      400,
-      'signature_mismatch',
-      `Signature does not match address: it is not ${address}'s ed25519 signature of the challenge`,
-      `Sign the UTF-8 bytes of the challenge's message exactly as returned, with the key of ${address}, and send the 64-byte signature as base58 or base64. ${fix}`,
-    );
-  await deps.models.SolanaWalletProof.updateOne(
-    { _id: solanaProofId(owner.key, address) },
-    { $set: { ownerKey: owner.key, address, nonce: input.nonce } },
-    { upsert: true },
-  );
-  await updateSettings(deps, owner, { bot_solana_wallet: address }, actor);
-  return {
-    success: true as const,
-    solana_wallet_address: address,
-    ownership_verified: true,
-    message: `Solana wallet ${address} is registered and proven to be yours. Kalshi buys also need DFlow identity verification (GET /api/proof/status?wallet=${address}).`,
-  };
-}
-
-/** The owner's registered Solana wallet and whether its ownership was proven. */
-export async function solanaWalletOf(
-  deps: SolanaWalletDeps,
-  owner: SettingsOwner,
-): Promise<{ address: string; proven: boolean } | null> {
-  const settings = await currentSettings(deps, owner);
-  const address = settings.solanaWalletAddress;
-  if (!address) return null;
-  const proof = await deps.models.SolanaWalletProof.exists({ _id: solanaProofId(owner.key, address) });
-  return { address, proven: proof !== null };
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../../infra/errors.js';
-import type { SettingsOwner } from '../limits/settings-owner.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 
 /**
  * Who a wallet call acts for. The wallet belongs to the human: a claimed agent's key acts on its

@@ -1,5 +1,5 @@
 import type { Models } from '../models.js';
-import type { SettingsOwner } from '../limits/settings-owner.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 import type { WalletRecord } from './wallet.model.js';
 import { readWallet } from './wallet-store.js';
 

@@ -4,7 +4,7 @@ import type { VenueRegistry } from '../venue-registry.js';
 import type { TradingVenues, VenueTrade } from '../../trading/venue-trading.js';
 import type { MarketCache } from '../../markets/market-cache.js';
 import type { SettingsCache } from '../../limits/settings-cache.js';
-import type { TierCache } from '../../limits/tier-cache.js';
+import type { TierCache } from '../../users/tier-cache.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
@@ -29,12 +29,8 @@ import {
 } from '../dflow/solana-transaction.js';
 import { isServiceMarketId } from '../external-ids.js';
 import { venueUnavailable } from '../venue-unavailable.js';
-import {
-  PROVE_OWNERSHIP_HINT,
-  proofVerifyUrl,
-  solanaWalletAddress,
-  solanaWalletOf,
-} from '../../wallets/solana-wallet.js';
+import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletAddress } from '../../wallets/solana-wallet.js';
+import { solanaWalletOf } from '../../limits/solana-wallet-setting.js';
 import type { KalshiQuoteModel, KalshiQuoteRecord } from './kalshi-quote.model.js';
 import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';

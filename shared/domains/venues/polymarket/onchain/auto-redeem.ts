@@ -1,7 +1,7 @@
 import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Models } from '../../../models.js';
 import type { VenueRegistry } from '../../venue-registry.js';
-import { backfillHolder } from '../../../positions/backfill-holders.js';
+import { backfillHolder } from '../../../wallets/backfill-holders.js';
 import { isHolder } from '../../../positions/holder.js';
 import { isRedeemable } from '../../../positions/redeemable.js';
 import { redeemingWallet, type RedemptionScope } from './redeeming-wallet.js';

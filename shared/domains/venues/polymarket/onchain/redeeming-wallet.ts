@@ -2,7 +2,7 @@ import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Wallet as EthersWallet } from 'ethers';
 import { AppError } from '../../../../infra/errors.js';
 import type { Models } from '../../../models.js';
-import { backfillHolder, type HolderDeps } from '../../../positions/backfill-holders.js';
+import { backfillHolder, type HolderDeps } from '../../../wallets/backfill-holders.js';
 import { holderKey } from '../../../positions/holder.js';
 import { positionId, type PositionRecord } from '../../../positions/position.model.js';
 import { agentWalletSigner } from '../../../wallets/agent-wallets.js';

@@ -1,13 +1,13 @@
 import { AppError, notFound } from '../../infra/errors.js';
 import type { Invalidation } from '../../infra/invalidation.js';
-import type { AgentRecord } from '../agents/agent.model.js';
-import type { AgentSettingsUpdate } from '../agents/agent.schemas.js';
-import { assertClaimCodeLive } from '../agents/claim-code.js';
-import { updateAgentSettings } from '../agents/update-agent-settings.js';
+import type { AgentRecord } from './agent.model.js';
+import type { AgentSettingsUpdate } from './agent.schemas.js';
+import { assertClaimCodeLive } from './claim-code.js';
+import { updateAgentSettings } from './update-agent-settings.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { isServiceId } from '../venues/external-ids.js';
-import type { Tier, UserRecord } from './user.model.js';
+import type { Tier, UserRecord } from '../users/user.model.js';
 
 export type TierLimits = Record<Tier, number>;
 
@@ -180,14 +180,4 @@ export async function reactivateAgent(
   if (reactivated.modifiedCount === 0) await giveBackSlot(models, user._id); // reactivated concurrently
   await invalidation.publish('agent', agentId);
   return { success: true as const, ...userAgentView((await models.Agent.findById(agentId).lean())!) };
-}
-
-export async function setUserTier(models: Models, invalidation: Invalidation, userId: string, tier: Tier) {
-  const user = await models.User.findOneAndUpdate(
-    { _id: userId },
-    { $set: { tier }, $setOnInsert: { email: null, activeAgents: 0 } },
-    { upsert: true, returnDocument: 'after' },
-  ).lean();
-  await invalidation.publish('user', userId);
-  return { user_id: userId, tier: user!.tier, active_agents: user!.activeAgents };
 }

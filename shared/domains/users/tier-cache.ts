@@ -1,5 +1,5 @@
 import type { LocalCache } from '../../infra/local-cache.js';
-import type { Tier } from '../users/user.model.js';
+import type { Tier } from './user.model.js';
 
 /** The process's cache of users' tiers by user id (an owner's tier decides its limits). */
 export interface TierCache {

@@ -1,7 +1,7 @@
 import type { Models } from '../models.js';
 import type { TierCache } from './tier-cache.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import type { Tier, UserRecord } from '../users/user.model.js';
+import type { Tier, UserRecord } from './user.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type SettingsOwnerDeps = { models: Models; caches: TierCache };

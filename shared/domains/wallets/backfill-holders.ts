@@ -2,9 +2,9 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import { externalVenueIds, type VenueId } from '../venues/venue-id.js';
-import { walletOf } from '../wallets/managed-wallet.js';
-import { holderKey, holderOfTrade } from './holder.js';
-import type { PositionRecord } from './position.model.js';
+import { walletOf } from './managed-wallet.js';
+import { holderKey, holderOfTrade } from '../positions/holder.js';
+import type { PositionRecord } from '../positions/position.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type BackfillHoldersDeps = Pick<InfraDeps, 'log'> & { models: Models; venues: VenueRegistry };
