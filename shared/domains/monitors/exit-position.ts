@@ -1,10 +1,4 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
-import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from '../trading/venue-trading.js';
-import type { MarketCache } from '../markets/market-cache.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../users/tier-cache.js';
+import type { VenueTradingDeps } from '../trading/venue-trading.js';
 import { createHash } from 'node:crypto';
 import { afterWrite } from '../../infra/faults.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -19,17 +13,6 @@ import { positionId } from '../positions/position.model.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { raiseRiskAlert, withdrawRiskAlert } from './risk-alerts.js';
-
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type ExitPositionDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
 
 /** The `source` of the sells monitors place: visible in GET /api/sdk/trades and the webhooks. */
 export const RISK_MONITOR_SOURCE = 'risk-monitor';
@@ -49,7 +32,7 @@ export const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
  * risk alert for its client to act on. A position whose holder is not known yet is judged by the
  * account's wallet, as before holders were recorded.
  */
-async function sellsItself(deps: ExitPositionDeps, m: PositionMonitorRecord, agent: AgentRecord | null) {
+async function sellsItself(deps: VenueTradingDeps, m: PositionMonitorRecord, agent: AgentRecord | null) {
   if (m.venue === 'sim') return true;
   if (!deps.trading.get(m.venue).capabilities.serviceSignsOrders || !agent) return false;
   const [position, own, account] = await Promise.all([
@@ -67,7 +50,7 @@ async function sellsItself(deps: ExitPositionDeps, m: PositionMonitorRecord, age
 type Finish = Pick<PositionMonitorRecord, 'exitOutcome' | 'exitTradeId' | 'exitError'>;
 
 /** The exit's outcome, recorded once: guarded on the trigger it belongs to. */
-async function finish(deps: ExitPositionDeps, m: PositionMonitorRecord, outcome: Finish) {
+async function finish(deps: VenueTradingDeps, m: PositionMonitorRecord, outcome: Finish) {
   const done = await deps.models.PositionMonitor.updateOne(
     { _id: m._id, state: 'triggered', generation: m.generation },
     { $set: { state: 'done', ...outcome } },
@@ -81,7 +64,7 @@ async function finish(deps: ExitPositionDeps, m: PositionMonitorRecord, outcome:
  * stays single even after the idempotency claim in Redis has lapsed.
  */
 async function sell(
-  deps: ExitPositionDeps,
+  deps: VenueTradingDeps,
   m: PositionMonitorRecord,
   agent: AgentRecord | null,
 ): Promise<TradeResult | 'pending'> {
@@ -131,7 +114,7 @@ async function sell(
  * has not finished yet throws, so the job retries (and the evaluation re-enqueues it later if the
  * retries run out); the monitor stays `triggered` until its outcome is recorded.
  */
-export async function exitMonitoredPosition(deps: ExitPositionDeps, monitorId: string, generation: number) {
+export async function exitMonitoredPosition(deps: VenueTradingDeps, monitorId: string, generation: number) {
   const m = (await deps.models.PositionMonitor.findById(monitorId).lean()) as PositionMonitorRecord | null;
   if (!m || m.state !== 'triggered' || m.generation !== generation)
     return { monitor_id: monitorId, outcome: 'skipped' };

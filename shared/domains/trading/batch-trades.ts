@@ -1,10 +1,4 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
-import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from './venue-trading.js';
-import type { MarketCache } from '../markets/market-cache.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../users/tier-cache.js';
+import type { VenueTradingDeps } from './venue-trading.js';
 import { z } from 'zod';
 import { AppError, invalidField, RequestValidationError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -15,17 +9,6 @@ import { fromMicro, toMicro } from '../money.js';
 import { BATCHABLE_EXTERNAL_VENUE_IDS, LEGACY_SIM_ALIASES, normalizeVenue } from '../venues/venue-id.js';
 import { submitTrade } from './submit-trade.js';
 import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from './trade.schemas.js';
-
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type BatchTradesDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
 
 /**
  * `POST /api/sdk/trades/batch` (client-contract §4.4): up to 30 buys in one request, each leg a
@@ -181,7 +164,7 @@ function fromTrade(leg: Leg, p: Projection, t: TradeResult): LegResult {
 }
 
 export async function submitBatchTrades(
-  deps: BatchTradesDeps,
+  deps: VenueTradingDeps,
   agent: AgentRecord,
   body: BatchTradeRequest,
 ): Promise<BatchTradeResult> {
@@ -362,7 +345,7 @@ export async function submitBatchTrades(
  * projection refused it is not placed; each placed leg is limited to `max_slippage`.
  */
 async function runLegs(
-  deps: BatchTradesDeps,
+  deps: VenueTradingDeps,
   agent: AgentRecord,
   body: BatchTradeRequest,
   projections: Projection[],

@@ -1,23 +1,6 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
-import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from './venue-trading.js';
-import type { MarketCache } from '../markets/market-cache.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../users/tier-cache.js';
+import type { VenueTradingDeps } from './venue-trading.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
 import type { PreparedTrade, TradeRequest } from './trade.schemas.js';
-
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type PrepareRealTradeDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
 
 /** The legacy call's refusal of `req`: nothing prepared, and why. */
 export const preparedRefusal =
@@ -37,10 +20,7 @@ export const preparedRefusal =
  * (`VenueTrading.prepareOrder`; Polymarket's is the only one). Nothing is traded or recorded here,
  * on any venue.
  */
-export async function prepareRealTrade(
-  deps: PrepareRealTradeDeps,
-  req: TradeRequest,
-): Promise<PreparedTrade> {
+export async function prepareRealTrade(deps: VenueTradingDeps, req: TradeRequest): Promise<PreparedTrade> {
   const refused = preparedRefusal(req);
   const market = isServiceMarketId(req.market_id)
     ? await deps.models.Market.findById(req.market_id).lean()

@@ -1,10 +1,4 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
-import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { TradingVenues } from './venue-trading.js';
-import type { MarketCache } from '../markets/market-cache.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../users/tier-cache.js';
+import type { VenueTradingDeps } from './venue-trading.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Admission } from './trade.model.js';
 import { invalidField } from '../../infra/errors.js';
@@ -14,24 +8,13 @@ import type { TradeShape } from './trade-result.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
 import { prepareRealTrade } from './prepare-real-trade.js';
 
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type SubmitTradeDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
-
 /**
  * `POST /api/sdk/trade`: normalises the venue and hands the trade to it (TradingVenues), which takes
  * the trade from there: on sim, quoted (dry run) or persisted as pending, handed to the `trades`
  * queue and waited for until the deadline. Business refusals come back as `success: false` (HTTP 200).
  */
 export async function submitTrade(
-  deps: SubmitTradeDeps,
+  deps: VenueTradingDeps,
   agent: AgentRecord,
   req: TradeRequest,
   /** A buy's admission the caller already took (an atomic batch: batch-trades.ts); else taken per trade. */

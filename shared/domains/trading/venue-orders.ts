@@ -1,10 +1,4 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
-import type { VenueRegistry } from '../venues/venue-registry.js';
-import type { OrderState, TradeExecutionContext, TradingVenues } from './venue-trading.js';
-import type { MarketCache } from '../markets/market-cache.js';
-import type { SettingsCache } from '../limits/settings-cache.js';
-import type { TierCache } from '../users/tier-cache.js';
+import type { OrderState, TradeExecutionContext, VenueTradingDeps } from './venue-trading.js';
 import { notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../agents/agent.model.js';
@@ -14,17 +8,6 @@ import { tradeContext } from './context.js';
 import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
-
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type VenueOrdersDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
 
 /**
  * Real-venue orders after the trade call: the sync that follows resting and delayed orders until
@@ -36,7 +19,7 @@ export type VenueOrdersDeps = Pick<
  * gone, or on a venue that follows none, has nothing to follow.
  */
 export async function followVenueOrder(
-  deps: VenueOrdersDeps,
+  deps: VenueTradingDeps,
   tradeId: string,
   poll: number,
 ): Promise<{ status: string }> {
@@ -81,7 +64,7 @@ const SYNC_BATCH = 200;
  * that cannot be reached is left for the next run.
  */
 export async function syncVenueOrders(
-  deps: VenueOrdersDeps,
+  deps: VenueTradingDeps,
 ): Promise<{ synced: number; closed: number; failed: number; requeued: number }> {
   const ctx = tradeContext(deps);
   // Venues that say where an open order stands; the others follow theirs by other means.
@@ -110,7 +93,7 @@ export async function syncVenueOrders(
 }
 
 /** `GET /api/sdk/orders/open`: the agent's orders still working on a venue. */
-export async function listOpenOrders(deps: VenueOrdersDeps, agent: AgentRecord) {
+export async function listOpenOrders(deps: VenueTradingDeps, agent: AgentRecord) {
   const open = await deps.models.Trade.find({ agentId: agent._id, status: 'open' })
     .sort({ createdAt: -1 })
     .lean();
@@ -152,7 +135,7 @@ export async function listOpenOrders(deps: VenueOrdersDeps, agent: AgentRecord) 
  * syncs each trade at once, so a partly matched order keeps what matched and the rest is closed.
  */
 export async function cancelOrders(
-  deps: VenueOrdersDeps,
+  deps: VenueTradingDeps,
   agent: AgentRecord,
   which: { orderId?: string; marketId?: string; side?: 'yes' | 'no' },
 ) {

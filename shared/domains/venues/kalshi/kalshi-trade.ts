@@ -1,10 +1,4 @@
-import type { InfraDeps } from '../../../infra/infra-deps.js';
-import type { Models } from '../../models.js';
-import type { VenueRegistry } from '../venue-registry.js';
-import type { TradingVenues, VenueTrade } from '../../trading/venue-trading.js';
-import type { MarketCache } from '../../markets/market-cache.js';
-import type { SettingsCache } from '../../limits/settings-cache.js';
-import type { TierCache } from '../../users/tier-cache.js';
+import type { VenueTrade, VenueTradingDeps } from '../../trading/venue-trading.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
@@ -49,17 +43,6 @@ import type {
   SignedSubmitRequest as KalshiSubmitRequest,
   SignerIdentityStatus,
 } from '../../trading/signed-order.schemas.js';
-
-/** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type KalshiTradeDeps = Pick<
-  InfraDeps,
-  'env' | 'log' | 'redis' | 'queues' | 'metrics' | 'invalidation' | 'clock'
-> & {
-  models: Models;
-  venues: VenueRegistry;
-  trading: TradingVenues;
-  caches: MarketCache & SettingsCache & TierCache;
-};
 
 /**
  * Kalshi through DFlow on Solana (client-contract §4.3, kalshi.md §2): the service asks DFlow for
@@ -123,7 +106,7 @@ const otherWalletBuy = (holder: string, registered: string) =>
  * A buy into a position held in another wallet is refused (position_in_other_wallet).
  */
 async function signingWallet(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   agentId: string,
   marketId: string,
   action: 'buy' | 'sell',
@@ -219,7 +202,7 @@ function kalshiTicker(
 }
 
 // Read, not cached: whether the market still trades or now redeems (resolved) decides the order.
-const loadMarket = (deps: KalshiTradeDeps, id: string) =>
+const loadMarket = (deps: VenueTradingDeps, id: string) =>
   isServiceMarketId(id) ? deps.models.Market.findById(id).lean() : Promise.resolve(null);
 
 /** USDC base units of a buy (2 decimals) or contract base units of a sell (5 decimals). */
@@ -251,7 +234,7 @@ function orderPrice(
 
 /** DFlow's order for a market side: mints from the metadata, then `/order`; refusals as Refusal. */
 async function dflowOrder(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   ticker: string,
   side: 'yes' | 'no',
   action: 'buy' | 'sell',
@@ -314,7 +297,7 @@ const quoteRefusal = (r: Refusal, extra: Partial<KalshiQuoteResult> = {}): Kalsh
  * DFlow for the order with the wallet as signer and keeps the quote (quote_id) for the submit.
  */
 export async function quoteKalshiTrade(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiQuoteRequest,
@@ -460,7 +443,7 @@ export function kalshiVenueOrder(quote: KalshiQuoteRecord, tx: WireTransaction, 
 
 /** The answer of a trade already recorded for this signed transaction (a replayed submit). */
 async function replay(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   t: TradeRecord,
   shape: TradeShape,
   market: MarketRecord,
@@ -480,7 +463,7 @@ async function replay(
  * account's safeguards admit it, and the `trades` queue relays and follows it.
  */
 export async function submitKalshiTrade(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiSubmitRequest,
@@ -491,7 +474,7 @@ export async function submitKalshiTrade(
 }
 
 async function submitOnce(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiSubmitRequest,
@@ -670,7 +653,7 @@ export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> 
 
 /** `GET /api/proof/status?wallet=`: DFlow Proof's word on the wallet (kalshi.md §2.8). */
 export async function kalshiSignerStatus(
-  deps: KalshiTradeDeps,
+  deps: VenueTradingDeps,
   wallet: string,
 ): Promise<SignerIdentityStatus> {
   const address = solanaWalletAddress(wallet);
