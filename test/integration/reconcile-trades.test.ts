@@ -123,6 +123,39 @@ describe('stuck trades are reconciled #integration', () => {
     await assertAgentConserved(agent.agent_id);
   });
 
+  it("when a pending trade's job failed for good, then it is stopped at once, without the margin a missing job gets", async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    // Its job ran before the trade was recorded and failed for good (trade not found): it will not run again.
+    const tradeId = randomUUID();
+    const ran = await deps.queues.enqueueAndWait('execute-trade', { tradeId }, 10_000);
+    assert.equal(ran.state, 'failed');
+    await deps.models.Trade.create({
+      _id: tradeId,
+      agentId: agent.agent_id,
+      marketId: market._id,
+      venue: 'sim',
+      side: 'yes',
+      action: 'buy',
+      amountMicro: 10_000_000,
+      sharesMicro: 0,
+      status: 'pending',
+      admission: await admission(agent.agent_id, market._id),
+    });
+    await age(tradeId, 6, ['updatedAt', 'createdAt']);
+    assert.equal(await buysToday(agent.agent_id), 1);
+
+    await reconcileTrades(deps, new Date());
+    const stopped = await tradeOf(tradeId);
+    assert.equal(
+      stopped!.status,
+      'failed',
+      'younger than the never-ran margin, but its job is done for good',
+    );
+    assert.equal(await buysToday(agent.agent_id), 0, 'its daily count is given back');
+  });
+
   it('when a buy ended without filling but its count was never given back, then the reconcile job gives it back', async () => {
     const { deps } = testContext();
     const agent = await registerAgent();

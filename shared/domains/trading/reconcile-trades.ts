@@ -33,7 +33,8 @@ type StuckTrade = Pick<TradeRecord, '_id' | 'status' | 'resumeCount' | 'createdA
  * - an `executing` trade (part of it may have happened) runs again from a fresh job, with full
  *   attempts: execution is idempotent and resumes where it stopped;
  * - a `pending` trade no worker ever took is stopped (`failed`, nothing executed) and its limits
- *   given back — never run late, since its caller may have been told to retry;
+ *   given back — never run late, since its caller may have been told to retry; one whose job is
+ *   missing only once it is older than NEVER_RAN_MS, one whose job failed for good at once;
  * - a buy that ended without filling but whose admission was not given back (a crash or a Redis
  *   outage in between) gives it back.
  */
@@ -89,7 +90,8 @@ async function reconcileOne(deps: ReconcileTradesDeps, t: StuckTrade, now: Date,
   if (STILL_QUEUED.has(state)) return;
 
   if (t.status === 'pending') {
-    if ((t.createdAt?.getTime() ?? 0) > now.getTime() - NEVER_RAN_MS) return;
+    // A missing job may be one the API has yet to enqueue; a job that failed for good runs no more.
+    if (state !== 'failed' && (t.createdAt?.getTime() ?? 0) > now.getTime() - NEVER_RAN_MS) return;
     if (await stopNeverRunTrade(deps, t._id, now)) counts.stopped++;
     return;
   }
