@@ -32,10 +32,15 @@ export async function executeTradeBatch(
     if (t) byVenue.set(t.venue, [...(byVenue.get(t.venue) ?? []), t]);
   }
   for (const [venue, trades] of byVenue) {
-    const venueTrading = ctx.venues.get(venue);
-    if (!venueTrading.executeClaimed) continue;
+    // A venue this process does not trade on answers each of its trades alone, with its own error.
+    const venueTrading = ctx.venues.all().find((v) => v.venue === venue);
+    if (!venueTrading?.executeClaimed) continue;
     for (const t of trades) firstRuns.delete(t._id);
-    for (const [id, answer] of await venueTrading.executeClaimed(ctx, trades)) answers.set(id, answer);
+    try {
+      for (const [id, answer] of await venueTrading.executeClaimed(ctx, trades)) answers.set(id, answer);
+    } catch (error) {
+      for (const t of trades) answers.set(t._id, { error });
+    }
   }
   for (const id of tradeIds) {
     if (answers.has(id)) continue;
