@@ -1,4 +1,5 @@
 import type { Logger } from '../infra/logger.js';
+import { renewNameKeys } from '../domains/agents/renew-name-keys.js';
 import { moveVenueColumnsIntoRef } from '../domains/markets/venue-ref-migration.js';
 import type { Models } from '../domains/models.js';
 import { kalshiLegacyColumns } from '../domains/venues/kalshi/legacy-market-columns.js';
@@ -15,4 +16,6 @@ export async function migrateStoredDocuments(models: Models, log: Logger): Promi
   const venues = [polymarketLegacyColumns, kalshiLegacyColumns];
   const { moved } = await moveVenueColumnsIntoRef(models.Market, venues);
   if (moved) log.info({ moved }, 'markets: per-venue columns moved into venueRef');
+  const renewed = await renewNameKeys(models);
+  if (renewed) log.info({ renewed }, 'agents: lookalike name keys renewed');
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { renewNameKeys } from '../../shared/domains/agents/renew-name-keys.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { testContext } from '../support/context.js';
 import { LEADERBOARD_ENTRY_FIELDS } from '../support/contract-fields.js';
@@ -104,6 +105,24 @@ describe('leaderboard #integration', () => {
     const shown = (id: string) => entries.find((e) => e.agent_id === id)?.name;
     assert.equal(shown(genuine.agent_id), name);
     assert.equal(shown(elder.agent_id), `${name.toUpperCase()} (${elder.agent_id.slice(0, 8)})`);
+  });
+
+  it('when an agent that never traded holds a name under a key of an earlier version, then a start renews its key and a later lookalike on the board shows its id', async () => {
+    const { deps } = testContext();
+    const stem = `Charli${Date.now().toString(36)}`;
+    const first = await registerAgent({ name: stem });
+    // Stored by an earlier version: no key, or a key of an earlier skeleton.
+    await deps.models.Agent.updateOne({ _id: first.agent_id }, { $set: { nameKey: null } });
+    const copy = await registerAgent({ name: stem.toUpperCase() });
+    const market = await makeMarket({ p0: 0.5 });
+    await trade(copy, { market_id: market._id, side: 'yes', amount: 1 });
+
+    assert.ok((await renewNameKeys(deps.models)) >= 1);
+    assert.equal(await renewNameKeys(deps.models), 0, 'a second run changes nothing');
+    await remarkLeaderboard(deps.models, deps.clock());
+    const entries = (await board()).entries as { agent_id: string; name: string }[];
+    const shown = entries.find((e) => e.agent_id === copy.agent_id)?.name;
+    assert.equal(shown, `${stem.toUpperCase()} (${copy.agent_id.slice(0, 8)})`);
   });
 
   it('when an agent is suspended, then it keeps its place and history on the board', async () => {

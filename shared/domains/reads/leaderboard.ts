@@ -66,8 +66,6 @@ export async function remarkLeaderboard(
       linkedPnlMicro: 1,
       claimedBy: 1,
       registeredFrom: 1,
-      name: 1,
-      nameKey: 1,
     },
   ).lean();
   const linkedPnl = await linkedPnlByAgent(models, agents, linkWindowHours);
@@ -85,14 +83,6 @@ export async function remarkLeaderboard(
       },
     }));
   if (ops.length) await models.Agent.bulkWrite(ops, { ordered: false });
-  // Agents registered before names had lookalike keys, or keyed by an earlier skeleton, get theirs
-  // now: an older name is protected too.
-  const unkeyed = agents
-    .filter((a) => a.nameKey !== nameSkeleton(a.name))
-    .map((a) => ({
-      updateOne: { filter: { _id: a._id }, update: { $set: { nameKey: nameSkeleton(a.name) } } },
-    }));
-  if (unkeyed.length) await models.Agent.bulkWrite(unkeyed, { ordered: false });
   await models.LeaderboardMeta.updateOne(
     { _id: SDK_AGENTS_BOARD },
     { $set: { totalAgents: agents.length, markedAt: now } },
