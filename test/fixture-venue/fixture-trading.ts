@@ -15,11 +15,11 @@ import { recordAndRun } from '../../shared/domains/trading/record-and-run.js';
 import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeRecord, VenueOrder } from '../../shared/domains/trading/trade.model.js';
 import {
+  bookQuoteResult,
   MARKET_NOT_FOUND,
   NO_MARKET,
   refusedResult,
   shapeOf,
-  venueOrderResult,
 } from '../../shared/domains/trading/trade-result.js';
 import type { TradeResult } from '../../shared/domains/trading/trade.schemas.js';
 import { orderAnswer, orderFill, recordOrderState } from '../../shared/domains/trading/venue-order-state.js';
@@ -116,21 +116,7 @@ export function fixtureTrading(venue: VenueId, exchange: FakeExchange): VenueTra
         holdings,
         req.dry_run,
       );
-    if (req.dry_run)
-      return venueOrderResult(
-        shape,
-        m,
-        {
-          sharesMicro: Math.round(quote.shares * 1e6),
-          amountMicro: Math.round(quote.amount * 1e6),
-          price: quote.avgPrice,
-          orderStatus: 'matched',
-          fillStatus: quote.filled ? 'filled' : 'submitted',
-          orderId: null,
-        },
-        holdings,
-        true,
-      );
+    if (req.dry_run) return bookQuoteResult(shape, m, quote, holdings);
     const venueOrder: VenueOrder = {
       orderId: null,
       signed: null,

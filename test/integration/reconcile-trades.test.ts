@@ -131,16 +131,8 @@ describe('stuck trades are reconciled #integration', () => {
     const tradeId = randomUUID();
     const ran = await deps.queues.enqueueAndWait('execute-trade', { tradeId }, 10_000);
     assert.equal(ran.state, 'failed');
-    await deps.models.Trade.create({
+    await recordPendingBuy(agent.agent_id, market._id, {
       _id: tradeId,
-      agentId: agent.agent_id,
-      marketId: market._id,
-      venue: 'sim',
-      side: 'yes',
-      action: 'buy',
-      amountMicro: 10_000_000,
-      sharesMicro: 0,
-      status: 'pending',
       admission: await admission(agent.agent_id, market._id),
     });
     await age(tradeId, 6, ['updatedAt', 'createdAt']);

@@ -40,14 +40,14 @@ export async function trade(agent: RegisteredAgent, body: Record<string, unknown
 /**
  * A sim buy recorded `pending` as the API records it before queueing, without a job: for tests that
  * hand it to a worker's code (or the reconcile job) themselves. `fields` add to or replace the
- * defaults (a 10 $SIM buy of YES). Its id.
+ * defaults (a 10 $SIM buy of YES; `_id` too). Its id.
  */
 export async function recordPendingBuy(
   agentId: string,
   marketId: string,
   fields: Record<string, unknown> = {},
 ) {
-  const id = randomUUID();
+  const id = (fields._id as string | undefined) ?? randomUUID();
   await testContext().deps.models.Trade.create({
     _id: id,
     agentId,

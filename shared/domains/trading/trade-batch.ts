@@ -3,8 +3,6 @@ import { executeTrade } from './execute-trade.js';
 import { claimTrades } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 
-export type BatchAnswer = TradeAnswer;
-
 /**
  * Executes the trades `tradeIds` (jobs a worker has in hand) and answers each. They are claimed
  * together; a venue that runs many trades at once (`executeClaimed`, the sim engine's group commit)
@@ -15,8 +13,8 @@ export type BatchAnswer = TradeAnswer;
 export async function executeTradeBatch(
   ctx: TradeExecutionContext,
   tradeIds: string[],
-): Promise<Map<string, BatchAnswer>> {
-  const answers = new Map<string, BatchAnswer>();
+): Promise<Map<string, TradeAnswer>> {
+  const answers = new Map<string, TradeAnswer>();
   let claimed: TradeRecord[];
   try {
     claimed = await claimTrades(ctx.models, tradeIds, ctx.now());

@@ -1,6 +1,7 @@
 import { withinDatabaseDeadline } from '../../infra/database-unavailable.js';
 import type { TradeExecutionContext } from './venue-trading.js';
-import { executeTradeBatch, type BatchAnswer } from './trade-batch.js';
+import { executeTradeBatch } from './trade-batch.js';
+import type { TradeAnswer } from './venue-trading.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /** A batch takes well under a second, and under an outage each of its calls fails within one. */
@@ -41,7 +42,7 @@ export class TradeBatcher {
       while (this.waiting.length) {
         if (this.opts.waitMs > 0) await new Promise((r) => setTimeout(r, this.opts.waitMs));
         const batch = this.waiting.splice(0, this.opts.maxBatch);
-        let answers: Map<string, BatchAnswer>;
+        let answers: Map<string, TradeAnswer>;
         try {
           // Bounded: a batch stuck on a database call that never settles would hold every later
           // trade of this process behind it; its trades' jobs wait and run again instead.

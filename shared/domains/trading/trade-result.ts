@@ -2,6 +2,7 @@ import { fromMicro } from '../money.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { Refusal } from '../refusal.js';
+import type { ExecutableQuote } from '../venues/venue-adapter.js';
 import { sidePrice } from '../side-price.js';
 import type { TradeResult } from './trade.schemas.js';
 import type { TradeRecord } from './trade.model.js';
@@ -192,3 +193,25 @@ export function venueOrderResult(
     retryable: false,
   };
 }
+
+/** A dry run on a venue's book: what its executable quote fills now, nothing sent (`quote` has shares). */
+export const bookQuoteResult = (
+  t: TradeShape,
+  market: MarketRecord,
+  quote: ExecutableQuote,
+  holdings: Holdings,
+) =>
+  venueOrderResult(
+    t,
+    market,
+    {
+      sharesMicro: Math.round(quote.shares * 1e6),
+      amountMicro: Math.round(quote.amount * 1e6),
+      price: quote.avgPrice,
+      orderStatus: 'matched',
+      fillStatus: quote.filled ? 'filled' : 'submitted',
+      orderId: null,
+    },
+    holdings,
+    true,
+  );

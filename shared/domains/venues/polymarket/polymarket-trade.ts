@@ -14,7 +14,7 @@ import { positionId } from '../../positions/position.model.js';
 import { otherWalletRefusal, walletNamed, withKnownHolder } from '../../trading/holding-wallet.js';
 import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
-import { MARKET_NOT_FOUND, NO_MARKET, refusedResult, venueOrderResult } from '../../trading/trade-result.js';
+import { bookQuoteResult, MARKET_NOT_FOUND, NO_MARKET, refusedResult } from '../../trading/trade-result.js';
 import type { VenueOrder } from '../../trading/trade.model.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
 import type { VenueTrade } from '../../trading/venue-trading.js';
@@ -258,18 +258,5 @@ function quotedResult(
       holdings,
       true,
     );
-  return venueOrderResult(
-    shape,
-    market,
-    {
-      sharesMicro: Math.round(quote.shares * 1e6),
-      amountMicro: Math.round(quote.amount * 1e6),
-      price: quote.avgPrice,
-      orderStatus: 'matched',
-      fillStatus: quote.filled ? 'filled' : 'submitted',
-      orderId: null,
-    },
-    holdings,
-    true,
-  );
+  return bookQuoteResult(shape, market, quote, holdings);
 }

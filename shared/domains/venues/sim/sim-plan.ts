@@ -11,13 +11,12 @@ import { TRADING_PAUSED } from '../../limits/trade-guard.js';
 import type { MarketEventRecord } from '../../markets/market-event.model.js';
 import { eventUpdate } from '../../markets/market-log.js';
 import type { MarketRecord } from '../../markets/market.model.js';
-import type { Outcome } from '../../markets/lmsr.js';
 import { positionId, type PositionRecord } from '../../positions/position.model.js';
 import type { Refusal } from '../../refusal.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
 import type { Holdings } from '../../trading/trade-result.js';
 import { applyUpdate } from '../../../util/apply-update.js';
-import { buyPlan, removedCost, sellPlan } from './sim-trade-plan.js';
+import { buyPlan, removedCost, sellPlan, type SimTradeSpec } from './sim-trade-plan.js';
 
 /**
  * The sim engine's decisions for N trades, in memory, on heads read once: every reservation, then
@@ -31,16 +30,10 @@ import { buyPlan, removedCost, sellPlan } from './sim-trade-plan.js';
  */
 
 /** What the engine needs of a trade: a recorded one, or a dry run's request (id null, logs nothing). */
-export interface SimOrder {
-  id: string | null;
+export interface SimOrder extends SimTradeSpec {
   agentId: string;
   marketId: string;
   action: 'buy' | 'sell';
-  side: Outcome;
-  amountMicro: number;
-  sharesMicro: number;
-  limit: number | null;
-  source: string | null;
 }
 
 export const orderOf = (t: TradeRecord): SimOrder => ({
