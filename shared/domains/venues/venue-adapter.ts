@@ -107,6 +107,39 @@ export interface WalletPosition {
   redeemable: boolean;
 }
 
+/**
+ * One public trade print of a venue market (the venue's public trades tape), as a backtest tape
+ * records it. Prints are normalised to the YES outcome: a taker buying NO at 0.30 is a SELL of YES
+ * at 0.70, so a tape reads as one price series per market.
+ */
+export interface VenuePrint {
+  /** The venue's id of the print, stable across fetches: the recorder's dedupe key. */
+  id: string;
+  /** When the print happened, Unix seconds. */
+  timestamp: number;
+  /** Price of the YES outcome at the print, in [0, 1]. */
+  yesPrice: number;
+  /** Shares (outcome tokens, Kalshi contracts) that changed hands. */
+  shares: number;
+  /** USD that changed hands (shares x the price of the outcome actually traded). */
+  usd: number;
+  /** The taker's side on YES (see above). */
+  side: 'BUY' | 'SELL';
+  /** On-chain coordinates when the venue settles on a chain (Polymarket), else null. */
+  transactionHash: string | null;
+  blockNumber: number | null;
+  logIndex: number | null;
+  /** Public addresses or account ids of the two parties where the venue publishes them, else null. */
+  maker: string | null;
+  taker: string | null;
+}
+
+/** Which prints of a market to fetch: those strictly after `afterSec`, oldest first, at most `limit`. */
+export interface VenuePrintsQuery {
+  afterSec: number;
+  limit: number;
+}
+
 export interface VenueHealthView {
   venue: VenueId;
   base_url: string;
@@ -204,6 +237,12 @@ export interface VenueAdapter {
    * `GET /wallet/{address}/positions` reads, and where the holder of a position can be looked up.
    */
   readonly publicWallets?: boolean;
+  /**
+   * The market's public trade prints after a moment, oldest first (the venue's public trades tape:
+   * Polymarket's Data API trades, Kalshi's /markets/trades). Absent for venues without one; sim's
+   * prints are our own fills, read from the ledger by the tape recorder.
+   */
+  publicPrints?(key: VenueMarketKey, q: VenuePrintsQuery): Promise<VenuePrint[]>;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
   /** What importing from the venue fetches and answers; absent for venues nothing is imported from. */
