@@ -27,6 +27,7 @@ import { kalshiHandlers } from './handlers/kalshi.handlers.js';
 import { webhookHandlers } from './handlers/webhooks.handlers.js';
 import { alertHandlers } from './handlers/alerts.handlers.js';
 import { monitorHandlers } from './handlers/monitors.handlers.js';
+import { tapeHandlers } from './handlers/tapes.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -56,6 +57,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...webhookHandlers,
   ...alertHandlers,
   ...monitorHandlers,
+  ...tapeHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,
@@ -122,6 +124,8 @@ export function registerEndpoints(
         res,
       };
       const output = await handler(input as Parameters<typeof handler>[0]);
+      // A handler that streamed its body (a file download) has answered already.
+      if (res.headersSent) return;
       if (spec.status) res.status(spec.status);
       if (spec.produces) {
         if (!res.getHeader('content-type')) res.type(spec.produces);

@@ -30,6 +30,7 @@ import {
   evaluatePositionMonitorsProcessor,
   exitMonitoredPositionProcessor,
 } from './processors/monitor.processors.js';
+import { recordTapesProcessor, sliceTapeProcessor } from './processors/tape.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -58,5 +59,7 @@ export const PROCESSORS: ProcessorRegistry = {
   'deliver-webhook': deliverWebhookProcessor,
   'evaluate-price-alerts': evaluatePriceAlertsProcessor,
   'evaluate-position-monitors': evaluatePositionMonitorsProcessor,
+  'record-tapes': recordTapesProcessor,
+  'slice-tape': sliceTapeProcessor,
   'exit-monitored-position': exitMonitoredPositionProcessor,
 };

@@ -25,6 +25,7 @@ const QUEUE_LABELS: Record<QueueName, string> = {
   redemptions: 'Redemptions of resolved Polymarket positions',
   webhooks: 'Webhook deliveries and price-alert evaluation',
   'risk-monitors': 'Risk monitors: stop-loss / take-profit evaluation and exits',
+  tapes: 'Backtest tapes: the recorder and the slices agents ask for',
 };
 
 export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue];

@@ -49,8 +49,11 @@ export interface EndpointSpec {
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
-  /** A non-JSON success body; the handler then returns the body text. */
-  produces?: 'text/html' | 'text/plain';
+  /**
+   * A non-JSON success body; the handler then returns the body text, or for
+   * `application/octet-stream` sends the body itself (a file, with Range) and returns ''.
+   */
+  produces?: 'text/html' | 'text/plain' | 'application/octet-stream';
   /** Error statuses worth documenting beyond the ones implied by auth and validation. */
   errors?: readonly number[];
   rateLimit?: RateLimitName;

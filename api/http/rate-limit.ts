@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError, unavailable } from '../../shared/infra/errors.js';
+import { rateLimited, unavailable } from '../../shared/infra/errors.js';
 
 export interface RateLimitRule {
   /** Stable name, part of the Redis key. */
@@ -28,22 +28,7 @@ export function rateLimit(redis: Redis, prefix: string, rule: RateLimitRule): Re
       res.setHeader('X-RateLimit-Remaining', String(state.remainingPoints));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw unavailable('The rate limiter', err);
-      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new AppError(
-        429,
-        'rate_limited',
-        `Rate limit exceeded: ${rule.points} ${rule.describe}`,
-        `Wait ${retryAfter} seconds before retrying (see the Retry-After header).`,
-        {
-          retryable: true,
-          headers: {
-            'Retry-After': String(retryAfter),
-            'X-RateLimit-Limit': String(rule.points),
-            'X-RateLimit-Remaining': '0',
-          },
-          body: { limit: rule.points, retry_after: retryAfter },
-        },
-      );
+      throw rateLimited(rule.points, rule.describe, err.msBeforeNext);
     }
     next();
   };

@@ -6,6 +6,9 @@ import type { ProcessorRegistry } from './processor.js';
 import { outageDeferralMs } from './outage-deferral.js';
 import { QUEUE_NAMES, type QueueName } from '../infra/queue/queues.js';
 
+/** Tape jobs (recorder runs and slices) one process runs at once. */
+const TAPE_SLICES_PER_PROCESS = 2;
+
 /** Resolves WORKER_QUEUES strictly: an unknown name stops the process rather than silently running "all". */
 export function selectQueues(requested: string[] | undefined): QueueName[] {
   if (!requested || requested.length === 0) return [...QUEUE_NAMES];
@@ -76,7 +79,13 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
           connectionName: `worker-${queue}`,
         },
         prefix: deps.env.QUEUE_PREFIX,
-        concurrency: queue === 'trades' ? deps.env.TRADE_WORKER_CONCURRENCY : deps.env.WORKER_CONCURRENCY,
+        concurrency:
+          queue === 'trades'
+            ? deps.env.TRADE_WORKER_CONCURRENCY
+            : // A slice takes DuckDB's threads: two at once per process is what the machine shares.
+              queue === 'tapes'
+              ? TAPE_SLICES_PER_PROCESS
+              : deps.env.WORKER_CONCURRENCY,
         // A worker that dies mid-job loses its lock; another worker picks the job up after this long.
         // Money jobs are idempotent, so a job may stall (and be resumed) several times before it fails.
         lockDuration: deps.env.WORKER_LOCK_DURATION_MS,

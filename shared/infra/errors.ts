@@ -60,6 +60,29 @@ export const unavailable = (what: string, cause?: unknown) =>
     cause,
   );
 
+/**
+ * The 429 of a spent limit: `points` per window (`describe` says which), free again in
+ * `msBeforeNext`; the clients wait for Retry-After.
+ */
+export function rateLimited(points: number, describe: string, msBeforeNext: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new AppError(
+    429,
+    'rate_limited',
+    `Rate limit exceeded: ${points} ${describe}`,
+    `Wait ${retryAfter} seconds before retrying (see the Retry-After header).`,
+    {
+      retryable: true,
+      headers: {
+        'Retry-After': String(retryAfter),
+        'X-RateLimit-Limit': String(points),
+        'X-RateLimit-Remaining': '0',
+      },
+      body: { limit: points, retry_after: retryAfter },
+    },
+  );
+}
+
 /** One entry of the spec's validation error body (§2.5), FastAPI-shaped as the clients expect. */
 export interface ValidationItem {
   loc: string[];

@@ -90,6 +90,11 @@ export const SCHEDULES: ScheduleDefinition[] = [
     'Every EXTERNAL_PRICE_SECONDS: refreshes imported markets’ venue prices and re-anchors their sim books.',
   ),
   intervalSchedule(
+    'record-tapes',
+    (env) => env.TAPE_RECORD_SECONDS,
+    'Every TAPE_RECORD_SECONDS: appends venue public trades, sim fills and changed markets to the backtest tape store.',
+  ),
+  intervalSchedule(
     'check-resolutions',
     (env) => env.RESOLUTION_CHECK_SECONDS,
     'Every RESOLUTION_CHECK_SECONDS: closes imported markets the venue closed and settles the ones it resolved.',

@@ -280,6 +280,32 @@ export const EnvSchema = z.object({
     .max(29000)
     .default(20000)
     .describe('How long POST /api/sdk/markets/import waits for the import worker before answering 503.'),
+  TAPE_RECORD_SECONDS: positiveInt
+    .min(10)
+    .default(60)
+    .describe(
+      'How often the tape recorder appends new prints (venue public trades, sim fills) and changed markets to the backtest tape store under DATA_DIR/tapes.',
+    ),
+  TAPE_REQUESTS_PER_MINUTE: positiveInt
+    .default(6)
+    .describe('Backtest tapes an agent may have built per minute (POST /api/backtest/tape); tapes already built are free.'),
+  TAPE_MAX_WINDOW_DAYS: positiveInt
+    .max(3660)
+    .default(92)
+    .describe('The longest window a backtest tape may cover, in days (longer: 422).'),
+  TAPE_MAX_PRINTS: positiveInt
+    .default(5_000_000)
+    .describe('The most trade prints one backtest tape may hold (more: 422, narrow the window or the markets).'),
+  TAPE_URL_TTL_SECONDS: positiveInt
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600)
+    .describe('How long the signed download URLs of a backtest tape work (fetched without authentication).'),
+  // Below the official client's 60 s request timeout, so that it reads our 503 and its `detail`.
+  TAPE_WAIT_MS: positiveInt
+    .max(55000)
+    .default(50000)
+    .describe('How long POST /api/backtest/tape waits for the tapes worker to cut a slice before answering 503.'),
   EXTERNAL_PRICE_SECONDS: positiveInt
     .min(5)
     .default(30)

@@ -125,6 +125,32 @@ export const JOBS = {
   'check-resolutions': intervalJob('check-resolutions', 'venue-sync'),
   /** Imports the venues' rolling fast markets (5 m / 15 m crypto windows) ahead of their windows. */
   'import-fast-markets': slotJob('import-fast-markets', 'venue-sync'),
+  /** Appends new prints and changed markets to the backtest tape store (shared/domains/tapes/record-tapes.ts). */
+  'record-tapes': intervalJob('record-tapes', 'tapes'),
+  /**
+   * Cuts one backtest tape (shared/domains/tapes/slice-tape.ts); the API waits on it. The id is the
+   * tape's key, so identical requests at once, from any API process, wait on one build.
+   */
+  'slice-tape': define({
+    queue: 'tapes',
+    schema: z.object({
+      key: z.string().regex(/^[0-9a-f]{32}$/),
+      datasetRev: z.string().regex(/^[0-9a-f]{16}$/),
+      t0: z.string().max(40),
+      t1: z.string().max(40),
+      startSec: z.number().int().nonnegative(),
+      endSec: z.number().int().nonnegative(),
+      maxMarkets: z.number().int().positive(),
+      minVolume: z.number().nonnegative(),
+      q: z.string().max(200).nullable(),
+      /** Store files relative to DATA_DIR/tapes/store: the slice reads exactly those the key was made of. */
+      marketFiles: z.array(z.string().max(300)),
+      printFiles: z.array(z.string().max(300)),
+    }),
+    // Not retried: a failed cut is answered at once (the caller may ask again).
+    options: { attempts: 1, removeOnComplete: keepCompleted, removeOnFail: { age: 300 } },
+    jobId: (d) => `slice-tape-${d.key}`,
+  }),
   /** Stops trading on sim catalogue markets past their resolution time and tops the catalogue up. */
   'expire-sim-markets': slotJob('expire-sim-markets', 'venue-sync'),
   /**

@@ -25,6 +25,8 @@ export const QUEUE_NAMES = [
   'webhooks',
   /** Stop-loss / take-profit monitors: the scheduled evaluation and the exits it triggers. */
   'risk-monitors',
+  /** Backtest tapes: the recorder's appends to the tape store and the slices agents ask for (the API waits on these). */
+  'tapes',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

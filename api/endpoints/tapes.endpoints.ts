@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { TAPE_FILES } from '../../shared/domains/tapes/tape-urls.js';
+import { endpoint } from './endpoint.js';
+
+// Read by the handler (a 422 with a string `detail` the client prints), not refused by the schema.
+const ISO_DATE_OR_TIME = z
+  .string()
+  .max(40)
+  .meta({ description: 'ISO date (midnight UTC) or date-time', example: '2026-11-27' });
+
+const TapeRequestSchema = z
+  .object({
+    t0: ISO_DATE_OR_TIME,
+    t1: ISO_DATE_OR_TIME.meta({ description: 'End of the window, excluded: [t0, t1)' }),
+    max_markets: z
+      .number()
+      .int()
+      .positive()
+      .max(1_000_000)
+      .default(300)
+      .meta({ description: 'Markets served at most, largest by volume; clamped to 1,000 (5,000 with q).' }),
+    min_volume: z.number().nonnegative().default(1000).meta({ description: 'Volume floor of a market (USD; $SIM on sim).' }),
+    q: z
+      .string()
+      .max(200)
+      .nullish()
+      .meta({ description: 'Case-insensitive substring of the question or slug, applied before the cap.' }),
+  })
+  .meta({ id: 'TapeRequest' });
+
+const SourceCount = z.object({ source: z.string(), markets: z.number(), quant_rows: z.number() });
+
+const TapeAnswerSchema = z
+  .object({
+    key: z.string().meta({ description: 'Stable for the same dataset revision, window, cap, volume floor and q.' }),
+    urls: z
+      .object({ markets: z.string(), quant: z.string(), manifest: z.string() })
+      .meta({ description: 'Signed download URLs (no authentication; they expire at expires_at).' }),
+    expires_at: z.string(),
+    markets: z.number(),
+    quant_rows: z.number(),
+    cached: z.boolean(),
+    t0: z.string(),
+    t1: z.string(),
+    dataset_rev: z.string(),
+    markets_requested: z.number(),
+    markets_matching_filter: z.number(),
+    markets_served: z.number(),
+    max_markets_served: z.number(),
+    truncated: z.boolean(),
+    sources: z.array(SourceCount),
+  })
+  .meta({ id: 'TapeAnswer' });
+
+const CoverageSchema = z
+  .object({
+    coverage_t0: z.string().nullable(),
+    coverage_t1: z
+      .string()
+      .meta({ description: 'The end of coverage (a date, midnight UTC, excluded): the last t1 a tape may ask for.' }),
+    live: z.boolean().meta({ description: 'The recorder is running: today is being recorded.' }),
+    dataset_rev: z.string(),
+    prints: z.number(),
+    markets: z.number(),
+    sources: z.array(
+      z.object({
+        source: z.string(),
+        first_day: z.string(),
+        last_day: z.string(),
+        prints: z.number(),
+        markets: z.number(),
+      }),
+    ),
+    files: z.number(),
+    bytes: z.number(),
+    recorder: z.object({ last_run_at: z.string().nullable(), last_run: z.unknown() }),
+  })
+  .meta({ id: 'TapeCoverage' });
+
+export const tapeEndpoints = {
+  requestTape: endpoint({
+    method: 'post',
+    path: '/api/backtest/tape',
+    auth: 'agent',
+    tag: 'Backtests',
+    summary: 'A tape of recorded markets and trade prints for a window, as two parquet files',
+    description:
+      'What `simmer backtest` replays a skill over: markets with prints in [t0, t1) (imported venues’ public trades, sim fills, imported datasets), the `max_markets` largest by volume, and their prints. The files are fetched without authentication from signed URLs. A tape already built is answered at once and free (`cached`); a new one counts against TAPE_REQUESTS_PER_MINUTE.',
+    body: TapeRequestSchema,
+    response: TapeAnswerSchema,
+    errors: [422, 429, 503],
+  }),
+  tapeCoverage: endpoint({
+    method: 'get',
+    path: '/api/backtest/tape/coverage',
+    auth: 'agent',
+    tag: 'Backtests',
+    summary: 'What the tape store covers: the first and last day, prints and markets by source',
+    response: CoverageSchema,
+    errors: [503],
+  }),
+  downloadTapeFile: endpoint({
+    method: 'get',
+    path: '/api/backtest/files/{key}/{file}',
+    auth: 'none',
+    tag: 'Backtests',
+    summary: 'One file of a built tape, by its signed URL (Range supported)',
+    description: 'The URL comes from `POST /api/backtest/tape`; an expired or altered one answers 403.',
+    params: z.object({ key: z.string().regex(/^[0-9a-f]{32}$/), file: z.enum(TAPE_FILES) }),
+    query: z.object({ expires: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
+    response: z.string().meta({ format: 'binary' }),
+    produces: 'application/octet-stream',
+    errors: [403, 404],
+  }),
+  adminTapes: endpoint({
+    method: 'get',
+    path: '/api/admin/tapes',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: 'The backtest tape store: coverage, sizes, sources and the recorder’s last run',
+    response: CoverageSchema,
+  }),
+};

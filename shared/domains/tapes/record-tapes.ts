@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import type { VenueRegistry } from '../venues/venue-registry.js';
+import type { TapePrintRow } from './tape-columns.js';
+import { partyPseudonym, tapeKey } from './tape-secret.js';
+import {
+  marketFingerprint,
+  simFillPrint,
+  TAPE_MARKET_FIELDS,
+  tapeMarketRow,
+  venuePrintRow,
+  type TapeMarketSource,
+} from './tape-rows.js';
+import { appendMarkets, appendPrints, clearSlices, clearStaging, tapeDirs, type TapeDirs } from './tape-store.js';
+
+export type RecordTapesDeps = Pick<InfraDeps, 'env' | 'clock' | 'log'> & {
+  models: Pick<Models, 'Market' | 'MarketEvent' | 'Trade' | 'TapeCursor' | 'TapeRecorder'>;
+  venues: Pick<VenueRegistry, 'has' | 'get'>;
+};
+
+/** What one recorder run did, kept on the recorder's document for the console. */
+export interface RecorderRun {
+  startedAt: string;
+  finishedAt: string;
+  /** Another process holds the recorder's lease: this run did nothing. */
+  skipped?: 'lease-held';
+  markets: number;
+  prints: Record<string, number>;
+  venueMarkets: number;
+  errors: string[];
+}
+
+/** A run that dies keeps the lease this long at most; the next run after it takes over. */
+const LEASE_MS = 5 * 60_000;
+/** Built tapes are kept a day (their URLs live an hour by default); the store itself is kept for good. */
+const SLICE_RETENTION_MS = 24 * 3600_000;
+/** Venue prints younger than this are left for the next run: a print of the same second may still come. */
+const VENUE_LAG_SECONDS = 60;
+/** The first run of a market reaches this far back on its venue. */
+const VENUE_BACKFILL_SECONDS = 24 * 3600;
+/** Prints asked of a venue per market per run, and markets asked per run (least recently first). */
+const VENUE_PAGE = 1000;
+const VENUE_MARKETS_PER_RUN = 200;
+const VENUE_CONCURRENCY = 4;
+/** Sim fill events read per market per run. */
+const SIM_EVENTS_PER_RUN = 5000;
+/** Markets changed since the last run are looked at again from a little earlier (clock skew between processes). */
+const RESCAN_MS = 5 * 60_000;
+
+const cursorId = (source: string, marketId: string) => `${source}:${marketId}`;
+
+/**
+ * One recorder run (the `record-tapes` job): writes the market rows that changed, sim markets' new
+ * fills and imported markets' new venue prints into the tape store, then moves the cursors. One
+ * run at a time across processes (a lease); idempotent: the cursors move only past what is written.
+ */
+export async function recordTapes(deps: RecordTapesDeps): Promise<RecorderRun> {
+  const startedAt = deps.clock();
+  const leaseId = randomUUID();
+  const lease = await takeLease(deps, leaseId, startedAt);
+  const run: RecorderRun = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: startedAt.toISOString(),
+    markets: 0,
+    prints: {},
+    venueMarkets: 0,
+    errors: [],
+  };
+  if (!lease) return { ...run, skipped: 'lease-held' };
+  const dirs = tapeDirs(deps.env.DATA_DIR);
+  try {
+    clearStaging(dirs, LEASE_MS, startedAt);
+    clearSlices(dirs, SLICE_RETENTION_MS, startedAt);
+    const since = lease.lastRunAt ? new Date(lease.lastRunAt.getTime() - RESCAN_MS) : null;
+    run.markets = await recordMarketRows(deps, dirs, since, startedAt);
+    run.prints.sim = await recordSimFills(deps, dirs, since);
+    await recordVenuePrints(deps, dirs, startedAt, run);
+  } finally {
+    run.finishedAt = deps.clock().toISOString();
+    await deps.models.TapeRecorder.updateOne(
+      { _id: 'recorder', leaseId },
+      { $set: { leaseUntil: null, lastRunAt: startedAt, lastRun: run } },
+    );
+  }
+  return run;
+}
+
+async function takeLease(deps: RecordTapesDeps, leaseId: string, now: Date) {
+  await deps.models.TapeRecorder.updateOne(
+    { _id: 'recorder' },
+    { $setOnInsert: { leaseUntil: null } },
+    { upsert: true },
+  );
+  return deps.models.TapeRecorder.findOneAndUpdate(
+    { _id: 'recorder', $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+    { $set: { leaseId, leaseUntil: new Date(now.getTime() + LEASE_MS) } },
+    { new: false, projection: { lastRunAt: 1 } },
+  ).lean();
+}
+
+/** The cursors of `ids` (cursor ids), by id. */
+async function cursorsOf(deps: RecordTapesDeps, ids: string[]) {
+  const rows = ids.length ? await deps.models.TapeCursor.find({ _id: { $in: ids } }).lean() : [];
+  return new Map(rows.map((c) => [c._id, c]));
+}
+
+/** Writes the rows of markets whose tape-visible state changed since they were last written. */
+async function recordMarketRows(
+  deps: RecordTapesDeps,
+  dirs: TapeDirs,
+  since: Date | null,
+  now: Date,
+): Promise<number> {
+  const markets = (await deps.models.Market.find(
+    since ? { updatedAt: { $gte: since } } : {},
+    TAPE_MARKET_FIELDS,
+  ).lean()) as TapeMarketSource[];
+  const cursors = await cursorsOf(
+    deps,
+    markets.map((m) => cursorId(m.importSource, m._id)),
+  );
+  const changed = markets
+    .map((m) => ({ m, fingerprint: marketFingerprint(m) }))
+    .filter(({ m, fingerprint }) => cursors.get(cursorId(m.importSource, m._id))?.fingerprint !== fingerprint);
+  const bySource = new Map<string, typeof changed>();
+  for (const c of changed) bySource.set(c.m.importSource, [...(bySource.get(c.m.importSource) ?? []), c]);
+  for (const [source, rows] of bySource) {
+    await appendMarkets(
+      dirs,
+      source,
+      rows.map(({ m }) => tapeMarketRow(m, source, now)),
+    );
+    await deps.models.TapeCursor.bulkWrite(
+      rows.map(({ m, fingerprint }) => ({
+        updateOne: {
+          filter: { _id: cursorId(source, m._id) },
+          update: { $set: { fingerprint }, $setOnInsert: { source, marketId: m._id } },
+          upsert: true,
+        },
+      })),
+    );
+  }
+  return changed.length;
+}
+
+/**
+ * Sim markets' fills since their cursor, read off each market's event log (gapless sequence
+ * numbers: the log is the book's one writer, so nothing can land behind the cursor later).
+ */
+async function recordSimFills(deps: RecordTapesDeps, dirs: TapeDirs, since: Date | null): Promise<number> {
+  const markets = await deps.models.Market.find(
+    { importSource: 'sim', lastTradeAt: since ? { $gte: since } : { $ne: null } },
+    { eventId: 1 },
+  ).lean();
+  if (!markets.length) return 0;
+  const cursors = await cursorsOf(
+    deps,
+    markets.map((m) => cursorId('sim', m._id)),
+  );
+  const prints: TapePrintRow[] = [];
+  const through = new Map<string, number>();
+  for (const m of markets) {
+    const from = cursors.get(cursorId('sim', m._id))?.seqThrough ?? 0;
+    const events = await deps.models.MarketEvent.find({ marketId: m._id, seq: { $gt: from } })
+      .sort({ seq: 1 })
+      .limit(SIM_EVENTS_PER_RUN)
+      .lean();
+    let last = from;
+    for (const e of events) {
+      if (e.seq !== last + 1) break; // a gap: read again from here next run
+      last = e.seq;
+      if (e.kind !== 'fill') continue;
+      const print = simFillPrint(e, m.eventId, null);
+      if (print) prints.push(print);
+    }
+    if (last > from) through.set(m._id, last);
+  }
+  await nameTakers(deps, prints);
+  await appendPrints(dirs, 'sim', prints);
+  if (through.size)
+    await deps.models.TapeCursor.bulkWrite(
+      [...through].map(([marketId, seq]) => ({
+        updateOne: {
+          filter: { _id: cursorId('sim', marketId) },
+          update: { $set: { seqThrough: seq, recordedAt: deps.clock() }, $setOnInsert: { source: 'sim', marketId } },
+          upsert: true,
+        },
+      })),
+    );
+  return prints.length;
+}
+
+/** Sets each sim print's taker to its agent's pseudonym (a fill event's id is its trade's). */
+async function nameTakers(deps: RecordTapesDeps, prints: TapePrintRow[]) {
+  if (!prints.length) return;
+  const key = tapeKey(deps.env, 'tape-parties');
+  const trades = await deps.models.Trade.find(
+    { _id: { $in: prints.map((p) => p.print_id) } },
+    { agentId: 1 },
+  ).lean();
+  const agentOf = new Map(trades.map((t) => [t._id, t.agentId]));
+  for (const p of prints) {
+    const agentId = agentOf.get(p.print_id);
+    p.taker = agentId ? partyPseudonym(key, agentId) : null;
+  }
+}
+
+/** Imported markets' public prints on their venues, least recently recorded markets first. */
+async function recordVenuePrints(deps: RecordTapesDeps, dirs: TapeDirs, now: Date, run: RecorderRun) {
+  const markets = (await deps.models.Market.find(
+    { importSource: { $ne: 'sim' }, status: { $ne: 'resolved' }, venueRef: { $ne: null } },
+    TAPE_MARKET_FIELDS,
+  ).lean()) as TapeMarketSource[];
+  const cursors = await cursorsOf(
+    deps,
+    markets.map((m) => cursorId(m.importSource, m._id)),
+  );
+  const recordedAt = (m: TapeMarketSource) =>
+    cursors.get(cursorId(m.importSource, m._id))?.recordedAt?.getTime() ?? 0;
+  const due = markets
+    .filter((m) => deps.venues.has(m.importSource) && deps.venues.get(m.importSource).publicPrints)
+    .sort((a, b) => recordedAt(a) - recordedAt(b))
+    .slice(0, VENUE_MARKETS_PER_RUN);
+  const nowSec = Math.floor(now.getTime() / 1000);
+  const cutoff = nowSec - VENUE_LAG_SECONDS;
+  const queue = [...due];
+  const worker = async () => {
+    for (let m = queue.shift(); m; m = queue.shift()) {
+      const source = m.importSource;
+      const cursor = cursors.get(cursorId(source, m._id));
+      const afterSec = cursor?.printsThroughSec ?? nowSec - VENUE_BACKFILL_SECONDS;
+      try {
+        const prints = await deps.venues.get(source).publicPrints!(m.venueRef!, { afterSec, limit: VENUE_PAGE });
+        const { kept, throughSec } = settledPrints(prints, afterSec, cutoff, VENUE_PAGE);
+        await appendPrints(
+          dirs,
+          source,
+          kept.map((p) => venuePrintRow(p, source, m)),
+        );
+        await deps.models.TapeCursor.updateOne(
+          { _id: cursorId(source, m._id) },
+          {
+            $set: { printsThroughSec: throughSec, recordedAt: deps.clock() },
+            $setOnInsert: { source, marketId: m._id },
+          },
+          { upsert: true },
+        );
+        run.prints[source] = (run.prints[source] ?? 0) + kept.length;
+        run.venueMarkets += 1;
+      } catch (err) {
+        deps.log.warn({ err, market: m._id, source }, 'tape recorder: venue prints not read');
+        if (run.errors.length < 20) run.errors.push(`${source} ${m._id}: ${(err as Error).message}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: VENUE_CONCURRENCY }, worker));
+}
+
+/**
+ * The prints a run may record and how far its cursor may move: only prints older than the lag
+ * (the venue may still publish more of a recent second); when the page was full, the last second
+ * is left whole for the next run (more prints of it may be on the next page).
+ */
+export function settledPrints<P extends { timestamp: number }>(
+  prints: P[],
+  afterSec: number,
+  cutoffSec: number,
+  page: number,
+): { kept: P[]; throughSec: number } {
+  const settled = prints.filter((p) => p.timestamp > afterSec && p.timestamp <= cutoffSec);
+  if (prints.length < page) return { kept: settled, throughSec: Math.max(afterSec, cutoffSec) };
+  const lastSec = Math.max(afterSec, ...settled.map((p) => p.timestamp));
+  const whole = settled.filter((p) => p.timestamp < lastSec);
+  // A full page of one second: take it (nothing else would ever move the cursor).
+  if (!whole.length) return { kept: settled, throughSec: lastSec };
+  return { kept: whole, throughSec: lastSec - 1 };
+}
