@@ -95,7 +95,7 @@ async function takeLease(deps: RecordTapesDeps, leaseId: string, now: Date) {
   return deps.models.TapeRecorder.findOneAndUpdate(
     { _id: 'recorder', $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
     { $set: { leaseId, leaseUntil: new Date(now.getTime() + LEASE_MS) } },
-    { new: false, projection: { lastRunAt: 1 } },
+    { returnDocument: 'before', projection: { lastRunAt: 1 } },
   ).lean();
 }
 

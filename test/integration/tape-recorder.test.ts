@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { recordTapes } from '../../shared/domains/tapes/record-tapes.js';
+import { listStoreFiles, tapeDirs } from '../../shared/domains/tapes/tape-store.js';
+import { withDuckDb } from '../../shared/infra/duckdb.js';
+import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent } from '../support/http.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+describe('tape recorder #integration', () => {
+  it('records sim fills and market rows once: a second run adds nothing, and the tape shows them pseudonymised', async () => {
+    const ctx = testContext();
+    const word = `zebra${randomUUID().slice(0, 6)}`;
+    const m = await makeMarket({ question: `Will the ${word} cross the road?` });
+    const agent = await registerAgent({ name: 'tape-trader' });
+    for (const amount of [20, 30]) {
+      const res = await trade(agent, { market_id: m._id, side: 'yes', amount, venue: 'sim' });
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+    }
+    const sell = await trade(agent, { market_id: m._id, side: 'yes', action: 'sell', shares: 5, venue: 'sim' });
+    assert.equal(sell.body.success, true, JSON.stringify(sell.body));
+
+    const first = await recordTapes(ctx.deps);
+    assert.equal(first.skipped, undefined);
+    assert.ok(first.prints.sim! >= 3, JSON.stringify(first));
+    const cursor = await ctx.deps.models.TapeCursor.findById(`sim:${m._id}`).lean();
+    assert.equal(cursor?.seqThrough, 3, 'three fills, three events of the market’s log');
+    const files = listStoreFiles(tapeDirs(ctx.env.DATA_DIR));
+
+    const second = await recordTapes(ctx.deps);
+    assert.equal(second.prints.sim, 0, 'nothing new: nothing written');
+    assert.equal(second.markets, 0, 'no market changed: no market row written');
+    assert.deepEqual(listStoreFiles(tapeDirs(ctx.env.DATA_DIR)), files, 'the store is unchanged');
+
+    const tape = await api()
+      .post('/api/backtest/tape')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ t0: today(), t1: tomorrow(), min_volume: 0, q: word });
+    assert.equal(tape.status, 200, JSON.stringify(tape.body));
+    assert.equal(tape.body.markets, 1);
+    assert.equal(tape.body.quant_rows, 3);
+    assert.deepEqual(tape.body.sources, [{ source: 'sim', markets: 1, quant_rows: 3 }]);
+
+    const dirs = tapeDirs(ctx.env.DATA_DIR);
+    const prints = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT market_id, condition_id, side, price, usd_amount, token_amount, maker, taker
+           FROM read_parquet('${dirs.slices}/${tape.body.key}/quant.parquet') ORDER BY side, usd_amount`,
+        )
+      ).getRowObjectsJson(),
+    );
+    assert.deepEqual(
+      prints.map((p) => p.side),
+      ['BUY', 'BUY', 'SELL'],
+    );
+    for (const p of prints) {
+      assert.equal(p.market_id, m._id);
+      assert.equal(p.maker, 'sim-lmsr');
+      assert.match(String(p.taker), /^agent-[0-9a-f]{16}$/);
+      assert.ok(!String(p.taker).includes(agent.agent_id), 'the agent id is not published');
+      assert.ok(Number(p.price) > 0.4 && Number(p.price) < 0.7);
+    }
+    assert.equal(new Set(prints.map((p) => p.taker)).size, 1, 'one agent reads as one trader');
+    const [buy] = prints;
+    assert.ok(Math.abs(Number(buy!.usd_amount) / Number(buy!.token_amount) - Number(buy!.price)) < 1e-9);
+    const markets = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT id, question, condition_id, closed, active, outcome_prices, created_at IS NOT NULL AS has_created
+           FROM read_parquet('${dirs.slices}/${tape.body.key}/markets.parquet')`,
+        )
+      ).getRowObjectsJson(),
+    );
+    assert.equal(markets[0]!.id, m._id);
+    assert.equal(markets[0]!.closed, 0);
+    assert.equal(markets[0]!.has_created, true);
+    assert.match(String(markets[0]!.outcome_prices), /^\['0\.\d+', '0\.\d+'\]$/);
+  });
+
+  it('writes a market again once it resolves: the tape carries its final prices and closed', async () => {
+    const ctx = testContext();
+    const word = `heron${randomUUID().slice(0, 6)}`;
+    const m = await makeMarket({ question: `Will the ${word} fly?` });
+    const agent = await registerAgent({ name: 'tape-resolver' });
+    assert.equal((await trade(agent, { market_id: m._id, side: 'no', amount: 10, venue: 'sim' })).body.success, true);
+    await recordTapes(ctx.deps);
+    await ctx.deps.models.Market.updateOne(
+      { _id: m._id },
+      { $set: { status: 'resolved', outcome: true, resolvedAt: new Date() } },
+    );
+    const run = await recordTapes(ctx.deps);
+    assert.ok(run.markets >= 1);
+    const tape = await api()
+      .post('/api/backtest/tape')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ t0: today(), t1: tomorrow(), min_volume: 0, q: word });
+    assert.equal(tape.status, 200, JSON.stringify(tape.body));
+    const dirs = tapeDirs(ctx.env.DATA_DIR);
+    const [row] = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT closed, active, outcome_prices FROM read_parquet('${dirs.slices}/${tape.body.key}/markets.parquet')`,
+        )
+      ).getRowObjectsJson(),
+    );
+    assert.deepEqual(row, { closed: 1, active: 0, outcome_prices: "['1', '0']" });
+    const [p] = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(`SELECT side, price FROM read_parquet('${dirs.slices}/${tape.body.key}/quant.parquet')`)
+      ).getRowObjectsJson(),
+    );
+    assert.equal(p!.side, 'SELL', 'buying NO is selling YES');
+    assert.ok(Number(p!.price) < 0.5 && Number(p!.price) > 0.45, 'at one minus the NO price paid (above 0.5)');
+  });
+});
