@@ -139,8 +139,12 @@ export class KalshiState {
     return [...this.markets.values()].filter((m) => m.eventTicker === eventTicker);
   }
 
-  /** After an admin price move of `m` from `fromYes`: the crowd's trades that made it print. */
+  /**
+   * After an admin price move of `m` from `fromYes`: the crowd's trades that made it print. Only an
+   * open market trades: a price set on any other is a fixture edit, not a move.
+   */
   printPriceMove(m: MarketRecord, fromYes: Pips): void {
+    if (m.status !== 'active') return;
     printPriceMove(this.tape, m, fromYes, this.now(), this.printSeed);
   }
 
