@@ -297,6 +297,39 @@ describe('Polymarket emulator: trading with the official client (@polymarket/clo
     );
   });
 
+  it("when orders match, then the market's public trades show the fills with their transaction hashes, and a FAILED one disappears", async () => {
+    const [m] = newMarket();
+    const yes = m!.tokenIds[0];
+    const signer = newSigner();
+    await fundAndApprove(signer.account.address, 100, { [yes]: 10 });
+    const { client } = await tradingClient(signer);
+    const publicTrades = async () =>
+      (await (await fetch(`${emu.dataUrl}/trades?market=${m!.conditionId}`)).json()) as Json[];
+
+    // A taker buy against the house book, then a resting sell crossed by a price move.
+    const bought = await client.createAndPostOrder({ tokenID: yes, price: 0.52, size: 5, side: Side.BUY });
+    assert.equal(bought.status, 'matched');
+    const [buyTrade] = await client.getTrades({ id: bought.tradeIDs![0] });
+    const [buyRow] = await publicTrades();
+    assert.deepEqual(
+      [buyRow.proxyWallet, buyRow.side, buyRow.asset, buyRow.size, buyRow.transactionHash],
+      [signer.account.address.toLowerCase(), 'BUY', yes, 5, buyTrade!.transaction_hash],
+    );
+
+    const resting = await client.createAndPostOrder({ tokenID: yes, price: 0.6, size: 10, side: Side.SELL });
+    await admin(`/markets/${m!.conditionId}/price`, { yes: 0.7 });
+    const crossed = (await client.getOrder(resting.orderID)).associate_trades[0]!;
+    const [sweepTrade] = await client.getTrades({ id: crossed });
+    const rows = await publicTrades();
+    const sweepRow = rows.find((r) => r.transactionHash === sweepTrade!.transaction_hash);
+    assert.ok(sweepRow, 'the crossed resting order prints too');
+    assert.deepEqual([sweepRow.side, sweepRow.price, sweepRow.size], ['BUY', 0.6, 10], 'as the taker saw it');
+    assert.ok(rows.length > 2, "the crowd's trades of the move print beside ours");
+
+    await admin(`/clob/trades/${bought.tradeIDs![0]}/status`, { status: 'FAILED' });
+    assert.ok(!(await publicTrades()).some((r) => r.transactionHash === buyTrade!.transaction_hash));
+  });
+
   it('when a V1 order is posted by the client, then the CLOB refuses it with order_version_mismatch', async () => {
     const [m] = newMarket();
     const signer = newSigner();

@@ -1,4 +1,12 @@
-import { ONE_DOLLAR, pipsToDollars, type EventRecord, type MarketRecord, type Pips } from './model.js';
+import {
+  ONE_DOLLAR,
+  pipsToDollars,
+  type EventRecord,
+  type MarketRecord,
+  type Pips,
+  type WireMode,
+} from './model.js';
+import type { KalshiTrade } from './public-trades.js';
 
 // Kalshi Trade API v2 JSON (kalshi.md §1.3, §1.4). Current mode: `*_dollars` strings with 4 dp and
 // `*_fp` counts with 2 dp; legacy mode: the integer-cent fields Kalshi removed on 2026-03-12
@@ -138,4 +146,28 @@ export function orderbookWire(m: MarketRecord, depth: number): Record<string, un
   if (m.wire === 'legacy')
     return { orderbook: { yes: yes.map(([p, n]) => [cents(p), n]), no: no.map(([p, n]) => [cents(p), n]) } };
   return { orderbook_fp: { yes_dollars: dollars(yes), no_dollars: dollars(no) } };
+}
+
+/**
+ * One trade of `GET /markets/trades` in its market's wire mode: `count_fp` and `*_price_dollars`
+ * today, integer `count` and cent `yes_price`/`no_price` on the legacy wire. `created_time` is ISO.
+ */
+export function tradeWire(t: KalshiTrade, wire: WireMode): Record<string, unknown> {
+  const noPrice = ONE_DOLLAR - t.yesPrice;
+  return {
+    trade_id: t.tradeId,
+    ticker: t.ticker,
+    taker_side: t.takerSide,
+    created_time: new Date(t.createdMs).toISOString(),
+    ...(wire !== 'legacy'
+      ? {
+          count_fp: fp(t.count),
+          yes_price_dollars: pipsToDollars(t.yesPrice),
+          no_price_dollars: pipsToDollars(noPrice),
+        }
+      : {}),
+    ...(wire !== 'current'
+      ? { count: Math.round(t.count), yes_price: cents(t.yesPrice), no_price: cents(noPrice) }
+      : {}),
+  };
 }

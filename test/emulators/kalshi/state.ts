@@ -12,12 +12,14 @@ import { SolanaChain } from './solana/chain.js';
 import {
   pipsToAtomic,
   type EventRecord,
+  type Pips,
   type FaultRule,
   type MarketRecord,
   type RequestLogEntry,
   type SeriesRecord,
 } from './model.js';
 import { isMaintenanceWindow } from './maintenance.js';
+import { KalshiTape, printDflowFill, printPriceMove } from './public-trades.js';
 
 // All mutable emulator state, independent of HTTP: the Kalshi catalogue, the DFlow side (KYC set,
 // orders), and the Solana ledger, over one injectable clock. The routes only read and call these.
@@ -26,6 +28,10 @@ import { isMaintenanceWindow } from './maintenance.js';
 export interface KalshiStateOptions {
   /** Wall clock in ms; the admin clock offset is added on top. */
   now?: () => number;
+  /** Seed of the emulated crowd's trades on price moves (public trades tape). Default `kalshi`. */
+  printSeed?: string;
+  /** Trades each market keeps on the public tape (oldest dropped). Default TAPE_CAP_PER_MARKET. */
+  tapeCapPerMarket?: number;
 }
 
 export interface Settings {
@@ -61,6 +67,9 @@ export class KalshiState {
   readonly chain = new SolanaChain();
   readonly desk = new DflowDesk(this.chain);
   readonly kyc = new Set<string>();
+  /** Kalshi's public trades: the crowd's on price moves, and the fills of DFlow orders. */
+  readonly tape: KalshiTape;
+  readonly printSeed: string;
   settings: Settings = { ...DEFAULT_SETTINGS };
   faults: FaultRule[] = [];
   /** How many requests each fault mode has failed since the last reset (e.g. the 429 counter). */
@@ -73,6 +82,8 @@ export class KalshiState {
 
   constructor(opts: KalshiStateOptions = {}) {
     this.wallClock = opts.now ?? Date.now;
+    this.tape = new KalshiTape(opts.tapeCapPerMarket);
+    this.printSeed = opts.printSeed ?? 'kalshi';
     this.reset();
   }
 
@@ -88,6 +99,7 @@ export class KalshiState {
     this.chain.reset();
     this.desk.reset();
     this.kyc.clear();
+    this.tape.reset();
     this.settings = { ...DEFAULT_SETTINGS };
     this.faults = [];
     this.faultsServed = {};
@@ -125,6 +137,15 @@ export class KalshiState {
 
   marketsOf(eventTicker: string): MarketRecord[] {
     return [...this.markets.values()].filter((m) => m.eventTicker === eventTicker);
+  }
+
+  /**
+   * After an admin price move of `m` from `fromYes`: the crowd's trades that made it print. Only an
+   * open market trades: a price set on any other is a fixture edit, not a move.
+   */
+  printPriceMove(m: MarketRecord, fromYes: Pips): void {
+    if (m.status !== 'active') return;
+    printPriceMove(this.tape, m, fromYes, this.now(), this.printSeed);
   }
 
   /** Kalshi's clearinghouse maintenance (DFlow answers `route_not_found` meanwhile). */
@@ -182,6 +203,8 @@ export class KalshiState {
         outAmount: String(received),
       });
       if (m && o.action !== 'redeem') {
+        const contracts = Number(o.action === 'buy' ? received : spent) / 1_000_000;
+        printDflowFill(this.tape, o, contracts, this.now());
         m.volume += Number(received / 1_000_000n);
         m.volume24h += Number(received / 1_000_000n);
         m.updatedAt = this.now();

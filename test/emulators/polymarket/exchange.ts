@@ -31,6 +31,8 @@ export interface ExchangeHost {
   readonly ledger: WalletLedger;
   readonly basis: CostBasis;
   marketByToken(token: string): { market: MarketRecord; index: number } | undefined;
+  /** Every matched trade, once: the Data API's public tape shows it. */
+  notePublicTrade(trade: TradeRecord): void;
 }
 
 export interface PlaceResult {
@@ -298,6 +300,7 @@ export class Exchange {
       transactionHash: `0x${sha256Hex(`tx:${t.id}`)}`,
     };
     this.trades.set(trade.id, trade);
+    this.host.notePublicTrade(trade);
     return trade;
   }
 

@@ -21,6 +21,9 @@ import {
 import { CostBasis } from './cost-basis.js';
 import { Exchange } from './exchange.js';
 import { slugify } from './ids.js';
+import type { TradeRecord } from './clob-records.js';
+import { PublicTape } from './public-tape.js';
+import { printClobTrade, printPriceMove } from './tape-prints.js';
 import {
   onGrid,
   type EventRecord,
@@ -39,6 +42,10 @@ import { toUnits, WalletLedger } from './wallet-ledger.js';
 export interface StateOptions {
   /** Wall clock in ms; the admin clock offset is added on top. */
   now?: () => number;
+  /** Seed of the emulated crowd's trades on price moves (public-tape prints). Default `polymarket`. */
+  printSeed?: string;
+  /** Fills each market keeps on the public tape (oldest dropped). Default TAPE_CAP_PER_MARKET. */
+  tapeCapPerMarket?: number;
   /** Delay between a fast market's end and its automatic resolution. Default 30 s. */
   fastResolveDelayMs?: number;
   /** How long closed fast markets stay queryable by slug / condition id. Default 2 h. */
@@ -66,11 +73,14 @@ export class PolymarketState {
   readonly basis = new CostBasis();
   /** The CLOB's trading side: API keys, orders, trades, settings. */
   readonly exchange: Exchange = new Exchange(this);
+  /** The Data API's public trades: the crowd's prints on price moves and the CLOB's matches. */
+  readonly tape: PublicTape;
   faults: FaultRule[] = [];
   requests: RequestLogEntry[] = [];
   clockOffsetMs = 0;
   readonly fastResolveDelayMs: number;
   readonly fastRetentionMs: number;
+  readonly printSeed: string;
 
   private readonly wallClock: () => number;
   private readonly marketBySlugIx = new Map<string, MarketRecord>();
@@ -85,6 +95,8 @@ export class PolymarketState {
     this.wallClock = opts.now ?? Date.now;
     this.fastResolveDelayMs = opts.fastResolveDelayMs ?? 30_000;
     this.fastRetentionMs = opts.fastRetentionMs ?? 2 * 3_600_000;
+    this.printSeed = opts.printSeed ?? 'polymarket';
+    this.tape = new PublicTape(opts.tapeCapPerMarket);
     this.reset();
   }
 
@@ -111,6 +123,7 @@ export class PolymarketState {
     this.ledger.reset();
     this.basis.reset();
     this.exchange.reset();
+    this.tape.reset();
     this.faults = [];
     this.requests = [];
     this.clockOffsetMs = 0;
@@ -143,6 +156,7 @@ export class PolymarketState {
       this.markets.delete(id);
       this.marketBySlugIx.delete(m.slug);
       this.marketByConditionIx.delete(m.conditionId.toLowerCase());
+      this.tape.forget(m.conditionId);
       for (const t of m.tokenIds) this.marketByTokenIx.delete(t);
     }
   }
@@ -179,6 +193,11 @@ export class PolymarketState {
     this.exchange.sync(now);
   }
 
+  notePublicTrade(trade: TradeRecord): void {
+    const hit = this.marketByToken(trade.tokenId);
+    if (hit) printClobTrade(this.tape, trade, hit.index);
+  }
+
   // ---- lookups ----
 
   marketBySlug(slug: string): MarketRecord | undefined {
@@ -204,9 +223,13 @@ export class PolymarketState {
 
   // ---- mutations (admin) ----
 
-  /** Moves outcome 0's price: book, midpoint, last trade, Gamma snapshot and history all follow. */
+  /**
+   * Moves outcome 0's price: book, midpoint, last trade, Gamma snapshot and history all follow, and
+   * the crowd's trades that made the move print on the public tape.
+   */
   setPrice(m: MarketRecord, yes: number): void {
     const now = this.now();
+    const from = m.price;
     const p = onGrid(Math.min(Math.max(yes, m.tick), 1 - m.tick), m.tick);
     m.lastTrade = { price: p, side: p >= m.price ? 'BUY' : 'SELL' };
     m.price = p;
@@ -215,6 +238,7 @@ export class PolymarketState {
     m.bookVersion++;
     m.volume = Math.round((m.volume + 250) * 100) / 100;
     m.volume24hr = Math.round((m.volume24hr + 250) * 100) / 100;
+    printPriceMove(this.tape, m, from, Math.floor(now / 1000), this.printSeed);
     // The new book may cross resting orders: they fill against it.
     this.exchange.sweep(m);
   }

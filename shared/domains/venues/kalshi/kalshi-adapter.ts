@@ -14,21 +14,26 @@ import type {
   VenueMarket,
   VenueMarketKey,
   VenueMarketStatus,
+  VenuePrint,
+  VenuePrintsQuery,
   VenueQuote,
   WalletPosition,
 } from '../venue-adapter.js';
+import { oldestPrintsAfter } from '../print-window.js';
 import {
   KalshiEventAnswerSchema,
   KalshiEventListSchema,
   KalshiMarketAnswerSchema,
   KalshiMarketListSchema,
   KalshiOrderbookSchema,
+  KalshiTradesAnswerSchema,
   type KalshiEvent,
   type KalshiMarket,
 } from './kalshi.schemas.js';
 import { kalshiMarketUrlMatch, kalshiTickerOrNull as tickerOrNull, parseKalshiInput } from './kalshi-urls.js';
 import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from './map-market.js';
 import { kalshiImporting } from './kalshi-importing.js';
+import { kalshiPrint } from './public-prints.js';
 
 export interface KalshiAdapterOptions extends VenueClientSettings {
   /** KALSHI_BASE_URL, ending in /trade-api/v2. */
@@ -40,6 +45,12 @@ const TICKERS_PER_CALL = 100;
 /** Events per `GET /events` page (the API's maximum), and how many `listOpen` scans at most. */
 const EVENTS_PAGE = 200;
 const LIST_SCAN_MAX = 1000;
+/**
+ * Trades per `/markets/trades` page (the API's maximum), and how many `publicPrints` reads back at
+ * most: a bound against a runaway cursor, far above what a recorder polling every few minutes meets.
+ */
+const TRADES_PAGE = 1000;
+const TRADES_SCAN_MAX = 50_000;
 
 /**
  * Kalshi public market data (Trade API v2, no key) for imports, prices and resolutions. Trading
@@ -196,6 +207,30 @@ export class KalshiAdapter implements VenueAdapter {
   /** Kalshi has no public per-wallet positions API (holdings live on Solana, read by the DFlow side). */
   async walletPositions(): Promise<WalletPosition[]> {
     return [];
+  }
+
+  /**
+   * The market's public trades after `afterSec`, oldest first (see oldestPrintsAfter). The tape is
+   * newest first: `min_ts` bounds it and the cursor walks it back to there. `min_ts` is sent as
+   * `afterSec` itself and the bound applied again here, since whether Kalshi's is inclusive is not
+   * documented.
+   */
+  async publicPrints(key: VenueMarketKey, q: VenuePrintsQuery): Promise<VenuePrint[]> {
+    const t = tickerOrNull(key.externalId);
+    if (!t || q.limit <= 0) return [];
+    const prints: VenuePrint[] = [];
+    let cursor: string | undefined;
+    for (let read = 0; read < TRADES_SCAN_MAX; read += TRADES_PAGE) {
+      const page = await this.http.get('/markets/trades', {
+        endpoint: 'kalshi.trades',
+        schema: KalshiTradesAnswerSchema,
+        query: { ticker: t, min_ts: Math.max(0, Math.floor(q.afterSec)), limit: TRADES_PAGE, cursor },
+      });
+      prints.push(...page.trades.map(kalshiPrint));
+      if (!page.cursor || page.trades.length === 0) break;
+      cursor = page.cursor;
+    }
+    return oldestPrintsAfter(prints, q);
   }
 
   health(): VenueHealthView[] {

@@ -130,3 +130,47 @@ export const KalshiOrderbookSchema = z
     return { yes: inCents(o?.yes), no: inCents(o?.no) };
   });
 export type KalshiOrderbook = z.output<typeof KalshiOrderbookSchema>;
+
+/**
+ * One trade of the public tape (`GET /markets/trades`, kalshi.md §1.2): today `count_fp` and
+ * `yes_price_dollars`/`no_price_dollars` strings, on the legacy wire integer `count` and cent
+ * `yes_price`/`no_price`. Every trade is a YES buyer against a NO buyer; `taker_side` is the one
+ * that took liquidity. A trade without a YES price or a count fails the call: it cannot be printed.
+ */
+const RawTradeSchema = z.looseObject({
+  trade_id: z.string().min(1),
+  ticker: z.string().min(1),
+  taker_side: z.enum(['yes', 'no']),
+  created_time: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO time'),
+  count_fp: numeric.nullish(),
+  count: numeric.nullish(),
+  yes_price_dollars: numeric.nullish(),
+  no_price_dollars: numeric.nullish(),
+  yes_price: numeric.nullish(),
+  no_price: numeric.nullish(),
+});
+
+export const KalshiTradeSchema = RawTradeSchema.transform((t, ctx) => {
+  const yesPrice = dollarsOr(t.yes_price_dollars ?? null, t.yes_price ?? null);
+  const count = t.count_fp ?? t.count ?? null;
+  if (yesPrice === null || count === null) {
+    ctx.addIssue({ code: 'custom', message: 'a trade needs a YES price and a count' });
+    return z.NEVER;
+  }
+  return {
+    tradeId: t.trade_id,
+    ticker: t.ticker,
+    takerSide: t.taker_side,
+    createdSec: Math.floor(Date.parse(t.created_time) / 1000),
+    count,
+    yesPrice,
+    noPrice: dollarsOr(t.no_price_dollars ?? null, t.no_price ?? null) ?? round4(1 - yesPrice),
+  };
+});
+export type KalshiTrade = z.output<typeof KalshiTradeSchema>;
+
+/** `{trades, cursor}`, newest first; the cursor is empty (or absent) on the last page. */
+export const KalshiTradesAnswerSchema = z.looseObject({
+  trades: z.array(KalshiTradeSchema),
+  cursor: z.string().nullish(),
+});

@@ -101,3 +101,38 @@ export const PositionsAnswerSchema = z.union([
   z.array(CamelPositionSchema),
   z.looseObject({ data: z.array(SnakePositionSchema) }).transform((e) => e.data),
 ]);
+
+/**
+ * One row of the Data API's public trades (`GET /trades`, reference §7): a fill seen from one
+ * party's side (with `takerOnly=true`, the default, the taker's), camelCase with JSON numbers.
+ * The profile fields (name, pseudonym, bio, profileImage…) are not read. `price` is the price of
+ * the token traded (`asset`), not of YES.
+ */
+export const PublicTradeSchema = z
+  .looseObject({
+    proxyWallet: z.string(),
+    side: z.enum(['BUY', 'SELL']),
+    asset: idString,
+    conditionId: z.string(),
+    size: numeric,
+    price: numeric,
+    /** Unix seconds. */
+    timestamp: z.number().int().nonnegative(),
+    outcomeIndex: z.number().int().nullish(),
+    transactionHash: z.string().nullish(),
+  })
+  .transform((t) => ({
+    wallet: t.proxyWallet.toLowerCase(),
+    side: t.side,
+    tokenId: t.asset,
+    conditionId: t.conditionId.toLowerCase(),
+    size: t.size,
+    price: t.price,
+    timestamp: t.timestamp,
+    outcomeIndex: knownIndex(t.outcomeIndex),
+    transactionHash: t.transactionHash || null,
+  }));
+export type PolymarketPublicTrade = z.output<typeof PublicTradeSchema>;
+
+/** `GET /trades` answers a bare array, newest first. */
+export const PublicTradesAnswerSchema = z.array(PublicTradeSchema);

@@ -15,11 +15,19 @@ import type {
   VenueMarket,
   VenueMarketKey,
   VenueMarketStatus,
+  VenuePrint,
+  VenuePrintsQuery,
   VenueQuote,
   WalletPosition,
 } from '../venue-adapter.js';
+import { oldestPrintsAfter } from '../print-window.js';
 import { ClobBookListSchema, ClobBookSchema, ClobMarketSchema, type ClobMarket } from './clob.schemas.js';
-import { PositionsAnswerSchema, type PolymarketPosition } from './data-api.schemas.js';
+import {
+  PositionsAnswerSchema,
+  PublicTradesAnswerSchema,
+  type PolymarketPosition,
+} from './data-api.schemas.js';
+import { polymarketPrint } from './public-prints.js';
 import {
   GammaEventListSchema,
   GammaEventRefSchema,
@@ -65,12 +73,18 @@ const LIST_PAGE = 100;
 /** `listOpen` pages through at most this many events looking for matches of q/category. */
 const LIST_SCAN_MAX = 1000;
 const POSITIONS_PAGE = 500;
+/**
+ * Public trades come newest first in pages of `limit` at an `offset`; the Data API refuses an
+ * offset past 10,000 (its OpenAPI), so no more than that plus a page can be read back from now.
+ */
+const PRINTS_PAGE = 500;
+const DATA_MAX_OFFSET = 10_000;
 const SLUG = /^[a-z0-9-]+$/;
 const WALLET = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * Polymarket market data through its three public APIs: Gamma (metadata, status, resolution),
- * CLOB (books, prices) and the Data API (wallet positions); orders go through `trading`.
+ * CLOB (books, prices) and the Data API (wallet positions, public trades); orders go through `trading`.
  * Every call goes through a VenueHttpClient (one per host, each with its own circuit breaker), so
  * failures surface as VenueHttpError and a dead host fails fast.
  */
@@ -319,6 +333,29 @@ export class PolymarketAdapter implements VenueAdapter {
       currentValue: p.currentValue,
       redeemable: p.redeemable,
     }));
+  }
+
+  /**
+   * The market's public trades after `afterSec`, oldest first (see oldestPrintsAfter), from the
+   * Data API's taker rows (each fill once). The tape is newest first, so pages are read from now
+   * back until one reaches `afterSec`, or the API's offset limit: a market that printed more than
+   * that since `afterSec` answers the oldest prints still reachable.
+   */
+  async publicPrints(key: VenueMarketKey, q: VenuePrintsQuery): Promise<VenuePrint[]> {
+    const id = conditionIdOf(key);
+    if (!id || q.limit <= 0) return [];
+    const prints: VenuePrint[] = [];
+    for (let offset = 0; offset <= DATA_MAX_OFFSET; offset += PRINTS_PAGE) {
+      const page = await this.data.get('/trades', {
+        endpoint: 'data.trades',
+        schema: PublicTradesAnswerSchema,
+        query: { market: id, takerOnly: true, limit: PRINTS_PAGE, offset },
+      });
+      prints.push(...page.map((t) => polymarketPrint(t, key)));
+      const oldest = page.at(-1);
+      if (page.length < PRINTS_PAGE || !oldest || oldest.timestamp <= q.afterSec) break;
+    }
+    return oldestPrintsAfter(prints, q);
   }
 
   health(): VenueHealthView[] {

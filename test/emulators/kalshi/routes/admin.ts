@@ -127,6 +127,7 @@ export function adminRouter(state: KalshiState): Router {
     jsonRoute((req) => {
       const m = market(req);
       const b = body(req);
+      const from = m.lastPrice;
       if (b.empty === true) {
         m.yesBid = null;
         m.yesAsk = null;
@@ -149,6 +150,8 @@ export function adminRouter(state: KalshiState): Router {
       }
       if (finite(b.depth) && b.depth > 0) m.depth = b.depth;
       m.updatedAt = state.now();
+      // A move is the trace of trades; emptying the book is not one.
+      if (b.empty !== true) state.printPriceMove(m, from);
       return view(m);
     }),
   );

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { HttpError, jsonRoute } from '../../polymarket/routes/json-route.js';
 import { one } from '../../polymarket/routes/params.js';
-import { eventWire, marketWire, orderbookWire } from '../kalshi-wire.js';
+import { eventWire, marketWire, orderbookWire, tradeWire } from '../kalshi-wire.js';
 import type { MarketRecord, MarketStatus } from '../model.js';
 import type { KalshiState } from '../state.js';
 
@@ -53,6 +53,14 @@ function page<T>(req: Request, items: T[], limit: number): { items: T[]; cursor:
     items: items.slice(offset, next),
     cursor: next < items.length ? Buffer.from(`o:${next}`).toString('base64url') : '',
   };
+}
+
+/** The `seq` a trades cursor continues below; undefined on the first page. */
+function tradeCursor(raw: string | undefined): number | undefined {
+  if (!raw) return undefined;
+  const decoded = Buffer.from(raw, 'base64url').toString('utf8');
+  if (!/^t:\d+$/.test(decoded)) throw badParam('invalid cursor');
+  return Number(decoded.slice(2));
 }
 
 function statusFilter(
@@ -128,6 +136,34 @@ export function kalshiRouter(state: KalshiState): Router {
           const m = state.markets.get(t);
           return m && !m.historical ? [{ ticker: t, ...orderbookWire(m, 0) }] : [];
         }),
+      };
+    }),
+  );
+
+  // Before `/markets/:ticker`, which would take `trades` for a ticker. Newest first; the cursor
+  // is the last trade served (a keyset, so trades printed between two pages shift nothing). The
+  // reference is silent on the bounds: `min_ts`/`max_ts` are taken as inclusive.
+  r.get(
+    '/markets/trades',
+    jsonRoute((req) => {
+      const limit = intParam(req, 'limit', 1, 1000, 100);
+      const ticker = one(req, 'ticker') || undefined;
+      const minMs = tsParam(req, 'min_ts');
+      const maxMs = tsParam(req, 'max_ts');
+      const before = tradeCursor(one(req, 'cursor'));
+      const matching = state.tape
+        .newestFirst(ticker)
+        .filter(
+          (t) =>
+            (before === undefined || t.seq < before) &&
+            (minMs === undefined || t.createdMs >= minMs) &&
+            (maxMs === undefined || t.createdMs < maxMs + 1000),
+        );
+      const served = matching.slice(0, limit);
+      const last = served.at(-1);
+      return {
+        trades: served.map((t) => tradeWire(t, state.markets.get(t.ticker)?.wire ?? 'current')),
+        cursor: last && matching.length > limit ? Buffer.from(`t:${last.seq}`).toString('base64url') : '',
       };
     }),
   );

@@ -1,5 +1,7 @@
 import { Router, type Request } from 'express';
-import { clean, isoDay, type Holding } from '../model.js';
+import { clean, isoDay, type Holding, type MarketRecord } from '../model.js';
+import type { TapeFill, TapeParty } from '../public-tape.js';
+import { traderProfile } from '../tape-prints.js';
 import type { PolymarketState } from '../state.js';
 import { tokenPrice } from '../wire.js';
 import { bool, one, uint } from './params.js';
@@ -7,11 +9,12 @@ import { HttpError, jsonRoute } from './json-route.js';
 
 // Data API (https://data-api.polymarket.com), reference §7: positions derived from the wallet
 // ledger (funded through the admin API or filled on the emulated CLOB), entry prices and the
-// current market prices; trades from the CLOB's fills. camelCase, numbers are numbers.
-// Choices where the reference is silent: a missing `user` → 400
+// current market prices; public trades from the tape (public-tape.ts). camelCase, numbers are numbers.
+// Choices where the reference is silent: a missing `user` (positions, value) → 400
 // `{"error":"required query param 'user' not provided"}`, a malformed one → 400
-// `{"error":"invalid user address"}` (the real texts are undocumented); `limit` above 500 is
-// clamped to 500; `redeemable`/`mergeable` filter by equality when sent.
+// `{"error":"invalid user address"}` (the real texts are undocumented); positions' `limit` above
+// 500 is clamped to 500; `redeemable`/`mergeable` filter by equality when sent. `/trades` refuses
+// a limit or offset above 10,000 with a 400, as the real API does.
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SORT_KEYS = [
@@ -78,6 +81,74 @@ export function positionView(state: PolymarketState, user: string, token: string
   };
 }
 
+/** The Data API's paging bounds for `/trades` (its OpenAPI: limit and offset both 0–10,000). */
+const TRADES_MAX_LIMIT = 10_000;
+const TRADES_MAX_OFFSET = 10_000;
+
+function tradesQuery(req: Request) {
+  const rawUser = one(req, 'user');
+  const user = rawUser === undefined ? undefined : userParam(req);
+  const markets = csv(one(req, 'market'));
+  const eventIds = csv(one(req, 'eventId'));
+  if (markets.length > 0 && eventIds.length > 0)
+    throw new HttpError(400, 'market and eventId are mutually exclusive');
+  const takerOnly = bool(one(req, 'takerOnly'));
+  const side = one(req, 'side')?.toUpperCase();
+  const limit = uint(one(req, 'limit'));
+  const offset = uint(one(req, 'offset'));
+  if (takerOnly === null || (side && side !== 'BUY' && side !== 'SELL'))
+    throw new HttpError(400, 'invalid filters');
+  if (
+    limit === null ||
+    offset === null ||
+    (limit ?? 0) > TRADES_MAX_LIMIT ||
+    (offset ?? 0) > TRADES_MAX_OFFSET
+  )
+    throw new HttpError(400, `limit and offset must be integers between 0 and ${TRADES_MAX_OFFSET}`);
+  const filterType = one(req, 'filterType')?.toUpperCase();
+  const filterAmount = one(req, 'filterAmount');
+  const amount = filterAmount === undefined ? undefined : Number(filterAmount);
+  if (
+    (filterType === undefined) !== (filterAmount === undefined) ||
+    (filterType !== undefined && filterType !== 'CASH' && filterType !== 'TOKENS') ||
+    (amount !== undefined && !(Number.isFinite(amount) && amount >= 0))
+  )
+    throw new HttpError(400, 'filterType (CASH or TOKENS) and filterAmount go together');
+  return {
+    user,
+    markets,
+    eventIds,
+    takerOnly: takerOnly ?? true,
+    side,
+    limit: limit ?? 100,
+    offset: offset ?? 0,
+    /** `filterAmount` is a floor on cash (shares × price) or on tokens. */
+    bigEnough: (p: TapeParty) =>
+      amount === undefined || (filterType === 'CASH' ? p.shares * p.price : p.shares) >= amount,
+  };
+}
+
+/** One row of `/trades`: the fill from one party's side, with the market and the party's profile. */
+function tradeRow(state: PolymarketState, fill: TapeFill, p: TapeParty, m: MarketRecord) {
+  return {
+    proxyWallet: p.wallet,
+    side: p.side,
+    asset: fill.tokenId,
+    conditionId: m.conditionId,
+    size: clean(p.shares),
+    price: clean(p.price),
+    timestamp: fill.timestampSec,
+    title: m.question,
+    slug: m.slug,
+    icon: m.image,
+    eventSlug: state.eventOf(m).slug,
+    outcome: m.outcomes[fill.outcomeIndex] as string,
+    outcomeIndex: fill.outcomeIndex,
+    ...traderProfile(p.wallet),
+    transactionHash: fill.transactionHash,
+  };
+}
+
 export function dataRouter(state: PolymarketState): Router {
   const r = Router();
 
@@ -141,59 +212,23 @@ export function dataRouter(state: PolymarketState): Router {
     }),
   );
 
-  // Fills of `user` (the funder address), newest first (§7). Like the real API, only the fills
-  // where the user was the taker unless `takerOnly=false`; FAILED trades are not fills.
+  // Public trades, newest first (§7): of a user, of markets or events, or the whole venue. Like the
+  // real API each fill shows once, on its taker's side, unless `takerOnly=false` adds the makers'
+  // rows; fills of CLOB trades that FAILED never happened on chain and are not shown.
   r.get(
     '/trades',
     jsonRoute((req) => {
-      const user = userParam(req);
-      const markets = csv(one(req, 'market'));
-      const takerOnly = bool(one(req, 'takerOnly'));
-      const side = one(req, 'side')?.toUpperCase();
-      const limit = uint(one(req, 'limit'));
-      const offset = uint(one(req, 'offset'));
-      if (
-        takerOnly === null ||
-        limit === null ||
-        offset === null ||
-        (side && side !== 'BUY' && side !== 'SELL')
-      )
-        throw new HttpError(400, 'invalid filters');
-      const rows = [...state.exchange.trades.values()]
-        .filter((t) => t.status !== 'FAILED')
-        .sort((a, b) => b.seq - a.seq)
-        .flatMap((t) => {
-          const hit = state.marketByToken(t.tokenId);
-          if (!hit) return [];
-          const fills: { side: string; shares: bigint; priceMicro: bigint }[] = [];
-          if (t.takerMaker.toLowerCase() === user && t.shares > 0n)
-            fills.push({ side: t.side, shares: t.shares, priceMicro: (t.notional * 1_000_000n) / t.shares });
-          if (takerOnly === false)
-            for (const m of t.makers) if (m.makerAddress.toLowerCase() === user) fills.push(m);
-          const { market: m, index } = hit;
-          return fills.map((f) => ({
-            proxyWallet: user,
-            side: f.side,
-            asset: t.tokenId,
-            conditionId: m.conditionId,
-            size: clean(Number(f.shares) / 1e6),
-            price: clean(Number(f.priceMicro) / 1e6),
-            timestamp: Math.floor(t.matchMs / 1000),
-            title: m.question,
-            slug: m.slug,
-            eventSlug: state.eventOf(m).slug,
-            outcome: m.outcomes[index] as string,
-            outcomeIndex: index,
-            transactionHash: t.transactionHash,
-          }));
-        })
-        .filter(
-          (row) =>
-            (markets.length === 0 || markets.includes(row.conditionId.toLowerCase())) &&
-            (!side || row.side === side),
-        );
-      const start = offset ?? 0;
-      return rows.slice(start, start + Math.min(limit ?? 100, 500));
+      const q = tradesQuery(req);
+      const rows = state.tape.newestFirst(q.markets).flatMap((fill) => {
+        if (fill.clobTradeId && state.exchange.trades.get(fill.clobTradeId)?.status === 'FAILED') return [];
+        const m = state.marketByConditionId(fill.conditionId);
+        if (!m || (q.eventIds.length > 0 && !q.eventIds.includes(m.eventId))) return [];
+        const parties = q.takerOnly ? [fill.taker] : [fill.taker, ...fill.makers];
+        return parties
+          .filter((p) => (!q.user || p.wallet === q.user) && (!q.side || p.side === q.side) && q.bigEnough(p))
+          .map((p) => tradeRow(state, fill, p, m));
+      });
+      return rows.slice(q.offset, q.offset + q.limit);
     }),
   );
 
