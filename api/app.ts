@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/composition/deps.js';
 import { operatorLockout } from '../shared/infra/operator-lockout.js';
+import { tapeUploads } from './http/tape-uploads.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { httpMetrics, requestLogging } from './http/observability.js';
 import { operatorConsole, sendFavicon } from './console/router.js';
@@ -10,6 +11,9 @@ import { rateLimit } from './http/rate-limit.js';
 import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
 import { publicDashboard } from './web/dashboard.js';
+
+/** The largest dataset file an operator may upload to import (larger: import on the machine). */
+const TAPE_UPLOAD_MAX_BYTES = 2 * 1024 ** 3;
 
 function trustProxySetting(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
@@ -106,6 +110,8 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
       ),
     },
   });
+
+  app.use(tapeUploads(deps.env.DATA_DIR, lockout, TAPE_UPLOAD_MAX_BYTES));
 
   const docsOptions = { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'Agent trading API' };
   app.use(

@@ -112,6 +112,31 @@ export const tapeEndpoints = {
     produces: 'application/octet-stream',
     errors: [403, 404],
   }),
+  importTape: endpoint({
+    method: 'post',
+    path: '/api/admin/tapes/import',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: 'Loads an uploaded parquet pair (markets, quant) into the tape store as a source of its own',
+    description:
+      'Upload the two files first with `PUT /api/admin/tapes/uploads/{upload_id}/markets.parquet` and `…/quant.parquet` (raw bodies); `npm run tape:import -- --base-url` does both. Importing the same files again writes nothing.',
+    body: z.object({
+      upload_id: z.uuid(),
+      source: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/).meta({ description: 'The source’s name, e.g. pm-onchain-2025' }),
+    }),
+    response: z
+      .object({
+        source: z.string(),
+        markets: z.number(),
+        prints: z.number(),
+        first_day: z.string().nullable(),
+        last_day: z.string().nullable(),
+        orphan_prints: z.number(),
+        already_imported: z.boolean(),
+      })
+      .meta({ id: 'TapeImportSummary' }),
+    errors: [404, 422],
+  }),
   adminTapes: endpoint({
     method: 'get',
     path: '/api/admin/tapes',

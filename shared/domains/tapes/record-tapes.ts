@@ -12,7 +12,7 @@ import {
   venuePrintRow,
   type TapeMarketSource,
 } from './tape-rows.js';
-import { appendMarkets, appendPrints, clearSlices, clearStaging, tapeDirs, type TapeDirs } from './tape-store.js';
+import { appendMarkets, appendPrints, clearOlderThan, tapeDirs, type TapeDirs } from './tape-store.js';
 
 export type RecordTapesDeps = Pick<InfraDeps, 'env' | 'clock' | 'log'> & {
   models: Pick<Models, 'Market' | 'MarketEvent' | 'Trade' | 'TapeCursor' | 'TapeRecorder'>;
@@ -33,7 +33,7 @@ export interface RecorderRun {
 
 /** A run that dies keeps the lease this long at most; the next run after it takes over. */
 const LEASE_MS = 5 * 60_000;
-/** Built tapes are kept a day (their URLs live an hour by default); the store itself is kept for good. */
+/** Built tapes and uploads are kept a day (tape URLs live an hour by default); the store itself is kept for good. */
 const SLICE_RETENTION_MS = 24 * 3600_000;
 /** Venue prints younger than this are left for the next run: a print of the same second may still come. */
 const VENUE_LAG_SECONDS = 60;
@@ -70,8 +70,9 @@ export async function recordTapes(deps: RecordTapesDeps): Promise<RecorderRun> {
   if (!lease) return { ...run, skipped: 'lease-held' };
   const dirs = tapeDirs(deps.env.DATA_DIR);
   try {
-    clearStaging(dirs, LEASE_MS, startedAt);
-    clearSlices(dirs, SLICE_RETENTION_MS, startedAt);
+    clearOlderThan(dirs.staging, LEASE_MS, startedAt);
+    clearOlderThan(dirs.slices, SLICE_RETENTION_MS, startedAt);
+    clearOlderThan(dirs.uploads, SLICE_RETENTION_MS, startedAt);
     const since = lease.lastRunAt ? new Date(lease.lastRunAt.getTime() - RESCAN_MS) : null;
     run.markets = await recordMarketRows(deps, dirs, since, startedAt);
     run.prints.sim = await recordSimFills(deps, dirs, since);

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString, withDuckDb } from '../../infra/duckdb.js';
 import {
   castList,
@@ -31,11 +32,19 @@ export interface TapeDirs {
   store: string;
   slices: string;
   staging: string;
+  /** Parquet pairs an operator uploaded to import (`npm run tape:import -- --base-url`). */
+  uploads: string;
 }
 
 export function tapeDirs(dataDir: string): TapeDirs {
   const root = join(dataDir, 'tapes');
-  return { root, store: join(root, 'store'), slices: join(root, 'slices'), staging: join(root, 'staging') };
+  return {
+    root,
+    store: join(root, 'store'),
+    slices: join(root, 'slices'),
+    staging: join(root, 'staging'),
+    uploads: join(root, 'uploads'),
+  };
 }
 
 /** A source's name is a folder name: lower-case letters, digits and dashes. */
@@ -100,7 +109,7 @@ export function revisionOf(files: readonly string[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
-const batchName = () => `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}.parquet`;
+export const batchName = () => `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}.parquet`;
 
 /** A fresh folder under staging/ for one write, removed afterwards. */
 function stagingDir(dirs: TapeDirs): string {
@@ -146,7 +155,7 @@ export async function appendPrints(dirs: TapeDirs, source: string, rows: TapePri
     const json = join(stage, 'rows.ndjson');
     writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n'));
     const select = `SELECT ${castList(STORE_PRINT_COLUMNS)} FROM read_json(${sqlString(json)}, format = 'newline_delimited', columns = ${columnsLiteral(STORE_PRINT_COLUMNS)})`;
-    await copyPrintsByDay(dirs, source, stage, select);
+    await withDuckDb((db) => copyPrintsByDay(db, dirs, source, stage, select));
     return rows.length;
   } finally {
     rmSync(stage, { recursive: true, force: true });
@@ -157,13 +166,17 @@ export async function appendPrints(dirs: TapeDirs, source: string, rows: TapePri
  * Writes the rows of `select` (store print columns) as one file per UTC day into the store, through
  * `stage`: DuckDB partitions them by day, then each file is renamed into its day folder.
  */
-export async function copyPrintsByDay(dirs: TapeDirs, source: string, stage: string, select: string) {
+export async function copyPrintsByDay(
+  db: DuckDBConnection,
+  dirs: TapeDirs,
+  source: string,
+  stage: string,
+  select: string,
+) {
   const out = join(stage, 'by-day');
-  await withDuckDb((db) =>
-    db.run(
-      `COPY (SELECT *, strftime(to_timestamp(timestamp::DOUBLE), '%Y-%m-%d') AS day FROM (${select}))
-       TO ${sqlString(out)} (FORMAT parquet, PARTITION_BY (day), WRITE_PARTITION_COLUMNS false)`,
-    ),
+  await db.run(
+    `COPY (SELECT *, strftime(to_timestamp(timestamp::DOUBLE), '%Y-%m-%d') AS day FROM (${select}))
+     TO ${sqlString(out)} (FORMAT parquet, PARTITION_BY (day), WRITE_PARTITION_COLUMNS false)`,
   );
   for (const part of listDir(out)) {
     const day = part.replace(/^day=/, '');
@@ -174,26 +187,17 @@ export async function copyPrintsByDay(dirs: TapeDirs, source: string, stage: str
   }
 }
 
-/** Removes the store's leftovers of writes that died half-way (their staging folders). */
-export function clearStaging(dirs: TapeDirs, olderThanMs: number, now: Date): void {
-  for (const name of listDir(dirs.staging)) {
-    const dir = join(dirs.staging, name);
-    try {
-      if (now.getTime() - statSync(dir).mtimeMs > olderThanMs) rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // gone already
-    }
-  }
-}
-
-/** Removes built tapes older than `olderThanMs` (their URLs expired long ago; asking again rebuilds). */
-export function clearSlices(dirs: TapeDirs, olderThanMs: number, now: Date): number {
+/**
+ * Removes the entries of `dir` older than `olderThanMs`: staging folders of writes that died
+ * half-way, built tapes whose URLs expired long ago (asking again rebuilds), stale uploads.
+ */
+export function clearOlderThan(dir: string, olderThanMs: number, now: Date): number {
   let removed = 0;
-  for (const name of listDir(dirs.slices)) {
-    const dir = join(dirs.slices, name);
+  for (const name of listDir(dir)) {
+    const entry = join(dir, name);
     try {
-      if (now.getTime() - statSync(dir).mtimeMs > olderThanMs) {
-        rmSync(dir, { recursive: true, force: true });
+      if (now.getTime() - statSync(entry).mtimeMs > olderThanMs) {
+        rmSync(entry, { recursive: true, force: true });
         removed += 1;
       }
     } catch {
