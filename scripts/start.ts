@@ -12,7 +12,7 @@ import { workersRole } from '../workers/main.js';
 
 /** The part of test/emulators/polymarket this script uses. */
 interface EmulatorModule {
-  startPolymarketEmulator(opts: { port: number }): Promise<{
+  startPolymarketEmulator(opts: { port: number; driftEveryMs?: number }): Promise<{
     url: string;
     adminUrl: string;
     gammaUrl: string;
@@ -24,7 +24,7 @@ interface EmulatorModule {
 
 /** The part of test/emulators/kalshi this script uses. */
 interface KalshiEmulatorModule {
-  startKalshiEmulator(opts: { port: number }): Promise<{
+  startKalshiEmulator(opts: { port: number; driftEveryMs?: number }): Promise<{
     url: string;
     adminUrl: string;
     kalshiUrl: string;
@@ -34,6 +34,9 @@ interface KalshiEmulatorModule {
     rpcUrl: string;
   }>;
 }
+
+/** The emulated venues' prices wander this often, so imported markets move and trades print. */
+const EMULATED_DRIFT_MS = 10_000;
 
 const emulated = await (async () => {
   let venues: string;
@@ -46,7 +49,7 @@ const emulated = await (async () => {
   // A path in a variable: the production build (and its image, which has no test/) never compiles it.
   const emulatorModule = '../test/emulators/polymarket/index.js';
   const { startPolymarketEmulator } = (await import(emulatorModule)) as EmulatorModule;
-  const polymarket = await startPolymarketEmulator({ port: 0 });
+  const polymarket = await startPolymarketEmulator({ port: 0, driftEveryMs: EMULATED_DRIFT_MS });
   process.env.POLYMARKET_GAMMA_URL = polymarket.gammaUrl;
   process.env.POLYMARKET_CLOB_URL = polymarket.clobUrl;
   process.env.POLYMARKET_DATA_URL = polymarket.dataUrl;
@@ -55,7 +58,7 @@ const emulated = await (async () => {
   process.env.POLYGON_RPC_URL = polymarket.rpcUrl;
   const kalshiModule = '../test/emulators/kalshi/index.js';
   const { startKalshiEmulator } = (await import(kalshiModule)) as KalshiEmulatorModule;
-  const kalshi = await startKalshiEmulator({ port: 0 });
+  const kalshi = await startKalshiEmulator({ port: 0, driftEveryMs: EMULATED_DRIFT_MS });
   process.env.KALSHI_BASE_URL = kalshi.kalshiUrl;
   process.env.DFLOW_TRADE_API_URL = kalshi.dflowTradeUrl;
   process.env.DFLOW_METADATA_API_URL = kalshi.dflowMetadataUrl;

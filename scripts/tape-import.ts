@@ -40,7 +40,11 @@ async function remote(baseUrl: string, token: string, source: string, markets: s
   ] as const) {
     const res = await fetch(`${base}/api/admin/tapes/uploads/${uploadId}/${name}`, {
       method: 'PUT',
-      headers: { ...auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(statSync(file).size) },
+      headers: {
+        ...auth,
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': String(statSync(file).size),
+      },
       body: Readable.toWeb(createReadStream(file)) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
@@ -58,7 +62,12 @@ async function remote(baseUrl: string, token: string, source: string, markets: s
   });
   const body = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new TapeImportError(`${res.status}: ${String(body.detail ?? JSON.stringify(body))}`);
-  const pick = (c: Record<string, unknown>) => ({ coverage_t0: c.coverage_t0, coverage_t1: c.coverage_t1, prints: c.prints, markets: c.markets });
+  const pick = (c: Record<string, unknown>) => ({
+    coverage_t0: c.coverage_t0,
+    coverage_t1: c.coverage_t1,
+    prints: c.prints,
+    markets: c.markets,
+  });
   return { imported: body, coverage_before: pick(before), coverage_after: pick(await coverage()) };
 }
 
@@ -74,12 +83,20 @@ try {
   if (baseUrl) {
     const env = loadEnv();
     const token = arg('token') ?? process.env.OPERATOR_TOKEN ?? resolveOperatorToken(env).token;
-    console.log(JSON.stringify(await remote(baseUrl, token, source, resolve(markets), resolve(quant)), null, 2));
+    console.log(
+      JSON.stringify(await remote(baseUrl, token, source, resolve(markets), resolve(quant)), null, 2),
+    );
   } else {
     const env = loadEnv();
     const before = localCoverage(env.DATA_DIR);
     const imported = await importTape(tapeDirs(env.DATA_DIR), source, resolve(markets), resolve(quant));
-    console.log(JSON.stringify({ imported, coverage_before: before, coverage_after: localCoverage(env.DATA_DIR) }, null, 2));
+    console.log(
+      JSON.stringify(
+        { imported, coverage_before: before, coverage_after: localCoverage(env.DATA_DIR) },
+        null,
+        2,
+      ),
+    );
   }
 } catch (err) {
   if (err instanceof ConfigError || err instanceof TapeImportError) {

@@ -19,7 +19,11 @@ const TapeRequestSchema = z
       .max(1_000_000)
       .default(300)
       .meta({ description: 'Markets served at most, largest by volume; clamped to 1,000 (5,000 with q).' }),
-    min_volume: z.number().nonnegative().default(1000).meta({ description: 'Volume floor of a market (USD; $SIM on sim).' }),
+    min_volume: z
+      .number()
+      .nonnegative()
+      .default(1000)
+      .meta({ description: 'Volume floor of a market (USD; $SIM on sim).' }),
     q: z
       .string()
       .max(200)
@@ -32,7 +36,9 @@ const SourceCount = z.object({ source: z.string(), markets: z.number(), quant_ro
 
 const TapeAnswerSchema = z
   .object({
-    key: z.string().meta({ description: 'Stable for the same dataset revision, window, cap, volume floor and q.' }),
+    key: z
+      .string()
+      .meta({ description: 'Stable for the same dataset revision, window, cap, volume floor and q.' }),
     urls: z
       .object({ markets: z.string(), quant: z.string(), manifest: z.string() })
       .meta({ description: 'Signed download URLs (no authentication; they expire at expires_at).' }),
@@ -55,9 +61,9 @@ const TapeAnswerSchema = z
 const CoverageSchema = z
   .object({
     coverage_t0: z.string().nullable(),
-    coverage_t1: z
-      .string()
-      .meta({ description: 'The end of coverage (a date, midnight UTC, excluded): the last t1 a tape may ask for.' }),
+    coverage_t1: z.string().meta({
+      description: 'The end of coverage (a date, midnight UTC, excluded): the last t1 a tape may ask for.',
+    }),
     live: z.boolean().meta({ description: 'The recorder is running: today is being recorded.' }),
     dataset_rev: z.string(),
     prints: z.number(),
@@ -122,7 +128,10 @@ export const tapeEndpoints = {
       'Upload the two files first with `PUT /api/admin/tapes/uploads/{upload_id}/markets.parquet` and `…/quant.parquet` (raw bodies); `npm run tape:import -- --base-url` does both. Importing the same files again writes nothing.',
     body: z.object({
       upload_id: z.uuid(),
-      source: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/).meta({ description: 'The source’s name, e.g. pm-onchain-2025' }),
+      source: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
+        .meta({ description: 'The source’s name, e.g. pm-onchain-2025' }),
     }),
     response: z
       .object({

@@ -19,7 +19,9 @@ import type { tapeEndpoints } from '../endpoints/tapes.endpoints.js';
  * client fetches from where it called, e.g. `--base-url http://localhost:8080`).
  */
 const originOf = (deps: Deps, req: Request) =>
-  deps.env.PUBLIC_BASE_URL ? publicBaseUrl(deps.env) : `${req.protocol}://${req.get('host') ?? `localhost:${deps.env.PORT}`}`;
+  deps.env.PUBLIC_BASE_URL
+    ? publicBaseUrl(deps.env)
+    : `${req.protocol}://${req.get('host') ?? `localhost:${deps.env.PORT}`}`;
 
 const CONTENT_TYPES = {
   'markets.parquet': 'application/vnd.apache.parquet',
@@ -54,28 +56,50 @@ export const tapeHandlers: HandlersFor<typeof tapeEndpoints> = {
         'PUT both files first: /api/admin/tapes/uploads/<upload_id>/markets.parquet and …/quant.parquet.',
       );
     try {
-      return await importTape(dirs, body.source, join(upload, 'markets.parquet'), join(upload, 'quant.parquet'));
+      return await importTape(
+        dirs,
+        body.source,
+        join(upload, 'markets.parquet'),
+        join(upload, 'quant.parquet'),
+      );
     } catch (err) {
       if (!(err instanceof TapeImportError)) throw err;
-      throw new AppError(422, 'invalid_tape', err.message, 'Fix the files to the tape schema (README, “Backtest tapes”) and upload them again.');
+      throw new AppError(
+        422,
+        'invalid_tape',
+        err.message,
+        'Fix the files to the tape schema (README, “Backtest tapes”) and upload them again.',
+      );
     } finally {
       rmSync(upload, { recursive: true, force: true });
     }
   },
   downloadTapeFile: async ({ deps, params, query, res }) => {
     const nowSec = Math.floor(deps.clock().getTime() / 1000);
-    const check = checkTapeUrl(tapeKey(deps.env, 'tape-urls'), params.key, params.file, query.expires, query.sig, nowSec);
+    const check = checkTapeUrl(
+      tapeKey(deps.env, 'tape-urls'),
+      params.key,
+      params.file,
+      query.expires,
+      query.sig,
+      nowSec,
+    );
     if (check !== 'ok')
       throw new AppError(
         403,
         check === 'expired' ? 'url_expired' : 'url_invalid',
-        check === 'expired' ? 'This tape URL has expired' : 'This tape URL is not valid (its signature does not match)',
+        check === 'expired'
+          ? 'This tape URL has expired'
+          : 'This tape URL is not valid (its signature does not match)',
         'Ask POST /api/backtest/tape again for fresh URLs (a tape already built is free).',
         { retryable: false },
       );
     const file = join(sliceDir(tapeDirs(deps.env.DATA_DIR), params.key), params.file);
     if (!existsSync(file))
-      throw notFound('Tape file', 'Built tapes are kept a day: ask POST /api/backtest/tape again to rebuild it.');
+      throw notFound(
+        'Tape file',
+        'Built tapes are kept a day: ask POST /api/backtest/tape again to rebuild it.',
+      );
     await sendFile(res, file, CONTENT_TYPES[params.file], Number(query.expires) - nowSec);
     return '';
   },

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
 import { withDuckDb } from '../../shared/infra/duckdb.js';
-import { outcomePricesText, type TapeMarketRow, type TapePrintRow } from '../../shared/domains/tapes/tape-columns.js';
+import {
+  outcomePricesText,
+  type TapeMarketRow,
+  type TapePrintRow,
+} from '../../shared/domains/tapes/tape-columns.js';
 import { tapeKey } from '../../shared/domains/tapes/tape-secret.js';
 import { appendMarkets, appendPrints, tapeDirs } from '../../shared/domains/tapes/tape-store.js';
 import { signTapeUrl } from '../../shared/domains/tapes/tape-urls.js';
@@ -22,7 +26,13 @@ function freshDay(): { day: string; startSec: number } {
 }
 const dayAfter = (startSec: number) => new Date((startSec + DAY) * 1000).toISOString().slice(0, 10);
 
-const market = (source: string, id: string, question: string, volume: number, createdSec: number): TapeMarketRow => ({
+const market = (
+  source: string,
+  id: string,
+  question: string,
+  volume: number,
+  createdSec: number,
+): TapeMarketRow => ({
   source,
   id,
   question,
@@ -132,14 +142,21 @@ describe('backtest tapes #integration', () => {
     assert.equal(res.body.max_markets_served, 2);
     assert.equal(res.body.markets_requested, 2);
     assert.equal(res.body.truncated, true);
-    assert.equal(res.body.quant_rows, 6, 'three prints in the window for each served market, none of the next day');
+    assert.equal(
+      res.body.quant_rows,
+      6,
+      'three prints in the window for each served market, none of the next day',
+    );
     assert.equal(res.body.cached, false);
     assert.match(res.body.key, /^[0-9a-f]{32}$/);
     assert.equal(res.body.t0, s.day);
     assert.equal(res.body.t1, s.next);
 
     const markets = await download(res.body.urls.markets);
-    const served = await rows(markets, 'SELECT id, volume, closed, created_at FROM read_parquet($f) ORDER BY volume DESC');
+    const served = await rows(
+      markets,
+      'SELECT id, volume, closed, created_at FROM read_parquet($f) ORDER BY volume DESC',
+    );
     assert.deepEqual(
       served.map((r) => r.id),
       [`${s.source}-m4500`, `${s.source}-m3500`],
@@ -151,19 +168,33 @@ describe('backtest tapes #integration', () => {
     assert.equal(typeOf.timestamp, 'UBIGINT', 'Unix seconds, as the client reads them');
     assert.equal(typeOf.price, 'DOUBLE');
     assert.equal(typeOf.print_id, undefined, 'the store’s dedupe key is not published');
-    const printed = await rows(quant, 'SELECT count(*) AS n, min(timestamp) AS lo, max(timestamp) AS hi FROM read_parquet($f)');
+    const printed = await rows(
+      quant,
+      'SELECT count(*) AS n, min(timestamp) AS lo, max(timestamp) AS hi FROM read_parquet($f)',
+    );
     assert.equal(Number(printed[0]!.n), 6);
     assert.ok(Number(printed[0]!.lo) >= s.startSec && Number(printed[0]!.hi) < s.startSec + DAY);
     const manifest = JSON.parse(
-      (await api().get(new URL(res.body.urls.manifest).pathname + new URL(res.body.urls.manifest).search)).text,
+      (await api().get(new URL(res.body.urls.manifest).pathname + new URL(res.body.urls.manifest).search))
+        .text,
     );
     assert.equal(manifest.markets, 2);
     assert.equal(manifest.quant_rows, 6);
     assert.equal(manifest.dataset_rev, res.body.dataset_rev);
 
-    const bitcoin = await askTape(agent, { t0: s.day, t1: s.next, max_markets: 5, min_volume: 0, q: 'BITCOIN' });
+    const bitcoin = await askTape(agent, {
+      t0: s.day,
+      t1: s.next,
+      max_markets: 5,
+      min_volume: 0,
+      q: 'BITCOIN',
+    });
     assert.equal(bitcoin.status, 200);
-    assert.equal(bitcoin.body.markets_matching_filter, 2, 'q is a case-insensitive substring, before the cap');
+    assert.equal(
+      bitcoin.body.markets_matching_filter,
+      2,
+      'q is a case-insensitive substring, before the cap',
+    );
     assert.equal(bitcoin.body.truncated, false);
     assert.notEqual(bitcoin.body.key, res.body.key);
   });
@@ -179,7 +210,9 @@ describe('backtest tapes #integration', () => {
     assert.equal(again.body.cached, true);
     assert.equal(again.body.dataset_rev, first.body.dataset_rev);
     // New prints on that day make a new revision, so a client's cache by key cannot serve stale data.
-    await appendPrints(tapeDirs(testContext().env.DATA_DIR), s.source, [print(s.source, s.ids[4]!.id, s.startSec + 7200, 9)]);
+    await appendPrints(tapeDirs(testContext().env.DATA_DIR), s.source, [
+      print(s.source, s.ids[4]!.id, s.startSec + 7200, 9),
+    ]);
     const later = await askTape(agent, body);
     assert.notEqual(later.body.key, first.body.key);
     assert.equal(later.body.quant_rows, first.body.quant_rows + 1);
@@ -205,12 +238,16 @@ describe('backtest tapes #integration', () => {
     const agent = await registerAgent({ name: 'tape-downloader' });
     const res = await askTape(agent, { t0: s.day, t1: s.next, max_markets: 300, min_volume: 0 });
     const url = new URL(res.body.urls.quant);
-    const ranged = await api().get(url.pathname + url.search).set('Range', 'bytes=0-3');
+    const ranged = await api()
+      .get(url.pathname + url.search)
+      .set('Range', 'bytes=0-3');
     assert.equal(ranged.status, 206);
     assert.match(String(ranged.headers['content-range']), /^bytes 0-3\//);
 
     const secret = tapeKey(testContext().env, 'tape-urls');
-    const expired = new URL(signTapeUrl(secret, 'http://x', res.body.key, 'quant.parquet', Math.floor(Date.now() / 1000) - 1));
+    const expired = new URL(
+      signTapeUrl(secret, 'http://x', res.body.key, 'quant.parquet', Math.floor(Date.now() / 1000) - 1),
+    );
     const gone = await api().get(expired.pathname + expired.search);
     assert.equal(gone.status, 403);
     assert.equal(gone.body.error_code, 'url_expired');
@@ -270,13 +307,17 @@ describe('backtest tapes #integration', () => {
     assert.equal(res.status, 503, JSON.stringify(res.body));
     assert.equal(typeof res.body.detail, 'string');
     assert.ok(res.body.fix);
-    const coverage = await request(app).get('/api/backtest/tape/coverage').set('Authorization', `Bearer ${agent.api_key}`);
+    const coverage = await request(app)
+      .get('/api/backtest/tape/coverage')
+      .set('Authorization', `Bearer ${agent.api_key}`);
     assert.equal(coverage.status, 503);
   });
 
   it('reports coverage: the days, prints and markets by source', async () => {
     const s = await seedDay();
-    const res = await api().get('/api/backtest/tape/coverage').set('Authorization', `Bearer ${agent.api_key}`);
+    const res = await api()
+      .get('/api/backtest/tape/coverage')
+      .set('Authorization', `Bearer ${agent.api_key}`);
     assert.equal(res.status, 200);
     assert.match(res.body.coverage_t1, /^\d{4}-\d{2}-\d{2}$/);
     assert.ok(res.body.coverage_t0 <= s.day);

@@ -15,7 +15,11 @@ const DAY = 86_400;
  * A parquet pair in the published tape schema, as an external dataset would be: three markets
  * (one resolved) and `printsPerMarket` prints each over two days from `startSec`.
  */
-async function makeDataset(startSec: number, prefix: string, opts: { millis?: boolean; dropColumn?: string } = {}) {
+async function makeDataset(
+  startSec: number,
+  prefix: string,
+  opts: { millis?: boolean; dropColumn?: string } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'dataset-'));
   const markets = join(dir, 'markets.parquet');
   const quant = join(dir, 'quant.parquet');
@@ -57,7 +61,10 @@ describe('tape import #integration', () => {
     const source = `dump-${randomUUID().slice(0, 8)}`;
     const files = await makeDataset(startSec, source);
     const before = await coverage(agent.api_key);
-    assert.equal(before.sources.find((s) => s.source === source), undefined);
+    assert.equal(
+      before.sources.find((s) => s.source === source),
+      undefined,
+    );
 
     const summary = await importTape(tapeDirs(ctx.env.DATA_DIR), source, files.markets, files.quant);
     const day = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
@@ -71,13 +78,16 @@ describe('tape import #integration', () => {
       already_imported: false,
     });
     const after = await coverage(agent.api_key);
-    assert.deepEqual(after.sources.find((s) => s.source === source), {
-      source,
-      first_day: day(startSec),
-      last_day: day(startSec + 39 * 3600),
-      prints: 120,
-      markets: 3,
-    });
+    assert.deepEqual(
+      after.sources.find((s) => s.source === source),
+      {
+        source,
+        first_day: day(startSec),
+        last_day: day(startSec + 39 * 3600),
+        prints: 120,
+        markets: 3,
+      },
+    );
     assert.ok(after.coverage_t0 <= day(startSec));
 
     const again = await importTape(tapeDirs(ctx.env.DATA_DIR), source, files.markets, files.quant);
@@ -125,7 +135,10 @@ describe('tape import #integration', () => {
       return true;
     });
     const noSide = await makeDataset(startSec, 'ns', { dropColumn: 'side' });
-    await assert.rejects(importTape(dirs, 'bad-side', noSide.markets, noSide.quant), /missing columns: quant\.side/);
+    await assert.rejects(
+      importTape(dirs, 'bad-side', noSide.markets, noSide.quant),
+      /missing columns: quant\.side/,
+    );
     await assert.rejects(importTape(dirs, 'sim', noSide.markets, noSide.quant), /recorder's own/);
     await assert.rejects(importTape(dirs, 'Bad Name', noSide.markets, noSide.quant), /lower-case/);
   });

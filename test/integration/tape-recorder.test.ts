@@ -20,7 +20,13 @@ describe('tape recorder #integration', () => {
       const res = await trade(agent, { market_id: m._id, side: 'yes', amount, venue: 'sim' });
       assert.equal(res.body.success, true, JSON.stringify(res.body));
     }
-    const sell = await trade(agent, { market_id: m._id, side: 'yes', action: 'sell', shares: 5, venue: 'sim' });
+    const sell = await trade(agent, {
+      market_id: m._id,
+      side: 'yes',
+      action: 'sell',
+      shares: 5,
+      venue: 'sim',
+    });
     assert.equal(sell.body.success, true, JSON.stringify(sell.body));
 
     const first = await recordTapes(ctx.deps);
@@ -86,7 +92,10 @@ describe('tape recorder #integration', () => {
     const word = `heron${randomUUID().slice(0, 6)}`;
     const m = await makeMarket({ question: `Will the ${word} fly?` });
     const agent = await registerAgent({ name: 'tape-resolver' });
-    assert.equal((await trade(agent, { market_id: m._id, side: 'no', amount: 10, venue: 'sim' })).body.success, true);
+    assert.equal(
+      (await trade(agent, { market_id: m._id, side: 'no', amount: 10, venue: 'sim' })).body.success,
+      true,
+    );
     await recordTapes(ctx.deps);
     await ctx.deps.models.Market.updateOne(
       { _id: m._id },
@@ -110,10 +119,15 @@ describe('tape recorder #integration', () => {
     assert.deepEqual(row, { closed: 1, active: 0, outcome_prices: "['1', '0']" });
     const [p] = await withDuckDb(async (db) =>
       (
-        await db.runAndReadAll(`SELECT side, price FROM read_parquet('${dirs.slices}/${tape.body.key}/quant.parquet')`)
+        await db.runAndReadAll(
+          `SELECT side, price FROM read_parquet('${dirs.slices}/${tape.body.key}/quant.parquet')`,
+        )
       ).getRowObjectsJson(),
     );
     assert.equal(p!.side, 'SELL', 'buying NO is selling YES');
-    assert.ok(Number(p!.price) < 0.5 && Number(p!.price) > 0.45, 'at one minus the NO price paid (above 0.5)');
+    assert.ok(
+      Number(p!.price) < 0.5 && Number(p!.price) > 0.45,
+      'at one minus the NO price paid (above 0.5)',
+    );
   });
 });

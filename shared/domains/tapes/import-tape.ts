@@ -1,5 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString, withDuckDb } from '../../infra/duckdb.js';
@@ -10,7 +18,15 @@ import { batchName, copyPrintsByDay, SOURCE_NAME, type TapeDirs } from './tape-s
 const RECORDED_SOURCES = new Set(['sim', 'polymarket', 'kalshi']);
 
 /** Columns a file must have (what the official client's replay reads); the rest may be absent (NULL). */
-const REQUIRED_MARKET_COLUMNS = ['id', 'question', 'created_at', 'end_date', 'closed', 'outcome_prices', 'volume'];
+const REQUIRED_MARKET_COLUMNS = [
+  'id',
+  'question',
+  'created_at',
+  'end_date',
+  'closed',
+  'outcome_prices',
+  'volume',
+];
 const REQUIRED_QUANT_COLUMNS = ['timestamp', 'market_id', 'price', 'usd_amount', 'token_amount', 'side'];
 
 /** An import refused for its input: the sentence says what is wrong and how to fix the files. */
@@ -44,15 +60,23 @@ const sha256File = (file: string) =>
 
 async function columnsOf(db: DuckDBConnection, file: string): Promise<Map<string, string>> {
   try {
-    const rows = (await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)})`)).getRows();
+    const rows = (
+      await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)})`)
+    ).getRows();
     return new Map(rows.map(([name, type]) => [String(name), String(type)]));
   } catch (err) {
-    throw new TapeImportError(`${file} is not a readable parquet file (${(err as Error).message.split('\n')[0]})`);
+    throw new TapeImportError(
+      `${file} is not a readable parquet file (${(err as Error).message.split('\n')[0]})`,
+    );
   }
 }
 
 /** The projection of a foreign file onto the store's columns: absent optional columns are NULL. */
-function projection(columns: Map<string, string>, wanted: Record<string, string>, overrides: Record<string, string>) {
+function projection(
+  columns: Map<string, string>,
+  wanted: Record<string, string>,
+  overrides: Record<string, string>,
+) {
   return Object.entries(wanted)
     .map(([name, type]) => {
       if (overrides[name]) return `${overrides[name]} AS ${name}`;
@@ -76,10 +100,13 @@ export async function importTape(
   quantFile: string,
 ): Promise<TapeImportSummary> {
   if (!SOURCE_NAME.test(source))
-    throw new TapeImportError(`source "${source}": use lower-case letters, digits and dashes (e.g. "pm-onchain-2025")`);
+    throw new TapeImportError(
+      `source "${source}": use lower-case letters, digits and dashes (e.g. "pm-onchain-2025")`,
+    );
   if (RECORDED_SOURCES.has(source))
     throw new TapeImportError(`source "${source}" is the recorder's own: name the import differently`);
-  for (const f of [marketsFile, quantFile]) if (!existsSync(f)) throw new TapeImportError(`${f} does not exist`);
+  for (const f of [marketsFile, quantFile])
+    if (!existsSync(f)) throw new TapeImportError(`${f} does not exist`);
   const fingerprint = createHash('sha256')
     .update(`${await sha256File(marketsFile)}:${await sha256File(quantFile)}`)
     .digest('hex');
@@ -98,10 +125,14 @@ export async function importTape(
         ...REQUIRED_QUANT_COLUMNS.filter((c) => !qCols.has(c)).map((c) => `quant.${c}`),
       ];
       if (missing.length)
-        throw new TapeImportError(`missing columns: ${missing.join(', ')} (see the tape schema in the README)`);
+        throw new TapeImportError(
+          `missing columns: ${missing.join(', ')} (see the tape schema in the README)`,
+        );
       const tsType = qCols.get('timestamp')!;
       // Unix seconds as the client reads them; a TIMESTAMP column is converted.
-      const tsExpr = /TIMESTAMP/.test(tsType) ? 'CAST(epoch(timestamp) AS UBIGINT)' : 'TRY_CAST(timestamp AS UBIGINT)';
+      const tsExpr = /TIMESTAMP/.test(tsType)
+        ? 'CAST(epoch(timestamp) AS UBIGINT)'
+        : 'TRY_CAST(timestamp AS UBIGINT)';
       const src = sqlString(source);
       await db.run(
         `CREATE TEMP TABLE q AS SELECT ${projection(qCols, QUANT_COLUMNS, {

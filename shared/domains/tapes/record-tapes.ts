@@ -123,7 +123,9 @@ async function recordMarketRows(
   );
   const changed = markets
     .map((m) => ({ m, fingerprint: marketFingerprint(m) }))
-    .filter(({ m, fingerprint }) => cursors.get(cursorId(m.importSource, m._id))?.fingerprint !== fingerprint);
+    .filter(
+      ({ m, fingerprint }) => cursors.get(cursorId(m.importSource, m._id))?.fingerprint !== fingerprint,
+    );
   const bySource = new Map<string, typeof changed>();
   for (const c of changed) bySource.set(c.m.importSource, [...(bySource.get(c.m.importSource) ?? []), c]);
   for (const [source, rows] of bySource) {
@@ -184,7 +186,10 @@ async function recordSimFills(deps: RecordTapesDeps, dirs: TapeDirs, since: Date
       [...through].map(([marketId, seq]) => ({
         updateOne: {
           filter: { _id: cursorId('sim', marketId) },
-          update: { $set: { seqThrough: seq, recordedAt: deps.clock() }, $setOnInsert: { source: 'sim', marketId } },
+          update: {
+            $set: { seqThrough: seq, recordedAt: deps.clock() },
+            $setOnInsert: { source: 'sim', marketId },
+          },
           upsert: true,
         },
       })),
@@ -232,7 +237,10 @@ async function recordVenuePrints(deps: RecordTapesDeps, dirs: TapeDirs, now: Dat
       const cursor = cursors.get(cursorId(source, m._id));
       const afterSec = cursor?.printsThroughSec ?? nowSec - VENUE_BACKFILL_SECONDS;
       try {
-        const prints = await deps.venues.get(source).publicPrints!(m.venueRef!, { afterSec, limit: VENUE_PAGE });
+        const prints = await deps.venues.get(source).publicPrints!(m.venueRef!, {
+          afterSec,
+          limit: VENUE_PAGE,
+        });
         const { kept, throughSec } = settledPrints(prints, afterSec, cutoff, VENUE_PAGE);
         await appendPrints(
           dirs,

@@ -57,7 +57,10 @@ export async function planTape(deps: RequestTapeDeps, body: TapeRequest): Promis
       `Send a t1 on or before ${coverage.coverage_t1} (GET /api/backtest/tape/coverage).`,
     );
   const q = body.q?.trim().toLowerCase() || null;
-  const maxMarkets = Math.max(1, Math.min(Math.floor(body.max_markets), q ? MAX_MARKETS_WITH_Q : MAX_MARKETS));
+  const maxMarkets = Math.max(
+    1,
+    Math.min(Math.floor(body.max_markets), q ? MAX_MARKETS_WITH_Q : MAX_MARKETS),
+  );
   const days = new Set(daysOf(window));
   const store = tapeDirs(deps.env.DATA_DIR).store;
   const marketFiles = files.markets.map((f) => relative(store, f));
@@ -153,7 +156,11 @@ async function takeTapeQuota(deps: RequestTapeDeps, agentId: string) {
     await limiter.consume(agentId);
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw unavailable('The rate limiter', err);
-    throw rateLimited(points, 'new backtest tapes per minute per agent (tapes already built are free)', err.msBeforeNext);
+    throw rateLimited(
+      points,
+      'new backtest tapes per minute per agent (tapes already built are free)',
+      err.msBeforeNext,
+    );
   }
 }
 

@@ -180,7 +180,12 @@ export async function cutTape(
   try {
     return await buildSlice(
       dirs,
-      { ...plan, marketFiles: abs(plan.marketFiles), printFiles: abs(plan.printFiles), maxPrints: env.TAPE_MAX_PRINTS },
+      {
+        ...plan,
+        marketFiles: abs(plan.marketFiles),
+        printFiles: abs(plan.printFiles),
+        maxPrints: env.TAPE_MAX_PRINTS,
+      },
       now,
     );
   } catch (err) {

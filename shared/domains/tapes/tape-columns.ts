@@ -56,7 +56,9 @@ export const PRINT_ID_COLUMN = { print_id: 'VARCHAR' } as const;
 export type ColumnTypes = Record<string, string>;
 
 /** One market row as the store keeps it (timestamps as ISO text, integers as numbers). */
-export type TapeMarketRow = { -readonly [K in keyof typeof MARKET_COLUMNS]: string | number | null } & { source: string };
+export type TapeMarketRow = { -readonly [K in keyof typeof MARKET_COLUMNS]: string | number | null } & {
+  source: string;
+};
 /** One print row as the store keeps it. */
 export type TapePrintRow = { -readonly [K in keyof typeof QUANT_COLUMNS]: string | number | null } & {
   source: string;

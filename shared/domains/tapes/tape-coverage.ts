@@ -84,7 +84,10 @@ export async function tapeCoverage(deps: TapeCoverageDeps): Promise<TapeCoverage
     dataset_rev: rev,
     ...counts,
     ...storeSize(files),
-    recorder: { last_run_at: recorder?.lastRunAt?.toISOString() ?? null, last_run: recorder?.lastRun ?? null },
+    recorder: {
+      last_run_at: recorder?.lastRunAt?.toISOString() ?? null,
+      last_run: recorder?.lastRun ?? null,
+    },
   };
 }
 

@@ -79,7 +79,8 @@ export function listStoreFiles(dirs: TapeDirs): StoreFiles {
     if (!SOURCE_NAME.test(source)) continue;
     files.markets.push(...parquetIn(join(dirs.store, source, 'markets')));
     for (const day of listDir(join(dirs.store, source, 'prints')).sort())
-      for (const file of parquetIn(join(dirs.store, source, 'prints', day))) files.prints.push({ day, file, source });
+      for (const file of parquetIn(join(dirs.store, source, 'prints', day)))
+        files.prints.push({ day, file, source });
   }
   return files;
 }
@@ -109,7 +110,8 @@ export function revisionOf(files: readonly string[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
-export const batchName = () => `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}.parquet`;
+export const batchName = () =>
+  `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}.parquet`;
 
 /** A fresh folder under staging/ for one write, removed afterwards. */
 function stagingDir(dirs: TapeDirs): string {

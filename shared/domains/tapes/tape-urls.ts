@@ -4,7 +4,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const TAPE_FILES = ['markets.parquet', 'quant.parquet', 'manifest.json'] as const;
 export type TapeFile = (typeof TAPE_FILES)[number];
 
-export const isTapeFile = (name: string): name is TapeFile => (TAPE_FILES as readonly string[]).includes(name);
+export const isTapeFile = (name: string): name is TapeFile =>
+  (TAPE_FILES as readonly string[]).includes(name);
 
 /** The path a tape file is downloaded from (no authentication: the signature is the permission). */
 export const tapeFilePath = (key: string, file: TapeFile) => `/api/backtest/files/${key}/${file}`;

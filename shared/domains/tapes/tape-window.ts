@@ -51,6 +51,7 @@ export const dayOf = (sec: number) => new Date(sec * 1000).toISOString().slice(0
 /** The UTC days a window touches, first to last. */
 export function daysOf(w: Pick<TapeWindow, 'startSec' | 'endSec'>): string[] {
   const days: string[] = [];
-  for (let d = Math.floor(w.startSec / DAY_SECONDS); d * DAY_SECONDS < w.endSec; d++) days.push(dayOf(d * DAY_SECONDS));
+  for (let d = Math.floor(w.startSec / DAY_SECONDS); d * DAY_SECONDS < w.endSec; d++)
+    days.push(dayOf(d * DAY_SECONDS));
   return days;
 }

@@ -288,14 +288,18 @@ export const EnvSchema = z.object({
     ),
   TAPE_REQUESTS_PER_MINUTE: positiveInt
     .default(6)
-    .describe('Backtest tapes an agent may have built per minute (POST /api/backtest/tape); tapes already built are free.'),
+    .describe(
+      'Backtest tapes an agent may have built per minute (POST /api/backtest/tape); tapes already built are free.',
+    ),
   TAPE_MAX_WINDOW_DAYS: positiveInt
     .max(3660)
     .default(92)
     .describe('The longest window a backtest tape may cover, in days (longer: 422).'),
   TAPE_MAX_PRINTS: positiveInt
     .default(5_000_000)
-    .describe('The most trade prints one backtest tape may hold (more: 422, narrow the window or the markets).'),
+    .describe(
+      'The most trade prints one backtest tape may hold (more: 422, narrow the window or the markets).',
+    ),
   TAPE_URL_TTL_SECONDS: positiveInt
     .min(60)
     .max(7 * 24 * 3600)
@@ -305,7 +309,9 @@ export const EnvSchema = z.object({
   TAPE_WAIT_MS: positiveInt
     .max(55000)
     .default(50000)
-    .describe('How long POST /api/backtest/tape waits for the tapes worker to cut a slice before answering 503.'),
+    .describe(
+      'How long POST /api/backtest/tape waits for the tapes worker to cut a slice before answering 503.',
+    ),
   EXTERNAL_PRICE_SECONDS: positiveInt
     .min(5)
     .default(30)

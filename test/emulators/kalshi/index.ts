@@ -1,4 +1,5 @@
 import { listen } from '../listen.js';
+import { adminPriceMove, startPriceDrift } from '../price-drift.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { faultInjector, requestLog, syncClock } from './control.js';
 import { adminRouter } from './routes/admin.js';
@@ -53,6 +54,8 @@ export interface KalshiEmulatorOptions extends KalshiStateOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Set: open markets' prices wander every this many ms (the offline demo; tests move prices themselves). */
+  driftEveryMs?: number;
 }
 
 export function createKalshiApp(state: KalshiState) {
@@ -97,6 +100,16 @@ export async function startKalshiEmulator(opts: KalshiEmulatorOptions = {}): Pro
   const state = new KalshiState(opts);
   const { app, releaseHanging } = createKalshiApp(state);
   const { server, url } = await listen(app, host, opts.port);
+  const stopDrift = opts.driftEveryMs
+    ? startPriceDrift({
+        everyMs: opts.driftEveryMs,
+        markets: () =>
+          [...state.markets.values()]
+            .filter((m) => m.status === 'active')
+            .map((m) => ({ id: m.ticker, yes: m.lastPrice / 10_000, tick: 0.01 })),
+        move: adminPriceMove(`${url}/__admin`),
+      })
+    : () => undefined;
   return {
     url,
     kalshiUrl: `${url}/trade-api/v2`,
@@ -108,6 +121,7 @@ export async function startKalshiEmulator(opts: KalshiEmulatorOptions = {}): Pro
     state,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        stopDrift();
         releaseHanging();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 import { listen } from '../listen.js';
+import { adminPriceMove, startPriceDrift } from '../price-drift.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { faultInjector, requestLog, syncClock } from './control.js';
 import { accountRouter } from './routes/account.js';
@@ -46,6 +47,8 @@ export interface PolymarketEmulatorOptions extends StateOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Set: open markets' prices wander every this many ms (the offline demo; tests move prices themselves). */
+  driftEveryMs?: number;
 }
 
 export function createPolymarketApp(state: PolymarketState) {
@@ -103,6 +106,16 @@ export async function startPolymarketEmulator(
   const state = new PolymarketState(opts);
   const { app, chain, releaseHanging } = createPolymarketApp(state);
   const { server, url } = await listen(app, host, opts.port);
+  const stopDrift = opts.driftEveryMs
+    ? startPriceDrift({
+        everyMs: opts.driftEveryMs,
+        markets: () =>
+          [...state.markets.values()]
+            .filter((m) => !m.closed && !m.resolution)
+            .map((m) => ({ id: m.conditionId, yes: m.price, tick: m.tick })),
+        move: adminPriceMove(`${url}/__admin`),
+      })
+    : () => undefined;
   return {
     url,
     gammaUrl: `${url}/gamma`,
@@ -114,6 +127,7 @@ export async function startPolymarketEmulator(
     chain,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        stopDrift();
         releaseHanging();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
