@@ -146,10 +146,13 @@ describe('backtests with the official Python client (`simmer backtest`, simmer-s
       const { api_key: apiKey } = (await register.json()) as { api_key: string };
       const auth = { authorization: `Bearer ${apiKey}` };
 
-      // Three days of prints ending last midnight (UTC): whichever of "the last day with prints" or
-      // "the next midnight" the coverage names, the client's one-day window holds a full day of them.
+      // Three days of prints through the end of today (UTC). `--window 1d` replays the day before
+      // coverage_t1 (the client keeps only its date); the service names the day after the last day
+      // with prints, and the day after today while its recorder is live, either way today here. A
+      // store that named the last day itself would replay yesterday: prints there too.
       const today = isoDate(Date.now());
-      const files = await sampleTape(join(scratch, 'import-tape'), today);
+      const tomorrow = isoDate(Date.parse(today) + DAY_MS);
+      const files = await sampleTape(join(scratch, 'import-tape'), tomorrow);
       const imported = await npmRun(
         'tape:import',
         ['--markets', files.markets, '--quant', files.quant],
@@ -161,12 +164,10 @@ describe('backtests with the official Python client (`simmer backtest`, simmer-s
       const coverageBody = (await coverage.json()) as { coverage_t1?: unknown };
       assert.equal(coverage.status, 200, JSON.stringify(coverageBody));
       assert.equal(typeof coverageBody.coverage_t1, 'string', JSON.stringify(coverageBody));
-      // `--window 1d` replays [coverage_t1 - 1 day, coverage_t1] from midnight to midnight (the client
-      // keeps only the date): the coverage must end on the tape's last day or the midnight after it.
       const t1 = (coverageBody.coverage_t1 as string).slice(0, 10);
       assert.ok(
-        [isoDate(Date.parse(today) - DAY_MS), today].includes(t1),
-        `coverage_t1 ${String(coverageBody.coverage_t1)} after importing prints through ${today} 00:00`,
+        [today, tomorrow].includes(t1),
+        `coverage_t1 ${String(coverageBody.coverage_t1)} after importing prints through ${today} 23:59`,
       );
       const t0 = isoDate(Date.parse(t1) - DAY_MS);
 
