@@ -29,7 +29,7 @@ function scratchProject() {
   for (const [folder, pin] of [
     ['test/emulators/kalshi', 'solders==0.0.0'],
     ['test/backtest', 'simmer-sdk[backtest]==0.0.0'],
-  ]) {
+  ] as const) {
     mkdirSync(join(dir, folder), { recursive: true });
     writeFileSync(join(dir, folder, 'requirements.txt'), `${pin}\n`);
   }
