@@ -8,8 +8,10 @@
 //   3. MongoDB-wire server: when no MongoDB URI is configured and no `mongod` is on the PATH,
 //      resolve mongo-java-server with Maven and record the launcher's classpath
 //   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
-//   5. with --for-tests: Debian's chromium for the browser tests (playwright-core drives it)
-//   6. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
+//   5. with --for-tests: the official Python client with its backtest engine (simmer-sdk[backtest])
+//      in .cache/simmer-sdk-venv
+//   6. with --for-tests: Debian's chromium for the browser tests (playwright-core drives it)
+//   7. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -192,6 +194,34 @@ function ensureSoldersVenv() {
 }
 
 /**
+ * For the tests only: the official Python client, pinned with its backtest extra, in a venv of the
+ * project's own, so the backtest test can run `simmer backtest` against the service (issue 25).
+ * Reinstalled when its pinned requirements change. SIMMER_SDK_VENV names another venv that has it
+ * (nothing is installed then). Without Python the test skips, except under CI.
+ */
+const SIMMER_SDK_VENV = join(root, '.cache', 'simmer-sdk-venv');
+const SIMMER_SDK_REQUIREMENTS = join(root, 'test', 'backtest', 'requirements.txt');
+function ensureSimmerSdkVenv() {
+  if (process.env.SIMMER_SDK_VENV) return;
+  if (venvIsCurrent(SIMMER_SDK_VENV, SIMMER_SDK_REQUIREMENTS, 'simmer')) return;
+  const options = [
+    'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
+    'or set SIMMER_SDK_VENV to a venv that has `simmer-sdk[backtest]` installed (its bin/simmer is run)',
+  ];
+  if (!onPath('python3')) {
+    if (process.env.CI) fail("Python 3 is needed for the official client's backtest test.", options);
+    say("python3 not found: the official client's backtest test will be skipped.");
+    return;
+  }
+  say('installing the official Python client (simmer-sdk[backtest]) into .cache/simmer-sdk-venv…');
+  if (!installVenv(SIMMER_SDK_VENV, SIMMER_SDK_REQUIREMENTS)) {
+    if (process.env.CI)
+      fail('simmer-sdk[backtest] could not be installed into .cache/simmer-sdk-venv.', options);
+    say("simmer-sdk[backtest] could not be installed: the official client's backtest test will be skipped.");
+  }
+}
+
+/**
  * For the tests only: a Chromium for the browser tests (playwright-core drives it; no browser download).
  * CHROMIUM_PATH, or `chromium` on the PATH, or Debian's package installed with apt-get. Without one the
  * browser tests are skipped with a printed reason; under CI a missing browser fails instead.
@@ -235,6 +265,7 @@ ensureNodeModules();
 ensureRedis();
 ensureMongoWire();
 if (forTests) ensureSoldersVenv();
+if (forTests) ensureSimmerSdkVenv();
 if (forTests) ensureChromium();
 if (forFuzz) ensureFuzzVenv();
 say('ready.');

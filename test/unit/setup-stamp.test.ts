@@ -27,6 +27,8 @@ function scratchProject() {
   copyFileSync(join(repo, 'scripts', 'setup.mjs'), join(dir, 'scripts', 'setup.mjs'));
   mkdirSync(join(dir, 'test', 'emulators', 'kalshi'), { recursive: true });
   writeFileSync(join(dir, 'test', 'emulators', 'kalshi', 'requirements.txt'), 'solders==0.0.0\n');
+  mkdirSync(join(dir, 'test', 'backtest'), { recursive: true });
+  writeFileSync(join(dir, 'test', 'backtest', 'requirements.txt'), 'simmer-sdk==0.0.0\n');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0' }));
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3 }));
   const bin = join(dir, 'fake-bin');

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/**
+ * The official Python client's `simmer` command (simmer-sdk[backtest], pinned in
+ * test/backtest/requirements.txt): `npm test` installs it into .cache/simmer-sdk-venv
+ * (scripts/setup.mjs), or SIMMER_SDK_VENV names another venv that has it. Null when absent.
+ */
+export function simmerCommand(): string | null {
+  const venv = process.env.SIMMER_SDK_VENV ?? join(root, '.cache', 'simmer-sdk-venv');
+  const bin = join(venv, 'bin', 'simmer');
+  return existsSync(bin) ? bin : null;
+}
+
+/** The figures of the summary `simmer backtest` prints (cli.py `_print_summary`). */
+export interface BacktestSummary {
+  pnl: number | null;
+  decisions: number;
+  trades: number;
+  marketsTraded: number;
+  ticks: number;
+  /** `tape markets N/M served`: present only when the tape came with a manifest. */
+  tapeServed: number | null;
+  tapeRequested: number | null;
+  failedTicks: number;
+}
+
+export interface BacktestRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  summary: BacktestSummary | null;
+  /** The full report (`--out`), when the run wrote one. */
+  report: { summary: Record<string, unknown>; bundle?: { failed_ticks?: number } } | null;
+}
+
+/** Parses the summary block of `simmer backtest`; null when it printed none (a failed run). */
+export function parseBacktestSummary(stdout: string): BacktestSummary | null {
+  const activity = /activity\s+(\d+) decisions · (\d+) trades · (\d+) markets · (\d+) ticks/.exec(stdout);
+  if (!activity) return null;
+  const pnl = /pnl\s+([+-][\d,]+\.\d+)/.exec(stdout);
+  const tape = /tape markets (\d+)\/(\d+) served/.exec(stdout);
+  const failed = /(\d+) tick\(s\) exited non-zero/.exec(stdout);
+  return {
+    pnl: pnl ? Number(pnl[1]!.replace(/,/g, '')) : null,
+    decisions: Number(activity[1]),
+    trades: Number(activity[2]),
+    marketsTraded: Number(activity[3]),
+    ticks: Number(activity[4]),
+    tapeServed: tape ? Number(tape[1]) : null,
+    tapeRequested: tape ? Number(tape[2]) : null,
+    failedTicks: failed ? Number(failed[1]) : 0,
+  };
+}
+
+/**
+ * Runs `simmer <args>` with a clean environment: HOME (where the client caches tapes, ~/.simmer/tapes)
+ * and the candles cache in `home`, SIMMER_API_KEY when given. Resolves when it exits (killed after
+ * `timeoutMs`); `reportFile` is read back when the args name it with `--out`.
+ */
+export function runSimmer(
+  command: string,
+  args: string[],
+  opts: { home: string; apiKey?: string; reportFile?: string; timeoutMs?: number },
+): Promise<BacktestRun> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: opts.home,
+    LANG: 'C.UTF-8',
+    PYTHONIOENCODING: 'utf-8',
+    REPLAY_KLINES_CACHE_DIR: join(opts.home, 'klines'),
+    ...(opts.apiKey ? { SIMMER_API_KEY: opts.apiKey } : {}),
+  };
+  return new Promise((done, fail) => {
+    const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (c) => (stdout += c));
+    proc.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
+    proc.once('error', (err) => {
+      clearTimeout(timer);
+      fail(err);
+    });
+    proc.once('close', (code) => {
+      clearTimeout(timer);
+      const report =
+        opts.reportFile && existsSync(opts.reportFile)
+          ? (JSON.parse(readFileSync(opts.reportFile, 'utf8')) as BacktestRun['report'])
+          : null;
+      done({ code, stdout, stderr, summary: parseBacktestSummary(stdout), report });
+    });
+  });
+}
+
+/** Everything a failed assertion on a run should show. */
+export const describeRun = (run: BacktestRun) =>
+  `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr.slice(-4000)}`;
