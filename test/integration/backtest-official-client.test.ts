@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { freePort } from '../../shared/infra/embedded/child-process.js';
@@ -109,8 +109,8 @@ describe('backtests with the official Python client (`simmer backtest`, simmer-s
     );
   });
 
-  // Needs the tape store of issue 25: POST /api/backtest/tape, GET /api/backtest/tape/coverage and
-  // `npm run tape:import`, exactly as the issue describes them.
+  // The tape store of issue 25: POST /api/backtest/tape, GET /api/backtest/tape/coverage and
+  // `npm run tape:import`, as the client uses them.
   describe('against the service, on a tape imported with `npm run tape:import`', () => {
     let dataDir: string;
     let service: ServiceProcess | undefined;
@@ -118,12 +118,6 @@ describe('backtests with the official Python client (`simmer backtest`, simmer-s
 
     before(async function () {
       this.timeout(180_000);
-      // Until issue 25's tape store lands (it brings `npm run tape:import` with the endpoints), there is
-      // nothing to run against; remove this guard with it.
-      const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-        scripts: Record<string, string>;
-      };
-      if (!pkg.scripts['tape:import']) return this.skip();
       dataDir = mkdtempSync(join(scratch, 'data-'));
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
