@@ -6,6 +6,7 @@ import { withDuckDb } from '../../shared/infra/duckdb.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
+import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -129,5 +130,58 @@ describe('tape recorder #integration', () => {
       Number(p!.price) < 0.5 && Number(p!.price) > 0.45,
       'at one minus the NO price paid (above 0.5)',
     );
+  });
+
+  it('records an imported Polymarket market’s public prints from the venue, once, and slices them with the market', async () => {
+    const ctx = testContext();
+    const agent = await registerAgent({ name: 'tape-venue' });
+    const event = await newPolymarketEvent(['Yes', 'No'], [0.42]);
+    const imported = await api()
+      .post('/api/sdk/markets/import')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ polymarket_url: polymarketEventUrl(event.event_slug) });
+    assert.equal(imported.status, 200, JSON.stringify(imported.body));
+    const marketId = imported.body.markets[0].market_id as string;
+    const conditionId = event.markets[0]!.condition_id;
+    for (const yes of [0.45, 0.5, 0.47])
+      await polymarketAdmin('POST', `/markets/${conditionId}/price`, { yes });
+
+    // The recorder leaves the last minute for its next run (a venue may still publish a print of
+    // that second): run it as if two minutes had passed.
+    const later = { ...ctx.deps, clock: () => new Date(Date.now() + 120_000) };
+    const first = await recordTapes(later);
+    const venuePrints = await ctx.deps.models.TapeCursor.findById(`polymarket:${marketId}`).lean();
+    assert.ok(venuePrints?.printsThroughSec, JSON.stringify(first));
+    assert.ok(first.prints.polymarket! >= 3, JSON.stringify(first));
+    const second = await recordTapes(later);
+    assert.equal(second.prints.polymarket ?? 0, 0, 'nothing new on the venue: nothing written');
+
+    const tape = await api()
+      .post('/api/backtest/tape')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ t0: today(), t1: tomorrow(), min_volume: 0, q: event.markets[0]!.slug });
+    assert.equal(tape.status, 200, JSON.stringify(tape.body));
+    assert.equal(tape.body.markets, 1);
+    const source = tape.body.sources[0];
+    assert.equal(source.source, 'polymarket');
+    assert.ok(source.quant_rows >= 3);
+    const dirs = tapeDirs(ctx.env.DATA_DIR);
+    const rows = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT q.market_id, q.condition_id, q.price, q.side, q.transaction_hash, m.token1, m.id
+           FROM read_parquet('${dirs.slices}/${tape.body.key}/quant.parquet') q
+           JOIN read_parquet('${dirs.slices}/${tape.body.key}/markets.parquet') m ON m.id = q.market_id
+           ORDER BY q.timestamp`,
+        )
+      ).getRowObjectsJson(),
+    );
+    for (const r of rows) {
+      assert.equal(r.market_id, marketId, 'our market id, as agents trade it');
+      assert.equal(r.condition_id, conditionId);
+      assert.equal(r.token1, event.markets[0]!.token_ids[0]);
+      assert.match(String(r.transaction_hash), /^0x[0-9a-f]{64}$/);
+      assert.ok(Number(r.price) > 0.4 && Number(r.price) < 0.55, `a YES price near the moves: ${r.price}`);
+    }
   });
 });
