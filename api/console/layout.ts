@@ -23,6 +23,11 @@ export const CONSOLE_PAGES = [
     label: 'Audit',
     about: 'The ledger audit: balances, positions and books recomputed from the record.',
   },
+  {
+    path: '/admin/tapes',
+    label: 'Tapes',
+    about: 'The backtest tape store: coverage by source, sizes, the recorder’s last run.',
+  },
   { path: '/admin/markets', label: 'Markets', about: 'Resolve a sim market and settle its positions.' },
   { path: '/admin/skills', label: 'Skills', about: 'Approve or reject submitted skills.' },
   { path: '/admin/users', label: 'Users', about: 'Set a user’s tier.' },

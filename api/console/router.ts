@@ -22,6 +22,8 @@ import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
 import { homePage, loginPage } from './pages/home.js';
 import { schedulesPage } from './pages/schedules.js';
 import { venuesPage } from './pages/venues.js';
+import { tapesPage } from './pages/tapes.js';
+import { tapeCoverage } from '../../shared/domains/tapes/tape-coverage.js';
 import { queueBoard } from './queue-board.js';
 import { consoleSessions } from './session.js';
 
@@ -157,6 +159,16 @@ export function operatorConsole(
 
   router.get('/venues', guard, (req, res) => {
     send(req, res, 'Venues', '/admin/venues', venuesPage(venueHealth(deps)));
+  });
+
+  router.get('/tapes', guard, async (req, res) => {
+    send(
+      req,
+      res,
+      'Backtest tapes',
+      '/admin/tapes',
+      tapesPage(await tapeCoverage(deps), deps.env.TAPE_RECORD_SECONDS),
+    );
   });
 
   router.get('/audit', guard, async (req, res) => {
