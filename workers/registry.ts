@@ -30,6 +30,7 @@ import {
   evaluatePositionMonitorsProcessor,
   exitMonitoredPositionProcessor,
 } from './processors/monitor.processors.js';
+import { recordCandlesProcessor } from './processors/candle.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -59,4 +60,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'evaluate-price-alerts': evaluatePriceAlertsProcessor,
   'evaluate-position-monitors': evaluatePositionMonitorsProcessor,
   'exit-monitored-position': exitMonitoredPositionProcessor,
+  'record-candles': recordCandlesProcessor,
 };

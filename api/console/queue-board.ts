@@ -25,6 +25,7 @@ const QUEUE_LABELS: Record<QueueName, string> = {
   redemptions: 'Redemptions of resolved Polymarket positions',
   webhooks: 'Webhook deliveries and price-alert evaluation',
   'risk-monitors': 'Risk monitors: stop-loss / take-profit evaluation and exits',
+  candles: 'Candles: recording Binance 1m candles for /api/replay-data/candles',
 };
 
 export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue];

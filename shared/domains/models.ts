@@ -26,6 +26,7 @@ import { priceAlertModel } from './alerts/price-alert.model.js';
 import { positionMonitorModel } from './monitors/position-monitor.model.js';
 import { riskAlertModel } from './monitors/risk-alert.model.js';
 import { operatorActionModel } from './operator/operator-action.model.js';
+import { candleModel } from './candles/candle.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -57,6 +58,7 @@ export function createModels(conn: Connection) {
     PositionMonitor: positionMonitorModel(conn),
     RiskAlert: riskAlertModel(conn),
     OperatorAction: operatorActionModel(conn),
+    Candle: candleModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

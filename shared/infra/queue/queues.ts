@@ -25,6 +25,8 @@ export const QUEUE_NAMES = [
   'webhooks',
   /** Stop-loss / take-profit monitors: the scheduled evaluation and the exits it triggers. */
   'risk-monitors',
+  /** Recording market data the service serves but does not trade on: Binance candles. */
+  'candles',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];
