@@ -27,6 +27,7 @@ import { kalshiHandlers } from './handlers/kalshi.handlers.js';
 import { webhookHandlers } from './handlers/webhooks.handlers.js';
 import { alertHandlers } from './handlers/alerts.handlers.js';
 import { monitorHandlers } from './handlers/monitors.handlers.js';
+import { candleHandlers } from './handlers/candles.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -56,6 +57,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...webhookHandlers,
   ...alertHandlers,
   ...monitorHandlers,
+  ...candleHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

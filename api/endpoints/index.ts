@@ -17,6 +17,7 @@ import { kalshiEndpoints } from './kalshi.endpoints.js';
 import { webhookEndpoints } from './webhooks.endpoints.js';
 import { alertEndpoints } from './alerts.endpoints.js';
 import { monitorEndpoints } from './monitors.endpoints.js';
+import { candleEndpoints } from './candles.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -32,6 +33,7 @@ export const ENDPOINTS = {
   ...webhookEndpoints,
   ...alertEndpoints,
   ...monitorEndpoints,
+  ...candleEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,
