@@ -84,6 +84,15 @@ describe('Candles: the binance source, the recorder and GET /api/replay-data/can
         [ms('12:33'), ms('12:34')],
       );
     });
+
+    it('when the operator lists the venues, then the service’s own candle source shows with its host and circuit', async () => {
+      const { binance, operatorToken } = testContext();
+      const res = await api().get('/api/admin/venues').set('Authorization', `Bearer ${operatorToken}`);
+      assert.equal(res.status, 200);
+      const entry = res.body.venues.find((v: { venue: string }) => v.venue === 'binance');
+      assert.equal(entry.hosts[0].base_url, binance.url);
+      assert.equal(entry.hosts[0].circuit, 'closed');
+    });
   });
 
   describe('the recorder', () => {
