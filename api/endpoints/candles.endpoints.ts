@@ -8,12 +8,10 @@ const intervals = Object.keys(CANDLE_INTERVALS) as [keyof typeof CANDLE_INTERVAL
 
 /** An instant as the Python client sends it: ISO 8601, with an offset or without one (then UTC). */
 const instant = (what: string) =>
-  z.iso
-    .datetime({ offset: true, local: true, error: `${what} must be an ISO 8601 timestamp` })
-    .meta({
-      description: `${what}: ISO 8601; UTC when no offset is given.`,
-      example: '2026-11-27T12:00:00Z',
-    });
+  z.iso.datetime({ offset: true, local: true, error: `${what} must be an ISO 8601 timestamp` }).meta({
+    description: `${what}: ISO 8601; UTC when no offset is given.`,
+    example: '2026-11-27T12:00:00Z',
+  });
 
 const Candle = z
   .object({
