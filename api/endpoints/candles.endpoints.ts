@@ -4,7 +4,10 @@ import { endpoint } from './endpoint.js';
 
 const upper = (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v);
 const symbols = CANDLE_SYMBOLS.join(', ');
-const intervals = Object.keys(CANDLE_INTERVALS) as [keyof typeof CANDLE_INTERVALS];
+const intervals = Object.keys(CANDLE_INTERVALS) as [
+  keyof typeof CANDLE_INTERVALS,
+  ...(keyof typeof CANDLE_INTERVALS)[],
+];
 
 /** An instant as the Python client sends it: ISO 8601, with an offset or without one (then UTC). */
 const instant = (what: string) =>
@@ -34,10 +37,9 @@ export const candleEndpoints = {
     auth: 'agent',
     rateLimit: 'candles',
     tag: 'Replay data',
-    summary:
-      'Recorded closed OHLCV candles (Binance spot, 1m) for a window, with how far the record covers it',
+    summary: 'Recorded closed OHLCV candles (Binance spot) for a window, with how far the record covers it',
     description:
-      `Candles opening at or after \`start\` and closed by \`end\`, ascending; never a candle still in progress. Recorded every minute for ${symbols} (interval 1m). ` +
+      `Candles opening at or after \`start\` and closed by \`end\`, ascending; never a candle still in progress. Recorded every minute for ${symbols} as 1m candles; 5m, 30m and 1h candles are built from them as Binance builds its own (open of the first minute, close of the last, extremes, summed volume). ` +
       '`complete: false` means the record stops short of `end` (or holds nothing of the window’s beginning): fetch the rest from Binance from `served_through` on, as the official client does. ' +
       'At most 8 days per request.',
     query: z.object({
@@ -45,9 +47,7 @@ export const candleEndpoints = {
         upper,
         z.enum(CANDLE_SYMBOLS, { error: `symbol must be one of ${symbols} (the recorded series)` }),
       ),
-      interval: z
-        .enum(intervals, { error: `interval must be one of ${intervals.join(', ')} (the recorded interval)` })
-        .default('1m'),
+      interval: z.enum(intervals, { error: `interval must be one of ${intervals.join(', ')}` }).default('1m'),
       start: instant('start'),
       end: instant('end'),
     }),

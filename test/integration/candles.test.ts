@@ -208,6 +208,28 @@ describe('Candles: the binance source, the recorder and GET /api/replay-data/can
       assert.equal(res.body.recorded_through, at('12:34'));
     });
 
+    it('when a longer interval is asked, then its candles are built from the recorded minutes as Binance builds them', async () => {
+      const res = await candles({ symbol: 'SOLUSDT', interval: '5m', start: at('11:58'), end: at('12:40') });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(
+        res.body.candles.map((c: { open_time: string }) => c.open_time),
+        [at('12:00'), at('12:05'), at('12:10'), at('12:15'), at('12:20'), at('12:25')],
+        'whole 5m candles only: 12:30 … 12:34 is not all recorded (12:34 was open)',
+      );
+      assert.deepEqual([res.body.complete, res.body.served_through], [false, at('12:30')]);
+      const minutes = Array.from({ length: 5 }, (_, i) =>
+        candleAt('SOLUSDT', ms('12:10') + i * MINUTE, MINUTE),
+      );
+      const fiveMinutes = candleAt('SOLUSDT', ms('12:10'), 5 * MINUTE);
+      const c = res.body.candles[2];
+      assert.deepEqual(
+        [c.close_time, c.open, c.high, c.low, c.close],
+        ['2026-11-20T12:14:59.999Z', fiveMinutes.open, fiveMinutes.high, fiveMinutes.low, fiveMinutes.close],
+      );
+      const volume = minutes.reduce((sum, m) => sum + m.volume, 0);
+      assert.ok(Math.abs(c.volume - volume) < 1e-8, `${c.volume} = Σ ${volume}`);
+    });
+
     it('when the window begins before recording did, then it serves nothing and sends the client to Binance from start', async () => {
       const res = await candles({ symbol: 'SOLUSDT', start: at('10:00'), end: at('11:00') });
       assert.equal(res.status, 200);
@@ -234,8 +256,8 @@ describe('Candles: the binance source, the recorder and GET /api/replay-data/can
       ['a window over 8 days', { symbol: 'BTCUSDT', start: '2026-11-01T00:00:00Z', end: at('12:00') }, 'end'],
       ['a symbol not recorded', { symbol: 'DOGEUSDT', start: at('11:00'), end: at('12:00') }, 'symbol'],
       [
-        'an interval not recorded',
-        { symbol: 'BTCUSDT', interval: '5m', start: at('11:00'), end: at('12:00') },
+        'an interval not served',
+        { symbol: 'BTCUSDT', interval: '4h', start: at('11:00'), end: at('12:00') },
         'interval',
       ],
       [

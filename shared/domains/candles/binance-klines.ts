@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { VenueHttpClient } from '../../infra/http/venue-http-client.js';
 import type { CandleInterval, CandleSymbol } from './candle-series.js';
 
+/** The `source` of the candles this module reads, stored with each and named in every answer. */
+export const BINANCE_SOURCE = 'binance';
+
 /** Binance's page size ceiling for klines. */
 export const KLINES_PAGE_LIMIT = 1000;
 
@@ -45,11 +48,7 @@ export type Kline = z.output<typeof KlineRow>;
 export class BinanceKlines {
   constructor(private readonly http: VenueHttpClient) {}
 
-  readonly source = 'binance';
-
-  get baseUrl(): string {
-    return this.http.baseUrl;
-  }
+  readonly source = BINANCE_SOURCE;
 
   health() {
     return this.http.health();
@@ -65,13 +64,11 @@ export class BinanceKlines {
     interval: CandleInterval,
     fromMs: number,
     nowMs: number,
-    signal?: AbortSignal,
   ): Promise<{ klines: Kline[]; lastPage: boolean }> {
     const rows = await this.http.get('/api/v3/klines', {
       endpoint: 'klines',
       schema: KlinesAnswer,
       query: { symbol, interval, startTime: fromMs, limit: KLINES_PAGE_LIMIT },
-      ...(signal ? { signal } : {}),
     });
     const klines = rows
       .filter((k) => k.openTime >= fromMs && k.closeTime + CLOSE_SETTLE_MS <= nowMs)

@@ -1,6 +1,8 @@
 import { invalidField } from '../../infra/errors.js';
+import { BINANCE_SOURCE } from './binance-klines.js';
 import type { CandleModel } from './candle.model.js';
-import { intervalMs, type CandleInterval, type CandleSymbol } from './candle-series.js';
+import { aggregateCandles } from './aggregate-candles.js';
+import { RECORDED_INTERVAL, intervalMs, type CandleInterval, type CandleSymbol } from './candle-series.js';
 import { earliestStoredOpen, latestStoredOpen } from './stored-range.js';
 
 /** The longest window one request may ask for: 8 days of 1m candles is 11,520 rows. */
@@ -56,14 +58,16 @@ export function checkCandleWindow({ start, end }: Pick<CandleQuery, 'start' | 'e
 }
 
 /**
- * `GET /api/replay-data/candles`: the recorded closed candles opening at or after `start` and closed
- * by `end` (close time = the candle's last millisecond, as Binance reports it), ascending.
+ * `GET /api/replay-data/candles`: the closed candles opening at or after `start` and closed by
+ * `end` (close time = the candle's last millisecond, as Binance reports it), ascending. Served
+ * from the recorded minutes; a longer interval is built from them (aggregateCandles).
  *
  * The recorder stores each series without gaps, so coverage is its two ends. `complete: false` tells
- * the client to fetch the rest from Binance itself, starting at `served_through`: when the store
- * stops short of `end`, `served_through` is where it stops; when it holds nothing of the window's
- * beginning (the window predates recording), nothing is served and `served_through` is `start`, so
- * the client's own fetch covers the whole window instead of leaving a hole at its head.
+ * the client to fetch the rest from Binance itself, starting at `served_through`: when the record
+ * stops short of `end`, `served_through` is the close of the last candle the record holds whole;
+ * when it holds nothing of the window's beginning (the window predates recording), nothing is
+ * served and `served_through` is `start`, so the client's own fetch covers the whole window instead
+ * of leaving a hole at its head.
  */
 export async function readCandles(Candle: CandleModel, q: CandleQuery): Promise<CandleAnswer> {
   checkCandleWindow(q);
@@ -75,28 +79,29 @@ export async function readCandles(Candle: CandleModel, q: CandleQuery): Promise<
   const lastWholeClose = Math.floor((endMs + 1) / step) * step;
 
   const [earliest, latest] = await Promise.all([
-    earliestStoredOpen(Candle, q.symbol, q.interval),
-    latestStoredOpen(Candle, q.symbol, q.interval),
+    earliestStoredOpen(Candle, q.symbol, RECORDED_INTERVAL),
+    latestStoredOpen(Candle, q.symbol, RECORDED_INTERVAL),
   ]);
-  const recordedThrough = latest === null ? null : latest + step;
+  const recordedThrough = latest === null ? null : latest + intervalMs(RECORDED_INTERVAL);
   const headMissing = earliest === null || earliest > firstOpen;
+  // Candles are served whole: up to the last one every minute of which is recorded.
+  const servedClose = headMissing
+    ? firstOpen
+    : Math.min(lastWholeClose, Math.floor(recordedThrough! / step) * step);
 
-  const docs = headMissing
-    ? []
-    : await Candle.find({
-        symbol: q.symbol,
-        interval: q.interval,
-        openTime: { $gte: new Date(firstOpen), $lte: new Date(lastWholeClose - step) },
-      })
-        .sort({ openTime: 1 })
-        .lean();
+  const rows =
+    servedClose <= firstOpen
+      ? []
+      : await Candle.find({
+          symbol: q.symbol,
+          interval: RECORDED_INTERVAL,
+          openTime: { $gte: new Date(firstOpen), $lt: new Date(servedClose) },
+        })
+          .sort({ openTime: 1 })
+          .lean();
 
-  const complete = !headMissing && recordedThrough! >= lastWholeClose;
-  const servedThrough = complete
-    ? endMs
-    : headMissing
-      ? startMs
-      : Math.max(startMs, Math.min(endMs, recordedThrough!));
+  const complete = !headMissing && servedClose >= lastWholeClose;
+  const servedThrough = complete ? endMs : Math.max(startMs, servedClose);
   return {
     symbol: q.symbol,
     interval: q.interval,
@@ -104,16 +109,16 @@ export async function readCandles(Candle: CandleModel, q: CandleQuery): Promise<
     end: q.end.toISOString(),
     served_through: new Date(servedThrough).toISOString(),
     complete,
-    candles: docs.map((d) => ({
-      open_time: d.openTime.toISOString(),
-      close_time: new Date(d.openTime.getTime() + step - 1).toISOString(),
-      open: d.open,
-      high: d.high,
-      low: d.low,
-      close: d.close,
-      volume: d.volume,
+    candles: aggregateCandles(rows, step).map((c) => ({
+      open_time: new Date(c.openTime).toISOString(),
+      close_time: new Date(c.openTime + step - 1).toISOString(),
+      open: c.open,
+      high: c.high,
+      low: c.low,
+      close: c.close,
+      volume: c.volume,
     })),
-    source: 'binance',
+    source: BINANCE_SOURCE,
     recorded_from: earliest === null ? null : new Date(earliest).toISOString(),
     recorded_through: recordedThrough === null ? null : new Date(recordedThrough).toISOString(),
   };

@@ -1,7 +1,13 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { BinanceKlines, Kline } from './binance-klines.js';
 import type { CandleModel } from './candle.model.js';
-import { CANDLE_SYMBOLS, intervalMs, type CandleInterval, type CandleSymbol } from './candle-series.js';
+import {
+  CANDLE_SYMBOLS,
+  RECORDED_INTERVAL,
+  intervalMs,
+  type CandleInterval,
+  type CandleSymbol,
+} from './candle-series.js';
 import { latestStoredOpen } from './stored-range.js';
 
 /**
@@ -9,7 +15,6 @@ import { latestStoredOpen } from './stored-range.js';
  * up over a few runs instead of holding a worker for minutes.
  */
 const MAX_PAGES_PER_RUN = 5;
-const RECORDED_INTERVAL: CandleInterval = '1m';
 
 export type CandleRecorderDeps = Pick<InfraDeps, 'clock' | 'env' | 'log'> & {
   models: { Candle: CandleModel };
