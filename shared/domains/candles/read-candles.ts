@@ -37,8 +37,20 @@ export interface CandleAnswer {
   recorded_through: string | null;
 }
 
-/** 422 for a window the store will not serve: reversed, empty or longer than the cap. */
+/** 422 for a window the store will not serve: not a date, reversed, empty or longer than the cap. */
 export function checkCandleWindow({ start, end }: Pick<CandleQuery, 'start' | 'end'>): void {
+  for (const [field, date] of [
+    ['start', start],
+    ['end', end],
+  ] as const)
+    if (Number.isNaN(date.getTime()))
+      throw invalidField(
+        field,
+        `${field} is not a calendar date`,
+        null,
+        'Send ISO 8601 timestamps of real dates, e.g. 2026-11-27T12:00:00Z.',
+        'query',
+      );
   if (end.getTime() <= start.getTime())
     throw invalidField(
       'end',
