@@ -102,6 +102,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         'Polygon RPC proxy calls per minute per agent',
         (req) => req.agent?._id ?? byIp(req),
       ),
+      // A skill asks for its window every cycle; each answer is a few indexed reads.
+      candles: perMinute(
+        'candles',
+        120,
+        'candle requests per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
       context: perMinute(
         'context',
         300,

@@ -28,6 +28,7 @@ import { webhookHandlers } from './handlers/webhooks.handlers.js';
 import { alertHandlers } from './handlers/alerts.handlers.js';
 import { monitorHandlers } from './handlers/monitors.handlers.js';
 import { tapeHandlers } from './handlers/tapes.handlers.js';
+import { candleHandlers } from './handlers/candles.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -58,6 +59,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...alertHandlers,
   ...monitorHandlers,
   ...tapeHandlers,
+  ...candleHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

@@ -1,8 +1,9 @@
-// `npm run emulators`: starts the local venue emulators on loopback for manual runs and for the
+// `npm run emulators`: starts the local venue and market-data emulators on loopback for manual runs and for the
 // service started against them. Prints the base URLs as the environment variables the service
 // reads, and stays up until SIGINT/SIGTERM. Port from EMULATOR_PORT (default 0 = a free port).
 import { startKalshiEmulator } from '../test/emulators/kalshi/index.js';
 import { startPolymarketEmulator } from '../test/emulators/polymarket/index.js';
+import { startBinanceEmulator } from '../test/emulators/binance/index.js';
 
 const port = Number(process.env.EMULATOR_PORT ?? 0);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -14,6 +15,7 @@ const host = process.env.EMULATOR_HOST ?? '127.0.0.1';
 const polymarket = await startPolymarketEmulator({ port, host });
 // Its own free port (or EMULATOR_PORT + 1), so the two never collide.
 const kalshi = await startKalshiEmulator({ port: port === 0 ? 0 : port + 1, host });
+const binance = await startBinanceEmulator({ port: port === 0 ? 0 : port + 2, host });
 console.log(
   [
     '',
@@ -36,7 +38,13 @@ console.log(
     `SOLANA_RPC_URL=${kalshi.rpcUrl}`,
     `KALSHI_EMULATOR_ADMIN_URL=${kalshi.adminUrl}`,
     '',
-    `  Catalogue: ${kalshi.adminUrl}/catalogue   Docs: test/emulators/kalshi/KALSHI.md   Ctrl-C stops.`,
+    `  Catalogue: ${kalshi.adminUrl}/catalogue   Docs: test/emulators/kalshi/KALSHI.md`,
+    '',
+    '  Binance market-data emulator (klines of the price path the fast markets resolve by) is up:',
+    '',
+    `BINANCE_BASE_URL=${binance.url}`,
+    '',
+    '  Ctrl-C stops.',
     '',
   ].join('\n'),
 );
@@ -46,7 +54,7 @@ const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`\n  ${signal}: stopping emulators.`);
-  void Promise.all([polymarket.close(), kalshi.close()]).then(
+  void Promise.all([polymarket.close(), kalshi.close(), binance.close()]).then(
     () => process.exit(0),
     (err: unknown) => {
       console.error(err);

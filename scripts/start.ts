@@ -1,7 +1,8 @@
 // `npm start`: API + workers + scheduler in one process, on the embedded default (own Redis and
 // MongoDB-wire server under DATA_DIR) unless REDIS_URL / MONGODB_URI point elsewhere.
 // `VENUES=emulated npm start` also starts the Polymarket emulator (with its Polygon JSON-RPC) and
-// the Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) on loopback and points the adapters at them: the offline demo of the real-venue flows (the emulator is a test double, loaded
+// the Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) and the Binance market-data emulator (the price
+// path the fast markets resolve by) on loopback and points the adapters at them: the offline demo of the real-venue flows (the emulator is a test double, loaded
 // only here and only then).
 import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
@@ -35,6 +36,11 @@ interface KalshiEmulatorModule {
   }>;
 }
 
+/** The part of test/emulators/binance this script uses. */
+interface BinanceEmulatorModule {
+  startBinanceEmulator(opts: { port: number }): Promise<{ url: string }>;
+}
+
 /** The emulated venues' prices wander this often, so imported markets move and trades print. */
 const EMULATED_DRIFT_MS = 10_000;
 
@@ -64,7 +70,11 @@ const emulated = await (async () => {
   process.env.DFLOW_METADATA_API_URL = kalshi.dflowMetadataUrl;
   process.env.DFLOW_PROOF_API_URL = kalshi.proofUrl;
   process.env.SOLANA_RPC_URL = kalshi.rpcUrl;
-  return { ...polymarket, kalshi };
+  const binanceModule = '../test/emulators/binance/index.js';
+  const { startBinanceEmulator } = (await import(binanceModule)) as BinanceEmulatorModule;
+  const binance = await startBinanceEmulator({ port: 0 });
+  process.env.BINANCE_BASE_URL = binance.url;
+  return { ...polymarket, kalshi, binance };
 })();
 
 const proc = await runProcess('service', [apiRole, workersRole, jobsRole], { embedded: true });
@@ -84,6 +94,7 @@ const lines = [
         `    drive it: POST ${emulated.adminUrl}/markets/<condition_id>/price {"yes":0.63}, …/resolve {"outcome":"yes"}`,
         `  Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) at ${emulated.kalshi.url}, Solana RPC at ${emulated.kalshi.rpcUrl}`,
         `    drive it: POST ${emulated.kalshi.adminUrl}/kyc/<solana_address>, …/wallets/<address>/fund {"usdc":1000,"sol":1}, …/markets/<ticker>/lifecycle {"status":"finalized","result":"yes"}`,
+        `  Binance emulator (klines of the price path the crypto fast markets resolve by) at ${emulated.binance.url}`,
       ]
     : [
         `  Venues: live (Polymarket at ${proc.env.POLYMARKET_GAMMA_URL}); health at ${base}/api/admin/venues`,

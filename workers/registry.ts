@@ -31,6 +31,7 @@ import {
   exitMonitoredPositionProcessor,
 } from './processors/monitor.processors.js';
 import { recordTapesProcessor, sliceTapeProcessor } from './processors/tape.processors.js';
+import { recordCandlesProcessor } from './processors/candle.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -62,4 +63,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-tapes': recordTapesProcessor,
   'slice-tape': sliceTapeProcessor,
   'exit-monitored-position': exitMonitoredPositionProcessor,
+  'record-candles': recordCandlesProcessor,
 };

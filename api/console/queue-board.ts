@@ -26,6 +26,7 @@ const QUEUE_LABELS: Record<QueueName, string> = {
   webhooks: 'Webhook deliveries and price-alert evaluation',
   'risk-monitors': 'Risk monitors: stop-loss / take-profit evaluation and exits',
   tapes: 'Backtest tapes: the recorder and the slices agents ask for',
+  candles: 'Candles: recording Binance 1m candles for /api/replay-data/candles',
 };
 
 export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue];

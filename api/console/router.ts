@@ -10,7 +10,7 @@ import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js'
 import { SkillReviewSchema } from '../../shared/domains/skills/skills.schemas.js';
 import { listSkills } from '../../shared/domains/skills/skills.js';
 import { TIERS } from '../../shared/domains/users/user.model.js';
-import { venueHealth } from '../../shared/domains/venues/venue-health.js';
+import { outsideHostHealth } from '../../shared/composition/host-health.js';
 import { AppError } from '../../shared/infra/errors.js';
 import { isLockedOut, type OperatorLockout } from '../../shared/infra/operator-lockout.js';
 import { refuseCrossOriginWrites } from '../http/cross-origin.js';
@@ -158,7 +158,7 @@ export function operatorConsole(
   });
 
   router.get('/venues', guard, (req, res) => {
-    send(req, res, 'Venues', '/admin/venues', venuesPage(venueHealth(deps)));
+    send(req, res, 'Venues', '/admin/venues', venuesPage(outsideHostHealth(deps)));
   });
 
   router.get('/tapes', guard, async (req, res) => {

@@ -86,7 +86,8 @@ export const adminEndpoints = {
     path: '/api/admin/venues',
     auth: 'operator',
     tag: 'Operator',
-    summary: "Each venue's base URLs and health: last success, last error, circuit state per host",
+    summary:
+      "Each venue's base URLs and health (and the candle source's, `binance`): last success, last error, circuit state per host",
     response: z
       .object({
         venues: z.array(

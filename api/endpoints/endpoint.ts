@@ -24,7 +24,8 @@ export type RateLimitName =
   | 'wallet-positions'
   | 'wallet-challenge'
   | 'wallet-link'
-  | 'polygon-rpc';
+  | 'polygon-rpc'
+  | 'candles';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and

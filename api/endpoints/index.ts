@@ -18,6 +18,7 @@ import { webhookEndpoints } from './webhooks.endpoints.js';
 import { alertEndpoints } from './alerts.endpoints.js';
 import { monitorEndpoints } from './monitors.endpoints.js';
 import { tapeEndpoints } from './tapes.endpoints.js';
+import { candleEndpoints } from './candles.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -34,6 +35,7 @@ export const ENDPOINTS = {
   ...alertEndpoints,
   ...monitorEndpoints,
   ...tapeEndpoints,
+  ...candleEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

@@ -3,7 +3,7 @@ import { SCHEDULES } from '../../shared/domains/schedules/schedule-table.js';
 import { operatorActions } from '../../shared/domains/operator/operator-actions.js';
 import { API_ACTOR, recentOperatorActions } from '../../shared/domains/operator/record-action.js';
 import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';
-import { venueHealth } from '../../shared/domains/venues/venue-health.js';
+import { outsideHostHealth } from '../../shared/composition/host-health.js';
 import type { adminEndpoints } from '../endpoints/admin.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 
@@ -11,7 +11,7 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
   // JSON callers authenticate with the Bearer token: the audit trail names them `api`.
   resolveMarket: async ({ deps, params, body }) =>
     operatorActions.resolveMarket(deps, API_ACTOR, params.market_id, body.outcome),
-  venues: async ({ deps }) => venueHealth(deps),
+  venues: async ({ deps }) => outsideHostHealth(deps),
   audit: async ({ deps, query }) => {
     const { differenceCount, tookMs, ...report } = await auditLedger(deps.models, {
       maxDifferences: query.max_differences,

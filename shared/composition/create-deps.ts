@@ -13,6 +13,7 @@ import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
 import { createVenueModels } from './venue-models.js';
 import { createPolygonRpc, createTradingVenues, createVenues, type ExtraVenue } from './venues.js';
+import { createCandleSource } from './market-data.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
 const LOCAL_CACHE_ENTRIES = 20_000;
@@ -78,6 +79,7 @@ export async function createDeps(
     venues: createVenues(env, models, metrics, log, clock, extraVenues),
     trading: createTradingVenues(models, extraVenues),
     polygon: createPolygonRpc(env, metrics, log),
+    candles: createCandleSource(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),
     clock,

@@ -9,6 +9,7 @@ import type { AgentKeyCache } from '../domains/agents/agent-key-cache.js';
 import type { TierCache } from '../domains/users/tier-cache.js';
 import type { SettingsCache } from '../domains/limits/settings-cache.js';
 import type { MarketCache } from '../domains/markets/market-cache.js';
+import type { BinanceKlines } from '../domains/candles/binance-klines.js';
 
 /*
  * The types of the composition root: what a process hands its roles and domain functions. Built by
@@ -36,6 +37,8 @@ export interface Deps extends InfraDeps {
   trading: TradingVenues;
   /** Polygon JSON-RPC reads (allowances, the authenticated RPC proxy); writes go through the relay. */
   polygon: PolygonRpc;
+  /** The candle source (Binance public klines): read by the candle recorder only. */
+  candles: BinanceKlines;
   caches: LocalCaches;
   /** Name resolution for the SSRF guard of outbound URLs (webhooks); the system resolver when unset. */
   resolveHost?: ResolveHost;

@@ -27,6 +27,7 @@ import { positionMonitorModel } from './monitors/position-monitor.model.js';
 import { riskAlertModel } from './monitors/risk-alert.model.js';
 import { operatorActionModel } from './operator/operator-action.model.js';
 import { tapeCursorModel, tapeRecorderModel } from './tapes/tape-cursor.model.js';
+import { candleModel } from './candles/candle.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -60,6 +61,7 @@ export function createModels(conn: Connection) {
     OperatorAction: operatorActionModel(conn),
     TapeCursor: tapeCursorModel(conn),
     TapeRecorder: tapeRecorderModel(conn),
+    Candle: candleModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

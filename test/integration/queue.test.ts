@@ -131,6 +131,7 @@ describe('queue plumbing #integration', () => {
         generation: 2,
         attempt: 'r29666',
       },
+      'record-candles': { slot: '202611220401' },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);

@@ -4,6 +4,7 @@ import type { Env } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import type { KalshiEmulator } from '../emulators/kalshi/index.js';
 import type { PolymarketEmulator } from '../emulators/polymarket/index.js';
+import type { BinanceEmulator } from '../emulators/binance/index.js';
 import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 
 /** What the root hooks set up once per run: real Redis, a real MongoDB-wire server, workers, the app. */
@@ -20,6 +21,8 @@ export interface TestContext {
   polymarket: PolymarketEmulator;
   /** The Kalshi emulator (Kalshi market data, DFlow, Proof, Solana RPC; admin API at `adminUrl`). */
   kalshi: KalshiEmulator;
+  /** The Binance market-data emulator (klines of the deterministic price path; = env BINANCE_BASE_URL). */
+  binance: BinanceEmulator;
   servers: EmbeddedServer[];
   /** Values for child processes that need their own copy of this run's infrastructure. */
   redisUrl: string;

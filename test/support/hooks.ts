@@ -15,6 +15,7 @@ import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.
 import { PROCESSORS } from '../../workers/registry.js';
 import { startKalshiEmulator } from '../emulators/kalshi/index.js';
 import { startPolymarketEmulator } from '../emulators/polymarket/index.js';
+import { startBinanceEmulator } from '../emulators/binance/index.js';
 import { setTestContext, testContext } from './context.js';
 import { blockOutboundNetwork } from './no-network.js';
 import * as testVenues from './test-venues.js';
@@ -49,6 +50,7 @@ export const mochaHooks = {
     // The venues are emulated on loopback: the adapters talk to them over real HTTP.
     const polymarket = await startPolymarketEmulator();
     const kalshi = await startKalshiEmulator();
+    const binance = await startBinanceEmulator();
     const operatorToken = randomBytes(24).toString('base64url');
     const env = loadEnv({
       NODE_ENV: 'test',
@@ -80,6 +82,8 @@ export const mochaHooks = {
       DFLOW_METADATA_API_URL: kalshi.dflowMetadataUrl,
       DFLOW_PROOF_API_URL: kalshi.proofUrl,
       SOLANA_RPC_URL: kalshi.rpcUrl,
+      // Candles come from the Binance emulator's price path (test/emulators/binance).
+      BINANCE_BASE_URL: binance.url,
       // Fail fast against the emulator's injected faults; the breaker recovers within a test.
       VENUE_TIMEOUT_MS: '1000',
       VENUE_RETRIES: '1',
@@ -102,6 +106,7 @@ export const mochaHooks = {
       operatorToken,
       polymarket,
       kalshi,
+      binance,
       servers,
       redisUrl,
       mongoUri,
@@ -122,6 +127,7 @@ export const mochaHooks = {
     for (const server of ctx.servers) await server.child.stop();
     await ctx.polymarket.close();
     await ctx.kalshi.close();
+    await ctx.binance.close();
     setTestContext(undefined);
     rmSync(tmp, { recursive: true, force: true });
   },

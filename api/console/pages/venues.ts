@@ -1,9 +1,9 @@
-import type { venueHealth } from '../../../shared/domains/venues/venue-health.js';
+import type { outsideHostHealth } from '../../../shared/composition/host-health.js';
 import { html, when, type Html } from '../html.js';
 
 const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;
 
-export function venuesPage(health: ReturnType<typeof venueHealth>): Html {
+export function venuesPage(health: ReturnType<typeof outsideHostHealth>): Html {
   return html`<h1>Venues</h1>
     <p class="lead">
       Mode: <strong>${health.mode}</strong>. A circuit opens after repeated failures and lets one trial

@@ -129,6 +129,12 @@ export const SCHEDULES: ScheduleDefinition[] = [
     '* * * * *',
     'Every minute: redeems managed wallets’ winning positions in resolved Polymarket markets.',
   ),
+  slotSchedule(
+    'record-candles',
+    // Five seconds past the minute: the candle that just closed has settled on Binance by then.
+    '5 * * * * *',
+    'Every minute: stores the closed 1m candles of BTCUSDT, ETHUSDT and SOLUSDT from Binance (first run: the last CANDLE_BACKFILL_HOURS).',
+  ),
 ];
 
 /** Resolves SCHEDULER_JOBS strictly: an unknown name stops the process. */

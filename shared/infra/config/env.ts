@@ -259,6 +259,9 @@ export const EnvSchema = z.object({
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').describe(
     'Solana JSON-RPC endpoint (mainnet-beta) that Kalshi trades are sent to and read from.',
   ),
+  BINANCE_BASE_URL: httpUrl('https://api.binance.com').describe(
+    'Binance public spot market data (`/api/v3/klines`, no key), the source of the recorded candles (`GET /api/replay-data/candles`). https://data-api.binance.vision serves the same data.',
+  ),
   VENUE_TIMEOUT_MS: positiveInt
     .max(30000)
     .default(5000)
@@ -335,6 +338,12 @@ export const EnvSchema = z.object({
     .min(2)
     .default(10)
     .describe('How often stop-loss / take-profit monitors are evaluated against current prices.'),
+  CANDLE_BACKFILL_HOURS: positiveInt
+    .max(192)
+    .default(24)
+    .describe(
+      'How far back the candle recorder starts when a series has nothing stored yet (BTCUSDT, ETHUSDT, SOLUSDT at 1m); afterwards it continues from the newest stored candle.',
+    ),
   FAULT_KILL_AFTER_WRITES: positiveInt
     .optional()
     .describe(

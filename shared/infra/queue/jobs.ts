@@ -263,6 +263,8 @@ export const JOBS = {
     options: retrying(5, 2000),
     jobId: (d) => `exit-monitored-position-${idPart(d.monitorId)}-${d.generation}-${d.attempt}`,
   }),
+  /** Stores the closed 1m candles of the recorded symbols since the newest stored ones (candles/record-candles.ts). */
+  'record-candles': slotJob('record-candles', 'candles'),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

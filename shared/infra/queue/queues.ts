@@ -27,6 +27,8 @@ export const QUEUE_NAMES = [
   'risk-monitors',
   /** Backtest tapes: the recorder's appends to the tape store and the slices agents ask for (the API waits on these). */
   'tapes',
+  /** Recording market data the service serves but does not trade on: Binance candles. */
+  'candles',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];

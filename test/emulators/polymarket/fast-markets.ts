@@ -1,16 +1,18 @@
+import { pathWentUp } from '../binance/price-path.js';
 import { TAGS } from './catalogue.js';
-import { bytes32, numericId, seededRandom, sha256Hex, tokenId } from './ids.js';
+import { bytes32, numericId, seededRandom, tokenId } from './ids.js';
 import { onGrid, type EventRecord, type MarketRecord, type Tag } from './model.js';
 
 // Rolling crypto "Up or Down" markets, generated from the clock the way Polymarket lists them:
 // one event + market per asset and window, slug `<asset>-updown-<5m|15m>-<window start, unix s>`.
 // At any instant the current window and the next two exist; a window past its end closes, and a
-// little later (the Chainlink auto-resolution) resolves Up or Down, deterministically per slug.
+// little later (the Chainlink auto-resolution) resolves Up or Down by the emulated price path
+// (../binance/price-path.ts), the same path the Binance emulator's klines are made of.
 
 export const FAST_ASSETS = [
-  { key: 'btc', name: 'Bitcoin', pair: 'BTC/USD', tag: TAGS.bitcoin },
-  { key: 'eth', name: 'Ethereum', pair: 'ETH/USD', tag: TAGS.ethereum },
-  { key: 'sol', name: 'Solana', pair: 'SOL/USD', tag: TAGS.solana },
+  { key: 'btc', name: 'Bitcoin', pair: 'BTC/USD', symbol: 'BTCUSDT', tag: TAGS.bitcoin },
+  { key: 'eth', name: 'Ethereum', pair: 'ETH/USD', symbol: 'ETHUSDT', tag: TAGS.ethereum },
+  { key: 'sol', name: 'Solana', pair: 'SOL/USD', symbol: 'SOLUSDT', tag: TAGS.solana },
 ] as const;
 
 export const FAST_WINDOWS = [
@@ -33,9 +35,18 @@ export function currentWindowStart(nowMs: number, seconds: number): number {
   return Math.floor(nowMs / 1000 / seconds) * seconds;
 }
 
-/** Up wins when the first byte of sha256(slug) is even: stable, and roughly half of windows each. */
+/**
+ * The outcome of a fast market, read off its slug (`<asset>-updown-<window>-<start>`): Up (`yes`)
+ * when the asset's price path ends the window at or above where it started, as the market's
+ * description says — so the window's 1m candles served by the Binance emulator show the winner.
+ */
 export function fastWinner(slug: string): 'yes' | 'no' {
-  return Number.parseInt(sha256Hex(slug).slice(0, 2), 16) % 2 === 0 ? 'yes' : 'no';
+  const match = /^([a-z]+)-updown-(\w+)-(\d+)$/.exec(slug);
+  const asset = FAST_ASSETS.find((a) => a.key === match?.[1]);
+  const window = FAST_WINDOWS.find((w) => w.key === match?.[2]);
+  if (!match || !asset || !window) throw new Error(`not a fast-market slug: ${slug}`);
+  const startMs = Number(match[3]) * 1000;
+  return pathWentUp(asset.symbol, startMs, startMs + window.seconds * 1000) ? 'yes' : 'no';
 }
 
 const ET_DAY = new Intl.DateTimeFormat('en-US', {
