@@ -132,6 +132,20 @@ describe('queue plumbing #integration', () => {
         attempt: 'r29666',
       },
       'record-candles': { slot: '202611220401' },
+      'record-tapes': { every: 60, bucket: 29500000 },
+      'slice-tape': {
+        key: '0123456789abcdef0123456789abcdef',
+        datasetRev: '0123456789abcdef',
+        t0: '2026-11-27',
+        t1: '2026-11-28',
+        startSec: 1795737600,
+        endSec: 1795824000,
+        maxMarkets: 300,
+        minVolume: 1000,
+        q: null,
+        marketFiles: ['sim/markets/a.parquet'],
+        printFiles: ['sim/prints/2026-11-27/b.parquet'],
+      },
     };
     for (const [name, def] of Object.entries(JOBS)) {
       assert.ok(samples[name], `add a sample payload for ${name}`);
