@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
+import { compactStore, type Compaction } from './compact-store.js';
 import type { TapePrintRow } from './tape-columns.js';
 import { partyPseudonym, tapeKey } from './tape-secret.js';
 import {
@@ -28,6 +29,8 @@ export interface RecorderRun {
   markets: number;
   prints: Record<string, number>;
   venueMarkets: number;
+  /** What the run merged (compact-store.ts). */
+  compacted?: Compaction;
   errors: string[];
 }
 
@@ -77,6 +80,7 @@ export async function recordTapes(deps: RecordTapesDeps): Promise<RecorderRun> {
     run.markets = await recordMarketRows(deps, dirs, since, startedAt);
     run.prints.sim = await recordSimFills(deps, dirs, since);
     await recordVenuePrints(deps, dirs, startedAt, run);
+    run.compacted = await compactStore(dirs, startedAt);
   } finally {
     run.finishedAt = deps.clock().toISOString();
     await deps.models.TapeRecorder.updateOne(

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString, withDuckDb } from '../../infra/duckdb.js';
@@ -66,11 +66,52 @@ const listDir = (dir: string) => {
   }
 };
 
-const parquetIn = (dir: string) =>
-  listDir(dir)
-    .filter((f) => f.endsWith('.parquet'))
+/** A folder's list of files a merge replaced (compact-store.ts): no longer part of the store. */
+const SUPERSEDED = '.superseded.json';
+
+function supersededIn(dir: string): Set<string> {
+  try {
+    return new Set(JSON.parse(readFileSync(join(dir, SUPERSEDED), 'utf8')) as string[]);
+  } catch {
+    return new Set();
+  }
+}
+
+const parquetIn = (dir: string) => {
+  const gone = supersededIn(dir);
+  return listDir(dir)
+    .filter((f) => f.endsWith('.parquet') && !gone.has(f))
     .sort()
     .map((f) => join(dir, f));
+};
+
+/** Lists `names` of `dir` as superseded (written whole, then renamed: readers see the old list or the new). */
+export function supersede(dir: string, names: string[]): void {
+  const all = [...new Set([...supersededIn(dir), ...names])];
+  const tmp = join(dir, `${SUPERSEDED}.${randomUUID().slice(0, 8)}`);
+  writeFileSync(tmp, JSON.stringify(all));
+  renameSync(tmp, join(dir, SUPERSEDED));
+}
+
+/** Deletes superseded files once their list is older than `keptMs`, and the list with them. */
+export function removeSuperseded(dirs: TapeDirs, keptMs: number, now: Date): void {
+  for (const source of listDir(dirs.store)) {
+    const folders = [
+      join(dirs.store, source, 'markets'),
+      ...listDir(join(dirs.store, source, 'prints')).map((d) => join(dirs.store, source, 'prints', d)),
+    ];
+    for (const dir of folders) {
+      const list = join(dir, SUPERSEDED);
+      try {
+        if (now.getTime() - statSync(list).mtimeMs < keptMs) continue;
+      } catch {
+        continue; // no list
+      }
+      for (const name of supersededIn(dir)) rmSync(join(dir, name), { force: true });
+      rmSync(list, { force: true });
+    }
+  }
+}
 
 /** Every file of the store, read from the folders (the folders are the catalogue). */
 export function listStoreFiles(dirs: TapeDirs): StoreFiles {
