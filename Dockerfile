@@ -12,6 +12,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# DATA_DIR of compose's shared volume (the backtest tape store): a new volume takes this owner.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
 CMD ["node", "dist/api/server.js"]

@@ -275,8 +275,10 @@ describe('backtest tapes #integration', () => {
     await bad({ t0: s.next, t1: s.day }, /not after t0/);
     await bad({ t0: s.day, t1: s.day }, /not after t0/);
     await bad({ t0: '2019-01-01', t1: '2024-01-01' }, /longer than/);
-    await bad({ t0: '2999-01-01', t1: '2999-01-02' }, /past what tapes cover/);
+    await bad({ t0: '2099-01-01', t1: '2099-01-02' }, /past what tapes cover/);
     await bad({ t0: 'yesterday', t1: s.next }, /not an ISO date/);
+    await bad({ t0: '0001-01-01', t1: s.next }, /outside the years/);
+    await bad({ t0: s.day, t1: '+275760-09-13T00:00:00Z' }, /outside the years/);
 
     const hasty = await registerAgent({ name: 'tape-hasty' });
     const limit = testContext().env.TAPE_REQUESTS_PER_MINUTE;

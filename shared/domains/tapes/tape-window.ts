@@ -10,6 +10,9 @@ export interface TapeWindow {
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_SECONDS = 86_400;
+/** Dates a tape may name: anything else is a typo (and would not fit the store's day folders). */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const LATEST_MS = Date.UTC(2100, 0, 1);
 
 /** A 422 of a window, with the `detail` the official client shows. */
 export const badWindow = (message: string, fix: string) =>
@@ -27,6 +30,11 @@ export function parseWindow(t0: string, t1: string, maxDays: number): TapeWindow
       throw badWindow(
         `${field} is not an ISO date: ${JSON.stringify(text).slice(0, 60)}`,
         `Send ${field} as an ISO date (2026-11-27) or date-time (2026-11-27T12:00:00Z).`,
+      );
+    if (ms < EARLIEST_MS || ms > LATEST_MS)
+      throw badWindow(
+        `${field} (${text}) is outside the years tapes can cover (2000 to 2100)`,
+        `Send ${field} as a date between 2000-01-01 and 2100-01-01.`,
       );
     return Math.floor(ms / 1000);
   };
