@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
 import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
@@ -63,7 +64,7 @@ function errorResponses(e: EndpointSpec) {
     string,
     {
       description: string;
-      content: Record<string, { schema: typeof ErrorBodySchema | typeof ValidationErrorBodySchema }>;
+      content: Record<string, { schema: z.ZodType }>;
     }
   > = {};
   for (const status of [...statuses].sort()) {
@@ -75,7 +76,14 @@ function errorResponses(e: EndpointSpec) {
   if (e.body || e.query || e.params) {
     responses['422'] = {
       description: 'Validation error (spec §2.5)',
-      content: { 'application/json': { schema: ValidationErrorBodySchema } },
+      content: {
+        'application/json': {
+          schema:
+            e.refuses422 === 'error-body'
+              ? z.union([ValidationErrorBodySchema, ErrorBodySchema])
+              : ValidationErrorBodySchema,
+        },
+      },
     };
   }
   return responses;

@@ -55,6 +55,11 @@ export interface EndpointSpec {
    * `application/octet-stream` sends the body itself (a file, with Range) and returns ''.
    */
   produces?: 'text/html' | 'text/plain' | 'application/octet-stream';
+  /**
+   * The handler refuses with its own 422s carrying the error body (a string `detail` the official
+   * client prints, e.g. a bad backtest window), beside validation's 422s (the validation body).
+   */
+  refuses422?: 'error-body';
   /** Error statuses worth documenting beyond the ones implied by auth and validation. */
   errors?: readonly number[];
   rateLimit?: RateLimitName;

@@ -94,6 +94,7 @@ export const tapeEndpoints = {
       'What `simmer backtest` replays a skill over: markets with prints in [t0, t1) (imported venues’ public trades, sim fills, imported datasets), the `max_markets` largest by volume, and their prints. The files are fetched without authentication from signed URLs. A tape already built is answered at once and free (`cached`); a new one counts against TAPE_REQUESTS_PER_MINUTE.',
     body: TapeRequestSchema,
     response: TapeAnswerSchema,
+    refuses422: 'error-body',
     errors: [422, 429, 503],
   }),
   tapeCoverage: endpoint({
@@ -144,6 +145,7 @@ export const tapeEndpoints = {
         already_imported: z.boolean(),
       })
       .meta({ id: 'TapeImportSummary' }),
+    refuses422: 'error-body',
     errors: [404, 422],
   }),
   adminTapes: endpoint({

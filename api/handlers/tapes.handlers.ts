@@ -1,9 +1,10 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import { AppError, notFound } from '../../shared/infra/errors.js';
-import { importTape, TapeImportError } from '../../shared/domains/tapes/import-tape.js';
+import { operatorActions } from '../../shared/domains/operator/operator-actions.js';
+import { API_ACTOR } from '../../shared/domains/operator/record-action.js';
 import { requestTape } from '../../shared/domains/tapes/request-tape.js';
 import { sliceDir } from '../../shared/domains/tapes/slice-tape.js';
 import { tapeCoverage } from '../../shared/domains/tapes/tape-coverage.js';
@@ -47,33 +48,8 @@ export const tapeHandlers: HandlersFor<typeof tapeEndpoints> = {
   requestTape: async ({ deps, agent, body, req }) => requestTape(deps, agent._id, body, originOf(deps, req)),
   tapeCoverage: async ({ deps }) => tapeCoverage(deps),
   adminTapes: async ({ deps }) => tapeCoverage(deps),
-  importTape: async ({ deps, body }) => {
-    const dirs = tapeDirs(deps.env.DATA_DIR);
-    const upload = join(dirs.uploads, body.upload_id);
-    if (!existsSync(join(upload, 'markets.parquet')) || !existsSync(join(upload, 'quant.parquet')))
-      throw notFound(
-        'Upload',
-        'PUT both files first: /api/admin/tapes/uploads/<upload_id>/markets.parquet and …/quant.parquet.',
-      );
-    try {
-      return await importTape(
-        dirs,
-        body.source,
-        join(upload, 'markets.parquet'),
-        join(upload, 'quant.parquet'),
-      );
-    } catch (err) {
-      if (!(err instanceof TapeImportError)) throw err;
-      throw new AppError(
-        422,
-        'invalid_tape',
-        err.message,
-        'Fix the files to the tape schema (README, “Backtest tapes”) and upload them again.',
-      );
-    } finally {
-      rmSync(upload, { recursive: true, force: true });
-    }
-  },
+  importTape: async ({ deps, body }) =>
+    operatorActions.importTape(deps, API_ACTOR, body.upload_id, body.source),
   downloadTapeFile: async ({ deps, params, query, res }) => {
     const nowSec = Math.floor(deps.clock().getTime() / 1000);
     const check = checkTapeUrl(

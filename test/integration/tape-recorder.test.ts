@@ -98,10 +98,11 @@ describe('tape recorder #integration', () => {
       true,
     );
     await recordTapes(ctx.deps);
-    await ctx.deps.models.Market.updateOne(
-      { _id: m._id },
-      { $set: { status: 'resolved', outcome: true, resolvedAt: new Date() } },
-    );
+    const resolved = await api()
+      .post(`/api/admin/markets/${m._id}/resolve`)
+      .set('Authorization', `Bearer ${ctx.operatorToken}`)
+      .send({ outcome: true });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
     const run = await recordTapes(ctx.deps);
     assert.ok(run.markets >= 1);
     const tape = await api()

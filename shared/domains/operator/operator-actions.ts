@@ -5,6 +5,7 @@ import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.j
 import type { ScheduleDefinition } from '../schedules/schedule-tick.js';
 import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
 import { reviewSkill } from '../skills/skills.js';
+import { importUpload } from '../tapes/import-tape.js';
 import { setUserTier } from '../users/user-tier.js';
 import type { Tier } from '../users/user.model.js';
 import {
@@ -133,4 +134,15 @@ export const operatorActions = {
       () => runScheduleNow(deps, specs, name),
       (run) => (run.error ? `failed: ${run.error}` : 'enqueued'),
     ).then((run) => run.view),
+
+  importTape: (deps: OperatorActionsDeps, actor: OperatorActor, uploadId: string, source: string) =>
+    audited(
+      deps,
+      { actor, action: 'tape.import', target: source },
+      () => importUpload(deps.env.DATA_DIR, uploadId, source),
+      (r) =>
+        r.already_imported
+          ? 'already imported: nothing written'
+          : `${r.markets} markets, ${r.prints} prints, ${r.first_day ?? '-'} to ${r.last_day ?? '-'}`,
+    ),
 };

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString, withDuckDb } from '../../infra/duckdb.js';
 import { MARKET_COLUMNS, QUANT_COLUMNS } from './tape-columns.js';
-import { batchName, copyPrintsByDay, SOURCE_NAME, type TapeDirs } from './tape-store.js';
+import { AppError, notFound } from '../../infra/errors.js';
+import { batchName, copyPrintsByDay, SOURCE_NAME, tapeDirs, type TapeDirs } from './tape-store.js';
 
 /** Sources the recorder writes: an import may not write into them. */
 const RECORDED_SOURCES = new Set(['sim', 'polymarket', 'kalshi']);
@@ -208,5 +209,37 @@ export async function importTape(
     return summary.result;
   } finally {
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `POST /api/admin/tapes/import`: imports the pair uploaded under `uploadId` (api/http/tape-uploads.ts)
+ * and removes the upload whatever happens (an upload is used once).
+ */
+export async function importUpload(
+  dataDir: string,
+  uploadId: string,
+  source: string,
+): Promise<TapeImportSummary> {
+  const dirs = tapeDirs(dataDir);
+  const upload = join(dirs.uploads, uploadId);
+  const [markets, quant] = [join(upload, 'markets.parquet'), join(upload, 'quant.parquet')];
+  if (!existsSync(markets) || !existsSync(quant))
+    throw notFound(
+      'Upload',
+      'PUT both files first: /api/admin/tapes/uploads/<upload_id>/markets.parquet and …/quant.parquet.',
+    );
+  try {
+    return await importTape(dirs, source, markets, quant);
+  } catch (err) {
+    if (!(err instanceof TapeImportError)) throw err;
+    throw new AppError(
+      422,
+      'invalid_tape',
+      err.message,
+      'Fix the files to the tape schema (README, “Backtest tapes”) and upload them again.',
+    );
+  } finally {
+    rmSync(upload, { recursive: true, force: true });
   }
 }

@@ -48,6 +48,9 @@ export const ID_NAMES: Record<string, { owned: boolean; why: string }> = {
   poly_address: { owned: false, why: 'an on-chain address: public chain data' },
   deposit_wallet_address: { owned: false, why: 'an on-chain address: public chain data' },
   solana_wallet_address: { owned: false, why: 'an on-chain address: public chain data' },
+  key: { owned: false, why: 'a backtest tape’s key: the signed URL is the permission, not the key' },
+  file: { owned: false, why: 'a file name of a backtest tape (markets, quant, manifest)' },
+  upload_id: { owned: false, why: 'an operator’s upload to import (operator route; BFLA cases cover it)' },
 };
 
 /** Names that look like identifiers: path params always, and query/body fields ending in _id(s). */
