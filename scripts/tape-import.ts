@@ -11,7 +11,6 @@ import { Readable } from 'node:stream';
 import { ConfigError, loadEnv } from '../shared/infra/config/env.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
 import { importTape, TapeImportError } from '../shared/domains/tapes/import-tape.js';
-import { coverageDays } from '../shared/domains/tapes/tape-coverage.js';
 import { listStoreFiles, tapeDirs } from '../shared/domains/tapes/tape-store.js';
 
 const USAGE =
@@ -22,12 +21,20 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The store's days, read from its folders (what GET /api/backtest/tape/coverage starts from). */
-function localCoverage(dataDir: string) {
+/**
+ * The store's days, read from its folders: the first and last day with prints and the sources. (The
+ * service's coverage_t1 also knows whether its recorder is live: GET /api/backtest/tape/coverage.)
+ */
+function storeDays(dataDir: string) {
   const files = listStoreFiles(tapeDirs(dataDir));
-  const { coverage_t0, coverage_t1 } = coverageDays(files, null, new Date());
+  const days = files.prints.map((p) => p.day).sort();
   const sources = [...new Set(files.prints.map((p) => p.source))];
-  return { coverage_t0, coverage_t1, sources, print_files: files.prints.length };
+  return {
+    first_day: days[0] ?? null,
+    last_day: days.at(-1) ?? null,
+    sources,
+    print_files: files.prints.length,
+  };
 }
 
 async function remote(baseUrl: string, token: string, source: string, markets: string, quant: string) {
@@ -88,14 +95,10 @@ try {
     );
   } else {
     const env = loadEnv();
-    const before = localCoverage(env.DATA_DIR);
+    const before = storeDays(env.DATA_DIR);
     const imported = await importTape(tapeDirs(env.DATA_DIR), source, resolve(markets), resolve(quant));
     console.log(
-      JSON.stringify(
-        { imported, coverage_before: before, coverage_after: localCoverage(env.DATA_DIR) },
-        null,
-        2,
-      ),
+      JSON.stringify({ imported, store_before: before, store_after: storeDays(env.DATA_DIR) }, null, 2),
     );
   }
 } catch (err) {
