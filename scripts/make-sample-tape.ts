@@ -14,7 +14,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { sqlString, withDuckDb } from '../shared/infra/duckdb.js';
+import { columnsLiteral, MARKET_COLUMNS, QUANT_COLUMNS } from '../shared/domains/tapes/tape-columns.js';
 
 const DAY = 86_400;
 const STEP_SECONDS = 20 * 60;
@@ -164,73 +165,26 @@ export function sampleTape(end: string, days: number): SampleTape {
   return { markets, prints, t0: iso(startSec).slice(0, 10), t1: end };
 }
 
-const MARKET_TYPES = {
-  id: 'VARCHAR',
-  question: 'VARCHAR',
-  slug: 'VARCHAR',
-  condition_id: 'VARCHAR',
-  token1: 'VARCHAR',
-  token2: 'VARCHAR',
-  answer1: 'VARCHAR',
-  answer2: 'VARCHAR',
-  closed: 'INTEGER',
-  active: 'INTEGER',
-  archived: 'INTEGER',
-  outcome_prices: 'VARCHAR',
-  volume: 'DOUBLE',
-  event_id: 'VARCHAR',
-  event_slug: 'VARCHAR',
-  event_title: 'VARCHAR',
-  created_at: 'TIMESTAMPTZ',
-  end_date: 'TIMESTAMPTZ',
-  updated_at: 'TIMESTAMPTZ',
-  neg_risk: 'INTEGER',
-};
-
-const QUANT_TYPES = {
-  timestamp: 'UBIGINT',
-  block_number: 'UBIGINT',
-  transaction_hash: 'VARCHAR',
-  log_index: 'UBIGINT',
-  market_id: 'VARCHAR',
-  condition_id: 'VARCHAR',
-  event_id: 'VARCHAR',
-  price: 'DOUBLE',
-  usd_amount: 'DOUBLE',
-  token_amount: 'DOUBLE',
-  side: 'VARCHAR',
-  maker: 'VARCHAR',
-  taker: 'VARCHAR',
-};
-
-const sqlString = (text: string) => `'${text.replace(/'/g, "''")}'`;
-const columnsLiteral = (types: Record<string, string>) =>
-  `{${Object.entries(types)
-    .map(([name, type]) => `'${name}': '${type}'`)
-    .join(', ')}}`;
-
 /** Writes `markets.parquet` and `quant.parquet` of the sample tape into `outDir`; returns the tape. */
 export async function writeSampleTape(outDir: string, end: string, days = 3): Promise<SampleTape> {
   const tape = sampleTape(end, days);
   mkdirSync(outDir, { recursive: true });
   const scratch = mkdtempSync(join(tmpdir(), 'sample-tape-'));
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const db = await instance.connect();
   try {
-    for (const [name, rows, types] of [
-      ['markets', tape.markets, MARKET_TYPES],
-      ['quant', tape.prints, QUANT_TYPES],
-    ] as const) {
-      const json = join(scratch, `${name}.ndjson`);
-      writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      await db.run(
-        `COPY (SELECT * FROM read_json(${sqlString(json)}, format = 'newline_delimited', columns = ${columnsLiteral(types)}))
-         TO ${sqlString(join(outDir, `${name}.parquet`))} (FORMAT parquet)`,
-      );
-    }
+    await withDuckDb(async (db) => {
+      for (const [name, rows, types] of [
+        ['markets', tape.markets, MARKET_COLUMNS],
+        ['quant', tape.prints, QUANT_COLUMNS],
+      ] as const) {
+        const json = join(scratch, `${name}.ndjson`);
+        writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+        await db.run(
+          `COPY (SELECT * FROM read_json(${sqlString(json)}, format = 'newline_delimited', columns = ${columnsLiteral(types)}))
+           TO ${sqlString(join(outDir, `${name}.parquet`))} (FORMAT parquet)`,
+        );
+      }
+    });
   } finally {
-    db.closeSync();
-    instance.closeSync();
     rmSync(scratch, { recursive: true, force: true });
   }
   return tape;
