@@ -51,6 +51,22 @@ describe('market context #integration', () => {
     assert.deepEqual(warnings, []);
   });
 
+  it('when the market is imported, then spread and spread_cents are the venue’s quoted spread', async () => {
+    const agent = await registerAgent();
+    const market = await makeMarket({
+      p0: 0.41,
+      importSource: 'polymarket',
+      externalPriceYes: 0.41,
+      externalBestBid: 0.4,
+      externalBestAsk: 0.43,
+      externalSpread: 0.03,
+    });
+    const res = await context(agent, market._id);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.market.spread, 0.03);
+    assert.equal(res.body.market.spread_cents, 3);
+  });
+
   it('when the agent holds a position, then position mirrors the venue, positions.sim is filled and recent trades carry reasoning', async () => {
     const agent = await registerAgent();
     const market = await makeMarket({ p0: 0.5 });

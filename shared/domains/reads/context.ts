@@ -222,8 +222,10 @@ export async function marketContext(
       time_to_resolution: secondsLeft === null ? null : humanDuration(secondsLeft),
       ai_consensus: null,
       external_price: m.externalPriceYes,
-      spread: 0,
-      spread_cents: 0,
+      // The venue's quoted spread on imported markets; the sim LMSR quotes one price (its cost is
+      // the price impact under `slippage`).
+      spread: m.externalSpread ?? 0,
+      spread_cents: Math.round((m.externalSpread ?? 0) * 10_000) / 100,
       fee_note: m.feeRateBps
         ? `Trades pay ${m.feeRateBps} bps.`
         : 'No trading fee on sim; the LMSR price impact is the only cost (see slippage).',
