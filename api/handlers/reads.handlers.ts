@@ -1,3 +1,4 @@
+import { sdkUpdate as sdkUpdateFor } from '../../shared/domains/system/version-check.js';
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
@@ -22,7 +23,7 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
       now: deps.clock(),
     });
   },
-  briefing: async ({ deps, agent, query }) => {
+  briefing: async ({ deps, agent, query, req }) => {
     const now = deps.clock();
     const since = query.since ? new Date(query.since) : new Date(now.getTime() - 24 * 3600_000);
     const baseUrl = publicBaseUrl(deps.env);
@@ -41,7 +42,8 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
           )
         : compute();
     };
-    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets });
+    const sdkUpdate = sdkUpdateFor(deps.env, req.get('user-agent'));
+    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets, sdkUpdate });
   },
   outcomes: async ({ deps, agent, query }) =>
     skillOutcomes(deps.models, agent._id, query.skill, query.since ? new Date(query.since) : null),

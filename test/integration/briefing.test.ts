@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import request from 'supertest';
+import { buildApp } from '../../api/app.js';
+import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 
@@ -64,5 +67,34 @@ describe('briefing #integration', () => {
     assert.ok(sim.actions.some((a: string) => /moved \d+ points/.test(a)));
     assert.ok(sim.unrealized_pnl < 0);
     assert.equal(res.body.performance.total_pnl, sim.pnl);
+  });
+
+  it('when the client is older than the latest release, then sdk_update says so with both versions', async () => {
+    const ctx = testContext();
+    const app = buildApp(
+      { ...ctx.deps, env: { ...ctx.env, SDK_LATEST_VERSION: '0.27.0' } },
+      { operatorToken: ctx.operatorToken },
+    );
+    const agent = await registerAgent();
+    const ask = (userAgent: string) =>
+      request(app)
+        .get('/api/sdk/briefing')
+        .set('Authorization', `Bearer ${agent.api_key}`)
+        .set('User-Agent', userAgent);
+    const old = await ask('simmer-sdk/0.26.0 (python/3.11; runtime/unknown)');
+    assert.equal(old.status, 200);
+    assert.deepEqual(old.body.sdk_update, {
+      update_available: true,
+      current_version: '0.26.0',
+      latest_version: '0.27.0',
+    });
+    const current = await ask('simmer-sdk/0.27.0 (python/3.12; runtime/claude-code)');
+    assert.equal(current.body.sdk_update.update_available, false);
+    const other = await ask('curl/8.5.0');
+    assert.deepEqual(other.body.sdk_update, {
+      update_available: false,
+      current_version: null,
+      latest_version: '0.27.0',
+    });
   });
 });

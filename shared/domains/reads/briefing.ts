@@ -147,7 +147,14 @@ async function externalVenue(
 export async function briefing(
   models: Models,
   agent: AgentRecord,
-  opts: { since: Date; now: Date; baseUrl: string; newMarkets?: (since: Date) => Promise<NewMarket[]> },
+  opts: {
+    since: Date;
+    now: Date;
+    baseUrl: string;
+    newMarkets?: (since: Date) => Promise<NewMarket[]>;
+    /** Whether the asking client is behind the latest release (system/version-check.ts). */
+    sdkUpdate?: { update_available: boolean; current_version: string | null; latest_version: string | null };
+  },
 ) {
   const { since, now, baseUrl } = opts;
   const all = await positionsWithMarkets(models, agent._id);
@@ -218,7 +225,7 @@ export async function briefing(
     },
     ...(await briefingRiskAlerts(models, agent._id, now)),
     risk_warnings: riskWarnings,
-    sdk_update: { update_available: false },
+    sdk_update: opts.sdkUpdate ?? { update_available: false },
     skill_updates: [],
     since: since.toISOString(),
     checked_at: now.toISOString(),

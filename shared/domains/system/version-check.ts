@@ -38,3 +38,21 @@ export function versionCheck(env: Env, sdkVersion: string | undefined) {
     };
   return { status: 'ok' as const, message: `SDK ${v} is supported.`, ...base };
 }
+
+/** The client version a request's User-Agent names (`simmer-sdk/0.26.0 (python/3.11; …)`), else null. */
+export const sdkVersionOf = (userAgent: string | undefined) =>
+  /\bsimmer-sdk\/v?(\d+(?:\.\d+){0,2})/i.exec(userAgent ?? '')?.[1] ?? null;
+
+/**
+ * The briefing's `sdk_update`: whether the client that asked is older than SDK_LATEST_VERSION (the
+ * operator's view of the latest release); unknown client or no latest set: no update to offer.
+ */
+export function sdkUpdate(env: Pick<Env, 'SDK_LATEST_VERSION'>, userAgent: string | undefined) {
+  const current = sdkVersionOf(userAgent);
+  const latest = env.SDK_LATEST_VERSION ?? null;
+  return {
+    update_available: Boolean(current && latest && compareVersions(current, latest) < 0),
+    current_version: current,
+    latest_version: latest,
+  };
+}
