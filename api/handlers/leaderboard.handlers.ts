@@ -1,4 +1,5 @@
-import { sdkAgentsBoard, venueBoard } from '../../shared/domains/reads/leaderboard.js';
+import { sdkAgentsBoard, venueBoard, type TraderType } from '../../shared/domains/reads/leaderboard.js';
+import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { sharedRead } from '../http/shared-read.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
@@ -8,31 +9,29 @@ import type { leaderboardEndpoints } from '../endpoints/leaderboard.endpoints.js
 export const sdkAgentsPage = (deps: Deps, limit: number, offset: number) =>
   sharedRead(deps, 'leaderboard', { limit, offset }, () => sdkAgentsBoard(deps.models, limit, offset));
 
+/** A venue's board page, shared across callers for READ_CACHE_SECONDS. */
+const venuePage = (deps: Deps, venue: VenueId, traderType: TraderType, limit: number, offset: number) =>
+  sharedRead(deps, 'venue-leaderboard', { venue, traderType, limit, offset }, () =>
+    venueBoard(deps.models, venue, traderType, limit, offset, deps.env.LEADERBOARD_LINK_WINDOW_HOURS),
+  );
+
 export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {
   sdkAgentsLeaderboard: async ({ deps, query }) => sdkAgentsPage(deps, query.limit, query.offset),
-  // Native agents and real-venue trader boards have no members on this service yet: empty lists, never null.
-  allLeaderboards: async ({ deps, query }) => ({
-    sdk_agents: (await sdkAgentsPage(deps, query.limit, 0)).entries,
-    native_agents: [],
-    polymarket: [],
-    kalshi: [],
-  }),
-  venueLeaderboard: async ({ deps, params, query }) => {
-    const compute = () =>
-      venueBoard(
-        deps.models,
-        params.venue,
-        query.trader_type,
-        query.limit,
-        query.offset,
-        deps.env.LEADERBOARD_LINK_WINDOW_HOURS,
-      );
-    const key = {
-      venue: params.venue,
-      traderType: query.trader_type,
-      limit: query.limit,
-      offset: query.offset,
+  // Native agents (the hosted service's own, not SDK-registered) have no members on this service:
+  // an empty list, never null. The real-venue boards are the agents ranked on each venue.
+  allLeaderboards: async ({ deps, query }) => {
+    const [sdk, polymarket, kalshi] = await Promise.all([
+      sdkAgentsPage(deps, query.limit, 0),
+      venuePage(deps, 'polymarket', 'all', query.limit, 0),
+      venuePage(deps, 'kalshi', 'all', query.limit, 0),
+    ]);
+    return {
+      sdk_agents: sdk.entries,
+      native_agents: [],
+      polymarket: polymarket.entries,
+      kalshi: kalshi.entries,
     };
-    return sharedRead(deps, 'venue-leaderboard', key, compute);
   },
+  venueLeaderboard: async ({ deps, params, query }) =>
+    venuePage(deps, params.venue, query.trader_type, query.limit, query.offset),
 };

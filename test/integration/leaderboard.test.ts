@@ -4,6 +4,7 @@ import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { testContext } from '../support/context.js';
 import { LEADERBOARD_ENTRY_FIELDS } from '../support/contract-fields.js';
 import { makeMarket, trade } from '../support/factories.js';
+import { externalTrader, importedMarket, signedBuy } from '../support/polymarket-traders.js';
 import { api, registerAgent } from '../support/http.js';
 
 const board = async () => (await api().get('/api/leaderboard/sdk-agents?limit=500')).body;
@@ -136,12 +137,26 @@ describe('leaderboard #integration', () => {
     assert.equal(entry.trades_count, 1);
   });
 
-  it('GET /api/leaderboard/all answers every list, never null, without auth', async () => {
-    const res = await api().get('/api/leaderboard/all?limit=5');
-    assert.equal(res.status, 200);
-    assert.ok(res.body.sdk_agents.length <= 5);
+  it('GET /api/leaderboard/all answers every list, never null, without auth; a Polymarket trader is on its venue’s board', async () => {
+    const trader = await externalTrader();
+    const market = await importedMarket(trader.agent);
+    const bought = await signedBuy(trader, market, 10);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const res = await api().get('/api/leaderboard/all?limit=50');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.ok(res.body.sdk_agents.length <= 50);
     assert.deepEqual(res.body.native_agents, []);
-    assert.deepEqual(res.body.polymarket, []);
-    assert.deepEqual(res.body.kalshi, []);
+    assert.ok(Array.isArray(res.body.kalshi));
+    const whole = await api().get('/api/leaderboard/polymarket?limit=500');
+    const entry = whole.body.entries.find((e: { id: string }) => e.id === trader.agent.agent_id);
+    assert.ok(entry, 'the agent with a Polymarket trade ranks on the polymarket board');
+    assert.equal(entry.trades_count, 1);
+    const page = await api().get('/api/leaderboard/polymarket?limit=50');
+    assert.ok(res.body.polymarket.length >= 1);
+    assert.deepEqual(
+      res.body.polymarket.map((e: { id: string }) => e.id),
+      page.body.entries.map((e: { id: string }) => e.id),
+      'the first page of GET /api/leaderboard/polymarket',
+    );
   });
 });
