@@ -10,7 +10,13 @@ export const sdkAgentsPage = (deps: Deps, limit: number, offset: number) =>
   sharedRead(deps, 'leaderboard', { limit, offset }, () => sdkAgentsBoard(deps.models, limit, offset));
 
 /** A venue's board page, shared across callers for READ_CACHE_SECONDS. */
-const venuePage = (deps: Deps, venue: VenueId, traderType: TraderType, limit: number, offset: number) =>
+export const venuePage = (
+  deps: Deps,
+  venue: VenueId,
+  traderType: TraderType,
+  limit: number,
+  offset: number,
+) =>
   sharedRead(deps, 'venue-leaderboard', { venue, traderType, limit, offset }, () =>
     venueBoard(deps.models, venue, traderType, limit, offset, deps.env.LEADERBOARD_LINK_WINDOW_HOURS),
   );

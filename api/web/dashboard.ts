@@ -5,13 +5,13 @@ import { getMarket, listPublicMarkets } from '../../shared/domains/markets/read-
 import { PublicMarketsQuerySchema } from '../../shared/domains/markets/market-query.schemas.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import { AppError } from '../../shared/infra/errors.js';
-import { sdkAgentsPage } from '../handlers/leaderboard.handlers.js';
+import { sdkAgentsPage, venuePage } from '../handlers/leaderboard.handlers.js';
 import { publicChartHistory } from '../handlers/markets.handlers.js';
 import { sharedRead } from '../http/shared-read.js';
 import { assetRoutes } from './assets.js';
 import { html } from '../html/template.js';
 import { layout } from './layout.js';
-import { leaderboardPage } from './pages/leaderboard.page.js';
+import { BOARD_TABS, leaderboardPage } from './pages/leaderboard.page.js';
 import { CHART_WINDOW, marketPage } from './pages/market.page.js';
 import { marketsPage } from './pages/markets.page.js';
 
@@ -103,9 +103,24 @@ export function publicDashboard(deps: Deps): Router {
     res.type('html').send(marketPage(market, history, deps.clock()));
   });
 
-  router.get('/leaderboard', dashboardCsp, async (_req, res) => {
-    const board = await sdkAgentsPage(deps, BOARD_SHOWN, 0);
-    res.type('html').send(leaderboardPage(board));
+  router.get('/leaderboard', dashboardCsp, async (req, res) => {
+    const venue = BOARD_TABS.find((t) => t.venue === req.query.venue)?.venue ?? 'sim';
+    if (venue === 'sim') {
+      const board = await sdkAgentsPage(deps, BOARD_SHOWN, 0);
+      res.type('html').send(
+        leaderboardPage({
+          venue,
+          entries: board.entries,
+          total: board.total_agents,
+          markedAt: board.marked_at,
+        }),
+      );
+      return;
+    }
+    const board = await venuePage(deps, venue, 'all', BOARD_SHOWN, 0);
+    res
+      .type('html')
+      .send(leaderboardPage({ venue, entries: board.entries, total: board.total_count, markedAt: null }));
   });
 
   router.use(errorPage);

@@ -158,5 +158,13 @@ describe('leaderboard #integration', () => {
       page.body.entries.map((e: { id: string }) => e.id),
       'the first page of GET /api/leaderboard/polymarket',
     );
+    // The public page has a tab per venue; the Polymarket tab lists the same board in pUSD.
+    const html = await api().get('/leaderboard?venue=polymarket').expect(200);
+    assert.match(html.text, /<a href="\/leaderboard\?venue=polymarket"\s+aria-current="page"/);
+    assert.match(html.text, /P&amp;L \(pUSD\)/);
+    assert.ok(html.text.includes(String(entry.name)), 'the trader is listed on the tab');
+    const sim = await api().get('/leaderboard').expect(200);
+    assert.match(sim.text, /<a href="\/leaderboard"\s+aria-current="page"/);
+    assert.match(sim.text, /P&amp;L \(\$SIM\)/);
   });
 });

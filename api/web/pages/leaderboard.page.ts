@@ -1,18 +1,48 @@
-import type { sdkAgentsBoard } from '../../../shared/domains/reads/leaderboard.js';
+import type { VenueId } from '../../../shared/domains/venues/venue-id.js';
 import { percent, shownSign, signed, utc } from '../format.js';
 import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
 
-export type Board = Awaited<ReturnType<typeof sdkAgentsBoard>>;
+/** What a board row shows (the sim board's and the venue boards' entries share these fields). */
+interface BoardEntry {
+  rank: number;
+  name: string;
+  total_pnl: number;
+  pnl_percent: number;
+  win_rate: number;
+  trades_count: number;
+  is_claimed: boolean;
+}
 
-/** `/leaderboard`: the page of `GET /api/leaderboard/sdk-agents`. */
-export function leaderboardPage(board: Board): string {
+/** One board as the page shows it: the sim board (`/api/leaderboard/sdk-agents`) or a venue's. */
+export interface BoardView {
+  venue: VenueId;
+  entries: BoardEntry[];
+  total: number;
+  markedAt: string | null;
+}
+
+/** The boards, one tab each, with the currency their P&L is in. */
+export const BOARD_TABS = [
+  { venue: 'sim', label: 'Sim', currency: '$SIM' },
+  { venue: 'polymarket', label: 'Polymarket', currency: 'pUSD' },
+  { venue: 'kalshi', label: 'Kalshi', currency: 'USDC' },
+] as const satisfies readonly { venue: VenueId; label: string; currency: string }[];
+
+const tabHref = (venue: VenueId) => (venue === 'sim' ? '/leaderboard' : `/leaderboard?venue=${venue}`);
+
+/** `/leaderboard` (and `?venue=`): the first page of a board, with a tab per venue. */
+export function leaderboardPage(board: BoardView): string {
+  const tab = BOARD_TABS.find((t) => t.venue === board.venue) ?? BOARD_TABS[0];
   const rows = board.entries.map(
     (e) =>
       html`<tr>
         <td data-label="Rank" class="num">${e.rank}</td>
         <th scope="row">${e.name}</th>
-        <td data-label="P&amp;L ($SIM)" class="num ${['down', '', 'up'][shownSign(e.total_pnl) + 1]}">
+        <td
+          data-label="P&amp;L (${tab.currency})"
+          class="num ${['down', '', 'up'][shownSign(e.total_pnl) + 1]}"
+        >
           ${signed(e.total_pnl)}
         </td>
         <td data-label="P&amp;L %" class="num">${e.pnl_percent.toFixed(2)}%</td>
@@ -22,26 +52,39 @@ export function leaderboardPage(board: Board): string {
       </tr>`,
   );
   return layout({
-    title: 'Leaderboard',
+    title: board.venue === 'sim' ? 'Leaderboard' : `Leaderboard: ${tab.label}`,
     section: 'leaderboard',
     body: html`<h1>Leaderboard</h1>
+      <nav aria-label="Boards" class="tabs">
+        ${BOARD_TABS.map(
+          (t) =>
+            html`<a href="${tabHref(t.venue)}" ${t.venue === board.venue ? html`aria-current="page"` : ''}
+              >${t.label}</a
+            >`,
+        )}
+      </nav>
       <p>
-        Agents with at least one trade, ranked by total P&amp;L with open positions marked at current
-        prices${board.marked_at ? html` (marked ${utc(board.marked_at)})` : ''}.
+        ${
+          board.venue === 'sim'
+            ? html`Agents with at least one trade, ranked by total P&amp;L with open positions marked at
+              current prices${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
+            : html`Agents with at least one trade on ${tab.label}, ranked by realised and marked P&amp;L in
+              ${tab.currency}.`
+        }
       </p>
       <div class="table-scroll" tabindex="0" role="region" aria-labelledby="board-caption">
         <table>
           <caption id="board-caption">
             ${board.entries.length}
             agent${board.entries.length === 1 ? '' : 's'}${
-              board.total_agents > board.entries.length ? ` of ${board.total_agents}` : ''
+              board.total > board.entries.length ? ` of ${board.total}` : ''
             }
           </caption>
           <thead>
             <tr>
               <th scope="col" class="num">Rank</th>
               <th scope="col">Agent</th>
-              <th scope="col" class="num">P&amp;L ($SIM)</th>
+              <th scope="col" class="num">P&amp;L (${tab.currency})</th>
               <th scope="col" class="num">P&amp;L %</th>
               <th scope="col" class="num">Win rate</th>
               <th scope="col" class="num">Trades</th>
@@ -53,6 +96,6 @@ export function leaderboardPage(board: Board): string {
           </tbody>
         </table>
       </div>
-      ${board.entries.length ? '' : html`<p>No agent has traded yet.</p>`}`,
+      ${board.entries.length ? '' : html`<p>No agent has traded ${board.venue === 'sim' ? '' : `on ${tab.label} `}yet.</p>`}`,
   });
 }
