@@ -19,7 +19,8 @@ const experimentSchema = new Schema(
     status: { type: String, enum: EXPERIMENT_STATUSES, required: true },
     metricName: { type: String, required: true },
     metricValue: { type: Number, required: true },
-    metricUnit: { type: String, required: true },
+    // Often empty (a count has no unit), which mongoose's `required` would refuse.
+    metricUnit: { type: String, default: '' },
     bestDirection: { type: String, enum: BEST_DIRECTIONS, required: true },
     secondaryMetrics: { type: Schema.Types.Mixed, default: null },
     description: { type: String, default: null },
