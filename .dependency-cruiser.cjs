@@ -26,8 +26,8 @@
  *                     shared/domains/models.ts: schemas are leaves, and the `Models` registry's type
  *                     is what every domain's functions take.
  *   3 records         the state the money path reads and writes: agents, users, wallets, limits,
- *                     markets, positions, ledger, sequenced-log, webhooks, alerts, skills, system,
- *                     schedules.
+ *                     markets, positions, ledger, sequenced-log, webhooks, alerts, skills, research
+ *                     (an agent's recorded experiments), system, schedules.
  *   4 trading         shared/domains/trading/: one trade's life, behind the VenueTrading seam.
  *   5 venue adapters  each venue's own folder shared/domains/venues/<venue>/: they implement the
  *                     seams of layers 1 and 4 (a venue's trading code imports trading, never the
@@ -57,7 +57,7 @@ const LAYERS = [
   {
     name: 'records',
     path: [
-      `^shared/domains/(agents|users|wallets|limits|markets|positions|ledger|sequenced-log|webhooks|alerts|skills|system|schedules)/${NOT_A_SCHEMA}`,
+      `^shared/domains/(agents|users|wallets|limits|markets|positions|ledger|sequenced-log|webhooks|alerts|skills|research|system|schedules)/${NOT_A_SCHEMA}`,
     ],
   },
   { name: 'trading', path: [`^shared/domains/trading/${NOT_A_SCHEMA}`] },

@@ -29,6 +29,7 @@ import { alertHandlers } from './handlers/alerts.handlers.js';
 import { monitorHandlers } from './handlers/monitors.handlers.js';
 import { tapeHandlers } from './handlers/tapes.handlers.js';
 import { candleHandlers } from './handlers/candles.handlers.js';
+import { researchHandlers } from './handlers/research.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -60,6 +61,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...monitorHandlers,
   ...tapeHandlers,
   ...candleHandlers,
+  ...researchHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

@@ -7,7 +7,7 @@ import { CLAIM_CODE_PATTERN } from '../../shared/domains/agents/claim-code.js';
 import { TIERS } from '../../shared/domains/users/user.model.js';
 import { endpoint } from './endpoint.js';
 
-const UserAgent = z
+export const UserAgent = z
   .looseObject({
     agent_id: z.string(),
     name: z.string(),

@@ -15,31 +15,10 @@ import { FILLED, winRate } from './leaderboard.js';
  */
 export async function skillOutcomes(models: Models, agentId: string, skill: string, since: Date | null) {
   const from = since ? { createdAt: { $gte: since } } : {};
-  const [trades, skillMarkets] = await Promise.all([
+  const [trades, opened] = await Promise.all([
     models.Trade.countDocuments({ agentId, skillSlug: skill, ...FILLED, ...from }),
-    models.Trade.distinct('marketId', { agentId, skillSlug: skill, action: 'buy', ...FILLED, ...from }),
+    skillPositions(models, agentId, skill, since),
   ]);
-  // The opening buy of each position in those markets, whoever's skill it carried.
-  const buys = await models.Trade.find(
-    { agentId, marketId: { $in: skillMarkets }, action: 'buy', ...FILLED },
-    { marketId: 1, venue: 1, skillSlug: 1, createdAt: 1 },
-  )
-    .sort({ createdAt: 1, _id: 1 })
-    .lean();
-  const opened = new Map<string, (typeof buys)[number]>();
-  for (const b of buys) {
-    const key = positionId(agentId, b.marketId, b.venue);
-    if (!opened.has(key)) opened.set(key, b);
-  }
-  const ids = [...opened]
-    .filter(([, b]) => b.skillSlug === skill && (!since || (b.createdAt && b.createdAt >= since)))
-    .map(([id]) => id);
-  const positions = await models.Position.find({ _id: { $in: ids } }).lean();
-  const markets = await models.Market.find(
-    { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
-    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
-  ).lean();
-  const byId = new Map(markets.map((m) => [m._id, m]));
 
   let realized = 0;
   let unrealized = 0;
@@ -49,12 +28,11 @@ export async function skillOutcomes(models: Models, agentId: string, skill: stri
   // booked from a real venue (Polymarket, Kalshi) that the service mirrors.
   const confidence = { settlement: 0, native: 0, mirror: 0 };
   const resolvedMarkets = new Set<string>();
-  for (const p of positions) {
-    const m = byId.get(p.marketId);
+  for (const { position: p, market: m } of opened) {
     realized += p.realizedPnlMicro;
     if (p.status === 'open') {
       count.open += 1;
-      if (m) unrealized += venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro;
+      unrealized += positionPnlMicro(p, m) - p.realizedPnlMicro;
       continue;
     }
     const won = p.realizedPnlMicro > 0;
@@ -71,7 +49,7 @@ export async function skillOutcomes(models: Models, agentId: string, skill: stri
     skill,
     since: since ? since.toISOString() : null,
     trades,
-    positions: positions.length,
+    positions: opened.length,
     open_positions: count.open,
     pnl: fromMicro(realized + unrealized),
     realized_pnl: fromMicro(realized),
@@ -86,5 +64,56 @@ export async function skillOutcomes(models: Models, agentId: string, skill: stri
     confidence_breakdown: confidence,
   };
 }
+
+/**
+ * The positions the skill opened (attribution rule above), each with its market and the buy that
+ * opened it (whose `signal_data` research backtests re-score). `since` keeps those opened from then on.
+ */
+export async function skillPositions(models: Models, agentId: string, skill: string, since: Date | null) {
+  const from = since ? { createdAt: { $gte: since } } : {};
+  const skillMarkets = await models.Trade.distinct('marketId', {
+    agentId,
+    skillSlug: skill,
+    action: 'buy',
+    ...FILLED,
+    ...from,
+  });
+  // The opening buy of each position in those markets, whoever's skill it carried.
+  const buys = await models.Trade.find(
+    { agentId, marketId: { $in: skillMarkets }, action: 'buy', ...FILLED },
+    { marketId: 1, venue: 1, skillSlug: 1, signalData: 1, createdAt: 1 },
+  )
+    .sort({ createdAt: 1, _id: 1 })
+    .lean();
+  const opened = new Map<string, (typeof buys)[number]>();
+  for (const b of buys) {
+    const key = positionId(agentId, b.marketId, b.venue);
+    if (!opened.has(key)) opened.set(key, b);
+  }
+  const own = [...opened].filter(
+    ([, b]) => b.skillSlug === skill && (!since || (b.createdAt && b.createdAt >= since)),
+  );
+  const positions = await models.Position.find({ _id: { $in: own.map(([id]) => id) } }).lean();
+  const markets = await models.Market.find(
+    { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
+    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
+  ).lean();
+  const marketOf = new Map(markets.map((m) => [m._id, m]));
+  return positions.map((position) => ({
+    position,
+    market: marketOf.get(position.marketId) ?? null,
+    openingBuy: opened.get(position._id)!,
+  }));
+}
+
+/**
+ * A position's P&L: its realised P&L (sells and settlement, from the ledger) plus, while it is open,
+ * its shares marked at the venue's price less their cost (no market known: realised only).
+ */
+export function positionPnlMicro(p: PositionRecord, m: MarketMark | null): number {
+  if (p.status !== 'open' || !m) return p.realizedPnlMicro;
+  return p.realizedPnlMicro + venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro;
+}
+type MarketMark = Parameters<typeof venueMarkMicro>[1];
 
 const isSim = (p: Pick<PositionRecord, 'venue'>) => p.venue === 'sim';
