@@ -7,7 +7,8 @@ import {
 import { POLYGON_CONTRACTS } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { relayTx } from '../support/polygon-client.js';
+import { CLIENT_APPROVALS, CLIENT_CTF, CLIENT_PUSD, CLIENT_SPENDERS } from '../support/client-approvals.js';
+import { relayTx, signAsClient } from '../support/polygon-client.js';
 import { asAgent, claimedAgent, linkExternalWallet } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
@@ -173,6 +174,86 @@ describe('broadcast relay (POST /api/sdk/wallet/broadcast-tx)', () => {
     const record = (await models.TxBroadcast.findById(both[0]!.body.tx_hash).lean())!;
     assert.equal(record.requests, 2);
     assert.equal((await nodeTxsFrom(wallet.address)).length, 1);
+  });
+
+  it("when a linked wallet relays the official client's 12 approvals (legacy and EIP-1559), then all are mined and the allowances answer all_set true for exactly those 12", async () => {
+    const { agent, wallet } = await linkedAgent();
+    const auth = asAgent(agent);
+    const allowances = (query: Record<string, string> = {}) =>
+      api().get(`/api/polymarket/allowances/${wallet.address}`).query(query).set(auth).expect(200);
+    const keys = CLIENT_APPROVALS.map((a) => a.key).sort();
+    const before = await allowances({ no_cache: '1' });
+    assert.equal(before.body.all_set, false);
+    assert.deepEqual([...before.body.missing].sort(), keys);
+
+    const hashes: string[] = [];
+    for (const [i, a] of CLIENT_APPROVALS.entries()) {
+      // The Python client signs legacy transactions; other wallets sign EIP-1559: both relay.
+      const raw =
+        i % 2 === 0
+          ? await signAsClient(auth, wallet, { to: a.to, data: a.data, chainId: 137 })
+          : await sign(wallet, a.to, a.data);
+      const res = await relay(agent, raw).expect(200);
+      assert.equal(res.body.success, true, `${a.key}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.kind, a.to === CLIENT_CTF ? 'approve-ctf-operator' : 'approve-collateral');
+      hashes.push(res.body.tx_hash as string);
+    }
+    await polymarketAdmin('POST', '/polygon/mine');
+    const nodeTxs = await nodeTxsFrom(wallet.address);
+    assert.deepEqual(nodeTxs.map((t) => [t.hash, t.receipt_status]).sort(), hashes.map((h) => [h, 1]).sort());
+
+    const after = await allowances({ no_cache: '1' });
+    assert.equal(after.body.all_set, true, JSON.stringify(after.body));
+    assert.deepEqual(Object.keys(after.body.allowances).sort(), keys);
+    assert.deepEqual(after.body.missing, []);
+  });
+
+  it('when anything but those approvals involves Exchange B or the fee escrow, then it is refused with its code and never sent', async () => {
+    const { agent, wallet } = await linkedAgent();
+    const abi = new Interface([
+      'function approve(address,uint256)',
+      'function transfer(address,uint256)',
+      'function transferFrom(address,address,uint256)',
+      'function setApprovalForAll(address,bool)',
+      'function safeTransferFrom(address,address,uint256,uint256,bytes)',
+    ]);
+    const S = CLIENT_SPENDERS;
+    const cases: [string, string, string][] = [
+      [
+        CLIENT_PUSD,
+        abi.encodeFunctionData('transfer', [S.negRiskExchangeB, 1_000_000n]),
+        'transfer_not_allowed',
+      ],
+      [
+        CLIENT_PUSD,
+        abi.encodeFunctionData('transferFrom', [wallet.address, S.feeEscrowV2, 1n]),
+        'transfer_from_not_allowed',
+      ],
+      [
+        CLIENT_CTF,
+        abi.encodeFunctionData('safeTransferFrom', [wallet.address, S.negRiskExchangeB, 1n, 1n, '0x']),
+        'safe_transfer_not_allowed',
+      ],
+      [CLIENT_CTF, abi.encodeFunctionData('setApprovalForAll', [S.feeEscrowV2, true]), 'unknown_operator'],
+      [
+        POLYGON_CONTRACTS.usdcBridged,
+        abi.encodeFunctionData('approve', [S.negRiskExchangeB, 1n]),
+        'unknown_spender',
+      ],
+      [
+        CLIENT_PUSD,
+        abi.encodeFunctionData('approve', [Wallet.createRandom().address, 1n]),
+        'unknown_spender',
+      ],
+      [S.feeEscrowV2, abi.encodeFunctionData('approve', [S.feeEscrowV2, 1n]), 'contract_not_allowed'],
+      [S.negRiskExchangeB, '0x12345678', 'contract_not_allowed'],
+    ];
+    for (const [to, data, code] of cases) {
+      const res = await relay(agent, await sign(wallet, to, data)).expect(400);
+      assert.equal(res.body.error_code, code, `${to} ${data.slice(0, 10)}: ${JSON.stringify(res.body)}`);
+    }
+    assert.deepEqual(await nodeTxsFrom(wallet.address), []);
+    assert.equal(await testContext().deps.models.TxBroadcast.countDocuments({ sender: wallet.address }), 0);
   });
 
   it('when the transaction is a pUSD transfer, then it is refused with the allow-list code and the node never sees it', async () => {

@@ -19,6 +19,9 @@ const A = {
   ctf: '0x4d97dcd97ec945f40cf65f87097ace5ea0476045',
   exchange: '0xe111180000d2663c0091e4f400237545b87b996b',
   negRiskExchange: '0xe2222d279d744050d28e00520010520000310f59',
+  // Retyped from issue 26 (the official client's set_approvals), not in §8.1.
+  negRiskExchangeB: '0xe2222d002000ba0053cef3375333610f64600036',
+  feeEscrow: '0x3a43d88ef8aae4df5a50b3abf67122caaeef7c9f',
   negRiskAdapter: '0xd91e80cf2e7be2e162c6513ced06f1dd0da35296',
   collateralAdapter: '0xada100db00ca00073811820692005400218fce1f',
   negRiskCollateralAdapter: '0xada2005600dec949baf300f4c6120000bdb6eaab',
@@ -27,13 +30,16 @@ const A = {
   autoRedeem: '0xa1200000d0002264c9a1698e001292d00e1b00af',
   exchangeV1: '0x4bfb41d5b3570defd03c39a9a4d8de6bd8b8982e',
 };
-const SPENDERS = [
+// pUSD may be approved to the fee escrow, which never holds positions; the CTF operators are the rest.
+const CTF_OPERATORS = [
   A.exchange,
   A.negRiskExchange,
+  A.negRiskExchangeB,
   A.negRiskAdapter,
   A.collateralAdapter,
   A.negRiskCollateralAdapter,
 ];
+const PUSD_SPENDERS = [...CTF_OPERATORS, A.feeEscrow];
 const SEL = {
   approve: '095ea7b3',
   setApprovalForAll: 'a22cb465',
@@ -69,11 +75,13 @@ function referenceAllowsCall(to: string, data: string): boolean {
     words[4] === w(2n) &&
     words[5] === w(1n) &&
     words[6] === w(2n);
-  if (sel === SEL.approve && t === A.pusd) return words.length === 2 && addrIn(words[0], SPENDERS);
+  if (sel === SEL.approve && t === A.pusd) return words.length === 2 && addrIn(words[0], PUSD_SPENDERS);
   if (sel === SEL.approve && (t === A.usdcE || t === A.usdc))
     return words.length === 2 && addrIn(words[0], [A.onramp]);
   if (sel === SEL.setApprovalForAll && t === A.ctf)
-    return words.length === 2 && addrIn(words[0], SPENDERS) && (words[1] === w(0n) || words[1] === w(1n));
+    return (
+      words.length === 2 && addrIn(words[0], CTF_OPERATORS) && (words[1] === w(0n) || words[1] === w(1n))
+    );
   if (sel === SEL.redeem4 && t === A.ctf) return redeem(A.usdcE);
   if (sel === SEL.redeem4 && (t === A.collateralAdapter || t === A.negRiskCollateralAdapter))
     return redeem(A.pusd);
@@ -106,7 +114,7 @@ const anyAddress = fc.oneof(
 );
 /** Biased towards the addresses the rules name, so that both sides of each rule are exercised. */
 const spenderAddress = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...SPENDERS, A.onramp) },
+  { weight: 3, arbitrary: fc.constantFrom(...PUSD_SPENDERS, A.onramp) },
   { weight: 2, arbitrary: fc.constantFrom(...Object.values(A)) },
   { weight: 1, arbitrary: randomAddress },
 );

@@ -29,6 +29,7 @@ import {
   word,
   type CallSpec,
 } from './tx-allowlist.helpers.js';
+import { CLIENT_APPROVALS, CLIENT_CTF } from '../support/client-approvals.js';
 
 // The signed approval of polymarket.md §8.4 (key #0, nonce 7, EIP-1559, 200/30 gwei, gas 120000).
 const REFERENCE_RAW =
@@ -113,6 +114,16 @@ const TABLE: Row[] = [
     'approve-collateral',
   ),
   allowed(
+    'pUSD approve(NegRisk Exchange B, max), type 2',
+    { to: C.pusd, data: approve(C.negRiskExchangeV2B) },
+    'approve-collateral',
+  ),
+  allowed(
+    'pUSD approve(V2 fee escrow, max), legacy',
+    { to: C.pusd, data: approve(C.feeEscrowV2), type: 0 },
+    'approve-collateral',
+  ),
+  allowed(
     'pUSD approve(Exchange V2, 0) is a revocation',
     { to: C.pusd, data: approve(C.ctfExchangeV2, 0n), type: 0 },
     'revoke-collateral',
@@ -126,6 +137,11 @@ const TABLE: Row[] = [
   allowed(
     'CTF setApprovalForAll(NegRisk Exchange V2, true), type 2',
     { to: C.ctf, data: operator(C.negRiskExchangeV2) },
+    'approve-ctf-operator',
+  ),
+  allowed(
+    'CTF setApprovalForAll(NegRisk Exchange B, true), legacy',
+    { to: C.ctf, data: operator(C.negRiskExchangeV2B), type: 0 },
     'approve-ctf-operator',
   ),
   allowed(
@@ -452,10 +468,56 @@ const TABLE: Row[] = [
     { to: C.negRiskCtfCollateralAdapter, data: redeem4(C.pusd, [1, 2], ZERO32, ZERO32) },
     'bad_redeem_arguments',
   ),
+  // ---- refused: anything but the client's approvals around Exchange B and the fee escrow --------
   refusedCall(
-    'redeem on the NegRiskAdapter with three amounts',
-    { to: C.negRiskAdapter, data: redeem2([1n, 2n, 3n]) },
-    'bad_redeem_arguments',
+    'pUSD transfer to NegRisk Exchange B',
+    { to: C.pusd, data: call('transfer', [C.negRiskExchangeV2B, 1_000_000n]) },
+    'transfer_not_allowed',
+  ),
+  refusedCall(
+    'pUSD transfer to the fee escrow, legacy',
+    { to: C.pusd, data: call('transfer', [C.feeEscrowV2, 1n]), type: 0 },
+    'transfer_not_allowed',
+  ),
+  refusedCall(
+    'pUSD transferFrom to the fee escrow',
+    { to: C.pusd, data: call('transferFrom', [LINKED.address, C.feeEscrowV2, 1n]) },
+    'transfer_from_not_allowed',
+  ),
+  refusedCall(
+    'pUSD increaseAllowance(NegRisk Exchange B)',
+    { to: C.pusd, data: call('increaseAllowance', [C.negRiskExchangeV2B, 1n]) },
+    'increase_allowance_not_allowed',
+  ),
+  refusedCall(
+    'CTF safeTransferFrom to NegRisk Exchange B',
+    { to: C.ctf, data: call('safeTransferFrom', [LINKED.address, C.negRiskExchangeV2B, 1n, 1n, '0x']) },
+    'safe_transfer_not_allowed',
+  ),
+  refusedCall(
+    'CTF setApprovalForAll(fee escrow): it collects pUSD, never positions',
+    { to: C.ctf, data: operator(C.feeEscrowV2) },
+    'unknown_operator',
+  ),
+  refusedCall(
+    'USDC.e approve(NegRisk Exchange B)',
+    { to: C.usdcBridged, data: approve(C.negRiskExchangeV2B) },
+    'unknown_spender',
+  ),
+  refusedCall(
+    'native USDC approve(fee escrow), legacy',
+    { to: C.usdcNative, data: approve(C.feeEscrowV2), type: 0 },
+    'unknown_spender',
+  ),
+  refusedCall(
+    'approve sent to NegRisk Exchange B itself',
+    { to: C.negRiskExchangeV2B, data: approve(C.negRiskExchangeV2B) },
+    'contract_not_allowed',
+  ),
+  refusedCall(
+    'any call to the fee escrow',
+    { to: C.feeEscrowV2, data: call('transfer', [ATTACKER, 1n]) },
+    'contract_not_allowed',
   ),
 ];
 
@@ -537,7 +599,7 @@ describe('Relay allow-list for client-signed Polygon transactions #unit', () => 
 
   it('when every approval the builder produces is signed, legacy and EIP-1559, then the relay accepts it as the same kind', async () => {
     const all = [...REQUIRED_APPROVALS, ...ONRAMP_APPROVALS].map((a) => a.key);
-    assert.equal(REQUIRED_APPROVALS.length, 10);
+    assert.equal(REQUIRED_APPROVALS.length, 12);
     const txs = approvalTransactions(LINKED.address.toLowerCase(), all);
     assert.equal(txs.length, all.length);
     for (const unsigned of [
@@ -561,6 +623,32 @@ describe('Relay allow-list for client-signed Polygon transactions #unit', () => 
         builderTally.signed += 1;
         if (r.ok) builderTally.allowed += 1;
       }
+  });
+
+  it("when the official client's 12 approvals are signed, legacy and EIP-1559, then each is relayed, and they are exactly the required set", async () => {
+    assert.equal(CLIENT_APPROVALS.length, 12);
+    for (const a of CLIENT_APPROVALS)
+      for (const type of [0, 2] as const) {
+        const r = checkRelayableTransaction(await sign({ to: a.to, data: a.data, type }), {
+          sender: LINKED.address,
+        });
+        assert.ok(r.ok, `${a.key} type ${type}: ${JSON.stringify(r)}`);
+        assert.equal(r.kind, a.to === CLIENT_CTF ? 'approve-ctf-operator' : 'approve-collateral');
+      }
+    assert.deepEqual(
+      REQUIRED_APPROVALS.map((a) => a.key).sort(),
+      CLIENT_APPROVALS.map((a) => a.key).sort(),
+      'all_set asks for the client set, no more and no less',
+    );
+    // What the service hands out for them is byte for byte what the client signs.
+    const built = approvalTransactions(
+      LINKED.address,
+      CLIENT_APPROVALS.map((a) => a.key),
+    );
+    assert.deepEqual(
+      built.map((t) => [t.to, t.data]).sort(),
+      CLIENT_APPROVALS.map((a) => [a.to, a.data]).sort(),
+    );
   });
 
   it('when approvals are asked for a subset of keys, then only those are built, in a stable order', () => {

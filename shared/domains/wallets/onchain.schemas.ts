@@ -33,7 +33,10 @@ const UnsignedTxSchema = z
 export const AllowancesResponseSchema = z
   .object({
     address: z.string().meta({ description: 'The wallet, EIP-55 checksummed.' }),
-    all_set: z.boolean().meta({ description: 'Every approval trading and redemption need is in place.' }),
+    all_set: z.boolean().meta({
+      description:
+        "Every approval trading and redemption need is in place: the twelve the official client's set_approvals() signs (pUSD to CTF Exchange V2, Neg Risk Exchanges A and B, the NegRiskAdapter, the V2 fee escrow and the CTF collateral adapter; CTF operator to the same exchanges, the NegRiskAdapter and both collateral adapters).",
+    }),
     allowances: z.record(z.string(), z.boolean()).meta({
       description:
         'Keyed `pusd_<spender lowercase>` (pUSD allowance > 0) and `ctf_<spender lowercase>` (CTF operator approval).',

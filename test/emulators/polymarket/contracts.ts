@@ -10,6 +10,9 @@ export const CONTRACTS = {
   ctf: '0x4D97DCd97eC945f40cF65F87097ACe5EA0476045',
   exchangeV2: '0xE111180000d2663C0091e4f400237545B87B996B',
   negRiskExchangeV2: '0xe2222d279d744050d28e00520010520000310F59',
+  /** Neg-risk "Exchange B" and the V2 fee escrow: spenders the official client approves, no orders. */
+  negRiskExchangeV2B: '0xe2222d002000Ba0053CEF3375333610F64600036',
+  feeEscrowV2: '0x3A43D88ef8Aae4dF5a50B3abf67122CAAeEF7c9F',
   negRiskAdapter: '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296',
   ctfCollateralAdapter: '0xAdA100Db00Ca00073811820692005400218FcE1f',
   negRiskCtfCollateralAdapter: '0xadA2005600Dec949baf300f4C6120000bDB6eAab',
@@ -26,12 +29,15 @@ export function exchangeFor(negRisk: boolean): string {
 }
 
 /**
- * Everyone an "approve everything" wallet set-up approves (reference §8.3): pUSD allowances and
- * CTF setApprovalForAll towards the V2 exchanges, the neg-risk adapter and the collateral adapters.
+ * Everyone an "approve everything" wallet set-up approves (reference §8.3, and the official
+ * client's set): pUSD allowances and CTF setApprovalForAll towards the V2 exchanges, the fee
+ * escrow, the neg-risk adapter and the collateral adapters.
  */
 export const APPROVAL_TARGETS: readonly string[] = [
   CONTRACTS.exchangeV2,
   CONTRACTS.negRiskExchangeV2,
+  CONTRACTS.negRiskExchangeV2B,
+  CONTRACTS.feeEscrowV2,
   CONTRACTS.negRiskAdapter,
   CONTRACTS.ctfCollateralAdapter,
   CONTRACTS.negRiskCtfCollateralAdapter,

@@ -1,6 +1,12 @@
 import { MaxUint256, getAddress, isHexString } from 'ethers';
 import { POLYGON_CHAIN_ID, POLYGON_CONTRACTS } from './polygon-contracts.js';
-import { ONRAMP_SPENDERS, TRADING_SPENDERS, encodeAllowedCall, type RelayKind } from './relay-rules.js';
+import {
+  CLIENT_CTF_OPERATORS,
+  CLIENT_PUSD_SPENDERS,
+  ONRAMP_SPENDERS,
+  encodeAllowedCall,
+  type RelayKind,
+} from './relay-rules.js';
 
 /**
  * The unsigned transactions the service hands out for a wallet to sign: the approvals
@@ -42,12 +48,14 @@ const spec = (token: ApprovalToken, contract: string, spender: string): Approval
 });
 
 /**
- * What a wallet needs to trade and redeem on CLOB V2 (polymarket.md §8.3): pUSD allowances and
- * CTF operator approvals for the exchanges and adapters. `all_set` is about these.
+ * What a wallet needs to trade and redeem on CLOB V2 (polymarket.md §8.3): exactly the twelve the
+ * official client's `set_approvals()` signs, so that `all_set` is true once the client has run it
+ * (a required approval it never sends would leave its preflight warning forever). They cover our
+ * own flows too: the managed-wallet redemption needs only the adapters' CTF operator rights.
  */
 export const REQUIRED_APPROVALS: readonly ApprovalSpec[] = [
-  ...TRADING_SPENDERS.map((s) => spec('pusd', POLYGON_CONTRACTS.pusd, s)),
-  ...TRADING_SPENDERS.map((s) => spec('ctf', POLYGON_CONTRACTS.ctf, s)),
+  ...CLIENT_PUSD_SPENDERS.map((s) => spec('pusd', POLYGON_CONTRACTS.pusd, s)),
+  ...CLIENT_CTF_OPERATORS.map((s) => spec('ctf', POLYGON_CONTRACTS.ctf, s)),
 ];
 
 /** Only needed to wrap USDC into pUSD through the onramp; reported, not part of `all_set`. */

@@ -1,6 +1,6 @@
 /**
  * Polygon facts the relay allow-list and the approval builder are written against. Every value is
- * copied from polymarket.md §8 and cross-checked in test/unit/tx-allowlist.test.ts (addresses are
+ * copied from polymarket.md §8 (two spenders from the official client, said where) and cross-checked in test/unit/tx-allowlist.test.ts (addresses are
  * EIP-55 checksummed; selectors equal ethers `id(signature).slice(0, 10)`), so a typo here fails a
  * test instead of silently widening or narrowing what may be relayed.
  */
@@ -24,6 +24,17 @@ export const POLYGON_CONTRACTS = {
   ctf: '0x4D97DCd97eC945f40cF65F87097ACe5EA0476045',
   ctfExchangeV2: '0xE111180000d2663C0091e4f400237545B87B996B',
   negRiskExchangeV2: '0xe2222d279d744050d28e00520010520000310F59',
+  /**
+   * The second neg-risk V2 exchange ("Exchange B"): named by polymarket.md §6.1 from a third-party
+   * SDK [unverified], and by the official Simmer client, which approves it beside Exchange A.
+   * Public V2 indexers see OrderFilled from it, so it is a live exchange, not a typo of A.
+   */
+  negRiskExchangeV2B: '0xe2222d002000Ba0053CEF3375333610F64600036',
+  /**
+   * The V2 fee escrow (pUSD fee collection, "2026-05-01 upgrade"): not in polymarket.md §8.1; the
+   * official Simmer client's contract table names it and its set_approvals() grants it pUSD.
+   */
+  feeEscrowV2: '0x3A43D88ef8Aae4dF5a50B3abf67122CAAeEF7c9F',
   /** NegRiskAdapter: legacy neg-risk redemption (USDC.e) and still the neg-risk ERC-1155 front. */
   negRiskAdapter: '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296',
   ctfCollateralAdapter: '0xAdA100Db00Ca00073811820692005400218FcE1f',

@@ -56,20 +56,39 @@ export type CallMatch = { ok: true; kind: RelayKind; call: RelayedCall } | Relay
 const C = POLYGON_CONTRACTS;
 
 /**
- * Who may be approved to move pUSD or, as ERC-1155 operator, CTF positions: the two CLOB V2
- * exchanges (BUY and SELL need them), the two collateral adapters (pUSD redemption, split/merge)
- * and the NegRiskAdapter (legacy neg-risk redemption pulls the positions through it; §8.3 also
- * reports a pUSD approval of it as "harmless to include"). ExchangeV3, the Protocol-V2 router and
- * the AutoRedeemOperator of the official SDK's list are left out: the service does not trade
- * Protocol-V2 markets, and an operator that redeems on Polymarket's side is not needed here.
+ * The approvals the official client's `set_approvals()` signs (issue 26 item 1), which are also the
+ * set `all_set` asks for: pUSD and CTF operator approvals to the CLOB V2 exchanges (Exchange V2 and
+ * both neg-risk exchanges, A and B: BUY and SELL need them) and the NegRiskAdapter (legacy
+ * neg-risk redemption pulls positions through it; §8.3 calls its pUSD approval "harmless"); pUSD to
+ * the V2 fee escrow (fees are collected in pUSD, so it needs no CTF operator right) and to the CTF
+ * collateral adapter (splits); CTF operator to both collateral adapters (pUSD redemption).
  */
-export const TRADING_SPENDERS: readonly string[] = [
+export const CLIENT_PUSD_SPENDERS: readonly string[] = [
   C.ctfExchangeV2,
   C.negRiskExchangeV2,
+  C.negRiskExchangeV2B,
+  C.negRiskAdapter,
+  C.feeEscrowV2,
+  C.ctfCollateralAdapter,
+];
+export const CLIENT_CTF_OPERATORS: readonly string[] = [
+  C.ctfExchangeV2,
+  C.negRiskExchangeV2,
+  C.negRiskExchangeV2B,
   C.negRiskAdapter,
   C.ctfCollateralAdapter,
   C.negRiskCtfCollateralAdapter,
 ];
+
+/**
+ * Who may be approved to move pUSD: the client's set, plus the NegRiskCtfCollateralAdapter, which
+ * §8.3/§8.4 name for neg-risk splits. The client does not send that one and no flow of ours needs
+ * it (redemption through the adapter only needs the CTF operator right), so it is relayed but not
+ * required. ExchangeV3, the Protocol-V2 router and the AutoRedeemOperator of the official SDK's
+ * list are left out: the service does not trade Protocol-V2 markets, and an operator that redeems
+ * on Polymarket's side is not needed here.
+ */
+export const PUSD_SPENDERS: readonly string[] = [...CLIENT_PUSD_SPENDERS, C.negRiskCtfCollateralAdapter];
 
 /** USDC (bridged or native) may only be approved to the onramp that wraps it into pUSD (§8.4). */
 export const ONRAMP_SPENDERS: readonly string[] = [C.collateralOnramp];
@@ -134,11 +153,11 @@ const operatorRule: CallRule = {
   check(args) {
     const operator = args[0] as string;
     const approved = args[1] as boolean;
-    if (!isOneOf(operator, TRADING_SPENDERS))
+    if (!isOneOf(operator, CLIENT_CTF_OPERATORS))
       return relayRefusal(
         'unknown_operator',
         `setApprovalForAll on the CTF names the operator ${operator}, which is not one of the Polymarket exchanges or adapters.`,
-        `Approve only ${TRADING_SPENDERS.join(', ')} as CTF operators. ${RELAYABLE}`,
+        `Approve only ${CLIENT_CTF_OPERATORS.join(', ')} as CTF operators. ${RELAYABLE}`,
       );
     // `false` is a revocation (polymarket.md §8.4 leaves it to the service): allowed, because it
     // only withdraws rights; the kind tells the record it was one.
@@ -208,7 +227,7 @@ const negRiskRedeemRule: CallRule = {
 };
 
 export const CALL_RULES: readonly CallRule[] = [
-  approvalRule('pusd', TRADING_SPENDERS, { approve: 'approve-collateral', revoke: 'revoke-collateral' }),
+  approvalRule('pusd', PUSD_SPENDERS, { approve: 'approve-collateral', revoke: 'revoke-collateral' }),
   approvalRule('usdcBridged', ONRAMP_SPENDERS, { approve: 'approve-onramp', revoke: 'revoke-onramp' }),
   approvalRule('usdcNative', ONRAMP_SPENDERS, { approve: 'approve-onramp', revoke: 'revoke-onramp' }),
   operatorRule,
