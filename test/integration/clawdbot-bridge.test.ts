@@ -2,6 +2,12 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { raiseRiskAlert } from '../../shared/domains/monitors/risk-alerts.js';
+import {
+  monitorId,
+  type PositionMonitorRecord,
+} from '../../shared/domains/monitors/position-monitor.model.js';
+import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { until } from '../support/until.js';
@@ -131,6 +137,48 @@ describe('the clawdbot chat bridge settings #integration', function () {
       // Once per event: nothing more arrives.
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(rx.got.filter((g) => g.body.type === 'trade.executed').length, 1);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('when a risk alert is raised for the agent, then the bridge receives it as risk.alert with the chat id and channel, once', async () => {
+    const rx = await receiver();
+    try {
+      const agent = await registerAgent();
+      await patch(agent, {
+        clawdbot_webhook_url: rx.url,
+        clawdbot_chat_id: 'chat-9',
+        clawdbot_channel: 'slack',
+      }).expect(200);
+      const market = await makeMarket();
+      const m = {
+        _id: monitorId(agent.agent_id, market._id, 'sim', 'yes'),
+        agentId: agent.agent_id,
+        marketId: market._id,
+        venue: 'sim',
+        side: 'yes',
+        generation: 1,
+        exitSharesMicro: 5_000_000,
+        exitReason: 'stop_loss',
+        triggerPrice: 0.2,
+      } as PositionMonitorRecord;
+      const { deps } = testContext();
+      // Raised twice (a retried exit): one delivery.
+      await raiseRiskAlert(deps, m, 'market_cooldown');
+      await raiseRiskAlert(deps, m, 'market_cooldown');
+      const got = await until(
+        async () => rx.got,
+        (g) => g.length >= 1,
+      );
+      assert.equal(got[0]!.body.type, 'risk.alert');
+      assert.equal(got[0]!.body.data.market_id, market._id);
+      assert.equal(got[0]!.body.data.shares, 5);
+      assert.equal(got[0]!.body.data.exit_refused, 'market_cooldown');
+      assert.equal(got[0]!.body.data.chat_id, 'chat-9');
+      assert.equal(got[0]!.body.data.channel, 'slack');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(rx.got.length, 1);
     } finally {
       await rx.close();
     }
