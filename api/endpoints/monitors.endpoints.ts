@@ -7,11 +7,18 @@ import { endpoint } from './endpoint.js';
 const MONITOR_NOTE =
   'Monitors are evaluated every RISK_MONITOR_SECONDS against the venue’s current price (sim: the sim book; Polymarket/Kalshi: the venue price). When the side’s P&L reaches -stop_loss_pct or +take_profit_pct (fractions of cost: 0.5 = 50%), the monitor triggers once: on sim and on managed wallets the service sells the shares through the normal trade pipeline (`source: "risk-monitor"`, every safeguard applies); for external wallets and Kalshi it raises a risk alert (GET /api/sdk/risk-alerts) for the client to sell. A buy with the owner’s `auto_risk_monitor_enabled` arms a monitor with `default_stop_loss_pct`/`default_take_profit_pct` unless the side has one.';
 
-/** Monitors default to Polymarket (client-contract §7.2: the official client never sends a venue). */
+/**
+ * Optional: the official client never sends a venue (client-contract §7.2), so without one the
+ * service uses the venue of the agent's holding (set) or monitor (delete) on that side.
+ */
 const monitorVenue = z
   .preprocess(lower, venueEnum('names'))
-  .default('polymarket')
-  .transform((v) => normalizeVenue(v)!.venue);
+  .optional()
+  .transform((v) => (v === undefined ? undefined : normalizeVenue(v)!.venue))
+  .meta({
+    description:
+      'Optional. Without it: the venue where the agent holds the side (set) or has its monitor (delete); on several, a 409 `venue_ambiguous` lists them (`venues`); on none, polymarket (a 404).',
+  });
 const side = z.preprocess(lower, z.enum(['yes', 'no']));
 const pct = (max: number, what: string) =>
   z
@@ -59,7 +66,8 @@ export const monitorEndpoints = {
     path: '/api/sdk/positions/{market_id}/monitor',
     auth: 'agent',
     tag: 'Risk',
-    summary: 'Set a stop-loss / take-profit monitor on one side of a position (venue defaults to polymarket)',
+    summary:
+      'Set a stop-loss / take-profit monitor on one side of a position (venue: where the side is held, unless named)',
     description: MONITOR_NOTE,
     params: z.object({ market_id: z.string().trim().min(1).max(200) }),
     query: z.object({ venue: monitorVenue }),
@@ -98,7 +106,7 @@ export const monitorEndpoints = {
     path: '/api/sdk/positions/{market_id}/monitor',
     auth: 'agent',
     tag: 'Risk',
-    summary: 'Remove a monitor (venue defaults to polymarket)',
+    summary: 'Remove a monitor (venue: where the side’s monitor is, unless named)',
     params: z.object({ market_id: z.string().trim().min(1).max(200) }),
     query: z.object({ side, venue: monitorVenue }),
     response: z.object({

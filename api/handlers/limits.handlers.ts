@@ -12,6 +12,7 @@ import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import { publicBaseUrl } from '../../shared/infra/config/env.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { notFound } from '../../shared/infra/errors.js';
+import { checkedBridgeUrl } from '../../shared/domains/webhooks/webhooks.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { limitsEndpoints } from '../endpoints/limits.endpoints.js';
 
@@ -35,7 +36,12 @@ export const actorOf = ({ deps, agent }: Caller): SettingsActor =>
     : { kind: 'user' };
 
 const update: HandlersFor<typeof limitsEndpoints>['patchSdkSettings'] = async (input) =>
-  updateSettings(input.deps, await ownerOf(input), input.body, actorOf(input));
+  updateSettings(
+    input.deps,
+    await ownerOf(input),
+    await checkedBridgeUrl(input.deps, input.body),
+    actorOf(input),
+  );
 
 export const limitsHandlers: HandlersFor<typeof limitsEndpoints> = {
   getSdkSettings: async (input) => settingsView(input.deps, await ownerOf(input)),

@@ -169,10 +169,6 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.equal(list.monitors[0]!.take_profit_pct, null);
     assert.equal(list.monitors[0]!.auto, true);
 
-    // The client never sends a venue: Polymarket is the default, where this agent holds nothing.
-    const none = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.2 }).expect(404);
-    assert.equal(none.body.error_code ?? none.body.code, 'position_not_found', JSON.stringify(none.body));
-    assert.ok(none.body.fix);
     await setMonitor(agent, market._id, { side: 'yes' }, 'sim').expect(422);
     await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 1.5 }, 'sim').expect(422);
 
@@ -205,6 +201,87 @@ describe('Position monitors and risk alerts #integration', function () {
       .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
       .set(asAgent(agent))
       .expect(404);
+  });
+
+  it('when the client names no venue, then set and delete use the sim position’s venue, the monitor the buy armed included', async () => {
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id, 50);
+    await until(
+      () => monitorsOf(agent),
+      (l) => l.count === 1,
+    );
+    // The official client's delete_monitor: no venue; it removes the monitor the sim buy armed.
+    const removed = await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes`)
+      .set(asAgent(agent))
+      .expect(200);
+    assert.equal(removed.body.venue, 'sim');
+    assert.equal((await monitorsOf(agent)).count, 0);
+
+    const set = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }).expect(200);
+    assert.equal(set.body.venue, 'sim');
+    assert.equal((await monitorState(agent, market._id))?.stopLossPct, 0.3);
+    await api().delete(`/api/sdk/positions/${market._id}/monitor?side=yes`).set(asAgent(agent)).expect(200);
+    assert.equal(await monitorState(agent, market._id), null);
+  });
+
+  it('when the agent holds the side on two venues and names none, then set and delete answer 409 listing them with a fix naming ?venue=', async () => {
+    const { Position, PositionMonitor } = testContext().deps.models;
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id, 50);
+    await until(
+      () => monitorsOf(agent),
+      (l) => l.count === 1,
+    );
+    // The same side held (and monitored) on a second venue, written directly: the emulated venues
+    // would need a claimed agent, a wallet and an imported market for what only the shape matters to.
+    const simPosition = await Position.findById(`${agent.agent_id}:${market._id}:sim`).lean();
+    await Position.create({ ...simPosition, _id: `${agent.agent_id}:${market._id}:kalshi`, venue: 'kalshi' });
+    const simMonitor = await monitorState(agent, market._id);
+    await PositionMonitor.create({
+      ...simMonitor,
+      _id: monitorId(agent.agent_id, market._id, 'kalshi', 'yes'),
+      venue: 'kalshi',
+    });
+
+    const set = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }).expect(409);
+    assert.equal(set.body.error_code ?? set.body.code, 'venue_ambiguous', JSON.stringify(set.body));
+    assert.deepEqual(set.body.venues, ['kalshi', 'sim']);
+    assert.match(set.body.fix, /\?venue=kalshi/);
+    assert.match(set.body.fix, /\?venue=sim/);
+    const del = await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes`)
+      .set(asAgent(agent))
+      .expect(409);
+    assert.deepEqual(del.body.venues, ['kalshi', 'sim']);
+    assert.match(del.body.fix, /\?venue=sim/);
+    // Nothing was touched; naming the venue works.
+    assert.equal((await monitorState(agent, market._id))?.stopLossPct, 0.5);
+    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }, 'sim').expect(200);
+    await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
+      .set(asAgent(agent))
+      .expect(200);
+  });
+
+  it('when the agent holds the side nowhere and names no venue, then set and delete answer today’s 404', async () => {
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    await buyYes(agent, market._id, 50);
+    // The NO side is held on no venue: the Polymarket default, where nothing is held.
+    const none = await setMonitor(agent, market._id, { side: 'no', stop_loss_pct: 0.2 }).expect(404);
+    assert.equal(none.body.error_code ?? none.body.code, 'position_not_found', JSON.stringify(none.body));
+    assert.match(none.body.detail, /on polymarket/);
+    assert.ok(none.body.fix);
+    const noMonitor = await api()
+      .delete(`/api/sdk/positions/${market._id}/monitor?side=no`)
+      .set(asAgent(agent))
+      .expect(404);
+    assert.equal(noMonitor.body.error_code ?? noMonitor.body.code, 'monitor_not_found');
+    const stranger = await registerAgent();
+    await setMonitor(stranger, market._id, { side: 'yes', stop_loss_pct: 0.2 }).expect(404);
   });
 
   it('stop-loss on sim fires once when another agent’s trades move the price through it, sells through the pipeline, and the monitor is gone', async () => {

@@ -46,6 +46,22 @@ export const TradingSettingsUpdateSchema = z
     default_take_profit_pct: z.number().gt(0).max(100).nullable().meta({ description: 'null = off' }),
     bot_solana_wallet: solanaWallet.meta({ description: 'Read back as solana_wallet_address.' }),
     solana_wallet_address: solanaWallet,
+    clawdbot_webhook_url: z.string().trim().max(2048).nullable().meta({
+      description:
+        'Your chat bridge: the agent’s trade events and alerts are also delivered here (a public https URL, checked as webhooks are; null clears). Setting it answers `clawdbot_webhook_secret` once: deliveries are signed with it (X-Simmer-Signature).',
+    }),
+    clawdbot_chat_id: z
+      .string()
+      .trim()
+      .max(200)
+      .nullable()
+      .meta({ description: 'Sent as `chat_id` in every delivery to clawdbot_webhook_url.' }),
+    clawdbot_channel: z
+      .string()
+      .trim()
+      .max(100)
+      .nullable()
+      .meta({ description: 'Sent as `channel` in every delivery to clawdbot_webhook_url.' }),
     user_email: z
       .string()
       .max(320)
@@ -81,6 +97,13 @@ export const TradingSettingsResponseSchema = z
     default_stop_loss_pct: z.number().nullable(),
     default_take_profit_pct: z.number().nullable(),
     solana_wallet_address: z.string().nullable(),
+    clawdbot_webhook_url: z.string().nullable(),
+    clawdbot_chat_id: z.string().nullable(),
+    clawdbot_channel: z.string().nullable(),
+    clawdbot_webhook_secret: z.string().optional().meta({
+      description:
+        'Only in the answer of the update that set clawdbot_webhook_url: the HMAC secret its deliveries are signed with.',
+    }),
     ...WalletFieldsSchema.shape,
     warning: z.string().optional(),
   })

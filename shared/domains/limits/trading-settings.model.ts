@@ -1,5 +1,7 @@
 import { Schema, type Connection, type InferSchemaType, type Model } from 'mongoose';
+import type { SealedSecret } from '../../infra/secrets/envelope.js';
 import type { Filled, Override, SchemaRecord } from '../schema-record.js';
+import { sealedSecretSchema } from '../wallets/wallet.model.js';
 
 /**
  * The trading safeguards of one settings owner: a user (`user:<id>`, shared by all of the user's
@@ -22,6 +24,14 @@ const tradingSettingsSchema = new Schema(
     defaultTakeProfitPct: { type: Number },
     solanaWalletAddress: { type: String },
     /**
+     * The agent's chat bridge (client-contract §3.3 `clawdbot_*`): its alerts and trade events are
+     * also delivered there, signed with `clawdbotSecret` (sealed, context `clawdbot:<owner key>`).
+     */
+    clawdbotWebhookUrl: { type: String },
+    clawdbotChatId: { type: String },
+    clawdbotChannel: { type: String },
+    clawdbotSecret: { type: sealedSecretSchema },
+    /**
      * Bumped by every change. An update is decided on the settings it read (an agent key may only
      * tighten), so it writes only while the revision is still the one it read (compare-and-set).
      */
@@ -38,11 +48,15 @@ type SettingPaths = Omit<
 /** Every safeguard with its value: the owner's stored ones over DEFAULT_TRADING_SETTINGS. */
 export type TradingSettings = Override<
   Filled<SettingPaths>,
-  // `null` is a value of these three: no stop loss, no take profit, no wallet.
+  // `null` is a value of these: no stop loss, no take profit, no wallet, no chat bridge.
   {
     defaultStopLossPct: number | null;
     defaultTakeProfitPct: number | null;
     solanaWalletAddress: string | null;
+    clawdbotWebhookUrl: string | null;
+    clawdbotChatId: string | null;
+    clawdbotChannel: string | null;
+    clawdbotSecret: SealedSecret | null;
   }
 >;
 
@@ -59,7 +73,13 @@ export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
   defaultStopLossPct: 0.5,
   defaultTakeProfitPct: null,
   solanaWalletAddress: null,
+  clawdbotWebhookUrl: null,
+  clawdbotChatId: null,
+  clawdbotChannel: null,
+  clawdbotSecret: null,
 };
+
+export const clawdbotSecretContext = (ownerKey: string) => `clawdbot:${ownerKey}`;
 
 /** `trading_paused`: the kill switch is on if either hand turned it on. */
 export const isPaused = (s: TradingSettings) => s.pausedByUser || s.pausedByAgent;

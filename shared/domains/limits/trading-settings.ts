@@ -1,6 +1,8 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { SettingsCache } from './settings-cache.js';
+import { randomBytes } from 'node:crypto';
 import { AppError, invalidField } from '../../infra/errors.js';
+import { secretBox } from '../../infra/secrets/master-key.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { Models } from '../models.js';
 import { walletFields } from '../wallets/wallet-view.js';
@@ -9,7 +11,12 @@ import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
 import type { SettingsOwner } from '../users/settings-owner.js';
-import { DEFAULT_TRADING_SETTINGS, isPaused, type TradingSettings } from './trading-settings.model.js';
+import {
+  clawdbotSecretContext,
+  DEFAULT_TRADING_SETTINGS,
+  isPaused,
+  type TradingSettings,
+} from './trading-settings.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type TradingSettingsDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
@@ -85,6 +92,9 @@ export async function settingsView(
     default_stop_loss_pct: s.defaultStopLossPct,
     default_take_profit_pct: s.defaultTakeProfitPct,
     solana_wallet_address: s.solanaWalletAddress,
+    clawdbot_webhook_url: s.clawdbotWebhookUrl,
+    clawdbot_chat_id: s.clawdbotChatId,
+    clawdbot_channel: s.clawdbotChannel,
     // The owner's Polymarket wallet: clients read these to decide whether to link one.
     ...(await walletFields(deps, owner)),
     has_legacy_wallet: false,
@@ -100,6 +110,8 @@ const DIRECT = {
   default_take_profit_pct: 'defaultTakeProfitPct',
   sdk_real_trading_enabled: 'sdkRealTradingEnabled',
   max_trades_per_day: 'maxTradesPerDay',
+  clawdbot_chat_id: 'clawdbotChatId',
+  clawdbot_channel: 'clawdbotChannel',
 } as const satisfies Partial<Record<keyof TradingSettingsUpdate, keyof TradingSettings>>;
 
 const IN_DOLLARS = {
@@ -165,6 +177,7 @@ function changesFor(
   input: TradingSettingsUpdate,
   actor: SettingsActor,
   current: TradingSettings,
+  bridge: Partial<TradingSettings>,
 ): Partial<TradingSettings> {
   if (actor.kind === 'agent' && actor.suspended)
     throw new AppError(
@@ -214,6 +227,7 @@ function changesFor(
       'Send the wallet once, as bot_solana_wallet or solana_wallet_address.',
     );
   if (wallet !== undefined) set.solanaWalletAddress = wallet;
+  Object.assign(set, bridge);
 
   const tierMax = deps.env.TIER_MAX_TRADES_PER_DAY[owner.tier];
   if (input.max_trades_per_day !== undefined && input.max_trades_per_day > tierMax)
@@ -236,7 +250,7 @@ function changesFor(
       'body',
       'no setting given',
       input,
-      `Send at least one of: ${[...Object.keys(DIRECT), ...Object.keys(IN_DOLLARS), 'bot_solana_wallet'].join(', ')}.`,
+      `Send at least one of: ${[...Object.keys(DIRECT), ...Object.keys(IN_DOLLARS), 'bot_solana_wallet', 'clawdbot_webhook_url'].join(', ')}.`,
     );
   return set as Partial<TradingSettings>;
 }
@@ -278,7 +292,25 @@ async function writeDecided(
   );
 }
 
-/** Applies a partial update for the owner (a user, or an unclaimed agent) and returns the new settings. */
+/**
+ * The chat bridge an update sets: a new URL gets a new signing secret (a receiver trusting the old
+ * one must not take deliveries meant for another), null clears both. The URL must have passed the
+ * SSRF guard already (webhooks/clawdbot.ts: the webhook rules live there, not in limits).
+ */
+function bridgeChange(deps: TradingSettingsDeps, owner: SettingsOwner, input: TradingSettingsUpdate) {
+  const url = input.clawdbot_webhook_url;
+  if (url === undefined) return { set: {}, secret: undefined };
+  if (url === null || url === '')
+    return { set: { clawdbotWebhookUrl: null, clawdbotSecret: null }, secret: undefined };
+  const secret = randomBytes(32).toString('hex');
+  const sealed = secretBox(deps.env).seal(secret, clawdbotSecretContext(owner.key));
+  return { set: { clawdbotWebhookUrl: url, clawdbotSecret: sealed }, secret };
+}
+
+/**
+ * Applies a partial update for the owner (a user, or an unclaimed agent) and returns the new
+ * settings. A `clawdbot_webhook_url` in `input` must already be checked (checkedBridgeUrl).
+ */
 export async function updateSettings(
   deps: TradingSettingsDeps,
   owner: SettingsOwner,
@@ -287,9 +319,13 @@ export async function updateSettings(
 ) {
   const wallet = solanaWalletIn(input);
   if (wallet) await refuseWalletProvenByAnother(deps.models, owner.key, wallet);
-  await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current));
+  const bridge = bridgeChange(deps, owner, input);
+  await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current, bridge.set));
   await deps.invalidation.publish('settings', owner.key);
-  const view = await settingsView(deps, owner);
+  const view = {
+    ...(await settingsView(deps, owner)),
+    ...(bridge.secret ? { clawdbot_webhook_secret: bridge.secret } : {}),
+  };
   const ignored = (['user_email', 'dynamic_user_id'] as const).filter((k) => input[k] !== undefined);
   return ignored.length
     ? { ...view, warning: `${ignored.join(' and ')} ignored: identity comes from your credentials.` }

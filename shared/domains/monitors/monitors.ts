@@ -8,6 +8,7 @@ import { fromMicro } from '../money.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { VenueId } from '../venues/venue-id.js';
+import { venueHoldingSide, venueMonitoringSide } from './monitor-venue.js';
 import { monitorId, type PositionMonitorRecord } from './position-monitor.model.js';
 import { monitoredPrice, pnlFraction, sideHolding } from './thresholds.js';
 
@@ -46,7 +47,7 @@ const positionNotFound = (marketId: string, side: string, venue: string) =>
     404,
     'position_not_found',
     `No ${side.toUpperCase()} shares held in market ${marketId} on ${venue}`,
-    `A monitor watches shares you hold: buy first, or pass ?venue= for a position on another venue (the default is polymarket; sim positions need ?venue=sim).`,
+    `A monitor watches shares you hold: buy first, or pass ?venue= for the venue of the position (without it, the venue where you hold the side is used).`,
   );
 
 const exitInProgress = () =>
@@ -57,12 +58,12 @@ const exitInProgress = () =>
     'Wait a few seconds and read GET /api/sdk/positions/monitors (or your trades) before setting a new one.',
   );
 
-/** `POST /api/sdk/positions/{market_id}/monitor` (client-contract §7.2). */
+/** `POST /api/sdk/positions/{market_id}/monitor` (client-contract §7.2); no `venue`: where the side is held. */
 export async function setMonitor(
   deps: MonitorsDeps,
   agent: AgentRecord,
   marketId: string,
-  venue: VenueId,
+  venueAsked: VenueId | undefined,
   req: MonitorRequest,
 ) {
   const stopLossPct = req.stop_loss_pct ?? null;
@@ -74,6 +75,8 @@ export async function setMonitor(
       null,
       'Send e.g. {"side": "yes", "stop_loss_pct": 0.5} (sell when the position has lost 50%) and/or "take_profit_pct": 1.0 (sell at +100%).',
     );
+  const venue =
+    venueAsked ?? (await venueHoldingSide(deps.models, { agentId: agent._id, marketId, side: req.side }));
   const position = await deps.models.Position.findById(positionId(agent._id, marketId, venue)).lean();
   const holding = position && sideHolding(position, req.side);
   if (!position || position.status !== 'open' || !holding || holding.freeMicro <= 0)
@@ -154,14 +157,16 @@ export async function listMonitors(deps: MonitorsDeps, agent: AgentRecord) {
   return { monitors: rows, settings: rows, count: rows.length };
 }
 
-/** `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching. */
+/** `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching (no `venue`: the side's). */
 export async function deleteMonitor(
   deps: MonitorsDeps,
   agent: AgentRecord,
   marketId: string,
-  venue: VenueId,
+  venueAsked: VenueId | undefined,
   side: 'yes' | 'no',
 ) {
+  const venue =
+    venueAsked ?? (await venueMonitoringSide(deps.models, { agentId: agent._id, marketId, side }));
   const id = monitorId(agent._id, marketId, venue, side);
   const { deletedCount } = await deps.models.PositionMonitor.deleteOne({
     _id: id,
@@ -174,7 +179,7 @@ export async function deleteMonitor(
       404,
       'monitor_not_found',
       `No monitor on ${side.toUpperCase()} of market ${marketId} on ${venue}`,
-      'List yours with GET /api/sdk/positions/monitors (pass ?venue=sim for sim positions).',
+      'List yours with GET /api/sdk/positions/monitors and pass its venue as ?venue=.',
     );
   }
   return { success: true, market_id: marketId, side, venue, message: 'Monitor removed.' };

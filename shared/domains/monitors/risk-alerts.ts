@@ -1,20 +1,24 @@
+import { createHash } from 'node:crypto';
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import type { Models } from '../models.js';
+import { emitToBridges } from '../webhooks/clawdbot-bridge.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { riskAlertId, type RiskAlertRecord } from './risk-alert.model.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type RiskAlertsDeps = Pick<InfraDeps, 'clock'> & { models: Models };
+export type RiskAlertsDeps = Pick<InfraDeps, 'clock' | 'env' | 'queues'> & { models: Models };
 
 /** client-contract §7.1: an alert the client has not acted on lapses after an hour. */
 export const RISK_ALERT_TTL_MS = 3600_000;
 
 /**
  * A risk alert for a triggered monitor the service cannot sell (external wallet, Kalshi). Written
- * by the monitor's id and generation, so raising it again (a retried exit) rewrites the same alert.
+ * by the monitor's id and generation, so raising it again (a retried exit) rewrites the same alert,
+ * and announced to the owner's chat bridge as `risk.alert` under the same id (delivered once).
+ * Registered webhooks do not get it: their event names are the contract's (§7.4).
  */
 /** `refused`: the error code of the service's own sell, when it tried and was refused. */
 export async function raiseRiskAlert(
@@ -46,6 +50,26 @@ export async function raiseRiskAlert(
       },
     },
     { upsert: true },
+  );
+  await emitToBridges(
+    deps,
+    [m.agentId],
+    {
+      type: 'risk.alert',
+      // Hashed: a monitor id holds a market id of up to 200 characters, an event id is 200 at most.
+      id: `risk.alert.${createHash('sha256').update(`${m._id}.${m.generation}`).digest('hex').slice(0, 32)}`,
+      data: {
+        agent_id: m.agentId,
+        market_id: m.marketId,
+        venue: m.venue,
+        side: m.side,
+        shares: fromMicro(m.exitSharesMicro ?? 0),
+        exit_reason: m.exitReason ?? 'stop_loss',
+        trigger_price: m.triggerPrice,
+        exit_refused: refused,
+      },
+    },
+    now.toISOString(),
   );
 }
 

@@ -25,16 +25,20 @@ export const userOwner = (user: UserRecord): SettingsOwner => ({
   tier: user.tier,
 });
 
+/** The settings owner's key of `agent`: its user's once claimed, its own before. */
+export const ownerKeyOf = (agent: Pick<AgentRecord, '_id' | 'claimedBy'>) =>
+  agent.claimedBy ? `user:${agent.claimedBy}` : `agent:${agent._id}`;
+
 /** The owner of `agent` (as claimed in the record given), with the user's tier from the process's cache. */
 export async function agentOwner(
   deps: Pick<SettingsOwnerDeps, 'models' | 'caches'>,
   agent: Pick<AgentRecord, '_id' | 'claimedBy'>,
 ): Promise<SettingsOwner> {
   const userId = agent.claimedBy;
-  if (!userId) return { key: `agent:${agent._id}`, kind: 'agent', id: agent._id, tier: 'free' };
+  if (!userId) return { key: ownerKeyOf(agent), kind: 'agent', id: agent._id, tier: 'free' };
   const tier = await deps.caches.tiers.getOrLoad(
     userId,
     async () => (await deps.models.User.findById(userId, { tier: 1 }).lean())?.tier ?? 'free',
   );
-  return { key: `user:${userId}`, kind: 'user', id: userId, tier };
+  return { key: ownerKeyOf(agent), kind: 'user', id: userId, tier };
 }

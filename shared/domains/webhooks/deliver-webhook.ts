@@ -6,6 +6,8 @@ import https from 'node:https';
 import { AppError } from '../../infra/errors.js';
 import type { JobData } from '../../infra/queue/jobs.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
+import type { SealedSecret } from '../../infra/secrets/envelope.js';
+import { clawdbotSecretContext } from '../limits/trading-settings.model.js';
 import { MAX_CONSECUTIVE_FAILURES, webhookSecretContext } from './webhook.model.js';
 import { parseWebhookUrl, pinnedLookup, UnsafeWebhookUrl, urlGuardOf, type UrlGuard } from './url-guard.js';
 
@@ -90,6 +92,23 @@ const eventHeaders = (deps: DeliverWebhookDeps, d: JobData<'deliver-webhook'>): 
   [TIMESTAMP_HEADER]: String(Math.floor(deps.clock().getTime() / 1000)),
 });
 
+/** Adds both signatures of `body` with the sealed secret (opened for this delivery only). */
+function sign(
+  deps: DeliverWebhookDeps,
+  headers: Record<string, string>,
+  body: string,
+  sealed: SealedSecret,
+  context: string,
+) {
+  const secret = secretBox(deps.env).open(sealed, context);
+  try {
+    headers[SIGNATURE_HEADER] = signBody(secret, body);
+    headers[SIGNATURE_V2_HEADER] = signTimestampedBody(secret, headers[TIMESTAMP_HEADER]!, body);
+  } finally {
+    secret.fill(0);
+  }
+}
+
 /**
  * One attempt through the guard: the 2xx status, or why it failed (`refused` by the SSRF guard):
  * `failure` for the owner, `detail` for the job's error (operators).
@@ -148,6 +167,29 @@ async function deliverToAlert(
 }
 
 /**
+ * An event to a settings owner's chat bridge (`clawdbot_webhook_url`), signed with the bridge's
+ * secret, retried with backoff; dropped when the bridge is cleared or the guard refuses its URL.
+ */
+async function deliverToBridge(
+  deps: DeliverWebhookDeps,
+  d: JobData<'deliver-webhook'>,
+): Promise<DeliveryResult> {
+  const owner = d.bridgeOwner!;
+  const bridge = await deps.models.TradingSettings.findById(owner, {
+    clawdbotWebhookUrl: 1,
+    clawdbotSecret: 1,
+  }).lean();
+  if (!bridge?.clawdbotWebhookUrl) return { delivered: false, skipped: 'deleted' };
+  const body = deliveryBody(d);
+  const headers = eventHeaders(deps, d);
+  if (bridge.clawdbotSecret) sign(deps, headers, body, bridge.clawdbotSecret, clawdbotSecretContext(owner));
+  const result = await attempt(deps, bridge.clawdbotWebhookUrl, body, headers);
+  if (result.failure === undefined) return { delivered: true, status: result.status };
+  if (result.refused) return { delivered: false, disabled: true, error: result.failure };
+  throw deliveryFailed('The clawdbot_webhook_url', d.eventId, result.detail);
+}
+
+/**
  * Delivers one event to one webhook (the `deliver-webhook` job), or to a price alert's own URL when
  * the job names an alert. A 2xx answer is a delivery: the
  * failure count goes back to 0 and `lastDeliveryAt` is set. Anything else (3xx included: redirects are
@@ -160,21 +202,14 @@ export async function deliverWebhook(
   d: JobData<'deliver-webhook'>,
 ): Promise<DeliveryResult> {
   if (d.alertId) return deliverToAlert(deps, d);
+  if (d.bridgeOwner) return deliverToBridge(deps, d);
   const { Webhook } = deps.models;
   const hook = await Webhook.findById(d.webhookId).lean();
   if (!hook) return { delivered: false, skipped: 'deleted' };
   if (!hook.active) return { delivered: false, skipped: 'inactive' };
   const body = deliveryBody(d);
   const headers = eventHeaders(deps, d);
-  if (hook.secret) {
-    const secret = secretBox(deps.env).open(hook.secret, webhookSecretContext(hook._id));
-    try {
-      headers[SIGNATURE_HEADER] = signBody(secret, body);
-      headers[SIGNATURE_V2_HEADER] = signTimestampedBody(secret, headers[TIMESTAMP_HEADER]!, body);
-    } finally {
-      secret.fill(0);
-    }
-  }
+  if (hook.secret) sign(deps, headers, body, hook.secret, webhookSecretContext(hook._id));
   const result = await attempt(deps, hook.url, body, headers);
   if (result.failure === undefined) {
     await Webhook.updateOne(

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError, invalidField, notFound } from '../../infra/errors.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import type { AgentRecord } from '../agents/agent.model.js';
+import type { TradingSettingsUpdate } from '../limits/settings.schemas.js';
+import { emitToBridges } from './clawdbot-bridge.js';
 import { assertPublicHost, hostOf, parseWebhookUrl, UnsafeWebhookUrl, urlGuardOf } from './url-guard.js';
 import {
   WEBHOOK_EVENTS,
@@ -60,6 +62,16 @@ export async function checkedUrl(
   }
 }
 
+/** A settings update with its chat bridge URL checked by the same guard as a webhook's (null clears it). */
+export async function checkedBridgeUrl(
+  deps: Pick<WebhooksDeps, 'env' | 'resolveHost'>,
+  input: TradingSettingsUpdate,
+): Promise<TradingSettingsUpdate> {
+  const url = input.clawdbot_webhook_url;
+  if (!url) return input;
+  return { ...input, clawdbot_webhook_url: await checkedUrl(deps, url, 'clawdbot_webhook_url') };
+}
+
 export async function registerWebhook(deps: WebhooksDeps, agent: AgentRecord, reg: WebhookRegistration) {
   const { Webhook } = deps.models;
   const url = await checkedUrl(deps, reg.url);
@@ -92,7 +104,7 @@ export async function deleteWebhook(deps: WebhooksDeps, agent: AgentRecord, id: 
 
 /**
  * Enqueues one delivery of an event to each active webhook of these agents subscribed to it (every
- * active one for the test event). The job id is the webhook and the event id, so emitting the same
+ * active one for the test event), and to their owners' chat bridges (clawdbot-bridge.ts). The job id is the webhook and the event id, so emitting the same
  * event again (a retried trade job, a second settlement run) delivers nothing new.
  */
 export async function emitWebhookEvent(
@@ -120,6 +132,7 @@ export async function emitWebhookEvent(
       ),
     ),
   );
+  await emitToBridges(deps, agentIds, event, createdAt);
   return { queued: hooks.length, webhook_ids: hooks.map((h) => h._id) };
 }
 

@@ -204,16 +204,19 @@ export const JOBS = {
         webhookId: z.uuid().optional(),
         /** Instead of a registered webhook: a price alert's own `webhook_url` (unsigned, no failure count). */
         alertId: z.uuid().optional(),
+        /** Instead: the chat bridge (`clawdbot_webhook_url`) of this settings owner (its key). */
+        bridgeOwner: z.string().min(1).max(200).optional(),
         eventId: z.string().min(1).max(200),
         type: z.string().min(1).max(64),
         createdAt: z.iso.datetime(),
         data: z.record(z.string(), z.unknown()),
       })
-      .refine((d) => Boolean(d.webhookId) !== Boolean(d.alertId), {
-        message: 'exactly one of webhookId and alertId',
+      .refine((d) => [d.webhookId, d.alertId, d.bridgeOwner].filter(Boolean).length === 1, {
+        message: 'exactly one of webhookId, alertId and bridgeOwner',
       }),
     options: { ...retrying(10, 2000), backoff: { type: 'exponential', delay: 2000 } },
-    jobId: (d) => `deliver-webhook-${d.webhookId ?? `alert-${d.alertId}`}-${idPart(d.eventId)}`,
+    jobId: (d) =>
+      `deliver-webhook-${d.webhookId ?? (d.alertId ? `alert-${d.alertId}` : `bridge-${idPart(d.bridgeOwner!)}`)}-${idPart(d.eventId)}`,
   }),
   /**
    * Walks a market's untriggered price alerts over its new price events (shared/domains/alerts/

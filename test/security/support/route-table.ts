@@ -35,6 +35,7 @@ export const ID_NAMES: Record<string, { owned: boolean; why: string }> = {
   market_ids: { owned: false, why: 'markets are the public catalogue' },
   ids: { owned: false, why: 'market ids: the public catalogue' },
   id: { owned: false, why: 'a JSON-RPC request id, chosen by the caller' },
+  clawdbot_chat_id: { owned: false, why: 'a chat on the owner’s own bridge, free text the bridge reads' },
   side: { owned: false, why: 'a market side (yes/no)' },
   name: { owned: false, why: 'a schedule name (operator routes; BFLA cases cover them)' },
   condition_id: { owned: false, why: 'a venue market id, public' },
@@ -110,6 +111,9 @@ export function queryParams(spec: EndpointSpec): QueryParam[] {
 export const URL_FIELD_USES: Record<string, 'delivers' | 'inert'> = {
   'registerWebhook.url': 'delivers',
   'createAlert.webhook_url': 'delivers',
+  'patchSdkSettings.clawdbot_webhook_url': 'delivers',
+  'postSdkSettings.clawdbot_webhook_url': 'delivers',
+  'patchUserSettings.clawdbot_webhook_url': 'delivers',
   'registerAgent.homepage': 'inert',
   'registerAgent.skill_url': 'inert',
   'submitSkill.registry_url': 'inert',

@@ -1,0 +1,43 @@
+import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { Models } from '../models.js';
+import { ownerKeyOf } from '../users/settings-owner.js';
+
+/** What this module's functions use of the process (the composition root's Deps has all of it). */
+export type BridgeDeps = Pick<InfraDeps, 'env' | 'queues'> & { models: Models };
+
+/**
+ * The chat bridge (client-contract §3.3 `clawdbot_webhook_url`): every event an agent's webhooks get
+ * also goes to its settings owner's bridge, with the owner's `chat_id` and `channel` in `data` so the
+ * bridge knows where to post it. One job per owner and event (agents sharing an owner post once);
+ * the delivery reads the URL again, so a cleared bridge gets nothing more.
+ */
+export async function emitToBridges(
+  deps: BridgeDeps,
+  agentIds: string[],
+  event: { type: string; id: string; data: Record<string, unknown> },
+  createdAt: string,
+): Promise<number> {
+  const agents = await deps.models.Agent.find({ _id: { $in: agentIds } }, { claimedBy: 1 }).lean();
+  const owners = [...new Set(agents.map(ownerKeyOf))];
+  if (!owners.length) return 0;
+  const bridges = await deps.models.TradingSettings.find(
+    { _id: { $in: owners }, clawdbotWebhookUrl: { $type: 'string' } },
+    { clawdbotChatId: 1, clawdbotChannel: 1 },
+  ).lean();
+  await Promise.all(
+    bridges.map((b) =>
+      deps.queues.enqueue(
+        'deliver-webhook',
+        {
+          bridgeOwner: b._id,
+          eventId: event.id,
+          type: event.type,
+          createdAt,
+          data: { ...event.data, chat_id: b.clawdbotChatId ?? null, channel: b.clawdbotChannel ?? null },
+        },
+        { backoff: { type: 'exponential', delay: deps.env.WEBHOOK_RETRY_BASE_MS } },
+      ),
+    ),
+  );
+  return bridges.length;
+}
