@@ -19,6 +19,7 @@ import { alertEndpoints } from './alerts.endpoints.js';
 import { monitorEndpoints } from './monitors.endpoints.js';
 import { tapeEndpoints } from './tapes.endpoints.js';
 import { candleEndpoints } from './candles.endpoints.js';
+import { automatonEndpoints } from './automaton.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -36,6 +37,7 @@ export const ENDPOINTS = {
   ...monitorEndpoints,
   ...tapeEndpoints,
   ...candleEndpoints,
+  ...automatonEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

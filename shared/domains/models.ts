@@ -28,6 +28,8 @@ import { riskAlertModel } from './monitors/risk-alert.model.js';
 import { operatorActionModel } from './operator/operator-action.model.js';
 import { tapeCursorModel, tapeRecorderModel } from './tapes/tape-cursor.model.js';
 import { candleModel } from './candles/candle.model.js';
+import { automatonModel } from './automaton/automaton.model.js';
+import { automatonCycleModel } from './automaton/automaton-cycle.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -62,6 +64,8 @@ export function createModels(conn: Connection) {
     TapeCursor: tapeCursorModel(conn),
     TapeRecorder: tapeRecorderModel(conn),
     Candle: candleModel(conn),
+    Automaton: automatonModel(conn),
+    AutomatonCycle: automatonCycleModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

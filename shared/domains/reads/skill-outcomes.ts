@@ -11,10 +11,20 @@ import { FILLED, winRate } from './leaderboard.js';
  * and settlement, plus the open shares marked at the venue's price) counts once.
  * A position is decided once it is `closed` (sold out) or `settled` (market resolved): a win when its
  * realised P&L is positive, a loss otherwise (the settlement's rule for the agent's win/loss counters).
- * `since` keeps the skill's trades made from then on and the positions they opened from then on.
+ * `since` keeps the skill's trades made from then on and the positions they opened from then on;
+ * `until` (the automaton's cycle spans) ends that window the same way.
  */
-export async function skillOutcomes(models: Models, agentId: string, skill: string, since: Date | null) {
-  const from = since ? { createdAt: { $gte: since } } : {};
+export async function skillOutcomes(
+  models: Models,
+  agentId: string,
+  skill: string,
+  since: Date | null,
+  until: Date | null = null,
+) {
+  const span = { ...(since ? { $gte: since } : {}), ...(until ? { $lt: until } : {}) };
+  const from = since || until ? { createdAt: span } : {};
+  const inSpan = (at: Date | null | undefined) =>
+    (!since || (at != null && at >= since)) && (!until || (at != null && at < until));
   const [trades, skillMarkets] = await Promise.all([
     models.Trade.countDocuments({ agentId, skillSlug: skill, ...FILLED, ...from }),
     models.Trade.distinct('marketId', { agentId, skillSlug: skill, action: 'buy', ...FILLED, ...from }),
@@ -31,9 +41,7 @@ export async function skillOutcomes(models: Models, agentId: string, skill: stri
     const key = positionId(agentId, b.marketId, b.venue);
     if (!opened.has(key)) opened.set(key, b);
   }
-  const ids = [...opened]
-    .filter(([, b]) => b.skillSlug === skill && (!since || (b.createdAt && b.createdAt >= since)))
-    .map(([id]) => id);
+  const ids = [...opened].filter(([, b]) => b.skillSlug === skill && inSpan(b.createdAt)).map(([id]) => id);
   const positions = await models.Position.find({ _id: { $in: ids } }).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
