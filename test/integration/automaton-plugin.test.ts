@@ -216,6 +216,15 @@ describe('simmer-automaton plugin against the service #integration', () => {
         (await host.command.handler({ args: 'history' })).text,
         /#1 \| \w+ \| ε=[\d.]+ \| skills=\[/,
       );
+      assert.match((await host.command.handler({ args: `reset ${scalper}` })).text, /Reset/);
+      const reset = (await api().get('/api/sdk/automaton/skills').set(asAgent(agent))).body.skills;
+      const resetScalper = reset.find((s: { id: string }) => s.id === scalper);
+      assert.deepEqual([resetScalper.config, resetScalper.pinned], [{}, []]);
+      const status = (await host.command.handler({ args: 'status' })).text;
+      assert.match(status, /Budget: 200\.00 \$SIM/);
+      assert.match(status, /Skills available: \d+/);
+      // Its portfolio command reads GET /api/sdk/positions?status=active.
+      assert.match((await host.command.handler({ args: 'portfolio' })).text, /Positions \(1\) \| Total P&L/);
     } finally {
       await host.service?.stop(host.ctx);
       if (savedKey !== undefined) process.env.SIMMER_API_KEY = savedKey;
