@@ -106,6 +106,11 @@ describe('simmer-automaton plugin against the service #integration', () => {
       .expect(200);
     assert.equal(init.body.state.initialized, true);
     assert.equal(init.body.state.venue, 'sim');
+    // Skills approved by other tests share the registry: this agent's bandit plays its two only.
+    const listed = (await api().get('/api/sdk/automaton/skills').set(asAgent(agent)).expect(200)).body.skills;
+    for (const { id } of listed as { id: string }[])
+      if (id !== scalper && id !== fader)
+        await api().post(`/api/sdk/automaton/skills/${id}/disable`).set(asAgent(agent)).expect(200);
 
     // Its host loads plugins with a CommonJS-capable loader: the published code calls a bare
     // `require("fs")` to read local skill versions before every briefing.
