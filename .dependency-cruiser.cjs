@@ -34,7 +34,8 @@
  *                     other way round).
  *   6 processes       domains that run over many records and venues: venue-sync, settlement,
  *                     imports, monitors, audit, support, operator.
- *   7 reads           shared/domains/reads/: views assembled from every layer below.
+ *   7 reads           shared/domains/reads/: views assembled from every layer below; and
+ *                     shared/domains/automaton/, whose bandit rewards are those reads.
  *   8 entry points    api/, workers/, jobs/.
  *
  * shared/composition/ (the composition root, which builds the `Deps` bag and the venues) is no
@@ -66,7 +67,7 @@ const LAYERS = [
     name: 'processes',
     path: [`^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator)/${NOT_A_SCHEMA}`],
   },
-  { name: 'reads', path: [`^shared/domains/reads/${NOT_A_SCHEMA}`] },
+  { name: 'reads', path: [`^shared/domains/(reads|automaton)/${NOT_A_SCHEMA}`] },
   { name: 'entry-points', path: ['^(api|workers|jobs)/'] },
 ];
 

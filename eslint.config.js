@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.cache/'] },
+  // The automaton plugin's published code, kept byte for byte (test/fixtures/automaton/README.md).
+  { ignores: ['node_modules/', 'dist/', 'data/', '.cache/', 'test/fixtures/automaton/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

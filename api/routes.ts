@@ -18,6 +18,7 @@ import { tradingHandlers } from './handlers/trading.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
 import { supportHandlers } from './handlers/support.handlers.js';
 import { skillHandlers } from './handlers/skills.handlers.js';
+import { automatonHandlers } from './handlers/automaton.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
 import { walletHandlers } from './handlers/wallet.handlers.js';
 import { broadcastHandlers } from './handlers/broadcast.handlers.js';
@@ -52,6 +53,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...limitsHandlers,
   ...supportHandlers,
   ...skillHandlers,
+  ...automatonHandlers,
   ...walletHandlers,
   ...broadcastHandlers,
   ...onchainHandlers,

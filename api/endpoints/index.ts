@@ -20,6 +20,7 @@ import { monitorEndpoints } from './monitors.endpoints.js';
 import { tapeEndpoints } from './tapes.endpoints.js';
 import { candleEndpoints } from './candles.endpoints.js';
 import { researchEndpoints } from './research.endpoints.js';
+import { automatonEndpoints } from './automaton.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -38,6 +39,7 @@ export const ENDPOINTS = {
   ...tapeEndpoints,
   ...candleEndpoints,
   ...researchEndpoints,
+  ...automatonEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

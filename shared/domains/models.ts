@@ -29,6 +29,8 @@ import { operatorActionModel } from './operator/operator-action.model.js';
 import { tapeCursorModel, tapeRecorderModel } from './tapes/tape-cursor.model.js';
 import { candleModel } from './candles/candle.model.js';
 import { experimentModel } from './research/experiment.model.js';
+import { automatonModel } from './automaton/automaton.model.js';
+import { automatonCycleModel } from './automaton/automaton-cycle.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -64,6 +66,8 @@ export function createModels(conn: Connection) {
     TapeRecorder: tapeRecorderModel(conn),
     Candle: candleModel(conn),
     ResearchExperiment: experimentModel(conn),
+    Automaton: automatonModel(conn),
+    AutomatonCycle: automatonCycleModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

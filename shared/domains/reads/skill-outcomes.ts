@@ -11,13 +11,19 @@ import { FILLED, winRate } from './leaderboard.js';
  * and settlement, plus the open shares marked at the venue's price) counts once.
  * A position is decided once it is `closed` (sold out) or `settled` (market resolved): a win when its
  * realised P&L is positive, a loss otherwise (the settlement's rule for the agent's win/loss counters).
- * `since` keeps the skill's trades made from then on and the positions they opened from then on.
+ * `since` keeps the skill's trades made from then on and the positions they opened from then on;
+ * `until` (the automaton's cycle spans) ends that window the same way.
  */
-export async function skillOutcomes(models: Models, agentId: string, skill: string, since: Date | null) {
-  const from = since ? { createdAt: { $gte: since } } : {};
+export async function skillOutcomes(
+  models: Models,
+  agentId: string,
+  skill: string,
+  since: Date | null,
+  until: Date | null = null,
+) {
   const [trades, opened] = await Promise.all([
-    models.Trade.countDocuments({ agentId, skillSlug: skill, ...FILLED, ...from }),
-    skillPositions(models, agentId, skill, since),
+    models.Trade.countDocuments({ agentId, skillSlug: skill, ...FILLED, ...createdIn(since, until) }),
+    skillPositions(models, agentId, skill, since, until),
   ]);
 
   let realized = 0;
@@ -65,18 +71,30 @@ export async function skillOutcomes(models: Models, agentId: string, skill: stri
   };
 }
 
+/** A `createdAt` filter for [since, until), either end open. */
+const createdIn = (since: Date | null, until: Date | null) =>
+  since || until
+    ? { createdAt: { ...(since ? { $gte: since } : {}), ...(until ? { $lt: until } : {}) } }
+    : {};
+
 /**
  * The positions the skill opened (attribution rule above), each with its market and the buy that
- * opened it (whose `signal_data` research backtests re-score). `since` keeps those opened from then on.
+ * opened it (whose `signal_data` research backtests re-score). `since` and `until` keep those opened
+ * in [since, until).
  */
-export async function skillPositions(models: Models, agentId: string, skill: string, since: Date | null) {
-  const from = since ? { createdAt: { $gte: since } } : {};
+export async function skillPositions(
+  models: Models,
+  agentId: string,
+  skill: string,
+  since: Date | null,
+  until: Date | null = null,
+) {
   const skillMarkets = await models.Trade.distinct('marketId', {
     agentId,
     skillSlug: skill,
     action: 'buy',
     ...FILLED,
-    ...from,
+    ...createdIn(since, until),
   });
   // The opening buy of each position in those markets, whoever's skill it carried.
   const buys = await models.Trade.find(
@@ -90,9 +108,9 @@ export async function skillPositions(models: Models, agentId: string, skill: str
     const key = positionId(agentId, b.marketId, b.venue);
     if (!opened.has(key)) opened.set(key, b);
   }
-  const own = [...opened].filter(
-    ([, b]) => b.skillSlug === skill && (!since || (b.createdAt && b.createdAt >= since)),
-  );
+  const inSpan = (at: Date | null | undefined) =>
+    (!since || (at != null && at >= since)) && (!until || (at != null && at < until));
+  const own = [...opened].filter(([, b]) => b.skillSlug === skill && inSpan(b.createdAt));
   const positions = await models.Position.find({ _id: { $in: own.map(([id]) => id) } }).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
