@@ -237,33 +237,36 @@ describe('Position monitors and risk alerts #integration', function () {
     );
     // The same side held (and monitored) on a second venue, written directly: the emulated venues
     // would need a claimed agent, a wallet and an imported market for what only the shape matters to.
+    // Removed at the end: a position without ledger entries would fail every later ledger audit.
+    const kalshiPositionId = `${agent.agent_id}:${market._id}:kalshi`;
+    const kalshiMonitorId = monitorId(agent.agent_id, market._id, 'kalshi', 'yes');
     const simPosition = await Position.findById(`${agent.agent_id}:${market._id}:sim`).lean();
-    await Position.create({ ...simPosition, _id: `${agent.agent_id}:${market._id}:kalshi`, venue: 'kalshi' });
+    await Position.create({ ...simPosition, _id: kalshiPositionId, venue: 'kalshi' });
     const simMonitor = await monitorState(agent, market._id);
-    await PositionMonitor.create({
-      ...simMonitor,
-      _id: monitorId(agent.agent_id, market._id, 'kalshi', 'yes'),
-      venue: 'kalshi',
-    });
-
-    const set = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }).expect(409);
-    assert.equal(set.body.error_code ?? set.body.code, 'venue_ambiguous', JSON.stringify(set.body));
-    assert.deepEqual(set.body.venues, ['kalshi', 'sim']);
-    assert.match(set.body.fix, /\?venue=kalshi/);
-    assert.match(set.body.fix, /\?venue=sim/);
-    const del = await api()
-      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes`)
-      .set(asAgent(agent))
-      .expect(409);
-    assert.deepEqual(del.body.venues, ['kalshi', 'sim']);
-    assert.match(del.body.fix, /\?venue=sim/);
-    // Nothing was touched; naming the venue works.
-    assert.equal((await monitorState(agent, market._id))?.stopLossPct, 0.5);
-    await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }, 'sim').expect(200);
-    await api()
-      .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
-      .set(asAgent(agent))
-      .expect(200);
+    await PositionMonitor.create({ ...simMonitor, _id: kalshiMonitorId, venue: 'kalshi' });
+    try {
+      const set = await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }).expect(409);
+      assert.equal(set.body.error_code, 'venue_ambiguous', JSON.stringify(set.body));
+      assert.deepEqual(set.body.venues, ['kalshi', 'sim']);
+      assert.match(set.body.fix, /\?venue=kalshi/);
+      assert.match(set.body.fix, /\?venue=sim/);
+      const del = await api()
+        .delete(`/api/sdk/positions/${market._id}/monitor?side=yes`)
+        .set(asAgent(agent))
+        .expect(409);
+      assert.deepEqual(del.body.venues, ['kalshi', 'sim']);
+      assert.match(del.body.fix, /\?venue=sim/);
+      // Nothing was touched; naming the venue works.
+      assert.equal((await monitorState(agent, market._id))?.stopLossPct, 0.5);
+      await setMonitor(agent, market._id, { side: 'yes', stop_loss_pct: 0.3 }, 'sim').expect(200);
+      await api()
+        .delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`)
+        .set(asAgent(agent))
+        .expect(200);
+    } finally {
+      await Position.deleteOne({ _id: kalshiPositionId });
+      await PositionMonitor.deleteOne({ _id: kalshiMonitorId });
+    }
   });
 
   it('when the agent holds the side nowhere and names no venue, then set and delete answer today’s 404', async () => {
@@ -272,14 +275,14 @@ describe('Position monitors and risk alerts #integration', function () {
     await buyYes(agent, market._id, 50);
     // The NO side is held on no venue: the Polymarket default, where nothing is held.
     const none = await setMonitor(agent, market._id, { side: 'no', stop_loss_pct: 0.2 }).expect(404);
-    assert.equal(none.body.error_code ?? none.body.code, 'position_not_found', JSON.stringify(none.body));
+    assert.equal(none.body.error_code, 'position_not_found', JSON.stringify(none.body));
     assert.match(none.body.detail, /on polymarket/);
     assert.ok(none.body.fix);
     const noMonitor = await api()
       .delete(`/api/sdk/positions/${market._id}/monitor?side=no`)
       .set(asAgent(agent))
       .expect(404);
-    assert.equal(noMonitor.body.error_code ?? noMonitor.body.code, 'monitor_not_found');
+    assert.equal(noMonitor.body.error_code, 'monitor_not_found');
     const stranger = await registerAgent();
     await setMonitor(stranger, market._id, { side: 'yes', stop_loss_pct: 0.2 }).expect(404);
   });
