@@ -1,4 +1,5 @@
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
+import { agentWalletCash } from '../../shared/domains/trading/wallet-cash.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
 import { skillOutcomes } from '../../shared/domains/reads/skill-outcomes.js';
@@ -41,7 +42,8 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
           )
         : compute();
     };
-    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets });
+    const cash = await agentWalletCash(deps, agent);
+    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets, cash });
   },
   outcomes: async ({ deps, agent, query }) =>
     skillOutcomes(deps.models, agent._id, query.skill, query.since ? new Date(query.since) : null),

@@ -18,6 +18,7 @@ import type {
 } from './signed-order.schemas.js';
 import type { Admission, TradeRecord } from './trade.model.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
 
@@ -68,6 +69,16 @@ export interface VenueCapabilities {
    * order is signed by the client, and on sim (nothing is signed). Absent: false.
    */
   serviceSignsOrders?: boolean;
+}
+
+/** One read of a venue wallet's cash from its chain (VenueTrading.walletCash). */
+export interface WalletCashReading {
+  /** The wallet read: the one the owner trades with on the venue. */
+  address: string;
+  /** Its cash in micro-units of the venue's dollar token (pUSD, USDC: 6 decimals each). */
+  cashMicro: number;
+  /** Whether the approvals the venue's contracts need are all set; null where the venue has none. */
+  allowancesSet: boolean | null;
 }
 
 /** A trade's answer from the worker, or why it has none yet (its job tries again). */
@@ -129,6 +140,12 @@ export interface VenueTrading {
     market: MarketRecord,
     req: TradeRequest,
   ): Promise<PreparedTrade | null>;
+  /**
+   * The cash in the owner's own wallet on the venue, read from the venue's chain now (the caller,
+   * wallet-cash.ts, caches it and falls back when it throws); null when the owner has no wallet
+   * there. Absent: the venue's money is not in a wallet of the owner (sim's $SIM).
+   */
+  walletCash?(deps: VenueTradingDeps, owner: SettingsOwner): Promise<WalletCashReading | null>;
 }
 
 /** A venue that trades by client-signed orders: its members for them are there. */
