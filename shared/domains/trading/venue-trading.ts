@@ -71,14 +71,23 @@ export interface VenueCapabilities {
   serviceSignsOrders?: boolean;
 }
 
-/** One read of a venue wallet's cash from its chain (VenueTrading.walletCash). */
+/** One read of a venue wallet's cash from its chain (VenueWalletCash.read). */
 export interface WalletCashReading {
-  /** The wallet read: the one the owner trades with on the venue. */
-  address: string;
   /** Its cash in micro-units of the venue's dollar token (pUSD, USDC: 6 decimals each). */
   cashMicro: number;
   /** Whether the approvals the venue's contracts need are all set; null where the venue has none. */
   allowancesSet: boolean | null;
+}
+
+/**
+ * Where a venue keeps the owner's cash in the owner's own wallet: which wallet (from our records,
+ * so a newly linked wallet counts at once) and what it holds on the venue's chain now (the caller,
+ * wallet-cash.ts, caches that per wallet and falls back when it throws).
+ */
+export interface VenueWalletCash {
+  /** The wallet the owner trades with on the venue; null when there is none. */
+  wallet(deps: VenueTradingDeps, owner: SettingsOwner): Promise<string | null>;
+  read(deps: VenueTradingDeps, address: string): Promise<WalletCashReading>;
 }
 
 /** A trade's answer from the worker, or why it has none yet (its job tries again). */
@@ -140,12 +149,8 @@ export interface VenueTrading {
     market: MarketRecord,
     req: TradeRequest,
   ): Promise<PreparedTrade | null>;
-  /**
-   * The cash in the owner's own wallet on the venue, read from the venue's chain now (the caller,
-   * wallet-cash.ts, caches it and falls back when it throws); null when the owner has no wallet
-   * there. Absent: the venue's money is not in a wallet of the owner (sim's $SIM).
-   */
-  walletCash?(deps: VenueTradingDeps, owner: SettingsOwner): Promise<WalletCashReading | null>;
+  /** The cash in the owner's own wallet on the venue. Absent: the venue's money is not there (sim's $SIM). */
+  readonly walletCash?: VenueWalletCash;
 }
 
 /** A venue that trades by client-signed orders: its members for them are there. */

@@ -8,17 +8,17 @@ import type { TradingVenues, VenueTradingDeps, WalletCashReading } from './venue
 /**
  * The cash in the owner's wallets on the real venues (issue 26 item 2), for the portfolio, the
  * briefing and the settings. Read from each venue's chain through its `walletCash` seam, cached
- * per process for FRESH_MS: agents poll the portfolio and the briefing, and a chain read per call
+ * per process for WALLET_CASH_CACHE_SECONDS (20 s): agents poll the portfolio and the briefing, and a chain read per call
  * would put the node's rate limit on our API. When a read fails the last value read (up to
  * LAST_KNOWN_MS old) is answered with its age and a warning; without one the balance is null with
  * a warning. Never 0: an agent reads 0 as "no money" and stops trading (client-contract §6.2).
  */
 
-const FRESH_MS = 20_000;
 const LAST_KNOWN_MS = 24 * 3600_000;
 const ENTRIES = 10_000;
 
 interface Read extends WalletCashReading {
+  address: string;
   checkedAt: string;
 }
 
@@ -37,38 +37,41 @@ export interface WalletCash {
 }
 
 // Per RPC-holding process: the venues' engines are built once per process (TradingVenues).
-const fresh = new WeakMap<TradingVenues, LocalCache<Read | { none: true }>>();
+const fresh = new WeakMap<TradingVenues, LocalCache<Read>>();
 const lastKnown = new WeakMap<TradingVenues, LocalCache<Read>>();
-const cacheOf = <V>(map: WeakMap<TradingVenues, LocalCache<V>>, trading: TradingVenues, ms: number) => {
+const cacheOf = <V>(map: WeakMap<TradingVenues, LocalCache<V>>, trading: TradingVenues, ms: () => number) => {
   let cache = map.get(trading);
-  if (!cache) map.set(trading, (cache = new LocalCache<V>(ENTRIES, () => ms)));
+  if (!cache) map.set(trading, (cache = new LocalCache<V>(ENTRIES, ms)));
   return cache;
 };
 
-/** The owner's wallet cash on one venue; null when the venue keeps no cash in the owner's wallets, or the owner has no wallet there. */
+/**
+ * The owner's wallet cash on one venue; null when the venue keeps no cash in the owner's wallets,
+ * or the owner has no wallet there. Cached per wallet: a newly linked wallet is read at once.
+ */
 async function venueCash(
   deps: VenueTradingDeps,
   owner: SettingsOwner,
   venue: VenueId,
 ): Promise<WalletCash | null> {
-  const read = deps.trading.get(venue).walletCash;
-  if (!read) return null;
-  const key = `${venue}:${owner.key}`;
-  const last = cacheOf(lastKnown, deps.trading, LAST_KNOWN_MS);
+  const seam = deps.trading.get(venue).walletCash;
+  if (!seam) return null;
+  const address = await seam.wallet(deps, owner);
+  if (!address) return null;
+  const key = `${venue}:${address}`;
+  const last = cacheOf(lastKnown, deps.trading, () => LAST_KNOWN_MS);
   try {
-    const got = await cacheOf(fresh, deps.trading, FRESH_MS).getOrLoad(key, async () => {
-      const reading = await read(deps, owner);
-      if (!reading) return { none: true as const };
-      const r = { ...reading, checkedAt: deps.clock().toISOString() };
+    const freshMs = () => deps.env.WALLET_CASH_CACHE_SECONDS * 1000;
+    const got = await cacheOf(fresh, deps.trading, freshMs).getOrLoad(key, async () => {
+      const r = { ...(await seam.read(deps, address)), address, checkedAt: deps.clock().toISOString() };
       last.set(key, r);
       return r;
     });
-    if ('none' in got) return null;
     return { venue, ...view(got), stale: false, warning: null };
   } catch (err) {
     const known = last.get(key);
     const why = err instanceof Error ? err.message : String(err);
-    deps.log.warn({ venue, owner: owner.key, err: why }, 'wallet cash: chain read failed');
+    deps.log.warn({ venue, wallet: address, err: why }, 'wallet cash: chain read failed');
     if (known)
       return {
         venue,
@@ -78,7 +81,7 @@ async function venueCash(
       };
     return {
       venue,
-      address: null,
+      address,
       balance: null,
       allowancesSet: null,
       checkedAt: null,

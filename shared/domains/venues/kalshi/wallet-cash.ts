@@ -1,4 +1,4 @@
-import type { VenueTrading } from '../../trading/venue-trading.js';
+import type { VenueWalletCash } from '../../trading/venue-trading.js';
 import { solanaWalletOf } from '../../limits/solana-wallet-setting.js';
 import { dflowTrading } from '../dflow/dflow-trading.js';
 
@@ -7,9 +7,10 @@ import { dflowTrading } from '../dflow/dflow-trading.js';
  * wallet Kalshi orders are quoted for), from the Solana RPC: Kalshi through DFlow settles in the
  * wallet's own USDC token accounts (kalshi.md §3.4), so the chain is where its cash is.
  */
-export const kalshiWalletCash: NonNullable<VenueTrading['walletCash']> = async (deps, owner) => {
-  const wallet = await solanaWalletOf(deps, owner);
-  if (!wallet) return null;
-  const raw = await dflowTrading(deps).usdcBalance(wallet.address);
-  return { address: wallet.address, cashMicro: Number(raw), allowancesSet: null };
+export const kalshiWalletCash: VenueWalletCash = {
+  wallet: async (deps, owner) => (await solanaWalletOf(deps, owner))?.address ?? null,
+  read: async (deps, address) => ({
+    cashMicro: Number(await dflowTrading(deps).usdcBalance(address)),
+    allowancesSet: null,
+  }),
 };

@@ -1,4 +1,4 @@
-import type { VenueTrading } from '../../../trading/venue-trading.js';
+import type { VenueWalletCash } from '../../../trading/venue-trading.js';
 import { walletFieldsOf } from '../../../wallets/wallet-view.js';
 import { readWallet } from '../../../wallets/wallet-store.js';
 import { readAllowances } from './allowances.js';
@@ -13,17 +13,18 @@ import type { PolygonRpc } from './polygon-rpc.js';
  * deposit wallet alike, and is what the CLOB itself checks orders against. The allowances come
  * from the allowances read (its own 30 s cache), so "set" means what `all_set` means there.
  */
-export const polymarketWalletCash =
-  (polygon: PolygonRpc): NonNullable<VenueTrading['walletCash']> =>
-  async (deps, owner) => {
+export const polymarketWalletCash = (polygon: PolygonRpc): VenueWalletCash => ({
+  wallet: async (deps, owner) => {
     if (owner.kind !== 'user') return null;
     const wallet = walletFieldsOf(await readWallet(deps.models, owner.id));
     // A deposit wallet (signature type 3) holds the funds its owner key trades with.
-    const address = wallet.deposit_wallet_address ?? wallet.wallet_address;
-    if (!address) return null;
+    return wallet.deposit_wallet_address ?? wallet.wallet_address;
+  },
+  read: async (deps, address) => {
     const [raw, allowances] = await Promise.all([
       polygon.balanceOf(POLYGON_CONTRACTS.pusd, address),
       readAllowances({ polygon, clock: deps.clock }, address, { noCache: false, includeTxParams: false }),
     ]);
-    return { address, cashMicro: Number(raw), allowancesSet: allowances.all_set };
-  };
+    return { cashMicro: Number(raw), allowancesSet: allowances.all_set };
+  },
+});
