@@ -8,10 +8,11 @@ import type { TradingVenues, VenueTradingDeps, WalletCashReading } from './venue
 /**
  * The cash in the owner's wallets on the real venues (issue 26 item 2), for the portfolio, the
  * briefing and the settings. Read from each venue's chain through its `walletCash` seam, cached
- * per process for WALLET_CASH_CACHE_SECONDS (20 s): agents poll the portfolio and the briefing, and a chain read per call
- * would put the node's rate limit on our API. When a read fails the last value read (up to
- * LAST_KNOWN_MS old) is answered with its age and a warning; without one the balance is null with
- * a warning. Never 0: an agent reads 0 as "no money" and stops trading (client-contract §6.2).
+ * per wallet and process for WALLET_CASH_CACHE_SECONDS (20 s): agents poll the portfolio and the
+ * briefing, and a chain read per call would put the node's rate limit on our API. When a read
+ * fails the last value read (up to LAST_KNOWN_MS old) is answered with its age and a warning;
+ * without one the balance is null with a warning. Never 0: an agent reads 0 as "no money" and
+ * stops trading (client-contract §6.2: null is "balance unavailable").
  */
 
 const LAST_KNOWN_MS = 24 * 3600_000;
@@ -36,7 +37,7 @@ export interface WalletCash {
   warning: string | null;
 }
 
-// Per RPC-holding process: the venues' engines are built once per process (TradingVenues).
+// One pair of caches per process: keyed by its trading venues, which the composition root builds once.
 const fresh = new WeakMap<TradingVenues, LocalCache<Read>>();
 const lastKnown = new WeakMap<TradingVenues, LocalCache<Read>>();
 const cacheOf = <V>(map: WeakMap<TradingVenues, LocalCache<V>>, trading: TradingVenues, ms: () => number) => {
