@@ -60,11 +60,12 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   const { env } = testContext().deps;
   const cacheSeconds = env.WALLET_CASH_CACHE_SECONDS;
   env.WALLET_CASH_CACHE_SECONDS = 0;
-  const portfolio = await api()
-    .get('/api/sdk/portfolio?venue=all')
-    .set(asAgent(t.agent))
-    .expect(200)
-    .finally(() => (env.WALLET_CASH_CACHE_SECONDS = cacheSeconds));
+  let portfolio;
+  try {
+    portfolio = await api().get('/api/sdk/portfolio?venue=all').set(asAgent(t.agent)).expect(200);
+  } finally {
+    env.WALLET_CASH_CACHE_SECONDS = cacheSeconds;
+  }
   const usdc = await walletUsdc(addressOf(t));
   const pick = (b: Record<string, unknown>) =>
     Object.fromEntries(['balance', 'pnl', 'positions_count', 'total_exposure'].map((k) => [k, b[k]]));
