@@ -1,6 +1,7 @@
 import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { cooldownsView } from '../../shared/domains/limits/cooldowns-view.js';
-import { agentOwner, userOwner } from '../../shared/domains/users/settings-owner.js';
+import { agentOwner, userOwner, type SettingsOwner } from '../../shared/domains/users/settings-owner.js';
+import { walletCash, walletCashSettings } from '../../shared/domains/trading/wallet-cash.js';
 import {
   settingsView,
   updateSettings,
@@ -35,19 +36,31 @@ export const actorOf = ({ deps, agent }: Caller): SettingsActor =>
       }
     : { kind: 'user' };
 
-const update: HandlersFor<typeof limitsEndpoints>['patchSdkSettings'] = async (input) =>
-  updateSettings(
+/** Settings with the owner's venue wallets' cash and approvals laid over their defaults. */
+const withWallets = async <V extends object>(deps: Deps, owner: SettingsOwner, view: V) => ({
+  ...view,
+  ...walletCashSettings(deps.trading, await walletCash(deps, owner)),
+});
+
+const read = async (input: Caller) => {
+  const owner = await ownerOf(input);
+  return withWallets(input.deps, owner, await settingsView(input.deps, owner));
+};
+
+const update: HandlersFor<typeof limitsEndpoints>['patchSdkSettings'] = async (input) => {
+  const owner = await ownerOf(input);
+  return withWallets(
     input.deps,
-    await ownerOf(input),
-    await checkedBridgeUrl(input.deps, input.body),
-    actorOf(input),
+    owner,
+    await updateSettings(input.deps, owner, await checkedBridgeUrl(input.deps, input.body), actorOf(input)),
   );
+};
 
 export const limitsHandlers: HandlersFor<typeof limitsEndpoints> = {
-  getSdkSettings: async (input) => settingsView(input.deps, await ownerOf(input)),
+  getSdkSettings: read,
   patchSdkSettings: update,
   postSdkSettings: update,
-  getUserSettings: async (input) => settingsView(input.deps, await ownerOf(input)),
+  getUserSettings: read,
   patchUserSettings: update,
   agentCooldowns: async ({ deps, agent, user, params }) => {
     if (agent && agent._id !== params.agent_id)

@@ -1,5 +1,6 @@
 import { sdkUpdate as sdkUpdateFor } from '../../shared/domains/system/version-check.js';
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
+import { agentWalletCash } from '../../shared/domains/trading/wallet-cash.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
 import { skillOutcomes } from '../../shared/domains/reads/skill-outcomes.js';
@@ -43,7 +44,8 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
         : compute();
     };
     const sdkUpdate = sdkUpdateFor(deps.env, req.get('user-agent'));
-    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets, sdkUpdate });
+    const cash = await agentWalletCash(deps, agent);
+    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets, sdkUpdate, cash });
   },
   outcomes: async ({ deps, agent, query }) =>
     skillOutcomes(deps.models, agent._id, query.skill, query.since ? new Date(query.since) : null),

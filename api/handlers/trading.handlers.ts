@@ -1,4 +1,6 @@
 import { submitBatchTrades } from '../../shared/domains/trading/batch-trades.js';
+import { agentWalletCash } from '../../shared/domains/trading/wallet-cash.js';
+import { venueFilter } from '../../shared/domains/trading/reads.schemas.js';
 import { listPositions, listTrades, portfolio } from '../../shared/domains/trading/reads.js';
 import { submitTrade } from '../../shared/domains/trading/submit-trade.js';
 import { cancelOrders, listOpenOrders } from '../../shared/domains/trading/venue-orders.js';
@@ -15,5 +17,9 @@ export const tradingHandlers: HandlersFor<typeof tradingEndpoints> = {
   cancelMarketOrders: async ({ deps, agent, params, query }) =>
     cancelOrders(deps, agent, { marketId: params.market_id, side: query.side }),
   cancelAllOrders: async ({ deps, agent }) => cancelOrders(deps, agent, {}),
-  portfolio: async ({ deps, agent, query }) => portfolio(deps.models, agent, query, deps.clock()),
+  portfolio: async ({ deps, agent, query }) => {
+    const venue = venueFilter(query.venue);
+    const cash = await agentWalletCash(deps, agent, venue ? [venue] : undefined);
+    return portfolio(deps.models, agent, query, deps.clock(), cash);
+  },
 };

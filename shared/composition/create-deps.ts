@@ -67,6 +67,7 @@ export async function createDeps(
   });
   const metrics = createMetrics(queues);
   const clock = () => new Date();
+  const polygon = createPolygonRpc(env, metrics, log);
   return {
     env,
     log,
@@ -77,8 +78,8 @@ export async function createDeps(
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock, extraVenues),
-    trading: createTradingVenues(models, extraVenues),
-    polygon: createPolygonRpc(env, metrics, log),
+    trading: createTradingVenues(models, polygon, extraVenues),
+    polygon,
     candles: createCandleSource(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),

@@ -1,4 +1,5 @@
 import type { Env } from '../infra/config/env.js';
+import { polymarketWalletCash } from '../domains/venues/polymarket/onchain/wallet-cash.js';
 import { createVenueMetrics } from '../infra/http/venue-metrics.js';
 import { VenueHttpClient } from '../infra/http/venue-http-client.js';
 import { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
@@ -66,6 +67,7 @@ export function createVenues(
 /** The trading engines of this process, one per venue; each reaches its venue through `createVenues`'s adapters. */
 export function createTradingVenues(
   models: VenueModels,
+  polygon: PolygonRpc,
   extraVenues: readonly ExtraVenue[] = [],
 ): TradingVenues {
   for (const v of extraVenues)
@@ -73,7 +75,8 @@ export function createTradingVenues(
       throw new Error(`venue ${v.adapter.id}: its trading is registered as ${v.trading.venue}`);
   return new TradingVenues([
     simVenueTrading,
-    polymarketVenueTrading,
+    // The wallet's pUSD is read through this process's Polygon client (its breaker and metrics).
+    { ...polymarketVenueTrading, walletCash: polymarketWalletCash(polygon) },
     kalshiVenueTrading(models.KalshiQuote),
     ...extraVenues.map((v) => v.trading),
   ]);

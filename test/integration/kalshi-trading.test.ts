@@ -56,9 +56,33 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   assert.equal(row.pnl, -0.1);
   assert.equal(positions.body.kalshi_pnl, -0.1);
 
-  const portfolio = await api().get('/api/sdk/portfolio?venue=all').set(asAgent(t.agent)).expect(200);
-  assert.deepEqual(portfolio.body.kalshi, { balance: 0, pnl: -0.1, positions_count: 1, total_exposure: 5 });
-  assert.deepEqual(portfolio.body.polymarket, { balance: 0, pnl: 0, positions_count: 0, total_exposure: 0 });
+  // The wallet's USDC read from the chain now (not the read cached when the wallet was registered).
+  const { env } = testContext().deps;
+  const cacheSeconds = env.WALLET_CASH_CACHE_SECONDS;
+  env.WALLET_CASH_CACHE_SECONDS = 0;
+  let portfolio;
+  try {
+    portfolio = await api().get('/api/sdk/portfolio?venue=all').set(asAgent(t.agent)).expect(200);
+  } finally {
+    env.WALLET_CASH_CACHE_SECONDS = cacheSeconds;
+  }
+  const usdc = await walletUsdc(addressOf(t));
+  const pick = (b: Record<string, unknown>) =>
+    Object.fromEntries(['balance', 'pnl', 'positions_count', 'total_exposure'].map((k) => [k, b[k]]));
+  assert.deepEqual(pick(portfolio.body.kalshi), {
+    balance: usdc,
+    pnl: -0.1,
+    positions_count: 1,
+    total_exposure: 5,
+  });
+  assert.equal(portfolio.body.kalshi.wallet_address, addressOf(t));
+  // The human's managed Polymarket wallet holds no pUSD.
+  assert.deepEqual(pick(portfolio.body.polymarket), {
+    balance: 0,
+    pnl: 0,
+    positions_count: 0,
+    total_exposure: 0,
+  });
   const only = await api().get('/api/sdk/portfolio?venue=kalshi').set(asAgent(t.agent)).expect(200);
   assert.equal(only.body.kalshi.total_exposure, 5);
   assert.equal(only.body.polymarket, null);
@@ -67,7 +91,7 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   const briefing = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);
   const kalshi = briefing.body.venues.kalshi;
   assert.equal(kalshi.currency, 'USDC');
-  assert.equal(kalshi.balance, 0);
+  assert.equal(kalshi.balance, usdc);
   assert.equal(kalshi.pnl, -0.1);
   assert.equal(kalshi.realized_pnl, 0);
   assert.equal(kalshi.unrealized_pnl, -0.1);
@@ -75,7 +99,9 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   assert.equal(kalshi.total_exposure, 5);
   assert.ok(Array.isArray(kalshi.positions_needing_attention));
   assert.ok(Array.isArray(kalshi.actions));
-  assert.equal(briefing.body.venues.polymarket, null);
+  // Nothing held on Polymarket, but the human has a (managed) wallet there: its cash is shown.
+  assert.equal(briefing.body.venues.polymarket.positions_count, 0);
+  assert.equal(briefing.body.venues.polymarket.balance, 0);
   assert.equal(briefing.body.venues.sim.positions_count, 0);
 
   const context = await api().get(`/api/sdk/context/${marketId}`).set(asAgent(t.agent)).expect(200);

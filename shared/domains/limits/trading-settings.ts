@@ -98,6 +98,8 @@ export async function settingsView(
     // The owner's Polymarket wallet: clients read these to decide whether to link one.
     ...(await walletFields(deps, owner)),
     has_legacy_wallet: false,
+    // Defaults for an owner without venue wallets: the settings routes lay the wallets' cash and
+    // approvals read from the chains over them (trading/wallet-cash.ts walletCashSettings).
     polymarket_usdc_balance: null,
     polymarket_allowances_set: false,
     kalshi_usdc_balance: null,

@@ -7,6 +7,7 @@ import { fromMicro } from '../money.js';
 import { venueMarkMicro } from '../positions/position-views.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { bucket } from '../trading/reads.js';
+import { bucketCash, type WalletCash } from '../trading/wallet-cash.js';
 import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
@@ -117,18 +118,20 @@ async function venueAttention(
 }
 
 /**
- * A real venue's block: the portfolio's bucket of that venue (its balance, P&L, count and exposure)
- * with the briefing's extras; null when the agent never held anything there.
+ * A real venue's block: the portfolio's bucket of that venue (its wallet's cash, P&L, count and
+ * exposure) with the briefing's extras; null when the agent never held anything there and its
+ * owner has no wallet there.
  */
 async function externalVenue(
   models: Models,
   venue: ExternalVenueId,
   rows: Held,
+  cash: WalletCash | undefined,
   opts: { since: Date; now: Date; baseUrl: string },
 ) {
   const held = rows.filter(({ p }) => p.venue === venue);
-  if (!held.length) return null;
-  const b = bucket(held, 0);
+  if (!held.length && !cash) return null;
+  const b = { ...bucket(held, 0), ...bucketCash(cash) };
   const { unrealizedMicro, attention, actions } = await venueAttention(models, venue, held, opts);
   return {
     currency: 'USDC',
@@ -154,8 +157,11 @@ export async function briefing(
     newMarkets?: (since: Date) => Promise<NewMarket[]>;
     /** Whether the asking client is behind the latest release (system/version-check.ts). */
     sdkUpdate?: { update_available: boolean; current_version: string | null; latest_version: string | null };
+    /** The owner's venue wallets' cash (wallet-cash.ts); none when absent. */
+    cash?: Map<VenueId, WalletCash>;
   },
 ) {
+  const cash = opts.cash ?? new Map<VenueId, WalletCash>();
   const { since, now, baseUrl } = opts;
   const all = await positionsWithMarkets(models, agent._id);
   const { open, valueMicro, unrealizedMicro, attention, actions } = await venueAttention(
@@ -203,10 +209,9 @@ export async function briefing(
       },
       ...(Object.fromEntries(
         await Promise.all(
-          listedVenues(externalVenueIds(), (v) => all.some(({ p }) => p.venue === v)).map(async (v) => [
-            v,
-            await externalVenue(models, v, all, { since, now, baseUrl }),
-          ]),
+          listedVenues(externalVenueIds(), (v) => cash.has(v) || all.some(({ p }) => p.venue === v)).map(
+            async (v) => [v, await externalVenue(models, v, all, cash.get(v), { since, now, baseUrl })],
+          ),
         ),
       ) as Record<ExternalVenueId, Awaited<ReturnType<typeof externalVenue>>>),
     },
@@ -224,7 +229,7 @@ export async function briefing(
       total_agents: meta?.totalAgents ?? 0,
     },
     ...(await briefingRiskAlerts(models, agent._id, now)),
-    risk_warnings: riskWarnings,
+    risk_warnings: [...riskWarnings, ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : []))],
     sdk_update: opts.sdkUpdate ?? { update_available: false },
     skill_updates: [],
     since: since.toISOString(),

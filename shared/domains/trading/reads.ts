@@ -20,6 +20,7 @@ import {
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import { bucketCash, type WalletCash } from './wallet-cash.js';
 import {
   venueFilter,
   type PortfolioQuerySchema,
@@ -149,8 +150,8 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
 
 /**
  * A venue's bucket of the portfolio (client-contract §6.2) from its positions, marked at the
- * venue's price. `balanceMicro`: the agent's $SIM on sim; 0 on real venues, whose cash is in the
- * agent's own wallet on-chain.
+ * venue's price. `balanceMicro`: the agent's $SIM on sim; on real venues the cash is in the owner's
+ * own wallet on-chain, which bucketCash (wallet-cash.ts) lays over the bucket.
  */
 export function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMicro: number) {
   const open = rows.filter(({ p }) => p.status !== 'settled');
@@ -172,12 +173,30 @@ export function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMi
   };
 }
 
-/** GET /api/sdk/portfolio (client-contract §6.2): numbers and objects, never null where clients dereference. */
+/** A real venue's bucket: its positions and its wallet's cash. */
+export type VenueBucket = ReturnType<typeof bucket> & ReturnType<typeof bucketCash>;
+
+/**
+ * The flat `balance_usdc`: the asked venue's wallet cash, else the sum over the owner's venue wallets
+ * read (0 without any); null when none could be read (unknown, which clients treat as unavailable).
+ */
+function balanceUsdc(cash: Map<VenueId, WalletCash>, venue: VenueId | undefined): number | null {
+  const wallets = [...cash.values()].filter((c) => venue === undefined || c.venue === venue);
+  const known = wallets.filter((c) => c.balance !== null);
+  if (wallets.length && !known.length) return null;
+  return round6(known.reduce((s, c) => s + c.balance!, 0));
+}
+
+/**
+ * GET /api/sdk/portfolio (client-contract §6.2): numbers and objects, never null where clients
+ * dereference. `cash`: the owner's venue wallets' cash (wallet-cash.ts).
+ */
 export async function portfolio(
   models: Models,
   agent: AgentRecord,
   q: z.output<typeof PortfolioQuerySchema>,
   now: Date,
+  cash: Map<VenueId, WalletCash>,
 ) {
   const venue = venueFilter(q.venue);
   const rows = await positionsWithMarkets(models, agent._id, venue);
@@ -219,7 +238,7 @@ export async function portfolio(
   ]);
   return {
     agent_id: agent._id,
-    balance_usdc: 0,
+    balance_usdc: balanceUsdc(cash, venue),
     available_balance: fromMicro(agent.balanceMicro),
     sim_balance: fromMicro(agent.balanceMicro),
     sim_pnl: sim.pnl,
@@ -233,23 +252,28 @@ export async function portfolio(
       top_3_markets_pct: pct(exposures.slice(0, 3).reduce((s, x) => s + x, 0)),
     },
     by_source: bySource,
-    warnings:
-      exposures.length && pct(exposures[0]!) > 50
+    warnings: [
+      ...(exposures.length && pct(exposures[0]!) > 50
         ? ['More than half of your exposure is in one market.']
-        : [],
+        : []),
+      ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : [])),
+    ],
     sim: venue === undefined || venue === 'sim' ? sim : null,
-    // Real positions at the venue's price (imported markets follow it); the wallet's cash is on-chain, not here.
+    // Real positions at the venue's price (imported markets follow it), and the cash in the owner's wallet there.
     ...(Object.fromEntries(
-      listedVenues(externalVenueIds(), (v) => rows.some(({ p }) => p.venue === v)).map((v) => [
+      listedVenues(externalVenueIds(), (v) => cash.has(v) || rows.some(({ p }) => p.venue === v)).map((v) => [
         v,
         venue === undefined || venue === v
-          ? bucket(
-              rows.filter(({ p }) => p.venue === v),
-              0,
-            )
+          ? {
+              ...bucket(
+                rows.filter(({ p }) => p.venue === v),
+                0,
+              ),
+              ...bucketCash(cash.get(v)),
+            }
           : null,
       ]),
-    ) as Record<ExternalVenueId, ReturnType<typeof bucket> | null>),
+    ) as Record<ExternalVenueId, VenueBucket | null>),
     total: { positions_count: open.length, total_exposure: fromMicro(totalExposure) },
     combos: [],
   };

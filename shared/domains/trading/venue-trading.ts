@@ -18,6 +18,7 @@ import type {
 } from './signed-order.schemas.js';
 import type { Admission, TradeRecord } from './trade.model.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
+import type { SettingsOwner } from '../users/settings-owner.js';
 
 type OrderType = NonNullable<TradeRequest['order_type']>;
 
@@ -68,6 +69,25 @@ export interface VenueCapabilities {
    * order is signed by the client, and on sim (nothing is signed). Absent: false.
    */
   serviceSignsOrders?: boolean;
+}
+
+/** One read of a venue wallet's cash from its chain (VenueWalletCash.read). */
+export interface WalletCashReading {
+  /** Its cash in micro-units of the venue's dollar token (pUSD, USDC: 6 decimals each). */
+  cashMicro: number;
+  /** Whether the approvals the venue's contracts need are all set; null where the venue has none. */
+  allowancesSet: boolean | null;
+}
+
+/**
+ * Where a venue keeps the owner's cash in the owner's own wallet: which wallet (from our records,
+ * so a newly linked wallet counts at once) and what it holds on the venue's chain now (the caller,
+ * wallet-cash.ts, caches that per wallet and falls back when it throws).
+ */
+export interface VenueWalletCash {
+  /** The wallet the owner trades with on the venue; null when there is none. */
+  wallet(deps: VenueTradingDeps, owner: SettingsOwner): Promise<string | null>;
+  read(deps: VenueTradingDeps, address: string): Promise<WalletCashReading>;
 }
 
 /** A trade's answer from the worker, or why it has none yet (its job tries again). */
@@ -129,6 +149,8 @@ export interface VenueTrading {
     market: MarketRecord,
     req: TradeRequest,
   ): Promise<PreparedTrade | null>;
+  /** The cash in the owner's own wallet on the venue. Absent: the venue's money is not there (sim's $SIM). */
+  readonly walletCash?: VenueWalletCash;
 }
 
 /** A venue that trades by client-signed orders: its members for them are there. */

@@ -214,6 +214,15 @@ export const EnvSchema = z.object({
     .describe(
       'Longest life of an agent key, trading settings or tier cached in a process; changes drop them at once over Redis pub/sub, this only bounds a lost message (0 disables the cache).',
     ),
+  WALLET_CASH_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(20)
+    .describe(
+      'How long a venue wallet balance read from its chain (portfolio, briefing, settings) is reused in a process before it is read again (0 reads it on every call).',
+    ),
   SEED_CATALOGUE: z
     .enum(['true', 'false'])
     .default('true')

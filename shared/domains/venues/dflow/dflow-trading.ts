@@ -53,6 +53,21 @@ const RpcAnswerSchema = z.object({
   error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
 });
 
+/** `getTokenAccountsByOwner` with `jsonParsed`: what the balance read uses of each account. */
+const TokenAccountsSchema = z.object({
+  value: z.array(
+    z.looseObject({
+      account: z.looseObject({
+        data: z.looseObject({
+          parsed: z.looseObject({
+            info: z.looseObject({ tokenAmount: z.looseObject({ amount: z.string().regex(/^\d+$/) }) }),
+          }),
+        }),
+      }),
+    }),
+  ),
+});
+
 /** A refusal of DFlow's trade API: HTTP 400 `{code, msg, details?}` (kalshi.md §2.4). */
 export interface DflowRefusal {
   code: string;
@@ -173,14 +188,25 @@ export class DflowTrading {
     return String(result);
   }
 
-  /** Whether the wallet has a USDC token account (kalshi.md §3.4): buys debit it. */
-  async hasUsdcAccount(owner: string): Promise<boolean> {
-    const result = (await this.call('getTokenAccountsByOwner', [
+  /** The wallet's USDC token accounts, parsed (kalshi.md §3.4). */
+  private async usdcAccounts(owner: string) {
+    const result = await this.call('getTokenAccountsByOwner', [
       owner,
       { mint: USDC_MINT },
       { encoding: 'jsonParsed', commitment: 'confirmed' },
-    ])) as { value?: unknown[] } | null;
-    return (result?.value?.length ?? 0) > 0;
+    ]);
+    return TokenAccountsSchema.parse(result ?? { value: [] }).value;
+  }
+
+  /** Whether the wallet has a USDC token account (kalshi.md §3.4): buys debit it. */
+  async hasUsdcAccount(owner: string): Promise<boolean> {
+    return (await this.usdcAccounts(owner)).length > 0;
+  }
+
+  /** The wallet's USDC in base units (6 decimals: micro-dollars), over all its USDC token accounts. */
+  async usdcBalance(owner: string): Promise<bigint> {
+    const accounts = await this.usdcAccounts(owner);
+    return accounts.reduce((s, a) => s + BigInt(a.account.data.parsed.info.tokenAmount.amount), 0n);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
 import type { KalshiQuoteModel } from './kalshi-quote.model.js';
+import { kalshiWalletCash } from './wallet-cash.js';
 import { executeKalshiOrder, followKalshiOrder } from './execute-kalshi-order.js';
 import { kalshiSignerStatus, quoteKalshiTrade, submitKalshiTrade, tradeKalshiVenue } from './kalshi-trade.js';
 
@@ -28,4 +29,5 @@ export const kalshiVenueTrading = (quotes: KalshiQuoteModel): VenueTrading => ({
   quote: (deps, agent, req) => quoteKalshiTrade(deps, quotes, agent, req),
   submitSigned: (deps, agent, req) => submitKalshiTrade(deps, quotes, agent, req),
   signerStatus: kalshiSignerStatus,
+  walletCash: kalshiWalletCash,
 });

@@ -1,0 +1,16 @@
+import type { VenueWalletCash } from '../../trading/venue-trading.js';
+import { solanaWalletOf } from '../../limits/solana-wallet-setting.js';
+import { dflowTrading } from '../dflow/dflow-trading.js';
+
+/**
+ * The USDC in the owner's registered Solana wallet (`bot_solana_wallet`, proven or not: it is the
+ * wallet Kalshi orders are quoted for), from the Solana RPC: Kalshi through DFlow settles in the
+ * wallet's own USDC token accounts (kalshi.md §3.4), so the chain is where its cash is.
+ */
+export const kalshiWalletCash: VenueWalletCash = {
+  wallet: async (deps, owner) => (await solanaWalletOf(deps, owner))?.address ?? null,
+  read: async (deps, address) => ({
+    cashMicro: Number(await dflowTrading(deps).usdcBalance(address)),
+    allowancesSet: null,
+  }),
+};
