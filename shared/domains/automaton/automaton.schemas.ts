@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SkillItemSchema } from '../skills/skills.schemas.js';
 import { BUILT_IN_VENUE_IDS } from '../venues/venue-id.js';
 
 /** The wire shapes of `simmer-automaton` 0.7.2 (read from its published `src/api.ts`). */
@@ -57,14 +58,16 @@ export const SkillConfigSchema = z
   .refine((c) => Object.keys(c).length <= 100, 'at most 100 tunables')
   .meta({ id: 'AutomatonSkillConfig' });
 
-export const AutomatonSkillSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string(),
-    category: z.string(),
-    tags: z.array(z.string()),
-    difficulty: z.string(),
+/** A listed skill (its catalogue fields) with the automaton's view of it. */
+export const AutomatonSkillSchema = SkillItemSchema.pick({
+  id: true,
+  name: true,
+  description: true,
+  category: true,
+  tags: true,
+  difficulty: true,
+})
+  .extend({
     enabled: z.boolean(),
     tunables: z.array(z.unknown()),
     config: z.record(z.string(), z.unknown()),
