@@ -2,7 +2,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
 
 const selectionSchema = new Schema(
-  { slug: { type: String, required: true }, reason: { type: String, required: true }, score: Number },
+  // `reason` may be empty (the plugin sends ''): mongoose's `required` refuses empty strings.
+  { slug: { type: String, required: true }, reason: { type: String, default: '' }, score: Number },
   { _id: false },
 );
 
@@ -17,7 +18,7 @@ const automatonCycleSchema = new Schema(
     /** The agent's own running number of this record (`id` in the API). */
     seq: { type: Number, required: true },
     cycleNum: { type: Number, required: true },
-    tier: { type: String, required: true },
+    tier: { type: String, default: '' },
     epsilon: { type: Number, required: true },
     selectedSkills: { type: [selectionSchema], default: [] },
     tuningHints: { type: [Schema.Types.Mixed], default: [] },
