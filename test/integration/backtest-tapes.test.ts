@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
 import { withDuckDb } from '../../shared/infra/duckdb.js';
-import {
-  outcomePricesText,
-  type TapeMarketRow,
-  type TapePrintRow,
-} from '../../shared/domains/tapes/tape-columns.js';
+import type { TapeMarketRow, TapePrintRow } from '../../shared/domains/tapes/tape-columns.js';
+import { tapeMarketRow, tapePrintRow } from '../support/tape-rows.js';
 import { tapeKey } from '../../shared/domains/tapes/tape-secret.js';
 import { appendMarkets, appendPrints, tapeDirs } from '../../shared/domains/tapes/tape-store.js';
 import { signTapeUrl } from '../../shared/domains/tapes/tape-urls.js';
@@ -32,47 +29,28 @@ const market = (
   question: string,
   volume: number,
   createdSec: number,
-): TapeMarketRow => ({
-  source,
-  id,
-  question,
-  slug: question.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
-  condition_id: `0x${id}`,
-  token1: `${id}-yes`,
-  token2: `${id}-no`,
-  answer1: 'Yes',
-  answer2: 'No',
-  closed: 0,
-  active: 1,
-  archived: 0,
-  outcome_prices: outcomePricesText(0.5, 0.5),
-  volume,
-  event_id: null,
-  event_slug: null,
-  event_title: null,
-  created_at: new Date(createdSec * 1000).toISOString(),
-  end_date: new Date((createdSec + 30 * DAY) * 1000).toISOString(),
-  updated_at: new Date().toISOString(),
-  neg_risk: 0,
-});
+): TapeMarketRow =>
+  tapeMarketRow({
+    source,
+    id,
+    question,
+    slug: question.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+    volume,
+    created_at: new Date(createdSec * 1000).toISOString(),
+    end_date: new Date((createdSec + 30 * DAY) * 1000).toISOString(),
+  });
 
-const print = (source: string, marketId: string, timestamp: number, n: number): TapePrintRow => ({
-  source,
-  print_id: `${marketId}-${timestamp}-${n}`,
-  timestamp,
-  block_number: null,
-  transaction_hash: null,
-  log_index: null,
-  market_id: marketId,
-  condition_id: `0x${marketId}`,
-  event_id: null,
-  price: 0.4 + n / 100,
-  usd_amount: 10,
-  token_amount: 25,
-  side: n % 2 ? 'SELL' : 'BUY',
-  maker: null,
-  taker: null,
-});
+const print = (source: string, marketId: string, timestamp: number, n: number): TapePrintRow =>
+  tapePrintRow({
+    source,
+    print_id: `${marketId}-${timestamp}-${n}`,
+    timestamp,
+    market_id: marketId,
+    price: 0.4 + n / 100,
+    usd_amount: 10,
+    token_amount: 25,
+    side: n % 2 ? 'SELL' : 'BUY',
+  });
 
 /**
  * Five markets of one source on a fresh day: volumes 500…4500, two of them about bitcoin, three

@@ -4,11 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDuckDb, sqlStringList } from '../../shared/infra/duckdb.js';
 import { compactStore } from '../../shared/domains/tapes/compact-store.js';
-import {
-  outcomePricesText,
-  type TapeMarketRow,
-  type TapePrintRow,
-} from '../../shared/domains/tapes/tape-columns.js';
+import type { TapeMarketRow, TapePrintRow } from '../../shared/domains/tapes/tape-columns.js';
+import { tapeMarketRow, tapePrintRow } from '../support/tape-rows.js';
 import {
   appendMarkets,
   appendPrints,
@@ -21,47 +18,27 @@ const DAY = 86_400;
 const start = Math.floor(Date.now() / 1000 / DAY) * DAY - DAY;
 const dayText = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
 
-const print = (id: string, timestamp: number): TapePrintRow => ({
-  source: 'sim',
-  print_id: id,
-  timestamp,
-  block_number: null,
-  transaction_hash: null,
-  log_index: null,
-  market_id: 'm1',
-  condition_id: 'm1',
-  event_id: null,
-  price: 0.5,
-  usd_amount: 1,
-  token_amount: 2,
-  side: 'BUY',
-  maker: 'sim-lmsr',
-  taker: null,
-});
+const print = (id: string, timestamp: number): TapePrintRow =>
+  tapePrintRow({
+    source: 'sim',
+    print_id: id,
+    timestamp,
+    market_id: 'm1',
+    condition_id: 'm1',
+    usd_amount: 1,
+    token_amount: 2,
+    maker: 'sim-lmsr',
+  });
 
-const marketRow = (volume: number, updatedSec: number): TapeMarketRow => ({
-  source: 'sim',
-  id: 'm1',
-  question: 'Q?',
-  slug: 'q',
-  condition_id: 'm1',
-  token1: 'm1-yes',
-  token2: 'm1-no',
-  answer1: 'Yes',
-  answer2: 'No',
-  closed: 0,
-  active: 1,
-  archived: 0,
-  outcome_prices: outcomePricesText(0.5, 0.5),
-  volume,
-  event_id: null,
-  event_slug: null,
-  event_title: null,
-  created_at: new Date(start * 1000).toISOString(),
-  end_date: null,
-  updated_at: new Date(updatedSec * 1000).toISOString(),
-  neg_risk: 0,
-});
+const marketRow = (volume: number, updatedSec: number): TapeMarketRow =>
+  tapeMarketRow({
+    source: 'sim',
+    id: 'm1',
+    condition_id: 'm1',
+    volume,
+    created_at: new Date(start * 1000).toISOString(),
+    updated_at: new Date(updatedSec * 1000).toISOString(),
+  });
 
 const count = (files: string[], sql = 'count(*)') =>
   withDuckDb(async (db) =>
