@@ -15,7 +15,7 @@ export const onchainEndpoints = {
     tag: 'Wallet',
     summary: 'Whether a wallet has the on-chain approvals Polymarket trading and redemption need',
     description:
-      'Reads the pUSD allowances and CTF operator approvals of the CLOB V2 exchanges and adapters on Polygon (any address: public chain data). Cached per address for 30 s; `no_cache=1` reads the chain now. `include_tx_params=1` adds the unsigned approval transactions for the missing keys, to sign and send through `POST /api/sdk/wallet/broadcast-tx`. 503 `venue_unavailable` when the Polygon RPC cannot be reached.',
+      'Reads the pUSD allowances and CTF operator approvals of the CLOB V2 exchanges and adapters on Polygon (any address: public chain data). An answer with everything set is cached per address for 30 s; one with approvals missing is read from the chain on every call (a wallet setting its approvals sees each one land); `no_cache=1` always reads the chain. `include_tx_params=1` adds the unsigned approval transactions for the missing keys, to sign and send through `POST /api/sdk/wallet/broadcast-tx`. 503 `venue_unavailable` when the Polygon RPC cannot be reached.',
     params: AllowancesParamsSchema,
     query: AllowancesQuerySchema,
     response: AllowancesResponseSchema,

@@ -103,17 +103,29 @@ describe('Polygon allowances and the RPC proxy (client-contract §8.3)', () => {
       assert.equal(receipt.status, '0x1', hash);
     }
 
-    // Within 30 s the cached answer stands; no_cache=1 reads the chain and refreshes the cache.
-    const cached = await allowances(auth, wallet.address);
-    assert.equal(cached.body.all_set, false);
-    assert.equal(cached.body.checked_at, before.body.checked_at);
+    // An incomplete answer was not cached: the plain read (the official client's check_approvals()
+    // after set_approvals()) sees the approvals just mined, not the answer read before they were sent.
+    const plainAfter = await allowances(auth, wallet.address);
+    assert.equal(plainAfter.status, 200, JSON.stringify(plainAfter.body));
+    assert.equal(plainAfter.body.all_set, true, JSON.stringify(plainAfter.body));
+    assert.ok(Object.values(plainAfter.body.allowances).every((v) => v === true));
+    assert.deepEqual(plainAfter.body.missing, []);
     const fresh = await allowances(auth, wallet.address, { no_cache: '1', include_tx_params: '1' });
     assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
     assert.equal(fresh.body.all_set, true);
-    assert.ok(Object.values(fresh.body.allowances).every((v) => v === true));
     assert.deepEqual(fresh.body.missing, []);
     assert.deepEqual(fresh.body.transactions, []);
-    assert.equal((await allowances(auth, wallet.address)).body.all_set, true);
+
+    // A complete answer is cached: within 30 s a revocation (on the emulator's ledger) is not seen by
+    // a plain read; no_cache=1 reads the chain, and its incomplete answer replaces the cached one.
+    await emulatorAdmin(`/wallets/${wallet.address}/approve`, { approved: false });
+    const cached = await allowances(auth, wallet.address);
+    assert.equal(cached.body.all_set, true);
+    assert.equal(cached.body.checked_at, fresh.body.checked_at);
+    const revoked = await allowances(auth, wallet.address, { no_cache: '1' });
+    assert.equal(revoked.body.all_set, false);
+    const plainRevoked = await allowances(auth, wallet.address);
+    assert.equal(plainRevoked.body.all_set, false);
   });
 
   it('refuses a malformed address and a call without an agent key', async () => {

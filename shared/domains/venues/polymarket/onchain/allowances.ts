@@ -8,9 +8,15 @@ import { PolygonRpcError, type PolygonRpc } from './polygon-rpc.js';
 
 /**
  * `GET /api/polymarket/allowances/{address}` (client-contract §8.3): which of the approvals a
- * wallet needs for CLOB V2 are set on-chain. Clients call it before every external trade, so
- * answers are cached per address for a short while; `no_cache=1` reads the chain again (and
- * refreshes the cache), which is what the client does right after setting approvals.
+ * wallet needs for CLOB V2 are set on-chain. Clients call it before every external trade, so a
+ * complete answer (`all_set`) is cached per address for a short while; `no_cache=1` reads the chain
+ * again (and refreshes the cache).
+ *
+ * An incomplete answer is never cached: a wallet missing approvals is one about to set them, and
+ * the official client's `set_approvals()` starts with a `no_cache=1` read (all missing), relays
+ * its twelve approvals and waits for them to be mined, after which its owner's plain
+ * `check_approvals()` must see them, not the answer read before they were sent. Reading such a
+ * wallet every time costs what `no_cache=1` already lets any caller ask for.
  */
 
 const CACHE_MS = 30_000;
@@ -75,23 +81,27 @@ export async function readAllowances(
   opts: { noCache: boolean; includeTxParams: boolean },
 ): Promise<AllowancesAnswer> {
   const owner = getAddress(address);
-  let chain: ChainAllowances;
-  try {
-    chain = await cacheOf(deps.polygon).getOrLoad(
-      owner.toLowerCase(),
-      () => readChain(deps.polygon, owner, deps.clock),
-      { fresh: opts.noCache },
-    );
-  } catch (err) {
-    throw polygonUnavailable(err);
+  const key = owner.toLowerCase();
+  const cache = cacheOf(deps.polygon);
+  let chain = opts.noCache ? undefined : cache.get(key);
+  if (!chain) {
+    try {
+      chain = await readChain(deps.polygon, owner, deps.clock);
+    } catch (err) {
+      throw polygonUnavailable(err);
+    }
+    // Only a complete answer is kept (see above); an incomplete one also drops an older complete one.
+    if (Object.values(chain.allowances).every(Boolean)) cache.set(key, chain);
+    else cache.delete(key);
   }
-  const missing = Object.keys(chain.allowances).filter((k) => !chain.allowances[k]);
+  const { allowances, checkedAt } = chain;
+  const missing = Object.keys(allowances).filter((k) => !allowances[k]);
   return {
     address: owner,
     all_set: missing.length === 0,
-    allowances: { ...chain.allowances },
+    allowances: { ...allowances },
     missing,
-    checked_at: chain.checkedAt,
+    checked_at: checkedAt,
     ...(opts.includeTxParams ? { transactions: approvalTransactions(owner, missing) } : {}),
   };
 }
