@@ -1,0 +1,576 @@
+"""Issue 26's acceptance with the official Python client (simmer-sdk 0.26.0) and a new EVM key.
+
+Run against a service started as `VENUES=emulated WEBHOOK_ALLOW_LOOPBACK=true npm start`, with the
+Python of the client's venv (`npm test` installs it into .cache/simmer-sdk-venv):
+
+    .cache/simmer-sdk-venv/bin/python scripts/official-client-acceptance.py \
+        --base-url http://localhost:8080 --data-dir ./data [--all-methods] [--json-out result.json]
+
+It does what a new user does, through the client wherever the client has a method for it:
+registers an agent, claims it as its human (a user token signed with the service's development
+JWT secret in DATA_DIR, as `npm run token` signs one) and turns real trading on; funds the new
+wallet with pUSD and POL on the Polymarket emulator (the emulator's address comes from
+GET /api/admin/venues with the operator token in DATA_DIR); then `link_wallet()`,
+`set_approvals()`, `check_approvals()`, `ensure_can_trade()`, a buy on Polymarket signed by the
+client and one on sim, `set_monitor()` / `list_monitors()` / `delete_monitor()` on the sim
+position, and `update_settings(clawdbot_webhook_url=...)` pointing at a receiver this script runs
+on 127.0.0.1 (hence WEBHOOK_ALLOW_LOOPBACK on the service), which must then see a signed delivery.
+With --all-methods it goes on through the client's other public methods and tabulates which work.
+
+Each call is printed as `> method(args)` with a compact answer under it. The client's direct calls
+to Polymarket's own hosts (it derives CLOB credentials at clob.polymarket.com first) are sent to a
+closed local proxy, so that the run is offline and the client takes its documented fallback
+through the service (`/api/sdk/wallet/credentials/derive-via-proxy`), as it does where Polymarket
+is unreachable. Exit code 0 when every acceptance check held, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+import traceback
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+# Before the client and its HTTP libraries are imported: anything but the loopback service goes to
+# a closed port (see the module docstring).
+os.environ["HTTPS_PROXY"] = os.environ["https_proxy"] = "http://127.0.0.1:9"
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost,::1"
+os.environ.pop("WALLET_PRIVATE_KEY", None)
+os.environ.pop("SIMMER_PRIVATE_KEY", None)
+os.environ.pop("OWS_WALLET", None)
+
+import requests  # noqa: E402
+from eth_account import Account  # noqa: E402
+
+import simmer_sdk  # noqa: E402
+from simmer_sdk import SimmerClient  # noqa: E402
+
+# ------------------------------------------------------------------------------------------------
+# Printing
+
+
+def compact(value: Any, limit: int = 400) -> str:
+    """One line of JSON, cut at `limit` characters."""
+    try:
+        text = json.dumps(value, default=lambda o: getattr(o, "__dict__", str(o)), sort_keys=False)
+    except Exception:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def pick(d: Any, *keys: str) -> dict:
+    if not isinstance(d, dict):
+        d = getattr(d, "__dict__", {}) or {}
+    return {k: d.get(k) for k in keys if k in d}
+
+
+class Run:
+    """Calls, their answers and the acceptance checks, printed as they happen."""
+
+    def __init__(self) -> None:
+        self.checks: list[dict] = []
+        self.methods: dict[str, dict] = {}
+
+    def call(self, label: str, fn: Callable[[], Any], show: Callable[[Any], Any] | None = None,
+             method: str | None = None) -> Any:
+        print(f"> {label}", flush=True)
+        try:
+            answer = fn()
+        except requests.HTTPError as e:
+            body = e.response.text if e.response is not None else ""
+            status = e.response.status_code if e.response is not None else None
+            print(f"  ! HTTP {status}: {body[:400]}", flush=True)
+            if method:
+                self.methods[method] = {"ok": False, "error": f"HTTP {status}: {body[:300]}"}
+            raise
+        except Exception as e:
+            print(f"  ! {type(e).__name__}: {str(e)[:400]}", flush=True)
+            if method:
+                self.methods[method] = {"ok": False, "error": f"{type(e).__name__}: {str(e)[:300]}"}
+            raise
+        print(f"  = {compact(show(answer) if show else answer)}", flush=True)
+        if method:
+            self.methods[method] = {"ok": True}
+        return answer
+
+    def check(self, name: str, ok: bool, detail: Any = None) -> bool:
+        self.checks.append({"check": name, "ok": bool(ok), "detail": detail})
+        print(f"  [{'PASS' if ok else 'FAIL'}] {name}" + (f": {compact(detail, 300)}" if detail is not None else ""),
+              flush=True)
+        return bool(ok)
+
+
+def heading(title: str) -> None:
+    print(f"\n== {title}", flush=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# The service's side doors: agent registration, the human's claim, the emulator's faucet
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def user_token(secret: str, sub: str) -> str:
+    """An HS256 user JWT as `npm run token` signs one (no issuer/audience configured)."""
+    now = int(time.time())
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    claims = b64url(json.dumps({"sub": sub, "iat": now, "exp": now + 3600}).encode())
+    sig = hmac.new(secret.encode(), f"{header}.{claims}".encode(), hashlib.sha256).digest()
+    return f"{header}.{claims}.{b64url(sig)}"
+
+
+class Service:
+    def __init__(self, base: str, data_dir: Path | None) -> None:
+        self.base = base.rstrip("/")
+        self.data_dir = data_dir
+
+    def secret(self, env_name: str, file: str) -> str:
+        if os.environ.get(env_name):
+            return os.environ[env_name]
+        if self.data_dir and (self.data_dir / file).exists():
+            return (self.data_dir / file).read_text().strip()
+        raise SystemExit(f"{env_name} unset and no {file} in --data-dir: pass the service's DATA_DIR")
+
+    def http(self, method: str, path: str, token: str | None = None, body: Any = None) -> Any:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        r = requests.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=60)
+        r.raise_for_status()
+        return r.json() if r.content else None
+
+    def emulator(self) -> str:
+        """The Polymarket emulator's base URL (its /clob host), from the operator's venue list."""
+        venues = self.http("GET", "/api/admin/venues", self.secret("OPERATOR_TOKEN", "operator-token"))
+        if venues.get("mode") != "emulated":
+            raise SystemExit("The service does not run against the emulators: start it with VENUES=emulated.")
+        poly = next(v for v in venues["venues"] if v["venue"] == "polymarket")
+        clob = next(h["base_url"] for h in poly["hosts"] if h["base_url"].endswith("/clob"))
+        return clob[: -len("/clob")]
+
+
+def emulator_admin(emulator: str, method: str, path: str, body: Any = None) -> Any:
+    r = requests.request(method, f"{emulator}/__admin{path}", json=body, timeout=30)
+    r.raise_for_status()
+    return r.json()
+
+
+def redirect_clob_host(clob: str) -> None:
+    """Points the client's hard-coded Polymarket CLOB host at the emulator's, as DNS would.
+
+    The client derives a wallet's CLOB credentials (and cancels its orders) with py-clob-client at
+    https://clob.polymarket.com, a constant no setting changes. Its own code runs unchanged; only
+    the host the py-clob-client objects it builds talk to is the emulator's.
+    """
+    from py_clob_client.client import ClobClient
+
+    real = "https://clob.polymarket.com"
+    init = ClobClient.__init__
+
+    def emulated_init(self: Any, host: str, *args: Any, **kwargs: Any) -> None:
+        init(self, clob if host.rstrip("/") == real else host, *args, **kwargs)
+
+    ClobClient.__init__ = emulated_init  # type: ignore[method-assign]
+    SimmerClient.POLYMARKET_CLOB_API = clob
+
+
+# ------------------------------------------------------------------------------------------------
+# A receiver for the chat bridge (clawdbot_webhook_url)
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.got: list[dict] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                outer.got.append({"raw": raw.decode(), "headers": {k.lower(): v for k, v in self.headers.items()}})
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/clawdbot"
+
+    def wait(self, pred: Callable[[dict], bool], timeout: float) -> dict | None:
+        end = time.time() + timeout
+        while time.time() < end:
+            for g in self.got:
+                if pred(g):
+                    return g
+            time.sleep(0.25)
+        return None
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def signature_holds(delivery: dict, secret: str) -> bool:
+    """X-Simmer-Signature-V2 `t=<ts>,v1=<hex>` over `<ts>.<body>`, or the body-only X-Simmer-Signature."""
+    h = delivery["headers"]
+    raw = delivery["raw"].encode()
+    v2 = h.get("x-simmer-signature-v2")
+    if v2:
+        parts = dict(p.split("=", 1) for p in v2.split(",") if "=" in p)
+        ts, sig = parts.get("t"), parts.get("v1")
+        if ts and sig:
+            want = hmac.new(secret.encode(), f"{ts}.".encode() + raw, hashlib.sha256).hexdigest()
+            if hmac.compare_digest(want, sig):
+                return True
+    v1 = h.get("x-simmer-signature")
+    if v1:
+        want = hmac.new(secret.encode(), raw, hashlib.sha256).hexdigest()
+        return hmac.compare_digest(want, v1.removeprefix("sha256="))
+    return False
+
+
+# ------------------------------------------------------------------------------------------------
+# The acceptance flow
+
+
+def acceptance(run: Run, svc: Service, key: str, result: dict) -> tuple[SimmerClient, dict]:
+    heading("Setup: an agent, its human's claim, real trading on, a new EVM key funded on the emulator")
+    reg = run.call("POST /api/sdk/agents/register", lambda: svc.http(
+        "POST", "/api/sdk/agents/register", body={"name": f"official-client-{secrets.token_hex(3)}"}),
+        lambda r: pick(r, "agent_id", "claim_code", "status"))
+    api_key = reg["api_key"]
+    sub = f"acceptance-user-{secrets.token_hex(4)}"
+    token = user_token(svc.secret("JWT_SECRET", "jwt-secret"), sub)
+    run.call(f"POST /api/sdk/agents/claim (user {sub})", lambda: svc.http(
+        "POST", "/api/sdk/agents/claim", token, {"claim_code": reg["claim_code"]}),
+        lambda r: pick(r, "success", "claimed", "claimed_by", "agent_id"))
+    run.call("PATCH /api/sdk/settings {sdk_real_trading_enabled: true} (user)", lambda: svc.http(
+        "PATCH", "/api/sdk/settings", token, {"sdk_real_trading_enabled": True}),
+        lambda r: pick(r, "sdk_real_trading_enabled", "wallet_address", "wallet_ownership"))
+
+    account = Account.from_key(key)
+    emulator = svc.emulator()
+    print(f"  new EVM key → {account.address}; Polymarket emulator at {emulator}")
+    run.call(f"<emulator>/__admin/wallets/{account.address}/fund {{pusd: 1000}}",
+             lambda: emulator_admin(emulator, "POST", f"/wallets/{account.address}/fund", {"pusd": 1000}),
+             lambda r: pick(r, "pusd"))
+    run.call(f"<emulator>/__admin/polygon/accounts/{account.address}/fund {{pol: 1}}",
+             lambda: emulator_admin(emulator, "POST", f"/polygon/accounts/{account.address}/fund", {"pol": 1}),
+             lambda r: pick(r, "pol", "nonce"))
+
+    redirect_clob_host(f"{emulator}/clob")
+    client = SimmerClient(api_key=api_key, base_url=svc.base, venue="polymarket", private_key=key, live=True)
+    print(f"  SimmerClient(venue='polymarket', live=True, private_key=<new key>) — simmer-sdk {simmer_sdk.__version__}")
+
+    heading("Wallet: link, approvals, balance")
+    linked = run.call("client.link_wallet()", client.link_wallet,
+                      lambda r: pick(r, "success", "wallet_address", "wallet_ownership",
+                                     "clob_credentials_registered", "clob_credentials_error"),
+                      method="link_wallet")
+    run.check("link_wallet: linked, CLOB credentials registered",
+              linked.get("success") is True and linked.get("clob_credentials_registered") is True,
+              pick(linked, "success", "clob_credentials_registered"))
+
+    approvals = run.call("client.set_approvals()", client.set_approvals,
+                         lambda r: {**pick(r, "set", "skipped", "failed"),
+                                    "details": [f"{d.get('status')}:{d.get('description', '')[:40]}"
+                                                for d in r.get("details", [])]},
+                         method="set_approvals")
+    result["set_approvals"] = pick(approvals, "set", "skipped", "failed")
+    run.check("set_approvals → 12 set, 0 failed",
+              approvals.get("set") == 12 and approvals.get("failed") == 0, result["set_approvals"])
+
+    status = run.call("client.check_approvals()", client.check_approvals,
+                      lambda r: pick(r, "all_set", "missing", "checked_at"),
+                      method="check_approvals")
+    result["all_set"] = status.get("all_set")
+    run.check("check_approvals → all_set: true", status.get("all_set") is True)
+
+    can = run.call("client.ensure_can_trade()", client.ensure_can_trade, method="ensure_can_trade")
+    result["ensure_can_trade"] = can
+    run.check("ensure_can_trade → ok with the funded pUSD balance",
+              can.get("ok") is True and can.get("reason") == "ok" and abs(float(can.get("balance", 0)) - 1000) < 1e-6,
+              pick(can, "ok", "reason", "balance", "collateral"))
+
+    heading("Trades: a buy on Polymarket signed by the client, a buy on sim")
+    tag = secrets.token_hex(3)
+    created = emulator_admin(emulator, "POST", "/events", {
+        "title": f"Acceptance: will the official client trade ({tag})?", "slug": f"official-client-{tag}",
+        "outcomes": ["Yes", "No"], "prices": [0.55, 0.45]})
+    slug = created["markets"][0]["slug"]
+    imported = run.call(f"client.import_market('https://polymarket.com/market/{slug}')",
+                        lambda: client.import_market(f"https://polymarket.com/market/{slug}"),
+                        lambda r: pick(r, "success", "status", "market_id", "external_price_yes"),
+                        method="import_market")
+    poly_market = imported["market_id"]
+    buy = run.call(f"client.trade({poly_market[:8]}…, 'yes', amount=10)  # venue polymarket, signed locally",
+                   lambda: client.trade(poly_market, "yes", amount=10, reasoning="acceptance: client-signed buy"),
+                   lambda r: pick(r, "success", "venue", "shares_bought", "cost", "order_status", "fill_status",
+                                  "error", "error_code"),
+                   method="trade")
+    result["polymarket_buy"] = pick(buy, "success", "shares_bought", "fill_status")
+    run.check("a Polymarket buy signed by the client fills", buy.success and buy.shares_bought > 0,
+              result["polymarket_buy"])
+
+    sim_markets = run.call("client.get_markets(venue='sim', limit=5)",
+                           lambda: client.get_markets(venue="sim", limit=5),
+                           lambda r: [(m.id[:8], m.question[:40]) for m in r], method="get_markets")
+    sim_market = sim_markets[0].id
+    result["sim_market"] = sim_market
+    sim_buy = run.call(f"client.trade({sim_market[:8]}…, 'yes', amount=25, venue='sim')",
+                       lambda: client.trade(sim_market, "yes", amount=25, venue="sim",
+                                            reasoning="acceptance: sim buy"),
+                       lambda r: pick(r, "success", "venue", "shares_bought", "cost", "balance", "error"))
+    run.check("a sim buy fills", sim_buy.success and sim_buy.shares_bought > 0,
+              pick(sim_buy, "success", "shares_bought"))
+
+    heading("Monitors on the sim position (no venue sent, as the client sends none)")
+    mon = run.call(f"client.set_monitor({sim_market[:8]}…, 'yes', stop_loss_pct=0.25)",
+                   lambda: client.set_monitor(sim_market, "yes", stop_loss_pct=0.25),
+                   lambda r: pick(r, "success", "side", "stop_loss_pct", "take_profit_pct", "shares", "message"),
+                   method="set_monitor")
+    result["set_monitor"] = pick(mon, "success", "stop_loss_pct")
+    run.check("set_monitor on the sim position → stop-loss set", mon.get("success") is True
+              and mon.get("stop_loss_pct") == 0.25, result["set_monitor"])
+    listed = run.call("client.list_monitors()", client.list_monitors,
+                      lambda r: [pick(m, "market_id", "side", "venue", "stop_loss_pct", "status") for m in r],
+                      method="list_monitors")
+    run.check("list_monitors shows it", any(m.get("market_id") == sim_market and m.get("stop_loss_pct") == 0.25
+                                            for m in listed))
+    deleted = run.call(f"client.delete_monitor({sim_market[:8]}…, 'yes')",
+                       lambda: client.delete_monitor(sim_market, "yes"), method="delete_monitor")
+    after = run.call("client.list_monitors()", client.list_monitors,
+                     lambda r: [pick(m, "market_id", "side", "venue", "stop_loss_pct") for m in r])
+    result["delete_monitor"] = deleted
+    run.check("delete_monitor removes it", deleted.get("success") is True
+              and not any(m.get("market_id") == sim_market and m.get("side") == "yes" for m in after))
+
+    heading("Chat bridge: update_settings(clawdbot_webhook_url=…) and a delivery")
+    rx = Receiver()
+    try:
+        chat_id = f"acceptance-{tag}"
+        settings = run.call(f"client.update_settings(clawdbot_webhook_url='{rx.url}', clawdbot_chat_id=…, "
+                            "clawdbot_channel='telegram')",
+                            lambda: client.update_settings(clawdbot_webhook_url=rx.url, clawdbot_chat_id=chat_id,
+                                                           clawdbot_channel="telegram"),
+                            lambda r: {**pick(r, "clawdbot_webhook_url", "clawdbot_chat_id", "clawdbot_channel"),
+                                       "clawdbot_webhook_secret": "<64 hex>" if r.get("clawdbot_webhook_secret") else None},
+                            method="update_settings")
+        run.check("update_settings accepted the bridge", settings.get("clawdbot_webhook_url") == rx.url)
+        read = run.call("client.get_settings()", client.get_settings,
+                        lambda r: pick(r, "clawdbot_webhook_url", "clawdbot_chat_id", "clawdbot_channel",
+                                       "max_trades_per_day"), method="get_settings")
+        run.check("get_settings returns it", read.get("clawdbot_webhook_url") == rx.url)
+        other = sim_markets[1].id
+        trigger = run.call(f"client.trade({other[:8]}…, 'yes', amount=5, venue='sim')  # an event for the bridge",
+                           lambda: client.trade(other, "yes", amount=5, venue="sim", reasoning="acceptance: bridge"),
+                           lambda r: pick(r, "success", "trade_id", "shares_bought", "error"))
+        got = rx.wait(lambda g: json.loads(g["raw"]).get("type") == "trade.executed", 60)
+        body = json.loads(got["raw"]) if got else None
+        if got:
+            print(f"  receiver got: {compact({'type': body.get('type'), 'data': pick(body.get('data', {}), 'trade_id', 'market_id', 'side', 'venue', 'chat_id', 'channel')}, 500)}")
+        secret = settings.get("clawdbot_webhook_secret") or ""
+        signed = bool(got and secret and signature_holds(got, secret))
+        result["clawdbot_delivery"] = {"type": body.get("type") if body else None, "signed": signed,
+                                       "chat_id": (body or {}).get("data", {}).get("chat_id")}
+        run.check("a signed trade.executed delivery reached the bridge, with the chat id and channel",
+                  bool(got) and signed and body["data"].get("chat_id") == chat_id
+                  and body["data"].get("channel") == "telegram", result["clawdbot_delivery"])
+        _ = trigger
+    finally:
+        rx.close()
+    return client, {"poly_market": poly_market, "sim_market": sim_market, "api_key": api_key, "token": token,
+                    "emulator": emulator, "address": account.address}
+
+
+# ------------------------------------------------------------------------------------------------
+# Every other public method
+
+
+def sweep(run: Run, svc: Service, client: SimmerClient, ctx: dict) -> None:
+    heading("The client's other public methods")
+    sim = SimmerClient(api_key=ctx["api_key"], base_url=svc.base, venue="sim")
+    pm, sm = ctx["poly_market"], ctx["sim_market"]
+
+    def attempt(method: str, label: str, fn: Callable[[], Any], show: Callable[[Any], Any] | None = None,
+                ok: Callable[[Any], bool] | None = None, why_not: Callable[[Any], str] | None = None) -> Any:
+        try:
+            answer = run.call(label, fn, show, method=method)
+        except Exception:
+            return None
+        if ok is not None and not ok(answer):
+            run.methods[method] = {"ok": False, "error": why_not(answer) if why_not else compact(answer, 300)}
+            print(f"  ! not as the client expects: {run.methods[method]['error']}")
+        return answer
+
+    attempt("from_env", "SimmerClient.from_env(base_url=…)  # SIMMER_API_KEY set",
+            lambda: (os.environ.__setitem__("SIMMER_API_KEY", ctx["api_key"]), SimmerClient.from_env(base_url=svc.base))[1],
+            lambda c: repr(c))
+    attempt("readonly", "SimmerClient.readonly(api_key, base_url=…)",
+            lambda: SimmerClient.readonly(ctx["api_key"], base_url=svc.base), lambda c: repr(c))
+    attempt("check_for_updates", "SimmerClient.check_for_updates(warn=False)",
+            lambda: SimmerClient.check_for_updates(warn=False))
+    attempt("get_briefing", "client.get_briefing()", client.get_briefing,
+            lambda r: {k: (type(v).__name__ if isinstance(v, (dict, list)) else v) for k, v in (r or {}).items()})
+    attempt("preflight", "client.preflight()", lambda: client.preflight(),
+            lambda r: pick(r, "ok", "ready", "checks", "warnings", "errors"))
+    attempt("get_portfolio", "client.get_portfolio()", client.get_portfolio,
+            lambda r: {**pick(r, "balance_usdc", "pnl_total", "positions_count"),
+                       "polymarket": pick((r or {}).get("polymarket") or {}, "balance", "balance_checked_at")})
+    attempt("get_positions", "client.get_positions()", client.get_positions,
+            lambda r: [(p.market_id[:8], p.venue, p.shares_yes, p.shares_no) for p in r],
+            ok=lambda r: any(p.market_id == pm for p in r), why_not=lambda r: "the Polymarket position is not listed")
+    attempt("get_held_markets", "client.get_held_markets()", client.get_held_markets,
+            lambda r: {k[:8]: v for k, v in r.items()})
+    attempt("check_conflict", f"client.check_conflict({pm[:8]}…, 'other-skill')",
+            lambda: client.check_conflict(pm, "other-skill"))
+    attempt("get_total_pnl", "client.get_total_pnl()", client.get_total_pnl)
+    attempt("get_market_by_id", f"client.get_market_by_id({pm[:8]}…)", lambda: client.get_market_by_id(pm),
+            lambda m: pick(m, "id", "question", "status", "external_price_yes"), ok=lambda m: m is not None)
+    attempt("find_markets", "client.find_markets('Acceptance')", lambda: client.find_markets("Acceptance"),
+            lambda r: [m.question[:50] for m in r])
+    attempt("get_fast_markets", "client.get_fast_markets()", lambda: client.get_fast_markets(),
+            lambda r: [getattr(m, "question", m)[:40] if isinstance(getattr(m, "question", m), str) else m for m in r][:3])
+    attempt("get_candles", "client.get_candles('BTC', interval='1m', limit=3)",
+            lambda: client.get_candles("BTC", interval="1m", limit=3), lambda r: compact(r, 200))
+    attempt("get_market_context", f"client.get_market_context({pm[:8]}…)", lambda: client.get_market_context(pm),
+            lambda r: {**pick(r, "warnings"), "market": pick(r.get("market", {}), "spread", "spread_cents")})
+    attempt("get_price_history", f"client.get_price_history({sm[:8]}…)", lambda: client.get_price_history(sm),
+            lambda r: f"{len(r)} points")
+    attempt("get_trades", "client.get_trades()", lambda: client.get_trades(),
+            lambda r: compact(r, 200))
+    attempt("get_outcomes", "client.get_outcomes()", lambda: client.get_outcomes(), lambda r: compact(r, 200))
+    attempt("get_open_orders", "client.get_open_orders()", client.get_open_orders,
+            lambda r: pick(r, "count", "orders"))
+    attempt("get_paper_summary", "client.get_paper_summary()  # live client: None", client.get_paper_summary)
+    attempt("prepare_real_trade", f"client.prepare_real_trade({pm[:8]}…, 'yes', 5)",
+            lambda: client.prepare_real_trade(pm, "yes", 5), lambda r: compact(r, 300))
+    attempt("list_importable_markets", "client.list_importable_markets(limit=3)",
+            lambda: client.list_importable_markets(limit=3), lambda r: compact(r, 200))
+    attempt("check_market_exists", f"client.check_market_exists(url=…{pm[:0]})",
+            lambda: client.check_market_exists(url=f"https://polymarket.com/market/{client.get_market_by_id(pm).__dict__.get('slug', '')}")
+            if False else client.check_market_exists(condition_id=(client.get_market_by_id(pm).__dict__.get("condition_id") or "0x")),
+            lambda r: compact(r, 200))
+    attempt("get_top_holders", f"client.get_top_holders({pm[:8]}…)", lambda: client.get_top_holders(pm),
+            lambda r: compact(r, 200))
+    attempt("maker_rewards_status", f"client.maker_rewards_status({pm[:8]}…)",
+            lambda: client.maker_rewards_status(pm), lambda r: compact(r, 200))
+    attempt("import_kalshi_market", "client.import_kalshi_market('KXHIGHNY-26FEB19-B45.5')",
+            lambda: client.import_kalshi_market("https://kalshi.com/markets/kxhighny/kxhighny-26feb19"),
+            lambda r: pick(r, "success", "status", "market_id", "kalshi_ticker", "markets_imported"))
+    attempt("import_kalshi_event", "client.import_kalshi_event('KXHIGHNY-26FEB19')",
+            lambda: client.import_kalshi_event("KXHIGHNY-26FEB19"),
+            lambda r: pick(r, "success", "status", "event_id", "markets_imported"))
+
+    # Orders: a resting GTC sell at 0.95 through the client, then the three cancels.
+    attempt("cancel_order", "client.trade(… 'yes', action='sell', shares=5, order_type='GTC', price=0.95) → cancel_order",
+            lambda: client.cancel_order(str(client.trade(pm, "yes", shares=5, action="sell", order_type="GTC",
+                                                         price=0.95).order_id)), lambda r: compact(r, 200),
+            ok=lambda r: bool(r.get("success", True)) and not r.get("not_canceled"))
+    attempt("cancel_market_orders", f"client.cancel_market_orders({pm[:8]}…)",
+            lambda: (client.trade(pm, "yes", shares=5, action="sell", order_type="GTC", price=0.96),
+                     client.cancel_market_orders(pm))[1], lambda r: compact(r, 200))
+    attempt("cancel_all_orders", "client.cancel_all_orders()",
+            lambda: (client.trade(pm, "yes", shares=5, action="sell", order_type="GTC", price=0.97),
+                     client.cancel_all_orders())[1], lambda r: compact(r, 200))
+
+    alert = attempt("create_alert", f"client.create_alert({sm[:8]}…, 'yes', 'above', 0.99)",
+                    lambda: client.create_alert(sm, "yes", "above", 0.99), lambda r: compact(r, 200))
+    attempt("get_alerts", "client.get_alerts()", client.get_alerts, lambda r: f"{len(r)} alerts")
+    attempt("get_triggered_alerts", "client.get_triggered_alerts()", client.get_triggered_alerts,
+            lambda r: f"{len(r)} triggered")
+    if alert:
+        attempt("delete_alert", "client.delete_alert(<id>)",
+                lambda: client.delete_alert(alert.get("id") or alert.get("alert_id")), lambda r: compact(r, 200))
+
+    rx = Receiver()
+    try:
+        hook = attempt("register_webhook", f"client.register_webhook('{rx.url}')",
+                       lambda: client.register_webhook(rx.url), lambda r: pick(r, "id", "webhook_id", "url", "events"))
+        attempt("list_webhooks", "client.list_webhooks()", client.list_webhooks, lambda r: f"{len(r)} webhooks")
+        attempt("test_webhook", "client.test_webhook()", client.test_webhook, lambda r: compact(r, 200))
+        got = rx.wait(lambda g: json.loads(g["raw"]).get("type") == "webhook.test", 30)
+        print(f"  receiver got webhook.test: {bool(got)}")
+        if hook:
+            attempt("delete_webhook", "client.delete_webhook(<id>)",
+                    lambda: client.delete_webhook(hook.get("id") or hook.get("webhook_id")), lambda r: compact(r, 200))
+    finally:
+        rx.close()
+
+    attempt("ensure_approvals", "client.ensure_approvals()", client.ensure_approvals,
+            lambda r: pick(r, "ready", "missing_transactions"), ok=lambda r: r.get("ready") is True)
+    attempt("get_agent_wallets", "client.get_agent_wallets()", client.get_agent_wallets, lambda r: compact(r, 200))
+    attempt("get_agent_wallet_pnl", "client.get_agent_wallet_pnl()", client.get_agent_wallet_pnl,
+            lambda r: compact(r, 200))
+    attempt("register_agent_wallet", "client.register_agent_wallet('acceptance')  # needs an OWS vault",
+            lambda: client.register_agent_wallet("acceptance"), lambda r: compact(r, 200))
+    attempt("update_agent_wallet_creds", "client.update_agent_wallet_creds(...)",
+            lambda: client.update_agent_wallet_creds(ctx["address"]), lambda r: compact(r, 200))
+    attempt("with_ows_wallet", "SimmerClient.with_ows_wallet('acceptance', api_key=…)  # needs an OWS vault",
+            lambda: SimmerClient.with_ows_wallet("acceptance", api_key=ctx["api_key"], base_url=svc.base))
+    attempt("place_combo", "client.place_combo(...)", lambda: client.place_combo(
+        legs=[{"market_id": pm, "side": "yes"}], amount=5), lambda r: compact(r, 200))
+    attempt("auto_redeem", "client.auto_redeem()", client.auto_redeem, lambda r: compact(r, 200))
+    attempt("redeem", f"client.redeem({pm[:8]}…, 'yes')  # open market: refused", lambda: client.redeem(pm, "yes"),
+            lambda r: compact(r, 200))
+    attempt("import_polymarket_wallet", "client.import_polymarket_wallet()", client.import_polymarket_wallet,
+            lambda r: compact(r, 300))
+    attempt("activate_polymarket_dw", "client.activate_polymarket_dw()", client.activate_polymarket_dw,
+            lambda r: compact(r, 300))
+    attempt("activate_combo_dw", "client.activate_combo_dw()", client.activate_combo_dw, lambda r: compact(r, 300))
+    attempt("wrap_on_dw", "client.wrap_on_dw()", client.wrap_on_dw, lambda r: compact(r, 300))
+    _ = sim
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base-url", default=os.environ.get("SIMMER_API_URL", "http://localhost:8080"))
+    p.add_argument("--data-dir", default=os.environ.get("DATA_DIR"),
+                   help="the service's DATA_DIR (its jwt-secret and operator-token); or set JWT_SECRET and OPERATOR_TOKEN")
+    p.add_argument("--all-methods", action="store_true", help="also try the client's other public methods")
+    p.add_argument("--json-out", help="write the checks and figures as JSON here")
+    args = p.parse_args()
+
+    svc = Service(args.base_url, Path(args.data_dir) if args.data_dir else None)
+    run = Run()
+    result: dict = {"sdk_version": simmer_sdk.__version__}
+    key = "0x" + secrets.token_hex(32)
+    print(f"simmer-sdk {simmer_sdk.__version__} against {svc.base} ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())})")
+    try:
+        client, ctx = acceptance(run, svc, key, result)
+        if args.all_methods:
+            sweep(run, svc, client, ctx)
+    except Exception as e:  # the first unexpected error ends the run; the checks so far are reported
+        traceback.print_exc()
+        run.check("the run completed", False, f"{type(e).__name__}: {e}")
+    result["checks"] = run.checks
+    result["methods"] = run.methods
+    failed = [c["check"] for c in run.checks if not c["ok"]]
+    print(f"\n{len(run.checks) - len(failed)}/{len(run.checks)} acceptance checks passed" +
+          (f"; failed: {failed}" if failed else ""))
+    if args.all_methods:
+        works = sorted(m for m, r in run.methods.items() if r["ok"])
+        fails = {m: r["error"] for m, r in run.methods.items() if not r["ok"]}
+        print(f"client methods tried: {len(run.methods)}, answered as expected: {len(works)}")
+        for m, err in sorted(fails.items()):
+            print(f"  - {m}: {err[:200]}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(result, indent=2, default=str))
+    return 0 if not failed else 1
+
+
+if __name__ == "__main__":
+    _ = uuid
+    sys.exit(main())
