@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { freePort } from '../../shared/infra/embedded/child-process.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { runCaptured } from '../support/run-captured.js';
 import { describeRun, runSimmer, simmerCommand } from '../support/simmer-backtest.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -24,7 +24,7 @@ async function sampleTape(dir: string, end: string) {
 }
 
 /** `npm run <script> -- <args>` in the project with DATA_DIR set, as an operator runs it; its exit and output. */
-function npmRun(
+async function npmRun(
   script: string,
   args: string[],
   dataDir: string,
@@ -34,22 +34,12 @@ function npmRun(
     if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR|NODE_ENV)$/.test(k))
       env[k] = v;
   }
-  return new Promise((done, fail) => {
-    const proc = spawn('npm', ['run', script, '--', ...args], {
-      cwd: root,
-      env: { ...env, DATA_DIR: dataDir, NODE_ENV: 'development' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    proc.stdout.on('data', (c) => (output += c));
-    proc.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 180_000);
-    proc.once('error', fail);
-    proc.once('close', (code) => {
-      clearTimeout(timer);
-      done({ code, output });
-    });
+  const run = await runCaptured('npm', ['run', script, '--', ...args], {
+    cwd: root,
+    env: { ...env, DATA_DIR: dataDir, NODE_ENV: 'development' },
+    timeoutMs: 180_000,
   });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 describe('backtests with the official Python client (`simmer backtest`, simmer-sdk 0.26.0) #integration', function () {

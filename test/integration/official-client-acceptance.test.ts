@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { freePort } from '../../shared/infra/embedded/child-process.js';
+import { runCaptured } from '../support/run-captured.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { simmerCommand } from '../support/simmer-backtest.js';
+import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const SCRIPT = join(root, 'scripts', 'official-client-acceptance.py');
@@ -23,29 +23,14 @@ interface AcceptanceResult {
   checks: { check: string; ok: boolean; detail?: unknown }[];
 }
 
-/** Runs the script with the client venv's Python and a clean environment; its exit, output and result. */
-function runAcceptance(python: string, args: string[], home: string) {
-  return new Promise<{ code: number | null; output: string }>((done, fail) => {
-    const proc = spawn(python, [SCRIPT, ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        LANG: 'C.UTF-8',
-        PYTHONIOENCODING: 'utf-8',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    proc.stdout.on('data', (c) => (output += c));
-    proc.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 300_000);
-    proc.once('error', fail);
-    proc.once('close', (code) => {
-      clearTimeout(timer);
-      done({ code, output });
-    });
+/** Runs the script with the client venv's Python and a clean environment; its exit and output. */
+async function runAcceptance(python: string, args: string[], home: string) {
+  const run = await runCaptured(python, [SCRIPT, ...args], {
+    cwd: root,
+    env: pythonEnv(home),
+    timeoutMs: 300_000,
   });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 // Issue 26's acceptance: "with the official client and a new EVM key against `VENUES=emulated npm

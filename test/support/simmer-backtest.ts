@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { runCaptured } from './run-captured.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -56,44 +56,35 @@ export function parseBacktestSummary(stdout: string): BacktestSummary | null {
   };
 }
 
+/** A clean environment for the client's Python programs: only PATH, HOME (`home`) and UTF-8 output. */
+export const pythonEnv = (home: string): Record<string, string> => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  LANG: 'C.UTF-8',
+  PYTHONIOENCODING: 'utf-8',
+});
+
 /**
  * Runs `simmer <args>` with a clean environment: HOME (where the client caches tapes, ~/.simmer/tapes)
  * and the candles cache in `home`, SIMMER_API_KEY when given. Resolves when it exits (killed after
  * `timeoutMs`); `reportFile` is read back when the args name it with `--out`.
  */
-export function runSimmer(
+export async function runSimmer(
   command: string,
   args: string[],
   opts: { home: string; apiKey?: string; reportFile?: string; timeoutMs?: number },
 ): Promise<BacktestRun> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: opts.home,
-    LANG: 'C.UTF-8',
-    PYTHONIOENCODING: 'utf-8',
+    ...pythonEnv(opts.home),
     REPLAY_KLINES_CACHE_DIR: join(opts.home, 'klines'),
     ...(opts.apiKey ? { SIMMER_API_KEY: opts.apiKey } : {}),
   };
-  return new Promise((done, fail) => {
-    const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (c) => (stdout += c));
-    proc.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
-    proc.once('error', (err) => {
-      clearTimeout(timer);
-      fail(err);
-    });
-    proc.once('close', (code) => {
-      clearTimeout(timer);
-      const report =
-        opts.reportFile && existsSync(opts.reportFile)
-          ? (JSON.parse(readFileSync(opts.reportFile, 'utf8')) as BacktestRun['report'])
-          : null;
-      done({ code, stdout, stderr, summary: parseBacktestSummary(stdout), report });
-    });
-  });
+  const run = await runCaptured(command, args, { cwd: root, env, timeoutMs: opts.timeoutMs ?? 300_000 });
+  const report =
+    opts.reportFile && existsSync(opts.reportFile)
+      ? (JSON.parse(readFileSync(opts.reportFile, 'utf8')) as BacktestRun['report'])
+      : null;
+  return { ...run, summary: parseBacktestSummary(run.stdout), report };
 }
 
 /** Everything a failed assertion on a run should show. */
