@@ -500,7 +500,7 @@ def sweep(run: Run, svc: Service, client: SimmerClient, ctx: dict) -> None:
     attempt("get_price_history", f"client.get_price_history({sm[:8]}…)", lambda: client.get_price_history(sm),
             lambda r: f"{len(r)} points", ok=lambda r: len(r) > 0)
     attempt("get_trades", "client.get_trades()", lambda: client.get_trades(),
-            lambda r: {"total": r.get("total"), "venues": sorted({t.get("venue") for t in r.get("trades", [])})},
+            lambda r: {"total_count": r.get("total_count"), "venues": sorted({t.get("venue") for t in r.get("trades", [])})},
             ok=lambda r: len(r.get("trades", [])) >= 3)
     third = ctx["third_sim_market"]
     attempt("get_outcomes", f"client.trade({third[:8]}…, 'yes', 3, venue='sim', skill_slug='acceptance-skill') "
