@@ -90,19 +90,42 @@ export async function bookMatches(
     },
     ctx.now,
   );
+  // A match on a venue that settles later is followed until the chain's final word (venue-settlement.ts).
+  const settlement = settlesLater(ctx, t) ? ('pending' as const) : (vo.settlement ?? null);
   await ctx.models.Trade.updateOne(
     { _id: t._id, 'venueOrder.matchedSharesMicro': vo.matchedSharesMicro },
     {
       $set: {
         'venueOrder.matchedSharesMicro': state.sharesMicro,
         'venueOrder.matchedAmountMicro': state.amountMicro,
+        ...(settlement ? { 'venueOrder.settlement': settlement } : {}),
       },
     },
   );
   return {
     ...t,
-    venueOrder: { ...vo, matchedSharesMicro: state.sharesMicro, matchedAmountMicro: state.amountMicro },
+    venueOrder: {
+      ...vo,
+      matchedSharesMicro: state.sharesMicro,
+      matchedAmountMicro: state.amountMicro,
+      settlement,
+    },
   };
+}
+
+/** The trade's venue settles its matches on chain after the match (VenueTrading `settlement`). */
+const settlesLater = (ctx: TradeExecutionContext, t: TradeRecord) =>
+  ctx.venues.get(t.venue).settlement !== undefined;
+
+/**
+ * `filled` once the venue is done with the order, unless the chain has yet to settle what matched
+ * (`unconfirmed` until it does); `submitted` while it works.
+ */
+function fillStatusOf(ctx: TradeExecutionContext, t: TradeRecord, state: OrderState) {
+  if (state.working !== 'done') return 'submitted' as const;
+  return state.sharesMicro > 0 && settlesLater(ctx, t) && t.venueOrder?.settlement !== 'confirmed'
+    ? ('unconfirmed' as const)
+    : ('filled' as const);
 }
 
 /** Books the order's new matches and records the venue's word on it (status, when synced). */
@@ -146,7 +169,7 @@ export async function orderAnswer(
     amountMicro: state.amountMicro,
     price: state.sharesMicro > 0 ? state.amountMicro / state.sharesMicro : vo.price,
     orderStatus: state.working === 'done' ? 'matched' : state.working,
-    fillStatus: state.working === 'done' ? 'filled' : 'submitted',
+    fillStatus: fillStatusOf(ctx, t, state),
     orderId: vo.orderId,
   };
   return venueOrderResult(

@@ -46,6 +46,58 @@ export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
   return t ? announceTradeExecuted(deps, t) : { queued: 0, webhook_ids: [] };
 }
 
+/** What a venue's chain reverted of a trade's match (trading/venue-settlement.ts). */
+export interface FailedMatch {
+  sharesMicro: number;
+  amountMicro: number;
+  /** The whole match failed (the trade is `failed`), or only part of it (the trade keeps the rest). */
+  whole: boolean;
+  reason: string;
+  failedAt: Date;
+}
+
+/**
+ * `trade.failed` for a trade whose match the venue's chain reverted, after its booking was rolled
+ * back. The event id is the trade's: emitting again is a no-op.
+ */
+export function emitTradeFailed(
+  deps: EmitDeps,
+  t: {
+    _id: string;
+    agentId: string;
+    marketId: string;
+    venue: string;
+    side: string;
+    action: string;
+    source: string | null;
+    skillSlug: string | null;
+    venueOrder: { orderId: string | null } | null;
+  },
+  failed: FailedMatch,
+) {
+  return emitWebhookEvent(deps, [t.agentId], {
+    type: 'trade.failed',
+    id: `trade.failed.${t._id}`,
+    data: {
+      trade_id: t._id,
+      agent_id: t.agentId,
+      market_id: t.marketId,
+      venue: t.venue,
+      side: t.side,
+      action: t.action,
+      order_id: t.venueOrder?.orderId ?? null,
+      shares: fromMicro(failed.sharesMicro),
+      amount: fromMicro(failed.amountMicro),
+      whole: failed.whole,
+      error_code: 'settlement_failed',
+      failure_reason: failed.reason,
+      source: t.source,
+      skill_slug: t.skillSlug,
+      failed_at: failed.failedAt.toISOString(),
+    },
+  });
+}
+
 /**
  * `market.resolved` for a resolved market, to the agents holding (or having held) a position in it.
  * The event id is the market's: the settlement job may run several times, the event goes out once.
