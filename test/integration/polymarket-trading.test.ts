@@ -50,7 +50,8 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const res = await signedBuy(t, m);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
     assert.equal(res.body.order_status, 'matched');
-    assert.equal(res.body.fill_status, 'filled');
+    // Matched on the CLOB, settling on chain (polymarket-settlement.test.ts follows it to the end).
+    assert.equal(res.body.fill_status, 'unconfirmed');
     assert.ok(res.body.shares_bought > 0);
     assert.ok(res.body.cost > 0 && res.body.cost <= 10);
     assert.match(res.body.order_id, /^0x[0-9a-f]{64}$/);
@@ -174,7 +175,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const m = await importedMarket(agent);
     const res = await trade(agent, { market_id: m.marketId, side: 'no', amount: 12 }).expect(200);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
-    assert.equal(res.body.fill_status, 'filled');
+    assert.equal(res.body.fill_status, 'unconfirmed', 'matched, settling on chain');
     assert.ok(res.body.shares_bought > 0);
     const { deps } = testContext();
     const stored = await deps.models.Trade.findById(res.body.trade_id).lean();
@@ -202,7 +203,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     try {
       const res = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 6 }).expect(200);
       assert.equal(res.body.success, true, JSON.stringify(res.body));
-      assert.equal(res.body.fill_status, 'filled');
+      assert.equal(res.body.fill_status, 'unconfirmed', 'matched, settling on chain');
     } finally {
       await polymarketAdmin('DELETE', '/faults');
     }
