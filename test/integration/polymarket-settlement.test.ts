@@ -5,7 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { OrderType, Side } from '@polymarket/clob-client-v2';
 import { auditLedger } from '../../shared/domains/audit/audit.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { followSettlement, followSettlements, reversalEntryId } from '../../shared/domains/trading/venue-settlement.js';
+import {
+  followSettlement,
+  followSettlements,
+  reversalEntryId,
+} from '../../shared/domains/trading/venue-settlement.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
 import {
@@ -88,7 +92,10 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
 
       // The follow-up runs twice at once and once more after: the rollback happens exactly once.
       const runs = await Promise.all([followSettlements(deps), followSettlements(deps)]);
-      assert.ok(runs.some((r) => r.failed >= 1), JSON.stringify(runs));
+      assert.ok(
+        runs.some((r) => r.failed >= 1),
+        JSON.stringify(runs),
+      );
       const stored = (await deps.models.Trade.findById(tradeId).lean())!;
       await followSettlement(deps, tradeContext(deps), { ...stored, status: 'filled' });
       await followSettlements(deps);
@@ -135,7 +142,10 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
       assert.equal(row.status, 'failed', JSON.stringify(row));
       assert.equal(row.error_code, 'settlement_failed');
       assert.equal(row.failure_reason, failed.failureReason);
-      const positions = await api().get('/api/sdk/positions?venue=polymarket').set(asAgent(t.agent)).expect(200);
+      const positions = await api()
+        .get('/api/sdk/positions?venue=polymarket')
+        .set(asAgent(t.agent))
+        .expect(200);
       assert.ok(
         !(positions.body.positions as { market_id: string }[]).some((p) => p.market_id === m.marketId),
         JSON.stringify(positions.body),

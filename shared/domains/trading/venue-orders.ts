@@ -65,9 +65,7 @@ const SYNC_BATCH = 200;
  * trade still settling on chain is followed (venue-settlement.ts). A venue that cannot be reached
  * is left for the next run.
  */
-export async function syncVenueOrders(
-  deps: VenueTradingDeps,
-): Promise<{
+export async function syncVenueOrders(deps: VenueTradingDeps): Promise<{
   synced: number;
   closed: number;
   failed: number;

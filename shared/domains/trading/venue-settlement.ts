@@ -190,7 +190,11 @@ async function rollBackFailedMatch(
 }
 
 /** The answer a trade whose whole match failed on chain replays: a failure with the venue's reason. */
-async function failedAnswer(ctx: TradeExecutionContext, t: TradeRecord, reason: string): Promise<TradeResult> {
+async function failedAnswer(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  reason: string,
+): Promise<TradeResult> {
   const [market, position, agent] = await Promise.all([
     ctx.models.Market.findById(t.marketId).lean(),
     ctx.models.Position.findById(positionId(t.agentId, t.marketId, t.venue)).lean(),

@@ -4,7 +4,12 @@ import type { SchemaRecord } from '../schema-record.js';
 import { sealedSecretSchema } from '../wallets/wallet.model.js';
 
 /** The events an agent can subscribe to (client-contract §7.4); the default is all of them. */
-export const WEBHOOK_EVENTS = ['trade.executed', 'trade.failed', 'market.resolved', 'price.movement'] as const;
+export const WEBHOOK_EVENTS = [
+  'trade.executed',
+  'trade.failed',
+  'market.resolved',
+  'price.movement',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**
