@@ -12,8 +12,11 @@ import {
 } from '../../shared/domains/trading/venue-settlement.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
+import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
+import { asUser } from '../support/users.js';
 import {
   asAgent,
+  claimedWithRealTrading,
   externalTrader,
   importedMarket,
   polymarketTrade,
@@ -62,7 +65,17 @@ async function auditOf(agentId: string) {
   return report.differences.filter((d) => JSON.stringify(d).includes(agentId));
 }
 
-const positionOf = (t: Trader) =>
+/** A claimed agent trading from its human's managed wallet, funded and approved (the service signs). */
+async function managedTrader() {
+  const { agent, token } = await claimedWithRealTrading();
+  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+  const address = settings.body.wallet_address as string;
+  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+  await polymarketAdmin('POST', `/wallets/${address}/approve`);
+  return { agent };
+}
+
+const positionOf = (t: Pick<Trader, 'agent'>) =>
   testContext().deps.models.Position.findOne({ agentId: t.agent.agent_id, venue: 'polymarket' }).lean();
 
 describe('Polymarket matches settle on chain (emulated CLOB) #integration', function () {
@@ -211,6 +224,98 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     assert.equal(position.sharesYesMicro, Math.round(res.body.shares_bought * 1e6));
     assert.equal(position.status, 'open');
     assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId, kind: 'venue-reversal' }), 0);
+    assert.deepEqual(await auditOf(t.agent.agent_id), []);
+  });
+
+  it('when the chain fails a sale, then the shares, their cost and the realised P&L come back once', async () => {
+    const { deps } = testContext();
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const bought = await signedBuy(t, m, 20);
+    await setStatus((await clobTradeOf(bought.body.order_id)).id, 'CONFIRMED');
+    await followSettlements(deps);
+    const held = (await positionOf(t))!;
+    const size = Math.floor(bought.body.shares_bought);
+    const sell = await t.clob.createOrder({ tokenID: m.yes, price: 0.3, size, side: Side.SELL });
+    const sold = await polymarketTrade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      action: 'sell',
+      shares: size,
+      order_type: 'GTC',
+      signed_order: sell,
+    }).expect(200);
+    assert.equal(sold.body.order_status, 'matched', JSON.stringify(sold.body));
+    assert.equal(sold.body.fill_status, 'unconfirmed');
+    const afterSale = (await positionOf(t))!;
+    assert.equal(afterSale.sharesYesMicro, held.sharesYesMicro - size * 1e6);
+    assert.notEqual(afterSale.realizedPnlMicro, 0);
+
+    await setStatus((await clobTradeOf(sold.body.order_id)).id, 'FAILED');
+    await Promise.all([followSettlements(deps), followSettlements(deps)]);
+    const restored = (await positionOf(t))!;
+    assert.equal(restored.sharesYesMicro, held.sharesYesMicro);
+    assert.equal(restored.costYesMicro, held.costYesMicro);
+    assert.equal(restored.realizedPnlMicro, held.realizedPnlMicro);
+    assert.equal(restored.status, 'open');
+    const trade = (await deps.models.Trade.findById(sold.body.trade_id).lean())!;
+    assert.equal(trade.status, 'failed');
+    assert.equal(trade.errorCode, 'settlement_failed');
+    // The buy stays counted; the failed sale does not.
+    assert.equal((await deps.models.Agent.findById(t.agent.agent_id).lean())!.realTradesCount, 1);
+    assert.deepEqual(await auditOf(t.agent.agent_id), []);
+  });
+
+  it('when one of two matches of a resting order fails, then only its part is rolled back and the trade keeps the rest', async () => {
+    const { deps } = testContext();
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const res = await polymarketTrade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      price: 0.2,
+      order_type: 'GTC',
+    }).expect(200);
+    assert.equal(res.body.order_status, 'live', JSON.stringify(res.body));
+    const first = await polymarketAdmin<{ trade: { id: string } }>(
+      'POST',
+      `/clob/orders/${res.body.order_id}/cross`,
+      { size: 20 },
+    );
+    await syncVenueOrders(deps);
+    const second = await polymarketAdmin<{ trade: { id: string } }>(
+      'POST',
+      `/clob/orders/${res.body.order_id}/cross`,
+    );
+    await syncVenueOrders(deps);
+    const tradeId = res.body.trade_id as string;
+    let stored = (await deps.models.Trade.findById(tradeId).lean())!;
+    assert.equal(stored.status, 'filled');
+    assert.equal((stored.result as { fill_status: string }).fill_status, 'unconfirmed');
+    assert.equal(stored.venueOrder!.settlement, 'pending');
+
+    // One failed, the other still settling: nothing is decided until both are final.
+    await setStatus(first.trade.id, 'FAILED');
+    assert.equal((await followSettlement(deps, tradeContext(deps), stored)) ?? 'none', 'pending');
+    assert.equal((await positionOf(t))!.sharesYesMicro, 50_000_000);
+    await setStatus(second.trade.id, 'CONFIRMED');
+    await Promise.all([followSettlements(deps), followSettlements(deps)]);
+
+    stored = (await deps.models.Trade.findById(tradeId).lean())!;
+    assert.equal(stored.status, 'filled', 'the confirmed part stands');
+    assert.equal(stored.venueOrder!.settlement, 'confirmed');
+    assert.equal(stored.fill!.sharesMicro, 30_000_000);
+    assert.equal(stored.fill!.amountMicro, 6_000_000);
+    assert.match(stored.failureReason!, new RegExp(first.trade.id));
+    const result = stored.result as { fill_status: string; shares_bought: number; cost: number };
+    assert.equal(result.fill_status, 'filled');
+    assert.equal(result.shares_bought, 30);
+    assert.equal(result.cost, 6);
+    const position = (await positionOf(t))!;
+    assert.equal(position.sharesYesMicro, 30_000_000);
+    assert.equal(position.costYesMicro, 6_000_000);
+    assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId, kind: 'venue-reversal' }), 1);
     assert.deepEqual(await auditOf(t.agent.agent_id), []);
   });
 });
