@@ -13,14 +13,15 @@ import {
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
 import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
-import { asUser } from '../support/users.js';
 import {
   asAgent,
-  claimedWithRealTrading,
   externalTrader,
   importedMarket,
+  managedTrader,
   polymarketTrade,
+  restingBuy,
   signedBuy,
+  signedSell,
   type Trader,
 } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
@@ -63,16 +64,6 @@ const setStatus = (tradeId: string, status: string) =>
 async function auditOf(agentId: string) {
   const report = await auditLedger(testContext().deps.models);
   return report.differences.filter((d) => JSON.stringify(d).includes(agentId));
-}
-
-/** A claimed agent trading from its human's managed wallet, funded and approved (the service signs). */
-async function managedTrader() {
-  const { agent, token } = await claimedWithRealTrading();
-  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
-  const address = settings.body.wallet_address as string;
-  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
-  await polymarketAdmin('POST', `/wallets/${address}/approve`);
-  return { agent };
 }
 
 const positionOf = (t: Pick<Trader, 'agent'>) =>
@@ -236,15 +227,9 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     await followSettlements(deps);
     const held = (await positionOf(t))!;
     const size = Math.floor(bought.body.shares_bought);
-    const sell = await t.clob.createOrder({ tokenID: m.yes, price: 0.3, size, side: Side.SELL });
-    const sold = await polymarketTrade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      action: 'sell',
-      shares: size,
-      order_type: 'GTC',
-      signed_order: sell,
-    }).expect(200);
+    // Below the bid: it matches at once.
+    const sold = await signedSell(t, m, size, 0.3);
+    assert.equal(sold.status, 200, JSON.stringify(sold.body));
     assert.equal(sold.body.order_status, 'matched', JSON.stringify(sold.body));
     assert.equal(sold.body.fill_status, 'unconfirmed');
     const afterSale = (await positionOf(t))!;
@@ -270,13 +255,7 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     const { deps } = testContext();
     const t = await managedTrader();
     const m = await importedMarket(t.agent);
-    const res = await polymarketTrade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      price: 0.2,
-      order_type: 'GTC',
-    }).expect(200);
+    const res = await restingBuy(t.agent, m).expect(200);
     assert.equal(res.body.order_status, 'live', JSON.stringify(res.body));
     const first = await polymarketAdmin<{ trade: { id: string } }>(
       'POST',

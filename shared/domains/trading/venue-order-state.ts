@@ -15,6 +15,13 @@ import type { TradeResult } from './trade.schemas.js';
  * answer and fill the trade records for where it stands.
  */
 
+/** The position a trade's ledger entries change (its agent's, on its market and venue). */
+export const positionTarget = (t: Pick<TradeRecord, 'agentId' | 'marketId' | 'venue'>) => ({
+  marketId: t.marketId,
+  venue: t.venue,
+  positionId: positionId(t.agentId, t.marketId, t.venue),
+});
+
 /**
  * Books what the venue has matched of the order beyond what is booked already: one ledger entry per
  * new cumulative size (its id names that size, so a repeat finds it), then the trade's counters.
@@ -33,11 +40,7 @@ export async function bookMatches(
   const holder = holderOfTrade(t);
   const side = t.side === 'yes' ? 'Yes' : 'No';
   const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
+  const target = positionTarget(t);
   await appendLedgerEntry(
     ctx.models,
     t.agentId,

@@ -14,6 +14,7 @@ import type { PositionRecord } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
 import { emitTradeFailed } from '../webhooks/events.js';
 import { tradeContext } from './context.js';
+import { positionTarget } from './venue-order-state.js';
 import { settleAdmission } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -160,7 +161,7 @@ async function rollBackFailedMatch(
     });
     if (marked.modifiedCount > 0 && reversed.clamped)
       ctx.log.error(
-        { tradeId: t._id, positionId: positionId(t.agentId, t.marketId, t.venue) },
+        { tradeId: t._id, positionId: positionTarget(t).positionId },
         'a failed match rolled back only part of its shares: the position no longer held them',
       );
     // The buy's daily-limit count comes back, as for any buy that did not fill (the reconcile job
@@ -245,11 +246,7 @@ async function reverseBooking(
   const back = (v: number) => (whole ? v : Math.round(v * part));
   for (const f of POSITION_AMOUNT_FIELDS) position[f] = back(position[f]);
   let clamped = false;
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
+  const target = positionTarget(t);
   await appendLedgerEntry(
     ctx.models,
     t.agentId,

@@ -14,6 +14,28 @@ export const filledTrade = async (deps: Pick<EventsDeps, 'models'>, tradeId: str
   return t?.fill ? t : null;
 };
 
+/** What every trade event names of its trade. */
+const tradeFields = (t: TradeOfEvent) => ({
+  trade_id: t._id,
+  agent_id: t.agentId,
+  market_id: t.marketId,
+  venue: t.venue,
+  side: t.side,
+  action: t.action,
+});
+
+/** The trade fields the trade events read (a trade record has them all). */
+interface TradeOfEvent {
+  _id: string;
+  agentId: string;
+  marketId: string;
+  venue: string;
+  side: string;
+  action: string;
+  source: string | null;
+  skillSlug: string | null;
+}
+
 /** `trade.executed` for a filled trade. The event id is the trade's: emitting again is a no-op. */
 export function announceTradeExecuted(
   deps: EmitDeps,
@@ -23,12 +45,7 @@ export function announceTradeExecuted(
     type: 'trade.executed',
     id: `trade.executed.${t._id}`,
     data: {
-      trade_id: t._id,
-      agent_id: t.agentId,
-      market_id: t.marketId,
-      venue: t.venue,
-      side: t.side,
-      action: t.action,
+      ...tradeFields(t),
       shares: fromMicro(t.fill!.sharesMicro ?? 0),
       amount: fromMicro(t.fill!.amountMicro ?? 0),
       price_before: t.fill!.priceBefore ?? null,
@@ -62,29 +79,14 @@ export interface FailedMatch {
  */
 export function emitTradeFailed(
   deps: EmitDeps,
-  t: {
-    _id: string;
-    agentId: string;
-    marketId: string;
-    venue: string;
-    side: string;
-    action: string;
-    source: string | null;
-    skillSlug: string | null;
-    venueOrder: { orderId: string | null } | null;
-  },
+  t: TradeOfEvent & { venueOrder: { orderId: string | null } | null },
   failed: FailedMatch,
 ) {
   return emitWebhookEvent(deps, [t.agentId], {
     type: 'trade.failed',
     id: `trade.failed.${t._id}`,
     data: {
-      trade_id: t._id,
-      agent_id: t.agentId,
-      market_id: t.marketId,
-      venue: t.venue,
-      side: t.side,
-      action: t.action,
+      ...tradeFields(t),
       order_id: t.venueOrder?.orderId ?? null,
       shares: fromMicro(failed.sharesMicro),
       amount: fromMicro(failed.amountMicro),
