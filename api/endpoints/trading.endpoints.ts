@@ -76,6 +76,8 @@ export const tradingEndpoints = {
     auth: 'agent',
     tag: 'Trading',
     summary: 'Trade history, newest first (failed rows with include_failed=true)',
+    description:
+      'A row of a venue match that settles on chain (Polymarket) carries `settlement`: `pending` while the chain has not confirmed it (the trade answered `fill_status: "unconfirmed"`), `confirmed`, or `failed` (the row is then `status: "failed"` with `error_code: "settlement_failed"` and `failure_reason`, shown with include_failed=true; a filled row whose order failed only in part keeps the confirmed part and says why in `failure_reason`).',
     query: TradesQuerySchema,
     response: z
       .object({

@@ -144,6 +144,7 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
         .expect(200);
       const row = (history.body.trades as Record<string, unknown>[]).find((r) => r.trade_id === tradeId)!;
       assert.equal(row.status, 'failed', JSON.stringify(row));
+      assert.equal(row.settlement, 'failed');
       assert.equal(row.error_code, 'settlement_failed');
       assert.equal(row.failure_reason, failed.failureReason);
       const positions = await api()
@@ -198,6 +199,11 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     const again = await polymarketTrade(t.agent, body).expect(200);
     assert.equal(again.body.trade_id, tradeId);
     assert.equal(again.body.fill_status, 'unconfirmed');
+    const rowOf = async () => {
+      const list = await api().get('/api/sdk/trades?venue=polymarket').set(asAgent(t.agent)).expect(200);
+      return (list.body.trades as Record<string, unknown>[]).find((r) => r.trade_id === tradeId)!;
+    };
+    assert.equal((await rowOf()).settlement, 'pending');
 
     await setStatus(clob.id, 'CONFIRMED');
     await Promise.all([followSettlements(deps), followSettlements(deps)]);
@@ -210,6 +216,8 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     assert.equal(settled.body.trade_id, tradeId);
     assert.equal(settled.body.fill_status, 'filled');
     assert.equal(settled.body.shares_bought, res.body.shares_bought);
+    assert.equal((await rowOf()).settlement, 'confirmed');
+    assert.equal((await rowOf()).status, 'filled');
 
     const position = (await positionOf(t))!;
     assert.equal(position.sharesYesMicro, Math.round(res.body.shares_bought * 1e6));
