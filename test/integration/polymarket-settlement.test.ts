@@ -305,4 +305,29 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     assert.equal(await deps.models.LedgerEntry.countDocuments({ tradeId, kind: 'venue-reversal' }), 1);
     assert.deepEqual(await auditOf(t.agent.agent_id), []);
   });
+
+  it('when a failed buy’s shares were sold on meanwhile, then the rollback takes only what is held, never below zero', async () => {
+    const { deps } = testContext();
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const bought = await signedBuy(t, m, 20);
+    const size = Math.floor(bought.body.shares_bought / 2);
+    const sold = await signedSell(t, m, size, 0.3);
+    assert.equal(sold.body.order_status, 'matched', JSON.stringify(sold.body));
+    await setStatus((await clobTradeOf(sold.body.order_id)).id, 'CONFIRMED');
+    await setStatus((await clobTradeOf(bought.body.order_id)).id, 'FAILED');
+    await Promise.all([followSettlements(deps), followSettlements(deps)]);
+
+    const position = (await positionOf(t))!;
+    assert.equal(position.sharesYesMicro, 0, 'what was still held is taken back, no more');
+    assert.equal(position.costYesMicro, 0);
+    assert.equal(position.status, 'closed');
+    assert.equal((await deps.models.Trade.findById(bought.body.trade_id).lean())!.status, 'failed');
+    assert.equal((await deps.models.Trade.findById(sold.body.trade_id).lean())!.status, 'filled');
+    assert.equal(
+      await deps.models.LedgerEntry.countDocuments({ tradeId: bought.body.trade_id, kind: 'venue-reversal' }),
+      1,
+    );
+    assert.deepEqual(await auditOf(t.agent.agent_id), []);
+  });
 });
