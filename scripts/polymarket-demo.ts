@@ -27,6 +27,7 @@ import {
   runDemo,
   show,
   trade,
+  matched,
   tradeFields,
   type Agent,
   type Emulator,
@@ -157,7 +158,7 @@ async function step6ManagedWalletAgent(
 
   const r = await trade(b, { market_id: market.marketId, side: 'no', amount: 12 });
   show(tradeFields(r));
-  expect(r.success === true && r.fill_status === 'filled', 'The managed-wallet buy did not fill.', r);
+  expect(matched(r), 'The managed-wallet buy did not fill.', r);
   return b as Agent;
 }
 

@@ -35,6 +35,7 @@ import {
   runDemo,
   show,
   trade,
+  matched,
   tradeFields,
   waitFor,
   waitResolved,
@@ -315,7 +316,7 @@ async function managedWalletFlow(env: Env, emulator: Emulator) {
   });
   const r = await trade(b, { market_id: market.marketId, side: 'yes', amount: 10 });
   show(tradeFields(r));
-  expect(r.success === true && r.fill_status === 'filled', 'The managed-wallet buy did not fill.', r);
+  expect(matched(r), 'The managed-wallet buy did not fill.', r);
   const shares = Number(r.shares_bought);
   const pusdBefore = await pusdOf(emulator, address);
 

@@ -46,6 +46,7 @@ export const tradingEndpoints = {
       'With `idempotency_key` the first completed answer is replayed for 24 h; a duplicate in flight gets a retryable 503; ' +
       'the key is bound to its trade (venue, market, side, action, amount, shares, price, order type): the same key with another trade is a 422 `idempotency_key_reused`. ' +
       'If the worker has not finished within the deadline (25 s) the answer is `fill_status: "submitted"` with the `trade_id`. ' +
+      '`fill_status`: `filled` (final), `submitted` (resting or queued: cost 0 until it matches), `failed` (refused, `success: false`), or `unconfirmed`: on `polymarket` a match is booked at once but settles on chain afterwards (the CLOB trade goes MATCHED → MINED → CONFIRMED, typically 5–15 s); the trade answers `unconfirmed` until every trade of its order is CONFIRMED, then `filled` (read it with `GET /api/sdk/trades` or by resending the same `idempotency_key`, which is not cached while unconfirmed). If the chain FAILS the match, the booking and the position are rolled back once, the trade becomes `failed` with `error_code: "settlement_failed"` and a `failure_reason` (`GET /api/sdk/trades?include_failed=true`), and a `trade.failed` webhook event is sent. ' +
       'The deprecated `execute: true` trades nothing: it answers the parameters of a Polymarket YES buy (`order_params`, `intent_id`) to place yourself.',
     body: TradeRequestSchema,
     response: z.union([TradeResultSchema, PreparedTradeSchema]),
@@ -75,6 +76,8 @@ export const tradingEndpoints = {
     auth: 'agent',
     tag: 'Trading',
     summary: 'Trade history, newest first (failed rows with include_failed=true)',
+    description:
+      'A row of a venue match that settles on chain (Polymarket) carries `settlement`: `pending` while the chain has not confirmed it (the trade answered `fill_status: "unconfirmed"`), `confirmed`, or `failed` (the row is then `status: "failed"` with `error_code: "settlement_failed"` and `failure_reason`, shown with include_failed=true; a filled row whose order failed only in part keeps the confirmed part and says why in `failure_reason`).',
     query: TradesQuerySchema,
     response: z
       .object({

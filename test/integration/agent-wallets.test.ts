@@ -200,7 +200,7 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
       wallet_address: address.toLowerCase(),
     }).expect(200);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
-    assert.equal(res.body.fill_status, 'filled');
+    assert.equal(res.body.fill_status, 'unconfirmed', 'matched, settling on chain');
     assert.ok(res.body.shares_bought > 0 && res.body.cost > 0);
 
     const mine = await polymarketAdmin<VenueWallet>('GET', `/wallets/${address}`);

@@ -13,21 +13,14 @@ import {
   claimedWithRealTrading,
   externalTrader,
   importedMarket,
+  managedTrader,
   polymarketTrade as trade,
+  restingBuy,
   signedBuy,
+  signedSell,
 } from '../support/polymarket-traders.js';
 import { asUser } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
-
-/** A claimed agent trading from its human's managed wallet (created at the claim), funded and approved. */
-async function managedTrader() {
-  const { agent, token } = await claimedWithRealTrading();
-  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
-  const address = settings.body.wallet_address as string;
-  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
-  await polymarketAdmin('POST', `/wallets/${address}/approve`);
-  return { agent, token, address };
-}
 
 /** The late after-trade-fill job of a trade once a worker finished it (its return value), or null after 10 s. */
 async function eventuallyCompleted(name: 'after-trade-fill', tradeId: string) {
@@ -50,7 +43,8 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const res = await signedBuy(t, m);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
     assert.equal(res.body.order_status, 'matched');
-    assert.equal(res.body.fill_status, 'filled');
+    // Matched on the CLOB, settling on chain (polymarket-settlement.test.ts follows it to the end).
+    assert.equal(res.body.fill_status, 'unconfirmed');
     assert.ok(res.body.shares_bought > 0);
     assert.ok(res.body.cost > 0 && res.body.cost <= 10);
     assert.match(res.body.order_id, /^0x[0-9a-f]{64}$/);
@@ -86,15 +80,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     }).expect(200);
     assert.equal(bought.body.success, true, JSON.stringify(bought.body));
     const size = Math.floor(bought.body.shares_bought);
-    const sell = await t.clob.createOrder({ tokenID: m.yes, price: 0.95, size, side: Side.SELL });
-    const resting = await trade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      action: 'sell',
-      shares: size,
-      order_type: 'GTC',
-      signed_order: sell,
-    });
+    const resting = await signedSell(t, m, size, 0.95);
     assert.equal(resting.status, 200, JSON.stringify(resting.body));
     assert.equal(resting.body.success, true, JSON.stringify(resting.body));
     assert.equal(resting.body.order_status, 'live');
@@ -174,7 +160,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const m = await importedMarket(agent);
     const res = await trade(agent, { market_id: m.marketId, side: 'no', amount: 12 }).expect(200);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
-    assert.equal(res.body.fill_status, 'filled');
+    assert.equal(res.body.fill_status, 'unconfirmed', 'matched, settling on chain');
     assert.ok(res.body.shares_bought > 0);
     const { deps } = testContext();
     const stored = await deps.models.Trade.findById(res.body.trade_id).lean();
@@ -202,7 +188,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     try {
       const res = await trade(t.agent, { market_id: m.marketId, side: 'yes', amount: 6 }).expect(200);
       assert.equal(res.body.success, true, JSON.stringify(res.body));
-      assert.equal(res.body.fill_status, 'filled');
+      assert.equal(res.body.fill_status, 'unconfirmed', 'matched, settling on chain');
     } finally {
       await polymarketAdmin('DELETE', '/faults');
     }
@@ -245,13 +231,7 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
   it('when a GTC buy rests and the venue fills it later, then the order sync books the fill and closes the trade', async () => {
     const t = await managedTrader();
     const m = await importedMarket(t.agent);
-    const res = await trade(t.agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      price: 0.2,
-      order_type: 'GTC',
-    }).expect(200);
+    const res = await restingBuy(t.agent, m).expect(200);
     assert.equal(res.body.success, true, JSON.stringify(res.body));
     assert.equal(res.body.order_status, 'live');
     assert.equal(res.body.cost, 0);

@@ -116,7 +116,12 @@ describe('webhooks #integration', function () {
       const secret = `whsec-${randomUUID()}`;
       const res = await register(agent, { url: rx.url, secret });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.deepEqual(res.body.events, ['trade.executed', 'market.resolved', 'price.movement']);
+      assert.deepEqual(res.body.events, [
+        'trade.executed',
+        'trade.failed',
+        'market.resolved',
+        'price.movement',
+      ]);
       assert.equal(res.body.active, true);
       assert.equal(res.body.consecutive_failures, 0);
       assert.equal(res.body.last_delivery_at, null);

@@ -138,3 +138,37 @@ export async function signedBuy(t: Trader, m: { marketId: string; yes: string },
     signed_order: await t.clob.createMarketOrder({ tokenID: m.yes, amount, side: Side.BUY, price: 0.6 }),
   }).expect(200);
 }
+
+/**
+ * A GTC sell of `size` YES shares at `price`, signed by the trader's official client and sent through
+ * `POST /api/sdk/trade` (the answer, unchecked): it rests above the bid, or matches at once below it.
+ */
+export async function signedSell(
+  t: Trader,
+  m: { marketId: string; yes: string },
+  size: number,
+  price: number,
+) {
+  return polymarketTrade(t.agent, {
+    market_id: m.marketId,
+    side: 'yes',
+    action: 'sell',
+    shares: size,
+    order_type: 'GTC',
+    signed_order: await t.clob.createOrder({ tokenID: m.yes, price, size, side: Side.SELL }),
+  });
+}
+
+/** A claimed agent trading from its human's managed wallet (created at the claim), funded and approved. */
+export async function managedTrader() {
+  const { agent, token } = await claimedWithRealTrading();
+  const settings = await api().get('/api/sdk/settings').set(asUser(token)).expect(200);
+  const address = settings.body.wallet_address as string;
+  await polymarketAdmin('POST', `/wallets/${address}/fund`, { pusd: 500 });
+  await polymarketAdmin('POST', `/wallets/${address}/approve`);
+  return { agent, token, address };
+}
+
+/** A GTC buy of 10 pUSD of YES at 0.2 (50 shares), below the book: it rests (the service signs it). */
+export const restingBuy = (agent: RegisteredAgent, m: { marketId: string }) =>
+  polymarketTrade(agent, { market_id: m.marketId, side: 'yes', amount: 10, price: 0.2, order_type: 'GTC' });

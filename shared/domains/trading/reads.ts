@@ -107,11 +107,13 @@ function tradeRow(t: TradeRecord, m: Pick<MarketRecord, 'question' | 'importSour
     created_at: t.createdAt ? t.createdAt.toISOString() : null,
     executed_at: t.finishedAt ? t.finishedAt.toISOString() : null,
   };
+  // A venue match settling on chain (venue-settlement.ts): `pending` until the chain's final word.
+  if (t.venueOrder?.settlement) row.settlement = t.venueOrder.settlement;
   if (failed) {
     row.failure_category = t.failureCategory;
     row.failure_reason = t.failureReason;
     row.error_code = t.errorCode;
-  }
+  } else if (t.failureReason) row.failure_reason = t.failureReason; // part of its order failed on chain
   return row;
 }
 

@@ -108,6 +108,9 @@ async function stoppedAsNeverRun(
   return stopNeverRunTrade(deps, earlier._id, deps.clock());
 }
 
+/** An answer that will not change: anything but a venue match still settling on chain. */
+const isSettled = (answer: TradeResult) => answer.fill_status !== 'unconfirmed';
+
 /**
  * A live trade from acceptance to answer, the same on every venue: the idempotency key, the
  * account safeguards (refused before anything is recorded), the trade recorded `pending`, handed
@@ -157,6 +160,8 @@ export async function recordAndRun({
   if (idem?.state === 'replay') return idem.answer;
   /** The recorded answer of the key's trade, cached again for the next resend. */
   const replayRecorded = async (answer: TradeResult) => {
+    // A match still settling is not cached: the next resend reads the record's answer again.
+    if (!isSettled(answer)) return answer;
     await rememberAnswer(
       deps.redis,
       deps.env.QUEUE_PREFIX,
@@ -288,14 +293,25 @@ export async function recordAndRun({
     throw err;
   }
   try {
-    if (outcome.state === 'completed') {
-      await idem?.complete(outcome.result);
-      return outcome.result;
-    }
-    const stored = await models.Trade.findById(tradeId, { status: 1, result: 1 }).lean();
-    if (stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result) {
-      await idem?.complete(stored.result as TradeResult);
-      return stored.result as TradeResult;
+    const answer =
+      outcome.state === 'completed'
+        ? outcome.result
+        : await models.Trade.findById(tradeId, { status: 1, result: 1 })
+            .lean()
+            .then((stored) =>
+              stored && FINAL_TRADE_STATUSES.includes(stored.status) && stored.result
+                ? (stored.result as TradeResult)
+                : null,
+            );
+    if (answer) {
+      // A match the chain has yet to settle may still fail: a resend must read the trade's answer
+      // as it stands then, so the key keeps pointing at the trade instead of caching this one.
+      if (isSettled(answer)) await idem?.complete(answer);
+      else
+        await idem
+          ?.keepPointing()
+          .catch((err: unknown) => deps.log.warn({ err, tradeId }, 'idempotency key not kept'));
+      return answer;
     }
   } catch (err) {
     deps.log.warn({ err, tradeId }, 'trade outcome not readable; answering submitted');

@@ -16,6 +16,10 @@ export interface Admission {
   openedCooldownUntil?: number;
 }
 
+/** Where a venue order's matches stand on chain (the trade's `venueOrder.settlement`). */
+export const SETTLEMENT_STATES = ['pending', 'confirmed', 'failed'] as const;
+export type SettlementState = (typeof SETTLEMENT_STATES)[number];
+
 export const TRADE_STATUSES = [
   'pending',
   'executing',
@@ -62,6 +66,12 @@ const venueOrderSchema = new Schema(
     matchedSharesMicro: { type: Number, default: 0 },
     matchedAmountMicro: { type: Number, default: 0 },
     syncedAt: { type: Date, default: null },
+    /**
+     * On a venue whose matches settle on chain after the match (VenueTrading `settlement`): `pending`
+     * from the first booked match until the chain's final word, then `confirmed`, or `failed` (the
+     * booking rolled back: venue-settlement.ts). Null on venues whose fills are final at once.
+     */
+    settlement: { type: String, enum: [...SETTLEMENT_STATES, null], default: null },
   },
   { _id: false },
 );
@@ -139,14 +149,16 @@ tradeSchema.index({ status: 1, updatedAt: 1 });
 // The order sync and the open-orders list: an owner's venue orders still open.
 tradeSchema.index({ venue: 1, status: 1 });
 tradeSchema.index({ agentId: 1, status: 1 });
+// The settlement follow-up: filled venue trades whose matches the chain has not settled yet.
+tradeSchema.index({ 'venueOrder.settlement': 1, status: 1 });
 // A resend under an idempotency key whose answer Redis lost finds the trade recorded under it.
 tradeSchema.index({ agentId: 1, idempotencyKey: 1 });
 
 /** Its paths have defaults or are required, so all are present; `signed` is a Mixed path. */
 export type VenueOrder = Omit<
   Required<NonNullable<InferSchemaType<typeof tradeSchema>['venueOrder']>>,
-  'signed'
-> & { signed: unknown };
+  'signed' | 'settlement'
+> & { signed: unknown; settlement?: SettlementState | null };
 
 export type TradeRecord = SchemaRecord<
   typeof tradeSchema,

@@ -97,7 +97,10 @@ export const TradeResultSchema = z
     shares_sold: z.number(),
     shares_requested: z.number(),
     order_status: z.string().nullable(),
-    fill_status: z.enum(['filled', 'submitted', 'unconfirmed', 'failed']),
+    fill_status: z.enum(['filled', 'submitted', 'unconfirmed', 'failed']).meta({
+      description:
+        '`filled`: final. `submitted`: resting or queued (cost 0 until it matches). `unconfirmed`: matched and booked, settling on chain (Polymarket); becomes `filled` once confirmed, or the trade is rolled back and `failed` (`settlement_failed`, a `trade.failed` webhook event) if the chain fails it. `failed`: refused.',
+    }),
     order_id: z.string().nullable(),
     cost: z.number().meta({ description: 'Spent on buys, received on sells; 0 when nothing filled.' }),
     new_price: z.number(),

@@ -15,6 +15,13 @@ import type { TradeResult } from './trade.schemas.js';
  * answer and fill the trade records for where it stands.
  */
 
+/** The position a trade's ledger entries change (its agent's, on its market and venue). */
+export const positionTarget = (t: Pick<TradeRecord, 'agentId' | 'marketId' | 'venue'>) => ({
+  marketId: t.marketId,
+  venue: t.venue,
+  positionId: positionId(t.agentId, t.marketId, t.venue),
+});
+
 /**
  * Books what the venue has matched of the order beyond what is booked already: one ledger entry per
  * new cumulative size (its id names that size, so a repeat finds it), then the trade's counters.
@@ -33,11 +40,7 @@ export async function bookMatches(
   const holder = holderOfTrade(t);
   const side = t.side === 'yes' ? 'Yes' : 'No';
   const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
-  const target = {
-    marketId: t.marketId,
-    venue: t.venue,
-    positionId: positionId(t.agentId, t.marketId, t.venue),
-  };
+  const target = positionTarget(t);
   await appendLedgerEntry(
     ctx.models,
     t.agentId,
@@ -90,19 +93,42 @@ export async function bookMatches(
     },
     ctx.now,
   );
+  // A match on a venue that settles later is followed until the chain's final word (venue-settlement.ts).
+  const settlement = settlesLater(ctx, t) ? ('pending' as const) : (vo.settlement ?? null);
   await ctx.models.Trade.updateOne(
     { _id: t._id, 'venueOrder.matchedSharesMicro': vo.matchedSharesMicro },
     {
       $set: {
         'venueOrder.matchedSharesMicro': state.sharesMicro,
         'venueOrder.matchedAmountMicro': state.amountMicro,
+        ...(settlement ? { 'venueOrder.settlement': settlement } : {}),
       },
     },
   );
   return {
     ...t,
-    venueOrder: { ...vo, matchedSharesMicro: state.sharesMicro, matchedAmountMicro: state.amountMicro },
+    venueOrder: {
+      ...vo,
+      matchedSharesMicro: state.sharesMicro,
+      matchedAmountMicro: state.amountMicro,
+      settlement,
+    },
   };
+}
+
+/** The trade's venue settles its matches on chain after the match (VenueTrading `settlement`). */
+const settlesLater = (ctx: TradeExecutionContext, t: TradeRecord) =>
+  ctx.venues.get(t.venue).settlement !== undefined;
+
+/**
+ * `filled` once the venue is done with the order, unless the chain has yet to settle what matched
+ * (`unconfirmed` until it does); `submitted` while it works.
+ */
+function fillStatusOf(ctx: TradeExecutionContext, t: TradeRecord, state: OrderState) {
+  if (state.working !== 'done') return 'submitted' as const;
+  return state.sharesMicro > 0 && settlesLater(ctx, t) && t.venueOrder?.settlement !== 'confirmed'
+    ? ('unconfirmed' as const)
+    : ('filled' as const);
 }
 
 /** Books the order's new matches and records the venue's word on it (status, when synced). */
@@ -146,7 +172,7 @@ export async function orderAnswer(
     amountMicro: state.amountMicro,
     price: state.sharesMicro > 0 ? state.amountMicro / state.sharesMicro : vo.price,
     orderStatus: state.working === 'done' ? 'matched' : state.working,
-    fillStatus: state.working === 'done' ? 'filled' : 'submitted',
+    fillStatus: fillStatusOf(ctx, t, state),
     orderId: vo.orderId,
   };
   return venueOrderResult(

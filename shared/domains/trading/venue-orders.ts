@@ -8,6 +8,7 @@ import { tradeContext } from './context.js';
 import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
+import { followSettlements, type SettlementCounts } from './venue-settlement.js';
 
 /**
  * Real-venue orders after the trade call: the sync that follows resting and delayed orders until
@@ -59,13 +60,18 @@ export async function syncOpenTrade(
 const SYNC_BATCH = 200;
 
 /**
- * The `sync-venue-orders` job: every open real-venue trade (a resting, delayed or settling order)
- * is looked up on its venue; new matches are booked, finished orders close their trade. A venue
- * that cannot be reached is left for the next run.
+ * The `sync-venue-orders` job: every open real-venue trade (a resting or delayed order) is looked
+ * up on its venue; new matches are booked, finished orders close their trade; then every filled
+ * trade still settling on chain is followed (venue-settlement.ts). A venue that cannot be reached
+ * is left for the next run.
  */
-export async function syncVenueOrders(
-  deps: VenueTradingDeps,
-): Promise<{ synced: number; closed: number; failed: number; requeued: number }> {
+export async function syncVenueOrders(deps: VenueTradingDeps): Promise<{
+  synced: number;
+  closed: number;
+  failed: number;
+  requeued: number;
+  settlements: SettlementCounts;
+}> {
   const ctx = tradeContext(deps);
   // Venues that say where an open order stands; the others follow theirs by other means.
   const synced = ctx.venues
@@ -89,7 +95,9 @@ export async function syncVenueOrders(
   }
   // Closes (Polymarket or Kalshi) whose fill's effects Redis did not take: queued again.
   const requeued = await requeueLateFillEffects(deps, ctx.now());
-  return { synced: open.length, closed, failed, requeued };
+  // Filled trades whose matches the chain has yet to settle: confirmed, or rolled back if they failed.
+  const settlements = await followSettlements(deps);
+  return { synced: open.length, closed, failed, requeued, settlements };
 }
 
 /** `GET /api/sdk/orders/open`: the agent's orders still working on a venue. */

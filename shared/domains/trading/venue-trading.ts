@@ -46,6 +46,21 @@ export interface OrderState {
   canceled: boolean;
 }
 
+/**
+ * The chain's word on what a venue order matched, for venues whose matches settle after the match
+ * (VenueTrading `settlement`): still settling, all settled, or some of it reverted on chain.
+ */
+export type Settlement =
+  | { state: 'pending' }
+  | { state: 'confirmed' }
+  | {
+      state: 'failed';
+      /** The order's shares whose match the chain reverted (micro-shares; all of them, or part). */
+      failedSharesMicro: number;
+      /** What the venue says happened, for the agent (the trade's `failure_reason`). */
+      reason: string;
+    };
+
 /** What a venue offers a trade: what the API checks, tells agents and routes on instead of its name. */
 export interface VenueCapabilities {
   /** `paper`: $SIM on our own book; `real`: the owner's money on the venue. */
@@ -123,6 +138,13 @@ export interface VenueTrading {
    * now. Absent: the venue follows its open orders by other means (or has none).
    */
   orderState?(ctx: TradeExecutionContext, trade: TradeRecord): Promise<OrderState | null>;
+  /**
+   * Where the chain stands on a finished order's matches (the `sync-venue-orders` job follows every
+   * filled trade with `venueOrder.settlement: pending` through it: venue-settlement.ts); null when
+   * the venue cannot say now. Present: a match is answered `unconfirmed` until the chain confirms it,
+   * and rolled back if the chain fails it. Absent: the venue's fills are final when reported.
+   */
+  settlement?(ctx: TradeExecutionContext, trade: TradeRecord): Promise<Settlement | null>;
   /** Cancels an open order on the venue; absent when `capabilities.cancellable` is false. */
   cancel?(ctx: TradeExecutionContext, trade: TradeRecord, orderId: string): Promise<CancelOutcome>;
   /**

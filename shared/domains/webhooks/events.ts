@@ -14,6 +14,28 @@ export const filledTrade = async (deps: Pick<EventsDeps, 'models'>, tradeId: str
   return t?.fill ? t : null;
 };
 
+/** What every trade event names of its trade. */
+const tradeFields = (t: TradeOfEvent) => ({
+  trade_id: t._id,
+  agent_id: t.agentId,
+  market_id: t.marketId,
+  venue: t.venue,
+  side: t.side,
+  action: t.action,
+});
+
+/** The trade fields the trade events read (a trade record has them all). */
+interface TradeOfEvent {
+  _id: string;
+  agentId: string;
+  marketId: string;
+  venue: string;
+  side: string;
+  action: string;
+  source: string | null;
+  skillSlug: string | null;
+}
+
 /** `trade.executed` for a filled trade. The event id is the trade's: emitting again is a no-op. */
 export function announceTradeExecuted(
   deps: EmitDeps,
@@ -23,12 +45,7 @@ export function announceTradeExecuted(
     type: 'trade.executed',
     id: `trade.executed.${t._id}`,
     data: {
-      trade_id: t._id,
-      agent_id: t.agentId,
-      market_id: t.marketId,
-      venue: t.venue,
-      side: t.side,
-      action: t.action,
+      ...tradeFields(t),
       shares: fromMicro(t.fill!.sharesMicro ?? 0),
       amount: fromMicro(t.fill!.amountMicro ?? 0),
       price_before: t.fill!.priceBefore ?? null,
@@ -44,6 +61,43 @@ export function announceTradeExecuted(
 export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {
   const t = await filledTrade(deps, tradeId);
   return t ? announceTradeExecuted(deps, t) : { queued: 0, webhook_ids: [] };
+}
+
+/** What a venue's chain reverted of a trade's match (trading/venue-settlement.ts). */
+export interface FailedMatch {
+  sharesMicro: number;
+  amountMicro: number;
+  /** The whole match failed (the trade is `failed`), or only part of it (the trade keeps the rest). */
+  whole: boolean;
+  reason: string;
+  failedAt: Date;
+}
+
+/**
+ * `trade.failed` for a trade whose match the venue's chain reverted, after its booking was rolled
+ * back. The event id is the trade's: emitting again is a no-op.
+ */
+export function emitTradeFailed(
+  deps: EmitDeps,
+  t: TradeOfEvent & { venueOrder: { orderId: string | null } | null },
+  failed: FailedMatch,
+) {
+  return emitWebhookEvent(deps, [t.agentId], {
+    type: 'trade.failed',
+    id: `trade.failed.${t._id}`,
+    data: {
+      ...tradeFields(t),
+      order_id: t.venueOrder?.orderId ?? null,
+      shares: fromMicro(failed.sharesMicro),
+      amount: fromMicro(failed.amountMicro),
+      whole: failed.whole,
+      error_code: 'settlement_failed',
+      failure_reason: failed.reason,
+      source: t.source,
+      skill_slug: t.skillSlug,
+      failed_at: failed.failedAt.toISOString(),
+    },
+  });
 }
 
 /**

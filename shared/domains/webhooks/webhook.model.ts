@@ -4,8 +4,22 @@ import type { SchemaRecord } from '../schema-record.js';
 import { sealedSecretSchema } from '../wallets/wallet.model.js';
 
 /** The events an agent can subscribe to (client-contract §7.4); the default is all of them. */
-export const WEBHOOK_EVENTS = ['trade.executed', 'market.resolved', 'price.movement'] as const;
+export const WEBHOOK_EVENTS = [
+  'trade.executed',
+  'trade.failed',
+  'market.resolved',
+  'price.movement',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/**
+ * Events also sent to the webhooks subscribed to another: `trade.failed` takes back a
+ * `trade.executed` (a match the chain reverted), so a receiver of the one hears of the other, and
+ * webhooks registered before the event existed are told too.
+ */
+export const ALSO_SENT_TO: Partial<Record<WebhookEvent, WebhookEvent[]>> = {
+  'trade.failed': ['trade.executed'],
+};
 
 /** Consecutive failed deliveries after which a webhook is switched off (`active: false`). */
 export const MAX_CONSECUTIVE_FAILURES = 10;

@@ -9,6 +9,7 @@ import type { TradingSettingsUpdate } from '../limits/settings.schemas.js';
 import { emitToBridges } from './clawdbot-bridge.js';
 import { assertPublicHost, hostOf, parseWebhookUrl, UnsafeWebhookUrl, urlGuardOf } from './url-guard.js';
 import {
+  ALSO_SENT_TO,
   WEBHOOK_EVENTS,
   webhookSecretContext,
   type WebhookEvent,
@@ -117,7 +118,9 @@ export async function emitWebhookEvent(
     {
       agentId: { $in: agentIds },
       active: true,
-      ...(event.type === TEST_EVENT ? {} : { events: event.type }),
+      ...(event.type === TEST_EVENT
+        ? {}
+        : { events: { $in: [event.type, ...(ALSO_SENT_TO[event.type] ?? [])] } }),
     },
     { _id: 1 },
   ).lean();

@@ -1,13 +1,15 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
 import { credentialsOf, executePolymarketOrder, orderStateOf } from './execute-polymarket-order.js';
 import { submitPolymarketTrade } from './polymarket-trade.js';
+import { polymarketSettlement } from './polymarket-settlement.js';
 import { polymarketTrading } from './polymarket-trading.js';
 import { preparePolymarketOrder } from './prepare-order.js';
 
 /**
  * Real trading on Polymarket's CLOB: orders signed by the owner's wallet (or the service's managed
  * one), posted under the wallet's L2 credentials; limit orders rest on the book until matched or
- * cancelled, and the `sync-venue-orders` job follows them.
+ * cancelled, and the `sync-venue-orders` job follows them. A match settles on chain after it is
+ * made: the trade is `unconfirmed` until its CLOB trades are CONFIRMED, and rolled back if they FAIL.
  */
 export const polymarketVenueTrading: VenueTrading = {
   venue: 'polymarket',
@@ -30,6 +32,7 @@ export const polymarketVenueTrading: VenueTrading = {
     const creds = await credentialsOf(ctx, trade);
     return creds ? orderStateOf(ctx, creds, vo.orderId, vo.price) : null;
   },
+  settlement: polymarketSettlement,
   cancel: async (ctx, trade, orderId) => {
     const creds = await credentialsOf(ctx, trade);
     if (!creds) return { canceled: false, reason: 'no CLOB credentials for the wallet of this account' };

@@ -1,0 +1,290 @@
+import { VenueHttpError } from '../../infra/http/venue-http-error.js';
+import { appendLedgerEntry } from '../ledger/ledger.js';
+import {
+  AGENT_DELTA_FIELDS,
+  NO_AGENT_CHANGE,
+  NO_POSITION_CHANGE,
+  POSITION_AMOUNT_FIELDS,
+  type AgentDelta,
+  type PositionAmount,
+} from '../ledger/ledger-entry.model.js';
+import { NO_MARKET, refusedResult, shapeOf } from './trade-result.js';
+import { positionId } from '../positions/position.model.js';
+import type { PositionRecord } from '../positions/position.model.js';
+import { accept, type Refusal } from '../refusal.js';
+import { emitTradeFailed } from '../webhooks/events.js';
+import { tradeContext } from './context.js';
+import { positionTarget } from './venue-order-state.js';
+import { settleAdmission } from './trade-lifecycle.js';
+import type { TradeRecord } from './trade.model.js';
+import type { TradeResult } from './trade.schemas.js';
+import type { Settlement, TradeExecutionContext, VenueTradingDeps } from './venue-trading.js';
+
+/**
+ * A venue match is not a trade until the chain settles it (Polymarket: MATCHED → MINED → CONFIRMED,
+ * or FAILED). Every filled trade on such a venue carries `venueOrder.settlement: pending` from its
+ * first booked match (venue-order-state.ts) and is answered `unconfirmed`; the `sync-venue-orders`
+ * job asks the venue (VenueTrading `settlement`) until the chain's final word:
+ * - confirmed: the trade's answer becomes `filled`;
+ * - failed: the booking is rolled back by one ledger entry whose id is the trade's (so however often
+ *   this runs, concurrently or after a crash, it is applied once), the agent is told (`trade.failed`,
+ *   its id the trade's), then the trade is marked `failed` with its `failure_reason` under a guard on
+ *   `settlement: pending`; a buy's daily-limit admission is given back.
+ * Each step is idempotent and the trade stays `pending` until the last, so a run that stops half-way
+ * is finished by the next.
+ */
+
+const SETTLEMENT_FAILED = 'settlement_failed';
+
+/** The ledger entry that rolls back a trade's failed match: one per trade. */
+export const reversalEntryId = (tradeId: string) => `${tradeId}-settlement-failed`;
+
+/** Filled trades looked at per run; the ones looked at longest ago first. */
+const FOLLOW_BATCH = 200;
+
+export interface SettlementCounts {
+  followed: number;
+  confirmed: number;
+  failed: number;
+  errors: number;
+}
+
+/** Every filled trade whose matches the chain has not settled yet, asked once of its venue. */
+export async function followSettlements(deps: VenueTradingDeps): Promise<SettlementCounts> {
+  const ctx = tradeContext(deps);
+  const venues = ctx.venues
+    .all()
+    .filter((v) => v.settlement)
+    .map((v) => v.venue);
+  const counts: SettlementCounts = { followed: 0, confirmed: 0, failed: 0, errors: 0 };
+  if (!venues.length) return counts;
+  const pending = await deps.models.Trade.find({
+    venue: { $in: venues },
+    status: 'filled',
+    'venueOrder.settlement': 'pending',
+  })
+    .sort({ 'venueOrder.syncedAt': 1 })
+    .limit(FOLLOW_BATCH)
+    .lean();
+  for (const t of pending) {
+    counts.followed++;
+    try {
+      const state = await followSettlement(deps, ctx, t);
+      if (state === 'confirmed') counts.confirmed++;
+      if (state === 'failed') counts.failed++;
+    } catch (err) {
+      counts.errors++;
+      if (!(err instanceof VenueHttpError)) deps.log.warn({ err, tradeId: t._id }, 'settlement not followed');
+    }
+  }
+  return counts;
+}
+
+/**
+ * One look at a filled trade's settlement: the chain's word recorded, and a failed match rolled back.
+ * The state the venue gave, or null when it could not say (the next run asks again).
+ */
+export async function followSettlement(
+  deps: VenueTradingDeps,
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+): Promise<Settlement['state'] | null> {
+  const settlement = await ctx.venues.get(t.venue).settlement?.(ctx, t);
+  if (!settlement) return null;
+  const pendingFilter = stillPending(t._id);
+  if (settlement.state === 'pending') {
+    await ctx.models.Trade.updateOne(pendingFilter, { $set: { 'venueOrder.syncedAt': ctx.now() } });
+    return 'pending';
+  }
+  if (settlement.state === 'confirmed') {
+    await ctx.models.Trade.updateOne(pendingFilter, {
+      $set: {
+        'venueOrder.settlement': 'confirmed',
+        'venueOrder.syncedAt': ctx.now(),
+        'result.fill_status': 'filled',
+      },
+    });
+    return 'confirmed';
+  }
+  await rollBackFailedMatch(deps, ctx, t, settlement);
+  return 'failed';
+}
+
+/** The guard of every write that records the chain's word: the trade still waits for it. */
+const stillPending = (tradeId: string) => ({
+  _id: tradeId,
+  status: 'filled' as const,
+  'venueOrder.settlement': 'pending' as const,
+});
+
+type FailedSettlement = Extract<Settlement, { state: 'failed' }>;
+
+/** Rolls back what a failed match booked, tells the agent, and records the failure on the trade. */
+async function rollBackFailedMatch(
+  deps: VenueTradingDeps,
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  failed: FailedSettlement,
+) {
+  const matched = t.venueOrder!.matchedSharesMicro;
+  const whole = failed.failedSharesMicro >= matched;
+  // The share of the booking that failed: all of it (exactly what was booked), or in proportion.
+  const part = whole ? 1 : failed.failedSharesMicro / matched;
+  const reversed = await reverseBooking(ctx, t, part, whole);
+  const fill = t.fill;
+  const failedAmountMicro = fill ? (whole ? fill.amountMicro : Math.round(fill.amountMicro * part)) : 0;
+  const failedShares = whole ? matched : failed.failedSharesMicro;
+  const failedAt = ctx.now();
+  // Told before the trade is marked (the event id is the trade's: a second run enqueues nothing), so
+  // a run stopped between the two still tells it on the next.
+  await emitTradeFailed(deps, t, {
+    sharesMicro: failedShares,
+    amountMicro: failedAmountMicro,
+    whole,
+    reason: failed.reason,
+    failedAt,
+  });
+  const pendingFilter = stillPending(t._id);
+  if (whole) {
+    const marked = await ctx.models.Trade.updateOne(pendingFilter, {
+      $set: {
+        status: 'failed',
+        'venueOrder.settlement': 'failed',
+        'venueOrder.syncedAt': failedAt,
+        errorCode: SETTLEMENT_FAILED,
+        failureCategory: 'venue',
+        failureReason: failed.reason,
+        // Nothing traded: the chain reverted the match.
+        fill: null,
+        result: await failedAnswer(ctx, t, failed.reason),
+      },
+    });
+    if (marked.modifiedCount > 0 && reversed.clamped)
+      ctx.log.error(
+        { tradeId: t._id, positionId: positionTarget(t).positionId },
+        'a failed match rolled back only part of its shares: the position no longer held them',
+      );
+    // The buy's daily-limit count comes back, as for any buy that did not fill (the reconcile job
+    // repeats it if this one is lost).
+    await settleAdmission(deps, t._id);
+    return;
+  }
+  const result = t.result as TradeResult | null;
+  const keptShares = (fill?.sharesMicro ?? matched) - failedShares;
+  const keptAmount = (fill?.amountMicro ?? 0) - failedAmountMicro;
+  await ctx.models.Trade.updateOne(pendingFilter, {
+    $set: {
+      'venueOrder.settlement': 'confirmed',
+      'venueOrder.syncedAt': failedAt,
+      failureReason: failed.reason,
+      ...(fill ? { 'fill.sharesMicro': keptShares, 'fill.amountMicro': keptAmount } : {}),
+      ...(result
+        ? {
+            'result.fill_status': 'filled',
+            [t.action === 'buy' ? 'result.shares_bought' : 'result.shares_sold']: keptShares / 1e6,
+            'result.cost': keptAmount / 1e6,
+            'result.warnings': [...(result.warnings ?? []), failed.reason],
+          }
+        : {}),
+    },
+  });
+}
+
+/** The answer a trade whose whole match failed on chain replays: a failure with the venue's reason. */
+async function failedAnswer(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  reason: string,
+): Promise<TradeResult> {
+  const [market, position, agent] = await Promise.all([
+    ctx.models.Market.findById(t.marketId).lean(),
+    ctx.models.Position.findById(positionId(t.agentId, t.marketId, t.venue)).lean(),
+    ctx.models.Agent.findById(t.agentId, { balanceMicro: 1 }).lean(),
+  ]);
+  const refusal: Refusal = {
+    error: reason,
+    errorCode: SETTLEMENT_FAILED,
+    retryable: true,
+    hint: 'Nothing was traded and no money moved: check the wallet (GET /api/sdk/portfolio) and send the trade again if you still want it.',
+    category: 'venue',
+  };
+  const answer = refusedResult(
+    shapeOf(t),
+    market ?? NO_MARKET,
+    refusal,
+    {
+      balanceMicro: agent?.balanceMicro ?? 0,
+      sharesYesMicro: position?.sharesYesMicro ?? 0,
+      sharesNoMicro: position?.sharesNoMicro ?? 0,
+    },
+    false,
+  );
+  return { ...answer, order_id: t.venueOrder?.orderId ?? null, order_status: 'matched' };
+}
+
+/**
+ * One ledger entry taking back `part` of what the trade's matches booked (position shares, cost and
+ * realised P&L; the trade counters too when the whole match failed). Shares the position no longer
+ * holds (sold on meanwhile) are not taken below zero: `clamped` says so.
+ */
+async function reverseBooking(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  part: number,
+  whole: boolean,
+): Promise<{ clamped: boolean }> {
+  const booked = await ctx.models.LedgerEntry.find(
+    { tradeId: t._id, kind: { $in: ['venue-buy', 'venue-sell'] } },
+    { agent: 1, position: 1 },
+  ).lean();
+  const agent: Record<keyof AgentDelta, number> = { ...NO_AGENT_CHANGE };
+  const position: Record<PositionAmount, number> = { ...NO_POSITION_CHANGE };
+  for (const e of booked) {
+    for (const f of AGENT_DELTA_FIELDS) agent[f] -= e.agent[f] ?? 0;
+    for (const f of POSITION_AMOUNT_FIELDS) position[f] -= e.position?.[f] ?? 0;
+  }
+  const back = (v: number) => (whole ? v : Math.round(v * part));
+  for (const f of POSITION_AMOUNT_FIELDS) position[f] = back(position[f]);
+  let clamped = false;
+  const target = positionTarget(t);
+  await appendLedgerEntry(
+    ctx.models,
+    t.agentId,
+    reversalEntryId(t._id),
+    target,
+    ({ position: held }) => {
+      const delta = { ...position };
+      clamped = clampToHeld(delta, held);
+      return accept({
+        kind: 'venue-reversal',
+        tradeId: t._id,
+        agent: whole ? agent : {},
+        position: { ...delta, statusAfter: statusAfterReversal(held, delta) },
+      });
+    },
+    ctx.now,
+  );
+  return { clamped };
+}
+
+/** Takes no side below zero shares; its cost goes in the same proportion. True when it had to. */
+function clampToHeld(delta: Record<PositionAmount, number>, held: PositionRecord | null): boolean {
+  let clamped = false;
+  for (const side of ['Yes', 'No'] as const) {
+    const [shares, cost] = [`shares${side}Micro`, `cost${side}Micro`] as const;
+    const have = held?.[shares] ?? 0;
+    if (delta[shares] >= 0 || have + delta[shares] >= 0) continue;
+    delta[cost] = delta[shares] === 0 ? 0 : Math.round((delta[cost] * have) / -delta[shares]);
+    delta[shares] = -have;
+    clamped = true;
+  }
+  return clamped;
+}
+
+/** A position the reversal empties is closed; one it gives shares back to is open again. */
+function statusAfterReversal(held: PositionRecord | null, delta: Record<PositionAmount, number>) {
+  if (!held || held.status === 'settled') return null;
+  const left = held.sharesYesMicro + delta.sharesYesMicro + held.sharesNoMicro + delta.sharesNoMicro;
+  if (left === 0) return held.status === 'closed' ? null : ('closed' as const);
+  return held.status === 'closed' ? ('open' as const) : null;
+}
