@@ -220,7 +220,9 @@ async function externalWalletFlow(env: Env, emulator: Emulator) {
     before,
   );
 
-  heading('A7. Redeem: POST /api/sdk/redeem → unsigned_tx, signed, relayed, mined (settled from its receipt), reported');
+  heading(
+    'A7. Redeem: POST /api/sdk/redeem → unsigned_tx, signed, relayed, mined (settled from its receipt), reported',
+  );
   const pusdBefore = await pusdOf(emulator, wallet.address);
   const r = await api('POST', '/api/sdk/redeem', {
     auth: a.apiKey,

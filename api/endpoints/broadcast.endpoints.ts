@@ -40,7 +40,8 @@ export const broadcastEndpoints = {
     path: '/api/sdk/redeem',
     auth: 'agent',
     tag: 'Wallet',
-    summary: 'Redeem winning shares of a resolved Polymarket market (both sides at 0.5 after a 50-50 resolution)',
+    summary:
+      'Redeem winning shares of a resolved Polymarket market (both sides at 0.5 after a 50-50 resolution)',
     description:
       'Managed wallet: the service signs the redemption (and the adapter approval it needs), sends it through the `redemptions` queue and answers once it is mined (`status: redeemed`, `payout` in pUSD) or in flight (`submitted`/`sent`). External wallet: `unsigned_tx` is the collateral-adapter redemption to sign and send with `POST /api/sdk/wallet/broadcast-tx`, then report with `POST /api/sdk/redeem/report` (the relayed transaction settles when mined even unreported). After a 50-50 (void) resolution (payout vector [1,1]) every share, YES or NO, redeems for 0.5 pUSD, rounded down to the micro-unit per side, and `payout` says so. A market redeemed before answers `already_redeemed: true`. 409 `market_not_resolved` before resolution, `nothing_to_redeem` without winning shares.',
     body: RedeemRequestSchema,

@@ -520,7 +520,9 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
         (await trade(simAgent, { market_id: m.marketId, venue: 'sim', side, amount: 7 })).body.success,
         true,
       );
-    const simBefore = (await deps.models.Position.findById(positionId(simAgent.agent_id, m.marketId, 'sim')).lean())!;
+    const simBefore = (await deps.models.Position.findById(
+      positionId(simAgent.agent_id, m.marketId, 'sim'),
+    ).lean())!;
 
     await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
     const reports = await checkResolutions(deps);
@@ -589,7 +591,11 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const linked = await deps.models.Redemption.findById(id).lean();
     assert.equal(linked?.txHash, hash);
     assert.equal(linked?.status, 'sent');
-    assert.equal((await positionOf(t.agent, m.marketId))!.status, 'active', 'not settled before the service knows the resolution');
+    assert.equal(
+      (await positionOf(t.agent, m.marketId))!.status,
+      'active',
+      'not settled before the service knows the resolution',
+    );
 
     await checkResolutions(deps);
     const swept = await finishRelayedRedemptions(deps);

@@ -29,8 +29,14 @@ describe('what a share pays at resolution', () => {
     assert.equal(yesPayoutMicro({ status: 'resolved', outcome: true }), 1_000_000);
     assert.equal(yesPayoutMicro({ status: 'resolved', outcome: false, payoutYesMicro: null }), 0);
     assert.equal(yesPayoutMicro({ status: 'resolved', outcome: null, payoutYesMicro: 500_000 }), 500_000);
-    assert.equal(sidePayoutMicro({ status: 'resolved', outcome: null, payoutYesMicro: 300_000 }, 'no'), 700_000);
-    assert.equal(resolutionLabel({ status: 'resolved', outcome: null, payoutYesMicro: 500_000 }), 'void (50-50)');
+    assert.equal(
+      sidePayoutMicro({ status: 'resolved', outcome: null, payoutYesMicro: 300_000 }, 'no'),
+      700_000,
+    );
+    assert.equal(
+      resolutionLabel({ status: 'resolved', outcome: null, payoutYesMicro: 500_000 }),
+      'void (50-50)',
+    );
     assert.equal(resolutionLabel({ status: 'resolved', outcome: false }), 'NO');
   });
 

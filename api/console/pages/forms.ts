@@ -11,9 +11,9 @@ export interface OpenSimMarket {
 export function marketsPage(csrf: string | null, open: OpenSimMarket[], result?: HtmlValue): Html {
   return html`<h1>Resolve a sim market</h1>
     <p class="lead">
-      Resolving pays each winning share 1 $SIM (void: every share 0.5 $SIM) and closes the market for good (the
-      same outcome again answers the same; another is refused). Imported markets resolve from their venue by
-      themselves.
+      Resolving pays each winning share 1 $SIM (void: every share 0.5 $SIM) and closes the market for good
+      (the same outcome again answers the same; another is refused). Imported markets resolve from their venue
+      by themselves.
     </p>
     ${result}
     <form class="stacked" method="post" action="/admin/markets/resolve">

@@ -80,7 +80,10 @@ function addFill(
   fills.count += count;
 }
 
-type AuditedMarket = Pick<MarketRecord, '_id' | 'status' | 'outcome' | 'payoutYesMicro' | 'currentPrice' | 'book'>;
+type AuditedMarket = Pick<
+  MarketRecord,
+  '_id' | 'status' | 'outcome' | 'payoutYesMicro' | 'currentPrice' | 'book'
+>;
 
 /** One aggregation over the events of the batch's markets, in (marketId, seq) order (the log's index). */
 async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<Map<string, MarketLog>> {

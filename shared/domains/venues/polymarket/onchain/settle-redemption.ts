@@ -95,7 +95,11 @@ export async function finishRedemption(
   }
   // Mined before the service saw the market resolve (the chain can be ahead of the resolution job):
   // left `sent`, and finished by the sweep once the market is resolved (relayed-redemption.ts).
-  const market = await deps.models.Market.findById(rec.marketId, { status: 1, outcome: 1, payoutYesMicro: 1 }).lean();
+  const market = await deps.models.Market.findById(rec.marketId, {
+    status: 1,
+    outcome: 1,
+    payoutYesMicro: 1,
+  }).lean();
   if (!market || yesPayoutMicro(market) === null) return rec;
   const payoutMicro = await settleRedeemedPositions(deps, rec);
   const done = await deps.models.Redemption.findOneAndUpdate(
