@@ -129,6 +129,20 @@ async function boughtTenYes() {
   return { t, marketId, ticker };
 }
 
+/** A quote to sell the YES contracts of a resolved market (its redemption), and the submit body signing it. */
+async function yesRedemption(t: KalshiTrader, marketId: string, shares = 10) {
+  const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares }).expect(200);
+  assert.equal(q.body.success, true, JSON.stringify(q.body));
+  const body = {
+    market_id: marketId,
+    side: 'yes',
+    action: 'sell',
+    quote_id: q.body.quote_id,
+    signed_transaction: signQuoted(q.body.transaction, t.wallet),
+  };
+  return { q, body };
+}
+
 describe('Kalshi trading: quote, client-signed submit, order tracking #integration', function () {
   this.timeout(60_000);
 
@@ -296,17 +310,9 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(buy.body.error_code, 'market_closed');
 
     const usdcBefore = await walletUsdc(addressOf(t));
-    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 10 }).expect(200);
-    assert.equal(q.body.success, true, q.body.error);
+    const { q, body: redeem } = await yesRedemption(t, marketId);
     assert.equal(q.body.price, 1);
     assert.equal(q.body.out_amount, 10);
-    const redeem = {
-      market_id: marketId,
-      side: 'yes',
-      action: 'sell',
-      quote_id: q.body.quote_id,
-      signed_transaction: signQuoted(q.body.transaction, t.wallet),
-    };
     const [a, b] = await Promise.all([submit(t, redeem).expect(200), submit(t, redeem).expect(200)]);
     assert.equal(a.body.trade_id, b.body.trade_id);
     const done = await until(
@@ -361,17 +367,9 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(row.current_value, 5);
 
     const usdcBefore = await walletUsdc(addressOf(t));
-    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 10 }).expect(200);
-    assert.equal(q.body.success, true, q.body.error);
+    const { q, body: redeem } = await yesRedemption(t, marketId);
     assert.equal(q.body.price, 0.5);
     assert.equal(q.body.out_amount, 5);
-    const redeem = {
-      market_id: marketId,
-      side: 'yes',
-      action: 'sell',
-      quote_id: q.body.quote_id,
-      signed_transaction: signQuoted(q.body.transaction, t.wallet),
-    };
     const sent = await submit(t, redeem).expect(200);
     const done = await until(
       () => deps.models.Trade.findById(sent.body.trade_id).lean(),

@@ -76,6 +76,25 @@ async function managedBuy(agent: RegisteredAgent, marketId: string, walletAddres
   return res.body.shares_bought as number;
 }
 
+/** A managed trader holding YES of a new imported market (bought for $10): the trader, market and shares. */
+async function managedHolding() {
+  const t = await managedTrader();
+  const m = await importedMarket(t.agent);
+  const shares = await managedBuy(t.agent, m.marketId);
+  return { t, m, shares };
+}
+
+/** An external-wallet trader with POL for gas holding YES of a new imported market, bought with a client-signed order. */
+async function externalHolding() {
+  const t = await externalTrader();
+  const auth = asAgent(t.agent);
+  await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
+  const m = await importedMarket(t.agent);
+  const bought = await signedBuy(t, m);
+  assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+  return { t, auth, m, shares: bought.body.shares_bought as number };
+}
+
 /** Resolves the market on the emulator and lets the service see it (the resolution job's work). */
 async function resolveYes(conditionId: string) {
   await polymarketAdmin('POST', `/markets/${conditionId}/resolve`, { outcome: 'yes' });
@@ -151,9 +170,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
   });
 
   it('managed wallet: the service approves the adapter, redeems once, and the pUSD balance rises by the winning shares', async () => {
-    const t = await managedTrader();
-    const m = await importedMarket(t.agent);
-    const shares = await managedBuy(t.agent, m.marketId);
+    const { t, m, shares } = await managedHolding();
     // No approvals left at all: the redemption needs only the adapter as CTF operator, which the service sends.
     await polymarketAdmin('POST', `/wallets/${t.address}/approve`, { approved: false });
     await resolveYes(m.conditionId);
@@ -205,9 +222,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
 
   it('managed wallet: a worker SIGKILLed after every write (the broadcast included) still redeems once', async () => {
     const ctx = testContext();
-    const t = await managedTrader();
-    const m = await importedMarket(t.agent);
-    const shares = await managedBuy(t.agent, m.marketId);
+    const { t, m, shares } = await managedHolding();
     await resolveYes(m.conditionId);
     const balance = await pusd(t.address);
     const userId = await ownerIdOf(t.agent);
@@ -247,13 +262,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
   });
 
   it('external wallet: unsigned_tx signed by the client and relayed settles when mined, before any report; the report and its replay are no-ops', async () => {
-    const t = await externalTrader();
-    const auth = asAgent(t.agent);
-    await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
-    const m = await importedMarket(t.agent);
-    const bought = await signedBuy(t, m);
-    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
-    const shares = bought.body.shares_bought as number;
+    const { t, auth, m, shares } = await externalHolding();
     await resolveYes(m.conditionId);
 
     const res = await redeem(t.agent, m.marketId).expect(200);
@@ -510,9 +519,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
 
   it('a 50-50 (void) resolution on Polymarket: sim positions on the market are paid 0.5 a share, the venue position is redeemable and the CTF pays 0.5 a share', async () => {
     const { deps } = testContext();
-    const t = await managedTrader();
-    const m = await importedMarket(t.agent);
-    const shares = await managedBuy(t.agent, m.marketId);
+    const { t, m, shares } = await managedHolding();
     // An agent paper-trading the same imported market on sim, holding both sides.
     const simAgent = await registerAgent();
     for (const side of ['yes', 'no'])
@@ -566,13 +573,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
 
   it('a redemption relayed before the service saw the resolution and never reported settles on its own once the market resolves; a late report is a no-op', async () => {
     const { deps } = testContext();
-    const t = await externalTrader();
-    const auth = asAgent(t.agent);
-    await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
-    const m = await importedMarket(t.agent);
-    const bought = await signedBuy(t, m);
-    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
-    const shares = bought.body.shares_bought as number;
+    const { t, auth, m, shares } = await externalHolding();
     // The chain resolves (50-50) before the resolution job runs: the client redeems on its own.
     await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
     const tx = redemptionTransaction(t.wallet.address, { conditionId: m.conditionId, negRisk: false });
