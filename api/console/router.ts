@@ -186,7 +186,7 @@ export function operatorConsole(
   });
   router.post('/markets/resolve', ...form, async (req, res) => {
     const input = z
-      .object({ market_id: z.string().trim().min(1).max(200), outcome: z.enum(['yes', 'no']) })
+      .object({ market_id: z.string().trim().min(1).max(200), outcome: z.enum(['yes', 'no', 'void']) })
       .safeParse(req.body);
     const result = await attempt(res, async () => {
       if (!input.success)
@@ -197,8 +197,13 @@ export function operatorConsole(
           'Fill in both fields.',
         );
       const { market_id, outcome } = input.data;
-      const resolved = await operatorActions.resolveMarket(deps, who(req), market_id, outcome === 'yes');
-      return `Market ${market_id} resolved ${outcome.toUpperCase()}; ${settlementLine(resolved.settlement)}.`;
+      const resolved = await operatorActions.resolveMarket(
+        deps,
+        who(req),
+        market_id,
+        outcome === 'void' ? 'void' : outcome === 'yes',
+      );
+      return `Market ${market_id} resolved ${outcome === 'void' ? 'void (50-50)' : outcome.toUpperCase()}; ${settlementLine(resolved.settlement)}.`;
     });
     send(req, res, 'Markets', '/admin/markets', marketsPage(csrf(req), await openSimMarkets(), result));
   });

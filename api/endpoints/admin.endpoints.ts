@@ -60,16 +60,23 @@ export const adminEndpoints = {
     path: '/api/admin/markets/{market_id}/resolve',
     auth: 'operator',
     tag: 'Operator',
-    summary: 'Resolve a market and settle its sim positions (winning shares pay 1 $SIM)',
+    summary: 'Resolve a market and settle its sim positions (winning shares pay 1 $SIM; void: 0.5 each)',
     description:
-      'Idempotent: resolving again with the same outcome answers the same; another outcome is a 409.',
+      '`outcome`: `true` (YES wins), `false` (NO wins) or `"void"`, a 50-50 resolution: every share, YES or NO, pays 0.5 $SIM (rounded down to the micro-unit per side), and `outcome` reads null. ' +
+      'Imported markets resolve from their venue by themselves, void ones included (Polymarket 50-50, Kalshi scalar results pay what the venue pays). ' +
+      'Idempotent: resolving again the same way answers the same; any other resolution is a 409.',
     params: MarketIdParamsSchema,
-    body: z.strictObject({ outcome: z.boolean() }).meta({ id: 'ResolveMarketRequest' }),
+    body: z
+      .strictObject({ outcome: z.union([z.boolean(), z.literal('void')]) })
+      .meta({ id: 'ResolveMarketRequest' }),
     response: z
       .object({
         market_id: z.string(),
         status: z.literal('resolved'),
-        outcome: z.boolean(),
+        outcome: z.boolean().nullable().describe('null for a void (50-50) resolution'),
+        payout_per_share: z
+          .object({ yes: z.number(), no: z.number() })
+          .describe('What one YES and one NO share pay: 1/0, 0/1, or 0.5/0.5 when void'),
         resolved_at: z.string(),
         settlement: z.object({
           state: z.enum(['completed', 'queued']),

@@ -8,6 +8,7 @@ import {
   reportRedemption,
 } from '../domains/venues/polymarket/onchain/redeem.js';
 import { redeemPosition } from '../domains/venues/polymarket/onchain/redeem-position.js';
+import { finishRelayedRedemptions } from '../domains/venues/polymarket/onchain/relayed-redemption.js';
 import { proxyPolygonRpc } from '../domains/venues/polymarket/onchain/rpc-proxy.js';
 
 /**
@@ -28,6 +29,7 @@ export const onchain = {
   prepareDepositWalletRedeem,
   redeemPosition,
   enqueueAutoRedemptions,
+  finishRelayedRedemptions,
   readAllowances,
   proxyPolygonRpc,
 };

@@ -129,6 +129,20 @@ async function boughtTenYes() {
   return { t, marketId, ticker };
 }
 
+/** A quote to sell the YES contracts of a resolved market (its redemption), and the submit body signing it. */
+async function yesRedemption(t: KalshiTrader, marketId: string, shares = 10) {
+  const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares }).expect(200);
+  assert.equal(q.body.success, true, JSON.stringify(q.body));
+  const body = {
+    market_id: marketId,
+    side: 'yes',
+    action: 'sell',
+    quote_id: q.body.quote_id,
+    signed_transaction: signQuoted(q.body.transaction, t.wallet),
+  };
+  return { q, body };
+}
+
 describe('Kalshi trading: quote, client-signed submit, order tracking #integration', function () {
   this.timeout(60_000);
 
@@ -296,17 +310,9 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(buy.body.error_code, 'market_closed');
 
     const usdcBefore = await walletUsdc(addressOf(t));
-    const q = await quote(t, { market_id: marketId, side: 'yes', action: 'sell', shares: 10 }).expect(200);
-    assert.equal(q.body.success, true, q.body.error);
+    const { q, body: redeem } = await yesRedemption(t, marketId);
     assert.equal(q.body.price, 1);
     assert.equal(q.body.out_amount, 10);
-    const redeem = {
-      market_id: marketId,
-      side: 'yes',
-      action: 'sell',
-      quote_id: q.body.quote_id,
-      signed_transaction: signQuoted(q.body.transaction, t.wallet),
-    };
     const [a, b] = await Promise.all([submit(t, redeem).expect(200), submit(t, redeem).expect(200)]);
     assert.equal(a.body.trade_id, b.body.trade_id);
     const done = await until(
@@ -335,6 +341,45 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(closed.status, 'closed');
     assert.equal(closed.current_value, 0);
     assert.equal(closed.pnl, 4.9);
+  });
+
+  it('when the market finalizes as a 50-50 scalar result, then both sides redeem at their payout (kalshi.md §4): YES contracts at $0.50', async () => {
+    const { deps } = testContext();
+    const { t, marketId, ticker } = await boughtTenYes();
+    await kalshiAdmin('POST', `/markets/${ticker}/lifecycle`, {
+      status: 'finalized',
+      result: 'scalar',
+      settlement_value: 0.5,
+    });
+    const reports = await checkResolutions(deps);
+    assert.ok(reports.find((r) => r.venue === 'kalshi')!.voided >= 1);
+    const market = (await deps.models.Market.findById(marketId).lean())!;
+    assert.equal(market.status, 'resolved');
+    assert.equal(market.outcome, null);
+    assert.equal(market.payoutYesMicro, 500_000);
+    const resolved = await api()
+      .get('/api/sdk/positions?venue=kalshi&status=resolved')
+      .set(asAgent(t.agent))
+      .expect(200);
+    const row = resolved.body.positions.find((p: { market_id: string }) => p.market_id === marketId);
+    assert.equal(row.redeemable, true);
+    assert.equal(row.redeemable_side, 'yes');
+    assert.equal(row.current_value, 5);
+
+    const usdcBefore = await walletUsdc(addressOf(t));
+    const { q, body: redeem } = await yesRedemption(t, marketId);
+    assert.equal(q.body.price, 0.5);
+    assert.equal(q.body.out_amount, 5);
+    const sent = await submit(t, redeem).expect(200);
+    const done = await until(
+      () => deps.models.Trade.findById(sent.body.trade_id).lean(),
+      (tr) => tr?.status === 'filled',
+    );
+    assert.equal(done?.status, 'filled');
+    assert.equal((await walletUsdc(addressOf(t))) - usdcBefore, 5, 'the emulator paid $0.50 a contract');
+    const buy = await quote(t, { market_id: marketId, side: 'no', amount: 5 }).expect(200);
+    assert.equal(buy.body.error_code, 'market_closed');
+    assert.match(buy.body.error, /void \(50-50\)/);
   });
 
   it('when the human registers another Solana wallet after a buy, then the winning contracts are quoted for and redeemed from the wallet that holds them', async () => {

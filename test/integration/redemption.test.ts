@@ -6,6 +6,12 @@ import { redeemPosition } from '../../shared/domains/venues/polymarket/onchain/r
 import { redemptionId } from '../../shared/domains/wallets/redemption.model.js';
 import { POLYGON_CONTRACTS } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
+import { finishRelayedRedemptions } from '../../shared/domains/venues/polymarket/onchain/relayed-redemption.js';
+import { redemptionTransaction } from '../../shared/domains/venues/polymarket/onchain/approval-transactions.js';
+import { positionId } from '../../shared/domains/positions/position.model.js';
+import { toMicro } from '../../shared/domains/money.js';
+import { trade } from '../support/factories.js';
+import { assertAgentConserved } from '../support/invariants.js';
 import { minuteSlot } from '../../shared/infra/queue/slots.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { testContext } from '../support/context.js';
@@ -68,6 +74,25 @@ async function managedBuy(agent: RegisteredAgent, marketId: string, walletAddres
   assert.equal(res.body.success, true, JSON.stringify(res.body));
   assert.ok(res.body.shares_bought > 0);
   return res.body.shares_bought as number;
+}
+
+/** A managed trader holding YES of a new imported market (bought for $10): the trader, market and shares. */
+async function managedHolding() {
+  const t = await managedTrader();
+  const m = await importedMarket(t.agent);
+  const shares = await managedBuy(t.agent, m.marketId);
+  return { t, m, shares };
+}
+
+/** An external-wallet trader with POL for gas holding YES of a new imported market, bought with a client-signed order. */
+async function externalHolding() {
+  const t = await externalTrader();
+  const auth = asAgent(t.agent);
+  await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
+  const m = await importedMarket(t.agent);
+  const bought = await signedBuy(t, m);
+  assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+  return { t, auth, m, shares: bought.body.shares_bought as number };
 }
 
 /** Resolves the market on the emulator and lets the service see it (the resolution job's work). */
@@ -145,9 +170,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
   });
 
   it('managed wallet: the service approves the adapter, redeems once, and the pUSD balance rises by the winning shares', async () => {
-    const t = await managedTrader();
-    const m = await importedMarket(t.agent);
-    const shares = await managedBuy(t.agent, m.marketId);
+    const { t, m, shares } = await managedHolding();
     // No approvals left at all: the redemption needs only the adapter as CTF operator, which the service sends.
     await polymarketAdmin('POST', `/wallets/${t.address}/approve`, { approved: false });
     await resolveYes(m.conditionId);
@@ -199,9 +222,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
 
   it('managed wallet: a worker SIGKILLed after every write (the broadcast included) still redeems once', async () => {
     const ctx = testContext();
-    const t = await managedTrader();
-    const m = await importedMarket(t.agent);
-    const shares = await managedBuy(t.agent, m.marketId);
+    const { t, m, shares } = await managedHolding();
     await resolveYes(m.conditionId);
     const balance = await pusd(t.address);
     const userId = await ownerIdOf(t.agent);
@@ -240,14 +261,8 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(p!.payout, shares);
   });
 
-  it('external wallet: unsigned_tx signed by the client, relayed, reported; the report replayed is a no-op', async () => {
-    const t = await externalTrader();
-    const auth = asAgent(t.agent);
-    await polymarketAdmin('POST', `/polygon/accounts/${t.wallet.address}/fund`, { pol: 1 });
-    const m = await importedMarket(t.agent);
-    const bought = await signedBuy(t, m);
-    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
-    const shares = bought.body.shares_bought as number;
+  it('external wallet: unsigned_tx signed by the client and relayed settles when mined, before any report; the report and its replay are no-ops', async () => {
+    const { t, auth, m, shares } = await externalHolding();
     await resolveYes(m.conditionId);
 
     const res = await redeem(t.agent, m.marketId).expect(200);
@@ -271,12 +286,18 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     );
     assert.equal(broadcast?.status, 'mined');
     assert.ok(Math.abs((await pusd(t.wallet.address)) - (balance + shares)) < 1e-6);
+    // Linked to its market at relay time by the calldata's condition id: the receipt settled it.
+    const settled = await until(
+      () => positionOf(t.agent, m.marketId),
+      (p) => p?.status === 'settled',
+    );
+    assert.equal(settled!.payout, shares);
 
     const report = { market_id: m.marketId, side: 'yes', tx_hash: relayed.body.tx_hash };
     const first = await api().post('/api/sdk/redeem/report').set(auth).send(report).expect(200);
     assert.equal(first.body.success, true);
-    assert.equal(first.body.recorded, true);
-    assert.equal(first.body.positions_settled, 1);
+    assert.equal(first.body.recorded, false);
+    assert.equal(first.body.positions_settled, 0);
     assert.equal(first.body.payout, shares);
     const replay = await api().post('/api/sdk/redeem/report').set(auth).send(report).expect(200);
     assert.equal(replay.body.recorded, false);
@@ -494,5 +515,105 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(await pusd(off.address), balanceOff);
     assert.equal((await positionOf(off.agent, m.marketId))!.redeemable, true);
     assert.equal((await txsFrom(on.address)).filter((x) => x.selector === REDEEM_SELECTOR).length, 1);
+  });
+
+  it('a 50-50 (void) resolution on Polymarket: sim positions on the market are paid 0.5 a share, the venue position is redeemable and the CTF pays 0.5 a share', async () => {
+    const { deps } = testContext();
+    const { t, m, shares } = await managedHolding();
+    // An agent paper-trading the same imported market on sim, holding both sides.
+    const simAgent = await registerAgent();
+    for (const side of ['yes', 'no'])
+      assert.equal(
+        (await trade(simAgent, { market_id: m.marketId, venue: 'sim', side, amount: 7 })).body.success,
+        true,
+      );
+    const simBefore = (await deps.models.Position.findById(
+      positionId(simAgent.agent_id, m.marketId, 'sim'),
+    ).lean())!;
+
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
+    const reports = await checkResolutions(deps);
+    assert.ok(reports.find((r) => r.venue === 'polymarket')!.voided >= 1);
+    const market = await api().get(`/api/sdk/markets/${m.marketId}`).set(asAgent(t.agent)).expect(200);
+    const view = market.body.market ?? market.body;
+    assert.equal(view.status, 'resolved');
+    assert.equal(view.outcome, null);
+    assert.equal(view.current_price, 0.5);
+
+    // Sim: settled without any operator, each share paying exactly half (rounded down per side).
+    const half = (micro: number) => Math.floor(micro / 2);
+    const simPaid = await until(
+      () => deps.models.Position.findById(positionId(simAgent.agent_id, m.marketId, 'sim')).lean(),
+      (p) => p?.status === 'settled',
+    );
+    assert.equal(simPaid!.payoutMicro, half(simBefore.sharesYesMicro) + half(simBefore.sharesNoMicro));
+    await assertAgentConserved(simAgent.agent_id);
+
+    // Venue: both sides redeem at 0.5 (payout vector [1,1]); the managed redemption pays half the shares.
+    const before = await positionOf(t.agent, m.marketId);
+    assert.equal(before!.redeemable, true);
+    assert.equal(before!.redeemable_side, 'yes');
+    const expected = half(toMicro(shares)) / 1e6;
+    const balance = await pusd(t.address);
+    const res = await redeem(t.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.equal(res.body.payout, expected);
+    assert.ok(Math.abs((await pusd(t.address)) - (balance + expected)) < 1e-6, 'the CTF paid 0.5 a share');
+    const after = await positionOf(t.agent, m.marketId);
+    assert.equal(after!.status, 'settled');
+    assert.equal(after!.payout, expected);
+    assert.equal((await redeem(t.agent, m.marketId).expect(200)).body.already_redeemed, true);
+
+    const audit = await api().get('/api/admin/audit').set(operator()).expect(200);
+    const ours = (audit.body.differences as { id: string }[]).filter((d) =>
+      [simAgent.agent_id, t.agent.agent_id, m.marketId].some((id) => d.id.includes(id)),
+    );
+    assert.deepEqual(ours, []);
+  });
+
+  it('a redemption relayed before the service saw the resolution and never reported settles on its own once the market resolves; a late report is a no-op', async () => {
+    const { deps } = testContext();
+    const { t, auth, m, shares } = await externalHolding();
+    // The chain resolves (50-50) before the resolution job runs: the client redeems on its own.
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
+    const tx = redemptionTransaction(t.wallet.address, { conditionId: m.conditionId, negRisk: false });
+    const balance = await pusd(t.wallet.address);
+    const relayed = await relayTx(auth, await signAsClient(auth, t.wallet, tx)).expect(200);
+    assert.equal(relayed.body.kind, 'redeem', JSON.stringify(relayed.body));
+    const hash = relayed.body.tx_hash as string;
+    await until(
+      () => deps.models.TxBroadcast.findById(hash).lean(),
+      (b) => b?.status === 'mined',
+    );
+    const expected = Math.floor(toMicro(shares) / 2) / 1e6;
+    assert.ok(Math.abs((await pusd(t.wallet.address)) - (balance + expected)) < 1e-6);
+    // Linked by the condition id in the calldata, and waiting for the market to resolve here.
+    const id = redemptionId(t.wallet.address, m.marketId);
+    const linked = await deps.models.Redemption.findById(id).lean();
+    assert.equal(linked?.txHash, hash);
+    assert.equal(linked?.status, 'sent');
+    assert.equal(
+      (await positionOf(t.agent, m.marketId))!.status,
+      'active',
+      'not settled before the service knows the resolution',
+    );
+
+    await checkResolutions(deps);
+    const swept = await finishRelayedRedemptions(deps);
+    assert.ok(swept.finished >= 1);
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.status, 'settled');
+    assert.equal(p!.payout, expected);
+    assert.equal((await finishRelayedRedemptions(deps)).finished, 0, 'settled once');
+
+    const report = { market_id: m.marketId, side: 'yes', tx_hash: hash };
+    const late = await api().post('/api/sdk/redeem/report').set(auth).send(report).expect(200);
+    assert.equal(late.body.recorded, false);
+    assert.equal(late.body.positions_settled, 0);
+    assert.equal(late.body.payout, expected);
+    const entries = await deps.models.LedgerEntry.countDocuments({
+      _id: `redeem-${positionId(t.agent.agent_id, m.marketId, 'polymarket')}`,
+    });
+    assert.equal(entries, 1);
   });
 });

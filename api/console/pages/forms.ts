@@ -11,8 +11,9 @@ export interface OpenSimMarket {
 export function marketsPage(csrf: string | null, open: OpenSimMarket[], result?: HtmlValue): Html {
   return html`<h1>Resolve a sim market</h1>
     <p class="lead">
-      Resolving pays each winning share 1 $SIM and closes the market for good (the same outcome again answers
-      the same; the other outcome is refused). Imported markets resolve from their venue by themselves.
+      Resolving pays each winning share 1 $SIM (void: every share 0.5 $SIM) and closes the market for good
+      (the same outcome again answers the same; another is refused). Imported markets resolve from their venue
+      by themselves.
     </p>
     ${result}
     <form class="stacked" method="post" action="/admin/markets/resolve">
@@ -23,6 +24,7 @@ export function marketsPage(csrf: string | null, open: OpenSimMarket[], result?:
       <select id="outcome" name="outcome" required>
         <option value="yes">YES wins</option>
         <option value="no">NO wins</option>
+        <option value="void">Void (50-50: every share pays 0.5)</option>
       </select>
       <button type="submit" class="danger">Resolve</button>
     </form>

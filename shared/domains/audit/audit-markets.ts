@@ -1,6 +1,9 @@
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { bookState } from '../markets/sim-book.js';
+import { resolvedPayoutMicro } from '../markets/market-log.js';
+import { yesPayoutMicro } from '../markets/resolution.js';
+import { fromMicro } from '../money.js';
 import { PRICE_CEIL, PRICE_FLOOR, price } from '../markets/lmsr.js';
 import { entryOf, Findings, groupBy, idRange } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
@@ -24,6 +27,7 @@ interface EventGroup {
   lastPriceAfter: number | null;
   lastQ0Yes?: number | null;
   lastOutcome: boolean | null;
+  lastPayoutYesMicro?: number | null;
 }
 
 /** Net shares filled on each side, and how many fills. */
@@ -45,7 +49,7 @@ interface MarketLog {
   firstFill: { seq: number; priceBefore: number | null } | null;
   /** The last fill or anchor: its price after is the LMSR price of the book. */
   lastPrice: { seq: number; priceAfter: number | null } | null;
-  resolve: { seq: number; outcome: boolean | null } | null;
+  resolve: { seq: number; outcome: boolean | null; payoutYesMicro: number | null } | null;
   close: { seq: number } | null;
 }
 
@@ -76,7 +80,10 @@ function addFill(
   fills.count += count;
 }
 
-type AuditedMarket = Pick<MarketRecord, '_id' | 'status' | 'outcome' | 'currentPrice' | 'book'>;
+type AuditedMarket = Pick<
+  MarketRecord,
+  '_id' | 'status' | 'outcome' | 'payoutYesMicro' | 'currentPrice' | 'book'
+>;
 
 /** One aggregation over the events of the batch's markets, in (marketId, seq) order (the log's index). */
 async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<Map<string, MarketLog>> {
@@ -94,6 +101,7 @@ async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<
         lastPriceAfter: { $last: '$priceAfter' },
         lastQ0Yes: { $last: '$q0Yes' },
         lastOutcome: { $last: '$outcome' },
+        lastPayoutYesMicro: { $last: '$payoutYesMicro' },
       },
     },
   ]);
@@ -111,7 +119,8 @@ async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<
     if (kind === 'anchor') log.anchor = { seq: g.lastSeq, q0Yes: g.lastQ0Yes ?? null };
     if ((kind === 'fill' || kind === 'anchor') && g.lastSeq > (log.lastPrice?.seq ?? 0))
       log.lastPrice = { seq: g.lastSeq, priceAfter: g.lastPriceAfter };
-    if (kind === 'resolve') log.resolve = { seq: g.lastSeq, outcome: g.lastOutcome };
+    if (kind === 'resolve')
+      log.resolve = { seq: g.lastSeq, outcome: g.lastOutcome, payoutYesMicro: g.lastPayoutYesMicro ?? null };
     if (kind === 'close') log.close = { seq: g.firstSeq };
   }
   return logs;
@@ -212,8 +221,11 @@ function auditMarket(
   const expectedStatus = log.resolve ? 'resolved' : log.close ? 'closed' : log.lastSeq > 0 ? 'active' : null;
   if (expectedStatus) differ('status', expectedStatus, market.status);
   if (log.resolve) {
+    // What a YES share pays (1, 0, or 0.5 when void) is the resolved price.
+    const payout = resolvedPayoutMicro(log.resolve);
     differ('outcome', log.resolve.outcome, market.outcome);
-    differ('currentPrice', log.resolve.outcome ? 1 : 0, market.currentPrice);
+    differ('payoutYesMicro', payout, yesPayoutMicro(market));
+    differ('currentPrice', fromMicro(payout), market.currentPrice);
   } else if (log.lastPrice?.priceAfter != null) {
     differ('currentPrice', log.lastPrice.priceAfter, market.currentPrice, PRICE_TOLERANCE);
     // With the fills right, the stored anchor and liquidity must give the price the log recorded.
@@ -250,7 +262,7 @@ async function auditMarketBatch(models: AuditModels, markets: AuditedMarket[]): 
   return { positions: 0, behind: behindMarkets.length, findings };
 }
 
-const MARKET_PROJECTION = { status: 1, outcome: 1, currentPrice: 1, book: 1 };
+const MARKET_PROJECTION = { status: 1, outcome: 1, payoutYesMicro: 1, currentPrice: 1, book: 1 };
 
 export const marketAuditor: Auditor<AuditedMarket> = {
   read: (models, filter) =>

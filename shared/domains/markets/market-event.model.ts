@@ -24,6 +24,8 @@ const marketEventSchema = new Schema(
     priceBefore: { type: Number, default: null },
     priceAfter: { type: Number, default: null },
     outcome: { type: Boolean, default: null },
+    /** `resolve` events: what a YES share pays, micro-units (null on older events: the outcome says it). */
+    payoutYesMicro: { type: Number, default: undefined },
     /** `anchor` events: the book's new YES anchor (shares), moved toward the venue price. */
     q0Yes: { type: Number, default: undefined },
     /** `anchor` events: the venue YES price the book was anchored to. */
@@ -36,9 +38,10 @@ marketEventSchema.index({ marketId: 1, seq: 1 }, { unique: true });
 marketEventSchema.index({ marketId: 1, at: 1 });
 
 // `q0Yes` and `anchorPrice` have no default: only `anchor` events carry them (never null).
+// `payoutYesMicro`: only `resolve` events carry it, and not those logged before it existed.
 export type MarketEventRecord = SchemaRecord<
   typeof marketEventSchema,
-  { q0Yes?: number; anchorPrice?: number }
+  { q0Yes?: number; anchorPrice?: number; payoutYesMicro?: number | null }
 >;
 export type MarketEventModel = Model<MarketEventRecord>;
 

@@ -1,4 +1,5 @@
 import { afterWrite } from '../../infra/faults.js';
+import { MICRO, fromMicro } from '../money.js';
 import { appendToStream, rollForwardStream, type SequencedLog } from '../sequenced-log/sequenced-log.js';
 import type { Decision, Refusal } from '../refusal.js';
 import type { MarketEventModel, MarketEventRecord } from './market-event.model.js';
@@ -13,6 +14,10 @@ export interface MarketLogModels {
 }
 
 export type MarketEventDraft = Omit<MarketEventRecord, '_id' | 'marketId' | 'seq' | 'at'>;
+
+/** A `resolve` event's YES payout (events logged before it was recorded carry only the outcome). */
+export const resolvedPayoutMicro = (e: Pick<MarketEventRecord, 'outcome' | 'payoutYesMicro'>) =>
+  e.payoutYesMicro ?? (e.outcome ? MICRO : 0);
 
 /** What one logged event changes on the market document (besides the book version). */
 export function eventUpdate(next: MarketEventRecord) {
@@ -35,7 +40,8 @@ export function eventUpdate(next: MarketEventRecord) {
           status: 'resolved',
           resolvedAt: next.at,
           outcome: next.outcome,
-          currentPrice: next.outcome ? 1 : 0,
+          payoutYesMicro: resolvedPayoutMicro(next),
+          currentPrice: fromMicro(resolvedPayoutMicro(next)),
         },
       };
     case 'anchor':

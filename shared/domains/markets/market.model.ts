@@ -48,6 +48,12 @@ const marketSchema = new Schema(
     /** Set once every position of the resolved market has been paid. */
     settledAt: { type: Date, default: null },
     outcome: { type: Boolean, default: null },
+    /**
+     * What a YES share pays at the resolution, micro-units (resolution.ts): 1 or 0 when an outcome
+     * won, 0.5 for a 50-50 (void) one, a fraction for a Kalshi scalar result. Null until resolved
+     * (and on markets resolved before it was recorded, whose outcome says it).
+     */
+    payoutYesMicro: { type: Number, default: null },
     resolutionCriteria: { type: String, default: null },
     /** YES price after the last applied event (clamped), denormalised for lists and sorting. */
     currentPrice: { type: Number, required: true },
@@ -102,9 +108,10 @@ marketSchema.index({ importedBy: 1 });
 marketSchema.index({ url: 1 });
 
 // Builders (catalogue.ts, imported-market.ts) leave updatedAt to mongoose: an upsert's $setOnInsert may not carry it.
+// `payoutYesMicro` is absent on markets stored before it existed, and builders of unresolved markets leave it out.
 export type MarketRecord = SchemaRecord<
   typeof marketSchema,
-  { updatedAt?: Date; venueRef: MarketVenueRef | null }
+  { updatedAt?: Date; venueRef: MarketVenueRef | null; payoutYesMicro?: number | null }
 >;
 export type MarketModel = Model<MarketRecord>;
 

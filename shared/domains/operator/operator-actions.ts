@@ -3,6 +3,7 @@ import type { Models } from '../models.js';
 import { AppError } from '../../infra/errors.js';
 import { runScheduleNow, setSchedulePaused } from '../schedules/schedule-admin.js';
 import type { ScheduleDefinition } from '../schedules/schedule-tick.js';
+import { decided, VOID_RESOLUTION } from '../markets/resolution.js';
 import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
 import { reviewSkill } from '../skills/skills.js';
 import { importUpload } from '../tapes/import-tape.js';
@@ -78,12 +79,21 @@ export const SETTLEMENT_WAIT_MS = 10_000;
  * operator change escapes the trail.
  */
 export const operatorActions = {
-  resolveMarket: (deps: OperatorActionsDeps, actor: OperatorActor, marketId: string, outcome: boolean) =>
+  /** `outcome`: YES (true) or NO (false) wins, or `void`: a 50-50 resolution paying 0.5 a share. */
+  resolveMarket: (
+    deps: OperatorActionsDeps,
+    actor: OperatorActor,
+    marketId: string,
+    outcome: boolean | 'void',
+  ) =>
     audited(
       deps,
       { actor, action: 'market.resolve', target: marketId },
-      () => resolveAndSettle(deps, marketId, outcome, { waitMs: SETTLEMENT_WAIT_MS }),
-      (r) => `${outcome ? 'yes' : 'no'}; ${settlementLine(r.settlement)}`,
+      () =>
+        resolveAndSettle(deps, marketId, outcome === 'void' ? VOID_RESOLUTION : decided(outcome), {
+          waitMs: SETTLEMENT_WAIT_MS,
+        }),
+      (r) => `${outcome === 'void' ? 'void' : outcome ? 'yes' : 'no'}; ${settlementLine(r.settlement)}`,
     ),
 
   setUserTier: (deps: OperatorActionsDeps, actor: OperatorActor, userId: string, tier: Tier) =>

@@ -3,26 +3,29 @@ import type { MarketRecord } from '../markets/market.model.js';
 import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import type { PositionRecord } from './position.model.js';
 import { holderView } from './holder.js';
-import { isRedeemable } from './redeemable.js';
+import { isRedeemable, redeemableSide } from './redeemable.js';
+import { yesPayoutMicro } from '../markets/resolution.js';
 
 /**
- * Value of a position at the market's current YES price (resolved markets: the outcome). With
+ * Value of a position at the market's current YES price (resolved markets: what a YES share pays). With
  * `external`, imported markets are marked at the venue's price, so an agent cannot pump its own
  * mark on the sim book (used by the leaderboard).
  */
 export function markMicro(
   p: Pick<PositionRecord, 'sharesYesMicro' | 'sharesNoMicro' | 'reservedYesMicro' | 'reservedNoMicro'>,
-  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & { externalPriceYes?: number | null },
+  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & {
+    externalPriceYes?: number | null;
+    payoutYesMicro?: number | null;
+  },
   external = false,
 ): number {
-  const resolved = m.status === 'resolved' && m.outcome !== null;
-  const yes = resolved
-    ? m.outcome
-      ? 1
-      : 0
-    : external && m.externalPriceYes != null
-      ? m.externalPriceYes
-      : m.currentPrice;
+  const payoutYes = yesPayoutMicro(m);
+  const yes =
+    payoutYes !== null
+      ? fromMicro(payoutYes)
+      : external && m.externalPriceYes != null
+        ? m.externalPriceYes
+        : m.currentPrice;
   return Math.round(
     (p.sharesYesMicro + p.reservedYesMicro) * yes + (p.sharesNoMicro + p.reservedNoMicro) * (1 - yes),
   );
@@ -37,7 +40,10 @@ export const venueMarkMicro = (
     PositionRecord,
     'venue' | 'sharesYesMicro' | 'sharesNoMicro' | 'reservedYesMicro' | 'reservedNoMicro'
   >,
-  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & { externalPriceYes?: number | null },
+  m: Pick<MarketRecord, 'currentPrice' | 'status' | 'outcome'> & {
+    externalPriceYes?: number | null;
+    payoutYesMicro?: number | null;
+  },
 ) => markMicro(p, m, p.venue !== 'sim');
 
 /** `active` while the market trades, `resolved` once it resolved, `settled`/`closed` after. */
@@ -85,7 +91,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     sources: p.sources,
     sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
     redeemable,
-    redeemable_side: redeemable ? (m.outcome ? 'yes' : 'no') : null,
+    redeemable_side: redeemable ? redeemableSide(p, m) : null,
     ...conditionRefFields(m.venueRef),
     holder_address: holderView(p),
     opened_at: p.openedAt ? p.openedAt.toISOString() : null,

@@ -12,6 +12,7 @@ import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } fr
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
 import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
+import { resolutionLabel } from '../markets/resolution.js';
 
 const BIG_MOVE = 0.1;
 
@@ -104,7 +105,7 @@ async function venueAttention(
       reasons,
     });
     if (reasons.includes('resolved'))
-      actions.push(`"${m.question}" resolved ${m.outcome ? 'YES' : 'NO'}: ${RESOLVED_ACTION[venue]}`);
+      actions.push(`"${m.question}" resolved ${resolutionLabel(m)}: ${RESOLVED_ACTION[venue]}`);
     if (reasons.includes('resolving_soon'))
       actions.push(
         `"${m.question}" resolves in ${humanDuration(seconds!)}: decide whether to hold your ${side.toUpperCase()} shares or sell.`,

@@ -11,6 +11,7 @@ import { bookState } from '../markets/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../markets/lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
 import { listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
+import { resolutionLabel } from '../markets/resolution.js';
 
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
@@ -202,7 +203,7 @@ export async function marketContext(
 
   const warnings: string[] = [];
   if (m.status === 'resolved')
-    warnings.push(`Market is resolved (${m.outcome ? 'YES' : 'NO'}); it no longer trades.`);
+    warnings.push(`Market is resolved (${resolutionLabel(m)}); it no longer trades.`);
   else if (secondsLeft !== null && secondsLeft < 0)
     warnings.push('Resolution time has passed; the market may resolve at any moment.');
   else if (secondsLeft !== null && secondsLeft < 3600)

@@ -32,7 +32,7 @@ async function markedPositions(models: Models, filter: Record<string, unknown>) 
   }).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
-    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
+    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1, payoutYesMicro: 1 },
   ).lean();
   const byId = new Map(markets.map((m) => [m._id, m]));
   return positions.flatMap((p) => {

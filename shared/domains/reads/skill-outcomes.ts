@@ -114,7 +114,7 @@ export async function skillPositions(
   const positions = await models.Position.find({ _id: { $in: own.map(([id]) => id) } }).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
-    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1 },
+    { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1, payoutYesMicro: 1 },
   ).lean();
   const marketOf = new Map(markets.map((m) => [m._id, m]));
   return positions.map((position) => ({

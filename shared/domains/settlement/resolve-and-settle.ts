@@ -1,6 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import { resolveMarket } from '../markets/resolve-market.js';
+import type { Resolution } from '../markets/resolution.js';
 import { fromMicro } from '../money.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -12,17 +13,17 @@ export type SettlementState =
   | { state: 'queued'; job_id: string };
 
 /**
- * Resolves a market (once: resolve-market.ts) and has it settled by the `settle-market` job, which
+ * Resolves a market (once: resolve-market.ts) as decided or void (resolution.ts) and has it settled by the `settle-market` job, which
  * pays each position once however often it runs. With `waitMs` the caller waits that long for the
  * payout (the operator's resolve call); without, it only enqueues (the resolution job).
  */
 export async function resolveAndSettle(
   deps: Pick<ResolveAndSettleDeps, 'models' | 'queues' | 'clock'>,
   marketId: string,
-  outcome: boolean,
+  resolution: Resolution,
   opts: { waitMs?: number } = {},
 ): Promise<Awaited<ReturnType<typeof resolveMarket>> & { settlement: SettlementState }> {
-  const resolved = await resolveMarket(deps.models, marketId, outcome, deps.clock);
+  const resolved = await resolveMarket(deps.models, marketId, resolution, deps.clock);
   if (!opts.waitMs) {
     const job = await deps.queues.enqueue('settle-market', { marketId });
     return { ...resolved, settlement: { state: 'queued', job_id: job.id as string } };

@@ -1,10 +1,13 @@
 import { AppError } from '../../infra/errors.js';
 import { appendLedgerEntry, rollForwardAgent } from '../ledger/ledger.js';
 import type { Models } from '../models.js';
+import { holdingPayoutMicro, yesPayoutMicro } from '../markets/resolution.js';
 import { accept } from '../refusal.js';
 
 /**
- * Pays a resolved sim market: each winning share pays 1 $SIM, losing shares 0; the position closes
+ * Pays a resolved sim market: each winning share pays 1 $SIM, losing shares 0, and at a void
+ * (50-50) resolution every share pays 0.5 (resolution.ts: what a YES and a NO share pay, rounded
+ * down to the micro-unit per side); the position closes
  * with its realised P&L and the agent's win/loss count moves. One ledger entry per position, keyed
  * `settle-<positionId>`, so running settlement twice pays once. Waits (by failing retryably) while
  * trades on the market are still in flight, so no fill lands after its position was settled.
@@ -14,12 +17,13 @@ export async function settleMarket(
   marketId: string,
   now: () => Date,
 ): Promise<{ positions: number; payoutMicro: number }> {
-  const market = await models.Market.findById(marketId, { status: 1, outcome: 1 }).lean();
+  const market = await models.Market.findById(marketId, { status: 1, outcome: 1, payoutYesMicro: 1 }).lean();
   if (!market)
     throw new AppError(404, 'market_not_found', `Market ${marketId} not found`, 'Nothing to settle.', {
       retryable: false,
     });
-  if (market.status !== 'resolved' || market.outcome === null) {
+  const payoutYesMicro = yesPayoutMicro(market);
+  if (payoutYesMicro === null) {
     throw new AppError(
       409,
       'market_not_resolved',
@@ -61,7 +65,7 @@ export async function settleMarket(
             { retryable: true },
           );
         }
-        const payout = market.outcome ? position.sharesYesMicro : position.sharesNoMicro;
+        const payout = holdingPayoutMicro(position, payoutYesMicro);
         const realized = payout - position.costYesMicro - position.costNoMicro;
         const lifetime = position.realizedPnlMicro + realized;
         const traded =

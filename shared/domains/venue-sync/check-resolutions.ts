@@ -1,6 +1,9 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
+import type { VenueResolution } from '../venues/venue-adapter.js';
+import { decided, resolutionPaying, type Resolution } from '../markets/resolution.js';
+import { MICRO, toMicro } from '../money.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { ensureSettlement, resolveAndSettle } from '../settlement/resolve-and-settle.js';
 import { externalVenueIds, type ExternalVenueId } from '../venues/venue-id.js';
@@ -19,15 +22,17 @@ export interface ResolutionReport {
   checked: number;
   closed: number;
   resolved: number;
-  /** 50-50 (void) resolutions: left closed for the operator, since sim positions pay 1 or 0. */
+  /** Of `resolved`, those where neither side won: 50-50 (void) or scalar, every share paid its part. */
   voided: number;
   error: string | null;
 }
 
 /**
  * The `check-resolutions` job: imported markets the venue stopped trading are closed here too, and
- * the ones it resolved (polymarket.md §10: final, one winner) are resolved and settled through the
- * same path as an operator's resolution, exactly once however often this runs.
+ * the ones it resolved (polymarket.md §10: final, one winner or 50-50; kalshi.md §4: yes, no or
+ * scalar) are resolved and settled through the same path as an operator's resolution, exactly once
+ * however often this runs. A void (50-50) or scalar result resolves the market too, each share
+ * paying what the venue pays for it (YES `payoutYes`, NO the rest).
  */
 export async function checkResolutions(deps: CheckResolutionsDeps): Promise<ResolutionReport[]> {
   const reports: ResolutionReport[] = [];
@@ -50,9 +55,10 @@ export async function checkResolutions(deps: CheckResolutionsDeps): Promise<Reso
         for (const m of batch) {
           const st = statuses.get(venueKey(m).externalId);
           if (!st) continue;
-          if (st.resolution && st.resolution.outcome !== null) {
+          const resolution = st.resolution && venueResolution(st.resolution);
+          if (resolution) {
             // One market's conflict (e.g. an operator resolved it the other way) stops only that market.
-            const done = await resolveAndSettle(deps, m._id, st.resolution.outcome).then(
+            const done = await resolveAndSettle(deps, m._id, resolution).then(
               () => true,
               (err: unknown) => {
                 deps.log.error({ err, marketId: m._id }, 'venue resolution could not be applied');
@@ -60,9 +66,9 @@ export async function checkResolutions(deps: CheckResolutionsDeps): Promise<Reso
               },
             );
             if (done) report.resolved++;
+            if (done && resolution.outcome === null) report.voided++;
             continue;
           }
-          if (st.resolution) report.voided++;
           // Closed for good (not a pause of order intake, which a venue lifts again).
           if ((st.closed || st.resolution) && m.status === 'active') {
             if (await closeMarket(deps.models, m._id, deps.clock)) report.closed++;
@@ -83,6 +89,16 @@ export async function checkResolutions(deps: CheckResolutionsDeps): Promise<Reso
 }
 
 /**
+ * The venue's result as what each share pays, or null when no share can be paid from it (a payout
+ * outside 0..1 from a malformed answer: the market is left closed).
+ */
+function venueResolution(r: VenueResolution): Resolution | null {
+  if (r.outcome !== null) return decided(r.outcome);
+  const micro = toMicro(r.payoutYes);
+  return Number.isFinite(r.payoutYes) && micro >= 0 && micro <= MICRO ? resolutionPaying(micro) : null;
+}
+
+/**
  * A worker that died between resolving a market and enqueueing its settlement would leave it
  * resolved and unpaid, and resolved markets are not checked again. So resolved markets not yet
  * settled (`settledAt` unset) get their settlement enqueued on every check, and a settlement that
@@ -90,8 +106,13 @@ export async function checkResolutions(deps: CheckResolutionsDeps): Promise<Reso
  */
 async function resettleUnsettled(deps: CheckResolutionsDeps, venueId: ExternalVenueId): Promise<void> {
   const unsettled = await deps.models.Market.find(
-    // Only markets settlement can pay (a resolution without an outcome would fail every time).
-    { importSource: venueId, status: 'resolved', outcome: { $ne: null }, settledAt: null },
+    // Only markets settlement can pay (a resolution with neither an outcome nor a payout would fail every time).
+    {
+      importSource: venueId,
+      status: 'resolved',
+      settledAt: null,
+      $or: [{ outcome: { $ne: null } }, { payoutYesMicro: { $ne: null } }],
+    },
     { _id: 1 },
   )
     .limit(500)

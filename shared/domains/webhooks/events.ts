@@ -1,6 +1,7 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
-import { fromMicro } from '../money.js';
+import { MICRO, fromMicro } from '../money.js';
+import { yesPayoutMicro } from '../markets/resolution.js';
 import { emitWebhookEvent } from './webhooks.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -108,10 +109,12 @@ export async function emitMarketResolved(deps: EmitDeps, marketId: string) {
   const market = await deps.models.Market.findById(marketId, {
     status: 1,
     outcome: 1,
+    payoutYesMicro: 1,
     question: 1,
     resolvedAt: 1,
   }).lean();
-  if (market?.status !== 'resolved' || market.outcome === null) return { queued: 0, webhook_ids: [] };
+  const payoutYes = market && yesPayoutMicro(market);
+  if (!market || payoutYes === null) return { queued: 0, webhook_ids: [] };
   const agentIds = (await deps.models.Position.distinct('agentId', { marketId })) as string[];
   return emitWebhookEvent(deps, agentIds, {
     type: 'market.resolved',
@@ -119,7 +122,9 @@ export async function emitMarketResolved(deps: EmitDeps, marketId: string) {
     data: {
       market_id: marketId,
       question: market.question,
+      // null when neither side won (void / 50-50): then each share pays what payout_per_share says.
       outcome: market.outcome,
+      payout_per_share: { yes: fromMicro(payoutYes), no: fromMicro(MICRO - payoutYes) },
       resolved_at: market.resolvedAt?.toISOString() ?? null,
     },
   });

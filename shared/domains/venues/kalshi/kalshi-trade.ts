@@ -4,6 +4,7 @@ import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
 import { checkStanding, guardedTrade, loadGuard } from '../../limits/trade-guard.js';
 import type { MarketRecord } from '../../markets/market.model.js';
+import { resolutionLabel, sidePayoutMicro } from '../../markets/resolution.js';
 import { heldElsewhere } from '../../positions/holder.js';
 import { positionId } from '../../positions/position.model.js';
 import { type Refusal, isDuplicateKey, refusalOf } from '../../refusal.js';
@@ -162,7 +163,8 @@ function orderRefusal(code: string, msg: string, wallet: string, deepLink: strin
 
 /**
  * The market as a Kalshi market, or why it cannot be traded there. A resolved market still takes
- * one order: the sell of the winning side's contracts, which DFlow redeems at $1 (kalshi.md §4).
+ * one order: the sell of contracts that pay, which DFlow redeems at their payout (kalshi.md §4:
+ * the winning side at $1, or both sides of a scalar result, YES at its value and NO the rest).
  */
 function kalshiTicker(
   market: MarketRecord | null,
@@ -176,16 +178,18 @@ function kalshiTicker(
       'Import the Kalshi market (POST /api/sdk/markets/import/kalshi {kalshi_url}) and trade its market_id.',
       'market',
     );
-  if (market.status === 'resolved' && market.outcome !== null) {
-    const winning = market.outcome ? 'yes' : 'no';
-    if (order.action === 'sell' && order.side === winning)
-      return { ticker: market.venueRef.externalId, redemption: true };
+  const pays = sidePayoutMicro(market, order.side);
+  if (pays !== null) {
+    // A scalar (void) result pays both sides their part (kalshi.md §4): each side that pays is redeemed.
+    if (order.action === 'sell' && pays > 0) return { ticker: market.venueRef.externalId, redemption: true };
+    const label = resolutionLabel(market);
+    const paying = (['yes', 'no'] as const).filter((side) => sidePayoutMicro(market, side)! > 0);
     return refusal(
       order.action === 'sell' ? 'losing_side' : 'market_closed',
       order.action === 'sell'
-        ? `This market resolved ${winning.toUpperCase()}: ${order.side.toUpperCase()} contracts pay nothing and cannot be redeemed.`
-        : `This market resolved ${winning.toUpperCase()}: Kalshi takes no new orders.`,
-      `Only the winning side is redeemed, at $1 a contract: quote {market_id, side: "${winning}", action: "sell", shares} if you hold ${winning.toUpperCase()} contracts; losing contracts can simply be left in the wallet.`,
+        ? `This market resolved ${label}: ${order.side.toUpperCase()} contracts pay nothing and cannot be redeemed.`
+        : `This market resolved ${label}: Kalshi takes no new orders.`,
+      `Only contracts that pay are redeemed, at their payout (${label}): quote {market_id, side: "${paying.join('" or "')}", action: "sell", shares} for the contracts you hold; contracts that pay nothing can simply be left in the wallet.`,
       'market',
     );
   }

@@ -19,6 +19,7 @@ import type {
 import { price } from '../../markets/lmsr.js';
 import { bookState, SHARE_STEP_MICRO, SIM_MIN_ORDER_SIZE, syntheticBook } from '../../markets/sim-book.js';
 import { sidePrice } from '../../side-price.js';
+import { VOID_RESOLUTION, yesPayoutMicro } from '../../markets/resolution.js';
 import { decideBuyFill, decideSellFill } from './sim-decisions.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -30,7 +31,7 @@ function resolutionOf(m: MarketRecord): VenueResolution | null {
   if (m.status !== 'resolved') return null;
   return {
     outcome: m.outcome,
-    payoutYes: m.outcome === null ? 0.5 : m.outcome ? 1 : 0,
+    payoutYes: fromMicro(yesPayoutMicro(m) ?? VOID_RESOLUTION.payoutYesMicro),
     resolvedAt: m.resolvedAt,
   };
 }

@@ -12,6 +12,7 @@ import type { PositionRecord } from '../../positions/position.model.js';
 import { accept, refuse, type Decision, type Refusal } from '../../refusal.js';
 import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from '../../markets/lmsr.js';
 import { bookState, SHARE_STEP_MICRO } from '../../markets/sim-book.js';
+import { resolutionLabel } from '../../markets/resolution.js';
 
 const money = (micro: number) => fromMicro(micro).toFixed(2);
 const shares = (micro: number) => fromMicro(micro).toFixed(5);
@@ -50,7 +51,7 @@ export const REFUSALS = {
   marketNotActive: (market: MarketRecord): Refusal => ({
     error:
       market.status === 'resolved'
-        ? `Market is resolved (outcome: ${market.outcome ? 'YES' : 'NO'}); it no longer trades.`
+        ? `Market is resolved (outcome: ${resolutionLabel(market)}); it no longer trades.`
         : 'Market is closed for trading.',
     errorCode: market.status === 'resolved' ? 'market_resolved' : 'market_closed',
     retryable: false,

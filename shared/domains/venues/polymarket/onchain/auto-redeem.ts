@@ -33,7 +33,7 @@ export async function enqueueAutoRedemptions(
   const since = new Date(deps.clock().getTime() - AUTO_REDEEM_LOOKBACK_DAYS * 86_400_000);
   const markets = await deps.models.Market.find(
     { status: 'resolved', resolvedAt: { $gte: since }, 'venueRef.venue': 'polymarket' },
-    { status: 1, outcome: 1 },
+    { status: 1, outcome: 1, payoutYesMicro: 1 },
   ).lean();
   if (markets.length === 0) return { enqueued: [] };
   const byId = new Map(markets.map((m) => [m._id, m]));

@@ -9,6 +9,7 @@ import type { BroadcastResponseSchema } from '../../../wallets/broadcast.schemas
 import type { RelayRefusalCode } from './relay-refusal.js';
 import { checkRelayableTransaction } from './tx-allowlist.js';
 import { recordBroadcast } from './broadcast-record.js';
+import { linkRelayedRedemption } from './relayed-redemption.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type BroadcastTxDeps = Pick<InfraDeps, 'log' | 'queues'> & { models: Models };
@@ -77,6 +78,14 @@ export async function broadcastTx(
     // Never the caller's own spelling: the node must get exactly what the allow-list passed.
     raw: tx.raw,
   });
+  // A redemption is linked to its market before it is sent, so it settles when mined, reported or not.
+  if (kind === 'redeem' && check.call.conditionId)
+    await linkRelayedRedemption(deps, {
+      hash,
+      userId: account.owner.id,
+      sender: tx.from,
+      conditionId: check.call.conditionId,
+    });
   const outcome = await deps.queues.enqueueAndWait<BroadcastOutcome>(
     'broadcast-tx',
     { hash, request: rec.requests },

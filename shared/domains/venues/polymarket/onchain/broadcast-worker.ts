@@ -56,6 +56,8 @@ export async function sendBroadcast(deps: WorkerDeps, hash: string): Promise<Bro
         { $set: { status: 'failed', error: err.message } },
         { returnDocument: 'after' },
       ).lean();
+      // A refused redemption is over (the next one is signed anew), not left waiting as `sent`.
+      if (failed?.kind === 'redeem') await finishRedemption(deps, hash, false, err.message);
       return failed ? outcomeOf(failed) : outcomeOf((await TxBroadcast.findById(hash).lean())!);
     }
   }

@@ -25,7 +25,8 @@ import {
   type RedeemingWallet,
   type RedemptionScope,
 } from './redeeming-wallet.js';
-import { isRedeemable, winningSharesMicro } from '../../../positions/redeemable.js';
+import { isRedeemable, redemptionPayoutMicro } from '../../../positions/redeemable.js';
+import { resolutionLabel, yesPayoutMicro } from '../../../markets/resolution.js';
 import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -121,7 +122,7 @@ export async function redeem(
 ): Promise<RedeemAnswer> {
   const scope = await scopeOf(deps, account, agentId, body.market_id);
   const market = await resolvedMarket(deps, body.market_id);
-  if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
+  if (yesPayoutMicro(market) === null) throw notResolved(market);
   const wallet = await walletFor(deps, scope);
   const id = redemptionId(wallet.address, market._id);
   const base = {
@@ -139,11 +140,11 @@ export async function redeem(
     throw new AppError(
       409,
       'nothing_to_redeem',
-      `No winning Polymarket shares to redeem in market ${market._id} (resolved ${market.outcome ? 'YES' : 'NO'})`,
+      `No winning Polymarket shares to redeem in market ${market._id} (resolved ${resolutionLabel(market)})`,
       'Losing shares redeem for 0; GET /api/sdk/positions?status=resolved lists the positions with redeemable: true.',
       { body: { not_redeemable: true, reason: 'no_winning_shares' } },
     );
-  const expected = fromMicro(positions.reduce((s, p) => s + winningSharesMicro(p, market.outcome!), 0));
+  const expected = fromMicro(positions.reduce((s, p) => s + redemptionPayoutMicro(p, market), 0));
 
   if (wallet.ownership === 'external') return externalRedemption(deps, base, wallet, market, expected, scope);
 
@@ -281,7 +282,7 @@ export async function reportRedemption(
   });
   const known = await deps.models.Redemption.findOne({ txHash: hash }).lean();
   if (known?.status === 'redeemed') return answer(false, known, 0);
-  if (market.status !== 'resolved' || market.outcome === null) throw notResolved(market);
+  if (yesPayoutMicro(market) === null) throw notResolved(market);
   const relayed = await deps.models.TxBroadcast.findById(hash, { receiptStatus: 1, kind: 1 }).lean();
   if (relayed && relayed.kind !== 'redeem')
     throw new AppError(
@@ -344,7 +345,7 @@ export async function prepareDepositWalletRedeem(
 ): Promise<z.input<typeof DwRedeemPrepareResponseSchema>> {
   const scope = await scopeOf(deps, account, agentId, body.market_id);
   const market = await resolvedMarket(deps, body.market_id);
-  if (market.status !== 'resolved' || market.outcome === null)
+  if (yesPayoutMicro(market) === null)
     return {
       success: false,
       market_id: market._id,

@@ -1,8 +1,9 @@
 import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Models } from '../../../models.js';
 import { appendLedgerEntry } from '../../../ledger/ledger.js';
-import { winningSharesMicro } from '../../../positions/redeemable.js';
+import { redemptionPayoutMicro } from '../../../positions/redeemable.js';
 import { accept } from '../../../refusal.js';
+import { yesPayoutMicro } from '../../../markets/resolution.js';
 import { afterWrite } from '../../../../infra/faults.js';
 import type { RedemptionRecord } from '../../../wallets/redemption.model.js';
 import { scopePositions, type RedemptionScope } from './redeeming-wallet.js';
@@ -23,7 +24,8 @@ export async function unsettledPositions(
 
 /**
  * Books a redemption that happened on-chain: each position of the scope's wallet in the market is
- * settled by one ledger entry `redeem-<positionId>` (its winning shares paid out, the rest gone),
+ * settled by one ledger entry `redeem-<positionId>` (what its shares pay at the resolution paid
+ * out: the winning shares, or half of each at a void (50-50) one; the rest gone),
  * so doing this twice (the receipt follower and a retried job both finishing) settles once. The
  * pUSD arrived in the wallet; an agent's $SIM balance is not touched.
  */
@@ -31,9 +33,13 @@ export async function settleRedeemedPositions(
   deps: SettleDeps,
   redemption: Pick<RedemptionRecord, 'userId' | 'agentId' | 'marketId'>,
 ): Promise<number> {
-  const market = await deps.models.Market.findById(redemption.marketId, { outcome: 1 }).lean();
-  if (!market || market.outcome === null) throw new Error(`market ${redemption.marketId} is not resolved`);
-  const outcome = market.outcome;
+  const market = await deps.models.Market.findById(redemption.marketId, {
+    status: 1,
+    outcome: 1,
+    payoutYesMicro: 1,
+  }).lean();
+  if (!market || yesPayoutMicro(market) === null)
+    throw new Error(`market ${redemption.marketId} is not resolved`);
   const scope = { userId: redemption.userId, agentId: redemption.agentId };
   for (const p of await unsettledPositions(deps, scope, redemption.marketId)) {
     await appendLedgerEntry(
@@ -43,7 +49,7 @@ export async function settleRedeemedPositions(
       { marketId: p.marketId, venue: 'polymarket', positionId: p._id },
       ({ position }) => {
         const held = position ?? p;
-        const payout = winningSharesMicro(held, outcome);
+        const payout = redemptionPayoutMicro(held, market);
         return accept({
           kind: 'venue-redeem',
           position: {
@@ -87,6 +93,14 @@ export async function finishRedemption(
     ).lean();
     return failed ?? (await deps.models.Redemption.findById(rec._id).lean());
   }
+  // Mined before the service saw the market resolve (the chain can be ahead of the resolution job):
+  // left `sent`, and finished by the sweep once the market is resolved (relayed-redemption.ts).
+  const market = await deps.models.Market.findById(rec.marketId, {
+    status: 1,
+    outcome: 1,
+    payoutYesMicro: 1,
+  }).lean();
+  if (!market || yesPayoutMicro(market) === null) return rec;
   const payoutMicro = await settleRedeemedPositions(deps, rec);
   const done = await deps.models.Redemption.findOneAndUpdate(
     { _id: rec._id, status: { $ne: 'redeemed' } },
