@@ -4,7 +4,7 @@ import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import type { VenueId } from '../venues/venue-id.js';
-import type { TradeStatus } from '../trading/trade.model.js';
+import { FILLED } from '../trading/trade.model.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 
 export const SDK_AGENTS_BOARD = 'sdk-agents';
@@ -198,12 +198,6 @@ export async function rankOf(
     }))
   );
 }
-
-/** A trade that moved shares: filled, or a venue order that has matched part of its size. */
-export const FILLED = {
-  status: { $in: ['filled', 'open'] satisfies TradeStatus[] },
-  'fill.sharesMicro': { $gt: 0 },
-};
 
 export const TRADER_TYPES = ['all', 'agent', 'human'] as const;
 export type TraderType = (typeof TRADER_TYPES)[number];
