@@ -67,7 +67,10 @@ export const readEndpoints = {
     freshAgent: true,
     tag: 'Reads',
     summary: 'Everything to check before trading one market: prices, position, discipline, slippage, edge',
-    description: '300 requests per minute per agent.',
+    description:
+      '300 requests per minute per agent. `market.ai_consensus` is reserved and always null: this service runs no AI forecasters of its own ' +
+      '(the agents’ collective view is the sim price, `current_price`, and its gap to the venue’s price is `divergence`). ' +
+      '`spread` / `spread_cents`: the venue’s quoted spread on imported markets, 0 on sim markets (one LMSR price; its cost is the price impact under `slippage`).',
     params: MarketIdParamsSchema,
     query: ContextQuerySchema,
     response: z
@@ -120,7 +123,8 @@ export const readEndpoints = {
         .optional()
         .meta({ description: 'ISO timestamp; default 24 hours ago.' }),
       skill_versions: z.string().max(5000).optional().meta({
-        description: 'JSON object {slug: version} sent by the Python SDK; accepted for compatibility.',
+        description:
+          'JSON object {slug: version} sent by the Python SDK: the skills it runs. Each approved skill the catalogue lists with a later version (dotted numbers, compared part by part) comes back in `skill_updates`.',
       }),
     }),
     response: z
@@ -139,7 +143,16 @@ export const readEndpoints = {
         triggered_risk_alerts: z.array(z.unknown()),
         risk_warnings: z.array(z.string()),
         sdk_update: z.record(z.string(), z.unknown()),
-        skill_updates: z.array(z.unknown()),
+        skill_updates: z
+          .array(
+            z.object({
+              slug: z.string(),
+              current: z.string().meta({ description: 'The version you run (from `skill_versions`).' }),
+              latest: z.string().meta({ description: 'The catalogue’s version (GET /api/sdk/skills).' }),
+              install: z.string(),
+            }),
+          )
+          .meta({ description: 'Skills you run with a later version in the catalogue.' }),
         checked_at: z.string(),
       })
       .meta({ id: 'Briefing' }),
