@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WalletCashFieldsSchema } from '../../shared/domains/trading/reads.schemas.js';
 import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 import { MarketIdParamsSchema } from './markets.endpoints.js';
@@ -26,6 +27,52 @@ export const ContextQuerySchema = z.object({
     .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), venueEnum('ids', ['all']))
     .default('all'),
 });
+
+/** A position the briefing asks the agent to look at (a big move, resolving soon, resolved). */
+const AttentionItem = z.object({
+  market_id: z.string(),
+  question: z.string(),
+  url: z.string(),
+  side: z.string().meta({ description: '`yes` or `no`.' }),
+  shares: z.number(),
+  current_price: z.number(),
+  pnl: z.number(),
+  move_pct: z.number().meta({ description: 'Price move since `since`, in points of percent.' }),
+  time_to_resolution: z.string().nullable(),
+  reasons: z.array(z.string()).meta({ description: '`big_move`, `resolving_soon`, `resolved`.' }),
+});
+
+const BriefingVenueBase = {
+  currency: z.string(),
+  pnl: z.number().meta({ description: 'Realised + open positions marked at the venue’s price.' }),
+  realized_pnl: z.number(),
+  unrealized_pnl: z.number(),
+  positions_count: z.number().int(),
+  positions_needing_attention: z.array(AttentionItem),
+  actions: z.array(z.string()),
+};
+
+const SimBriefingVenue = z
+  .looseObject({
+    ...BriefingVenueBase,
+    balance: z.number(),
+    cash_balance: z.number(),
+    portfolio_value: z.number().meta({ description: 'Cash + open positions at current prices.' }),
+  })
+  .meta({ id: 'BriefingSimVenue' });
+
+/** A real venue's block: its positions, and the cash in the owner's wallet there (as the portfolio). */
+const RealBriefingVenue = z
+  .looseObject({
+    ...BriefingVenueBase,
+    balance: z.number().nullable().meta({
+      description:
+        'The cash in your owner’s wallet there, read from the chain (null when it cannot be read; 0 without a wallet).',
+    }),
+    total_exposure: z.number(),
+    ...WalletCashFieldsSchema.shape,
+  })
+  .meta({ id: 'BriefingRealVenue' });
 
 export const readEndpoints = {
   walletPositions: endpoint({
@@ -130,9 +177,9 @@ export const readEndpoints = {
     response: z
       .looseObject({
         venues: z.object({
-          sim: z.record(z.string(), z.unknown()),
-          polymarket: z.record(z.string(), z.unknown()).nullable(),
-          kalshi: z.record(z.string(), z.unknown()).nullable(),
+          sim: SimBriefingVenue,
+          polymarket: RealBriefingVenue.nullable(),
+          kalshi: RealBriefingVenue.nullable(),
         }),
         opportunities: z.looseObject({
           new_markets: z.array(z.record(z.string(), z.unknown())),
