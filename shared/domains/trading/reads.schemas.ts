@@ -59,11 +59,9 @@ export const WalletCashFieldsSchema = z.object({
     .string()
     .nullable()
     .meta({ description: 'When the balance was read from the chain (ISO).' }),
-  balance_stale: z
-    .boolean()
-    .meta({
-      description: 'True when the chain could not be read now and the last balance read is answered.',
-    }),
+  balance_stale: z.boolean().meta({
+    description: 'True when the chain could not be read now and the last balance read is answered.',
+  }),
   wallet_address: z
     .string()
     .nullable()
@@ -78,11 +76,9 @@ export const VenueBucketSchema = BucketSchema.extend(WalletCashFieldsSchema.shap
 const SourceTotalsSchema = z.object({
   positions: z.number().meta({ description: 'Open positions the source traded.' }),
   exposure: z.number(),
-  realized_pnl: z
-    .number()
-    .meta({
-      description: 'Realised P&L of every position the source traded, closed and settled ones included.',
-    }),
+  realized_pnl: z.number().meta({
+    description: 'Realised P&L of every position the source traded, closed and settled ones included.',
+  }),
   unrealized_pnl: z.number(),
   trade_count: z.number().meta({ description: 'Filled trades placed with this source.' }),
 });
