@@ -60,7 +60,8 @@ export function automatonRefusal(
   if (!standing) return null;
   if (standing.halted)
     return {
-      error: 'Trading is halted by your automaton (POST /api/sdk/automaton/halt); the trade was not placed.',
+      error:
+        'Trading is halted by your automaton; the trade was not placed. Resume it with POST /api/sdk/automaton/resume.',
       errorCode: 'automaton_halted',
       retryable: false,
       hint: 'Resume it with POST /api/sdk/automaton/resume (the agent key or the /simmer resume command), then trade again.',
@@ -73,7 +74,7 @@ export function automatonRefusal(
     error:
       remaining > 0
         ? `Automaton budget exceeded: this buy of ${usd(t.amountMicro)} is more than the ${usd(remaining)} left of its ${usd(standing.budgetMicro)} budget on ${standing.venue}.`
-        : `Automaton budget spent: ${usd(standing.committedMicro)} of its ${usd(standing.budgetMicro)} budget on ${standing.venue} is used; buys are refused, sells still go through.`,
+        : `Automaton budget spent: ${usd(standing.committedMicro)} of its ${usd(standing.budgetMicro)} budget on ${standing.venue} is used; buys are refused until a new POST /api/sdk/automaton/init, sells still go through.`,
     errorCode: remaining > 0 ? 'automaton_budget_exceeded' : 'automaton_budget_spent',
     retryable: false,
     hint:
