@@ -43,7 +43,10 @@ export const automatonEndpoints = {
     tag: TAG,
     summary: 'Start (or restart) your automaton with a budget and horizon',
     description:
-      'A restart sets a new `started_at`, resumes it and forgets the bandit; skill preferences are kept.',
+      'A restart sets a new `started_at`, resumes it and forgets the bandit; skill preferences are kept. ' +
+      'The budget is enforced on trades: a buy on the automaton venue that the remaining budget (budget − filled buys since ' +
+      '`started_at` − buys still queued) does not cover is refused (200, `success: false`, `error_code` ' +
+      '`automaton_budget_exceeded`, or `automaton_budget_spent` once nothing is left); sells always pass. A new init is a new budget.',
     body: AutomatonInitSchema,
     response: Done.extend({ state: AutomatonStateSchema }),
   }),
@@ -53,6 +56,9 @@ export const automatonEndpoints = {
     auth: 'agent',
     tag: TAG,
     summary: 'Halt your automaton (the plugin runs no skill while halted)',
+    description:
+      'While halted every trade of the agent, buy or sell on any venue, is refused (200, `success: false`, ' +
+      '`error_code: "automaton_halted"`, `hint`: resume with POST /api/sdk/automaton/resume).',
     response: Halted,
     errors: [409],
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRADER_TYPES } from '../../shared/domains/reads/leaderboard.js';
+import { RANKING_RULE } from '../../shared/domains/reads/venue-boards.js';
 import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 
@@ -47,6 +48,9 @@ export const leaderboardEndpoints = {
     tag: 'Leaderboard',
     summary:
       'Every leaderboard at once (MCP client): SDK agents, native agents, Polymarket and Kalshi traders',
+    description:
+      '`polymarket` and `kalshi` are the first `limit` entries of GET /api/leaderboard/{venue} (pUSD and USDC). ' +
+      RANKING_RULE,
     query: z.object({ limit: z.coerce.number().int().min(1).max(50).default(20) }),
     response: z
       .object({
@@ -62,11 +66,10 @@ export const leaderboardEndpoints = {
     path: '/api/leaderboard/{venue}',
     auth: 'none',
     tag: 'Leaderboard',
-    summary: 'The agents that traded on one venue, ranked by their P&L there',
+    summary: 'The agents that traded on one venue, ranked by their P&L there in its currency',
     description:
-      'P&L on the venue = realised (sells, settlements) + open positions marked as on the main board; wins and losses over the venue’s closed or settled positions (a win when the realised P&L is positive). ' +
-      'Positions on a market traded together with a linked agent (same owner or registration address, within LEADERBOARD_LINK_WINDOW_HOURS) do not count. ' +
-      'Every trade on this service is an agent’s: `trader_type=human` lists nobody, `agent` and `all` list the same agents.',
+      RANKING_RULE +
+      ' Every trade on this service is an agent’s: `trader_type=human` lists nobody, `agent` and `all` list the same agents.',
     params: z.object({
       venue: z
         .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), venueEnum('ids'))
@@ -83,6 +86,8 @@ export const leaderboardEndpoints = {
       .object({
         venue: venueEnum('ids'),
         trader_type: z.enum(TRADER_TYPES),
+        currency: z.string().meta({ description: 'What `total_pnl` is in: `$SIM`, `pUSD` or `USDC`.' }),
+        marked_at: z.string().nullable().meta({ description: 'When the board was last re-marked (ISO).' }),
         entries: z.array(Entry),
         total_count: z.number(),
       })

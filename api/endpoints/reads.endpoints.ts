@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WalletCashFieldsSchema } from '../../shared/domains/trading/reads.schemas.js';
 import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 import { MarketIdParamsSchema } from './markets.endpoints.js';
@@ -26,6 +27,52 @@ export const ContextQuerySchema = z.object({
     .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), venueEnum('ids', ['all']))
     .default('all'),
 });
+
+/** A position the briefing asks the agent to look at (a big move, resolving soon, resolved). */
+const AttentionItem = z.object({
+  market_id: z.string(),
+  question: z.string(),
+  url: z.string(),
+  side: z.string().meta({ description: '`yes` or `no`.' }),
+  shares: z.number(),
+  current_price: z.number(),
+  pnl: z.number(),
+  move_pct: z.number().meta({ description: 'Price move since `since`, in points of percent.' }),
+  time_to_resolution: z.string().nullable(),
+  reasons: z.array(z.string()).meta({ description: '`big_move`, `resolving_soon`, `resolved`.' }),
+});
+
+const BriefingVenueBase = {
+  currency: z.string(),
+  pnl: z.number().meta({ description: 'Realised + open positions marked at the venue’s price.' }),
+  realized_pnl: z.number(),
+  unrealized_pnl: z.number(),
+  positions_count: z.number().int(),
+  positions_needing_attention: z.array(AttentionItem),
+  actions: z.array(z.string()),
+};
+
+const SimBriefingVenue = z
+  .looseObject({
+    ...BriefingVenueBase,
+    balance: z.number(),
+    cash_balance: z.number(),
+    portfolio_value: z.number().meta({ description: 'Cash + open positions at current prices.' }),
+  })
+  .meta({ id: 'BriefingSimVenue' });
+
+/** A real venue's block: its positions, and the cash in the owner's wallet there (as the portfolio). */
+const RealBriefingVenue = z
+  .looseObject({
+    ...BriefingVenueBase,
+    balance: z.number().nullable().meta({
+      description:
+        'The cash in your owner’s wallet there, read from the chain (null when it cannot be read; 0 without a wallet).',
+    }),
+    total_exposure: z.number(),
+    ...WalletCashFieldsSchema.shape,
+  })
+  .meta({ id: 'BriefingRealVenue' });
 
 export const readEndpoints = {
   walletPositions: endpoint({
@@ -67,7 +114,10 @@ export const readEndpoints = {
     freshAgent: true,
     tag: 'Reads',
     summary: 'Everything to check before trading one market: prices, position, discipline, slippage, edge',
-    description: '300 requests per minute per agent.',
+    description:
+      '300 requests per minute per agent. `market.ai_consensus` is reserved and always null: this service runs no AI forecasters of its own ' +
+      '(the agents’ collective view is the sim price, `current_price`, and its gap to the venue’s price is `divergence`). ' +
+      '`spread` / `spread_cents`: the venue’s quoted spread on imported markets, 0 on sim markets (one LMSR price; its cost is the price impact under `slippage`).',
     params: MarketIdParamsSchema,
     query: ContextQuerySchema,
     response: z
@@ -120,15 +170,16 @@ export const readEndpoints = {
         .optional()
         .meta({ description: 'ISO timestamp; default 24 hours ago.' }),
       skill_versions: z.string().max(5000).optional().meta({
-        description: 'JSON object {slug: version} sent by the Python SDK; accepted for compatibility.',
+        description:
+          'JSON object {slug: version} sent by the Python SDK: the skills it runs. Each approved skill the catalogue lists with a later version (dotted numbers, compared part by part) comes back in `skill_updates`.',
       }),
     }),
     response: z
       .looseObject({
         venues: z.object({
-          sim: z.record(z.string(), z.unknown()),
-          polymarket: z.record(z.string(), z.unknown()).nullable(),
-          kalshi: z.record(z.string(), z.unknown()).nullable(),
+          sim: SimBriefingVenue,
+          polymarket: RealBriefingVenue.nullable(),
+          kalshi: RealBriefingVenue.nullable(),
         }),
         opportunities: z.looseObject({
           new_markets: z.array(z.record(z.string(), z.unknown())),
@@ -139,7 +190,16 @@ export const readEndpoints = {
         triggered_risk_alerts: z.array(z.unknown()),
         risk_warnings: z.array(z.string()),
         sdk_update: z.record(z.string(), z.unknown()),
-        skill_updates: z.array(z.unknown()),
+        skill_updates: z
+          .array(
+            z.object({
+              slug: z.string(),
+              current: z.string().meta({ description: 'The version you run (from `skill_versions`).' }),
+              latest: z.string().meta({ description: 'The catalogue’s version (GET /api/sdk/skills).' }),
+              install: z.string(),
+            }),
+          )
+          .meta({ description: 'Skills you run with a later version in the catalogue.' }),
         checked_at: z.string(),
       })
       .meta({ id: 'Briefing' }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   PortfolioQuerySchema,
+  PortfolioSchema,
   PositionsQuerySchema,
   TradesQuerySchema,
 } from '../../shared/domains/trading/reads.schemas.js';
@@ -150,8 +151,6 @@ export const tradingEndpoints = {
     description:
       "A real venue's bucket carries the cash in the owner's wallet there, read from the venue's chain and reused for a short while: `balance`, `balance_checked_at` (when it was read), `wallet_address`, `balance_stale` and `balance_warning`. When the chain cannot be read the last balance read is answered with its age and a warning, or `balance: null` with one (unknown, never 0); without a wallet there the balance is 0. `balance_usdc` is the asked venue's balance, else the sum over the wallets (null when none could be read).",
     query: PortfolioQuerySchema,
-    response: z
-      .looseObject({ sim_balance: z.number(), total_exposure: z.number(), combos: z.array(z.unknown()) })
-      .meta({ id: 'Portfolio' }),
+    response: PortfolioSchema,
   }),
 };

@@ -1,4 +1,5 @@
-import { sdkAgentsBoard, venueBoard, type TraderType } from '../../shared/domains/reads/leaderboard.js';
+import { sdkAgentsBoard, type TraderType } from '../../shared/domains/reads/leaderboard.js';
+import { venueBoard } from '../../shared/domains/reads/venue-boards.js';
 import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { sharedRead } from '../http/shared-read.js';
@@ -9,7 +10,7 @@ import type { leaderboardEndpoints } from '../endpoints/leaderboard.endpoints.js
 export const sdkAgentsPage = (deps: Deps, limit: number, offset: number) =>
   sharedRead(deps, 'leaderboard', { limit, offset }, () => sdkAgentsBoard(deps.models, limit, offset));
 
-/** A venue's board page, shared across callers for READ_CACHE_SECONDS. */
+/** A venue's board page (a read model re-marked each minute), shared across callers for READ_CACHE_SECONDS. */
 export const venuePage = (
   deps: Deps,
   venue: VenueId,
@@ -18,7 +19,7 @@ export const venuePage = (
   offset: number,
 ) =>
   sharedRead(deps, 'venue-leaderboard', { venue, traderType, limit, offset }, () =>
-    venueBoard(deps.models, venue, traderType, limit, offset, deps.env.LEADERBOARD_LINK_WINDOW_HOURS),
+    venueBoard(deps.models, venue, traderType, limit, offset),
   );
 
 export const leaderboardHandlers: HandlersFor<typeof leaderboardEndpoints> = {

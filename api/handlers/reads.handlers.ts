@@ -1,5 +1,6 @@
 import { sdkUpdate as sdkUpdateFor } from '../../shared/domains/system/version-check.js';
 import { briefing, newMarketsSince } from '../../shared/domains/reads/briefing.js';
+import { installedSkills, skillUpdates } from '../../shared/domains/skills/skills.js';
 import { agentWalletCash } from '../../shared/domains/trading/wallet-cash.js';
 import { cachedRead } from '../../shared/infra/read-cache.js';
 
@@ -44,8 +45,19 @@ export const readHandlers: HandlersFor<typeof readEndpoints> = {
         : compute();
     };
     const sdkUpdate = sdkUpdateFor(deps.env, req.get('user-agent'));
-    const cash = await agentWalletCash(deps, agent);
-    return briefing(deps.models, agent, { since, now, baseUrl, newMarkets, sdkUpdate, cash });
+    const [cash, updates] = await Promise.all([
+      agentWalletCash(deps, agent),
+      skillUpdates(deps.models, installedSkills(query.skill_versions)),
+    ]);
+    return briefing(deps.models, agent, {
+      since,
+      now,
+      baseUrl,
+      newMarkets,
+      sdkUpdate,
+      cash,
+      skillUpdates: updates,
+    });
   },
   outcomes: async ({ deps, agent, query }) =>
     skillOutcomes(deps.models, agent._id, query.skill, query.since ? new Date(query.since) : null),

@@ -118,9 +118,14 @@ export function publicDashboard(deps: Deps): Router {
       return;
     }
     const board = await venuePage(deps, venue, 'all', BOARD_SHOWN, 0);
-    res
-      .type('html')
-      .send(leaderboardPage({ venue, entries: board.entries, total: board.total_count, markedAt: null }));
+    res.type('html').send(
+      leaderboardPage({
+        venue,
+        entries: board.entries,
+        total: board.total_count,
+        markedAt: board.marked_at,
+      }),
+    );
   });
 
   router.use(errorPage);

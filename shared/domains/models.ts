@@ -19,6 +19,7 @@ import { redemptionModel } from './wallets/redemption.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
+import { venueStandingModel } from './system/venue-standing.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
@@ -55,6 +56,7 @@ export function createModels(conn: Connection) {
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
+    VenueStanding: venueStandingModel(conn),
     ScheduleRun: scheduleRunModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),
@@ -88,6 +90,8 @@ const DEV_DATABASE_INDEXES: { model: keyof Models; key: Record<string, 1>; uniqu
   // An agent's filled trades on one market (the trade context).
   { model: 'Trade', key: { agentId: 1, marketId: 1, status: 1 }, unique: false },
   { model: 'Wallet', key: { _id: 1, version: 1 }, unique: true },
+  // A venue board's rows (reads/venue-boards.ts): served, then sorted, from the venue's rows alone.
+  { model: 'VenueStanding', key: { venue: 1 }, unique: false },
 ];
 
 /** mongo-java-server's buildInfo is a version alone; every MongoDB server names its git commit. */

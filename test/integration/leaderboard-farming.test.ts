@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { remarkLeaderboard, sdkAgentsBoard, venueBoard } from '../../shared/domains/reads/leaderboard.js';
+import { remarkLeaderboard, sdkAgentsBoard } from '../../shared/domains/reads/leaderboard.js';
+import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, randomIp, type RegisteredAgent } from '../support/http.js';
@@ -32,6 +33,7 @@ async function entryOn(
 async function boards(agentId: string) {
   const { models } = testContext().deps;
   await remarkLeaderboard(models, new Date());
+  await remarkVenueBoards(models, new Date());
   return {
     main: await entryOn((l, o) => sdkAgentsBoard(models, l, o), agentId),
     sim: await entryOn((l, o) => venueBoard(models, 'sim', 'all', l, o), agentId),

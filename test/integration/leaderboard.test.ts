@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { renewNameKeys } from '../../shared/domains/agents/renew-name-keys.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
 import { testContext } from '../support/context.js';
 import { LEADERBOARD_ENTRY_FIELDS } from '../support/contract-fields.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -142,6 +143,8 @@ describe('leaderboard #integration', () => {
     const market = await importedMarket(trader.agent);
     const bought = await signedBuy(trader, market, 10);
     assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    // The venue boards are read models, written by the minute's re-mark.
+    await remarkVenueBoards(testContext().deps.models, new Date());
     const res = await api().get('/api/leaderboard/all?limit=50');
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.sdk_agents.length <= 50);

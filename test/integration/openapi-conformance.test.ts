@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { agentWithMarket, makeMarket, trade } from '../support/factories.js';
 import { api, type RegisteredAgent } from '../support/http.js';
 import { publishedSchema } from '../support/published-schema.js';
-import { asAgent, claimedAgent } from '../support/polymarket-traders.js';
+import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
+import { testContext } from '../support/context.js';
+import {
+  asAgent,
+  claimedAgent,
+  externalTrader,
+  importedMarket,
+  signedBuy,
+} from '../support/polymarket-traders.js';
 import { asUser } from '../support/users.js';
 
 /**
@@ -64,6 +72,35 @@ describe('OpenAPI conformance of real answers #integration', () => {
     problems.push(
       ...publishedSchema(doc).conformanceErrors('get', '/api/sdk/user/settings', 200, settings.body),
     );
+    assert.deepEqual(problems, []);
+  });
+
+  it('when a claimed agent holds a Polymarket position in a funded wallet, then its portfolio, briefing, settings and the venue boards match the published schema', async () => {
+    const trader = await externalTrader();
+    const market = await importedMarket(trader.agent);
+    const bought = await signedBuy(trader, market, 10);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    await remarkVenueBoards(testContext().deps.models, new Date());
+    const problems = await checkAll(trader.agent, market.marketId);
+    const doc = (await api().get('/openapi.json').expect(200)).body;
+    const schema = publishedSchema(doc);
+    for (const path of ['/api/sdk/portfolio?venue=polymarket', '/api/sdk/portfolio?venue=all']) {
+      const res = await api().get(path).set(asAgent(trader.agent)).expect(200);
+      assert.equal(typeof res.body.polymarket.balance_checked_at, 'string', 'the wallet was read');
+      problems.push(
+        ...schema.conformanceErrors('get', '/api/sdk/portfolio', 200, res.body).map((e) => `${path}: ${e}`),
+      );
+    }
+    for (const venue of ['polymarket', 'kalshi', 'sim']) {
+      const res = await api().get(`/api/leaderboard/${venue}`).expect(200);
+      problems.push(
+        ...schema
+          .conformanceErrors('get', '/api/leaderboard/{venue}', 200, res.body)
+          .map((e) => `${venue}: ${e}`),
+      );
+    }
+    const all = await api().get('/api/leaderboard/all').expect(200);
+    problems.push(...schema.conformanceErrors('get', '/api/leaderboard/all', 200, all.body));
     assert.deepEqual(problems, []);
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
 import { testContext } from '../support/context.js';
 import { LEADERBOARD_ENTRY_FIELDS } from '../support/contract-fields.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -141,8 +142,12 @@ describe('skill outcomes, venue leaderboards and expiring positions #integration
       .set('Authorization', `Bearer ${operatorToken}`)
       .send({ outcome: true });
     assert.equal(resolved.status, 200);
+    // The boards are read models: the minute's re-mark writes them.
+    await remarkVenueBoards(testContext().deps.models, new Date());
 
     const board = await wholeBoard('sim', '&trader_type=agent');
+    assert.equal(board.currency, '$SIM');
+    assert.equal(typeof board.marked_at, 'string');
     assert.equal(board.venue, 'sim');
     assert.equal(board.trader_type, 'agent');
     assert.equal(board.total_count, board.entries.length);
@@ -170,7 +175,14 @@ describe('skill outcomes, venue leaderboards and expiring positions #integration
     assert.equal(all.trader_type, 'all');
     assert.equal(all.total_count, board.total_count);
     const humans = (await get(null, '/api/leaderboard/sim?trader_type=human')).body;
-    assert.deepEqual(humans, { venue: 'sim', trader_type: 'human', entries: [], total_count: 0 });
+    assert.deepEqual(humans, {
+      venue: 'sim',
+      trader_type: 'human',
+      currency: '$SIM',
+      marked_at: board.marked_at,
+      entries: [],
+      total_count: 0,
+    });
     const kalshi = await wholeBoard('kalshi');
     assert.ok(
       !kalshi.entries.some((e: { id: string }) => e.id === winner.agent_id),

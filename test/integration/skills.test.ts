@@ -64,6 +64,7 @@ describe('community skills #integration', () => {
         registry_url: `https://clawhub.ai/skills/${slug}`,
         requires: [],
         best_when: 'Markets move on news',
+        version: null,
         content_hash: null,
         status: 'approved',
         revision: 1,

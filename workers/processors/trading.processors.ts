@@ -2,6 +2,7 @@ import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js'
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { followVenueOrder } from '../../shared/domains/trading/venue-orders.js';
@@ -53,8 +54,15 @@ export const settleMarketProcessor: Processor<'settle-market'> = async (data, { 
   return settled;
 };
 
-export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
-  remarkLeaderboard(deps.models, deps.clock(), deps.env.LEADERBOARD_LINK_WINDOW_HOURS);
+/** The main board's marks, then every venue's board (reads/venue-boards.ts), at one time. */
+export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) => {
+  const now = deps.clock();
+  const window = deps.env.LEADERBOARD_LINK_WINDOW_HOURS;
+  return {
+    ...(await remarkLeaderboard(deps.models, now, window)),
+    venues: await remarkVenueBoards(deps.models, now, window),
+  };
+};
 
 export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_data, { deps }) =>
   refreshVolumes(deps.models, deps.clock());

@@ -68,8 +68,8 @@ export function leaderboardPage(board: BoardView): string {
           board.venue === 'sim'
             ? html`Agents with at least one trade, ranked by total P&amp;L with open positions marked at
               current prices${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
-            : html`Agents with at least one trade on ${tab.label}, ranked by realised and marked P&amp;L in
-              ${tab.currency}.`
+            : html`Claimed agents with at least one trade on ${tab.label}, ranked by realised and marked
+              P&amp;L in ${tab.currency}${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
         }
       </p>
       <div class="table-scroll" tabindex="0" role="region" aria-labelledby="board-caption">

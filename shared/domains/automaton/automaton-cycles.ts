@@ -1,10 +1,11 @@
 import { fromMicro } from '../money.js';
 import type { Models } from '../models.js';
-import { FILLED } from '../reads/leaderboard.js';
+import { FILLED } from '../trading/trade.model.js';
 import { skillOutcomes } from '../reads/skill-outcomes.js';
 import type { AutomatonCycleRecord } from './automaton-cycle.model.js';
 import type { CycleRecordInput } from './automaton.schemas.js';
-import { buyCostMicro, requireAutomaton } from './automaton-state.js';
+import { buyCostMicro } from '../limits/automaton-budget.js';
+import { requireAutomaton } from './automaton-state.js';
 
 /** Cycles listed at most per call: each one's outcomes are read from the trades. */
 export const MAX_CYCLES = 50;

@@ -1,7 +1,7 @@
 import { AppError } from '../../infra/errors.js';
 import { fromMicro, toMicro } from '../money.js';
 import type { Models } from '../models.js';
-import { FILLED } from '../reads/leaderboard.js';
+import { buyCostMicro } from '../limits/automaton-budget.js';
 import type { AutomatonRecord } from './automaton.model.js';
 import type { CycleUpdateInput } from './automaton.schemas.js';
 
@@ -20,12 +20,6 @@ export async function requireAutomaton(models: Models, agentId: string): Promise
   const automaton = await models.Automaton.findById(agentId).lean();
   if (!automaton) throw notInitialized();
   return automaton;
-}
-
-/** What the agent paid for its filled buys matching `filter` (the budget's and a skill's cost). */
-export async function buyCostMicro(models: Models, filter: Record<string, unknown>): Promise<number> {
-  const buys = await models.Trade.find({ ...filter, action: 'buy', ...FILLED }, { fill: 1 }).lean();
-  return buys.reduce((sum, t) => sum + (t.fill?.amountMicro ?? 0), 0);
 }
 
 /**

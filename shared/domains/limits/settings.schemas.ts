@@ -105,6 +105,35 @@ export const TradingSettingsResponseSchema = z
         'Only in the answer of the update that set clawdbot_webhook_url: the HMAC secret its deliveries are signed with.',
     }),
     ...WalletFieldsSchema.shape,
+    has_legacy_wallet: z.boolean().meta({
+      description:
+        'You have a managed wallet (its key held by this service) while a linked external wallet is in use: it may still hold funds, and takes over again if the external one is unlinked.',
+    }),
+    polymarket_usdc_balance: z.number().nullable().meta({
+      description:
+        'pUSD in your Polymarket wallet, read from Polygon and reused for WALLET_CASH_CACHE_SECONDS; null without a wallet or when it cannot be read.',
+    }),
+    polymarket_balance_checked_at: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'When `polymarket_usdc_balance` was read (ISO).' }),
+    polymarket_allowances_set: z.boolean().meta({
+      description:
+        'Every approval the official client sets (its `set_approvals()`) is on chain for your wallet; false without a wallet.',
+    }),
+    kalshi_usdc_balance: z.number().nullable().meta({
+      description: 'USDC in your registered Solana wallet; null without one or when it cannot be read.',
+    }),
+    kalshi_balance_checked_at: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'When `kalshi_usdc_balance` was read (ISO).' }),
+    balance_warnings: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Why a balance is stale or unknown (a chain that could not be read).' }),
     warning: z.string().optional(),
   })
   .meta({ id: 'TradingSettings' });

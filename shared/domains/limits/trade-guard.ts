@@ -16,6 +16,7 @@ import {
 import { agentOwner, type SettingsOwner } from '../users/settings-owner.js';
 import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
+import { automatonRefusal, automatonStanding, type AutomatonStanding } from './automaton-budget.js';
 import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -33,6 +34,8 @@ export type TradeGuardDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 
 export interface TradeGuard {
   owner: SettingsOwner;
   settings: TradingSettings;
+  /** The agent's automaton (its halt and budget), null without one. */
+  automaton: AutomatonStanding | null;
 }
 
 export interface GuardedTrade {
@@ -67,8 +70,11 @@ function blockedUntil(code: string, message: string, fix: string, until: Date, n
 
 /** The owner and settings a trade is guarded by, from the process's caches (no database round trip when warm). */
 export async function loadGuard(deps: TradeGuardDeps, agent: AgentRecord): Promise<TradeGuard> {
-  const owner = await agentOwner(deps, agent);
-  return { owner, settings: await currentSettings(deps, owner) };
+  const [owner, automaton] = await Promise.all([
+    agentOwner(deps, agent),
+    automatonStanding(deps.models, agent._id),
+  ]);
+  return { owner, settings: await currentSettings(deps, owner), automaton };
 }
 
 /** The kill switch's refusal, when a trade is accepted and again when a worker first takes it. */
@@ -81,12 +87,14 @@ export const TRADING_PAUSED: Refusal = {
 };
 
 /**
- * Checks that take nothing, so a refusal leaves no trace. The kill switch and the real-trading
- * switch are business refusals (200, `success: false`, like a suspended agent: client-contract
+ * Checks that take nothing, so a refusal leaves no trace. The kill switch, a halted automaton or its
+ * spent budget (automaton-budget.ts), and the real-trading switch are business refusals (200, `success: false`, like a suspended agent: client-contract
  * §1.5); a buy above the per-trade cap is a 422 on `amount`.
  */
-export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade): Refusal | null {
+export function checkStanding({ owner, settings, automaton }: TradeGuard, t: GuardedTrade): Refusal | null {
   if (isPaused(settings)) return TRADING_PAUSED;
+  const byAutomaton = automatonRefusal(automaton, t);
+  if (byAutomaton) return byAutomaton;
   if (t.venue === 'sim') return null;
   if (!realTradingEnabled(owner, settings))
     return {
@@ -104,6 +112,15 @@ export function checkStanding({ owner, settings }: TradeGuard, t: GuardedTrade):
       `Send at most ${usd(settings.sdkMaxTradeMicro)}, or ask your human to raise sdk_max_trade_amount.`,
     );
   return null;
+}
+
+/**
+ * A buy that passed checkStanding holds its amount of the automaton's budget for the next check
+ * against the same guard, so that the legs of one batch fit the budget together.
+ */
+export function holdBudget(guard: TradeGuard, t: GuardedTrade): void {
+  if (guard.automaton && t.action === 'buy' && t.venue === guard.automaton.venue)
+    guard.automaton.committedMicro += t.amountMicro;
 }
 
 /** Buys: checks cooldowns and daily caps and counts the buy, atomically. Sells pass (null). */

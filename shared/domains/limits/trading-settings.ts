@@ -5,7 +5,8 @@ import { AppError, invalidField } from '../../infra/errors.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { Models } from '../models.js';
-import { walletFields } from '../wallets/wallet-view.js';
+import { hasLegacyWallet, walletFieldsOf } from '../wallets/wallet-view.js';
+import { readWallet } from '../wallets/wallet-store.js';
 import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
@@ -73,7 +74,10 @@ export async function settingsView(
 ) {
   const s = settings ?? (await currentSettings(deps, owner));
   const now = deps.clock();
-  const usage = await dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now);
+  const [usage, wallet] = await Promise.all([
+    dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now),
+    owner.kind === 'user' ? readWallet(deps.models, owner.id) : null,
+  ]);
   return {
     tier: owner.tier,
     settings_owner: owner.kind,
@@ -96,8 +100,8 @@ export async function settingsView(
     clawdbot_chat_id: s.clawdbotChatId,
     clawdbot_channel: s.clawdbotChannel,
     // The owner's Polymarket wallet: clients read these to decide whether to link one.
-    ...(await walletFields(deps, owner)),
-    has_legacy_wallet: false,
+    ...walletFieldsOf(wallet),
+    has_legacy_wallet: hasLegacyWallet(wallet),
     // Defaults for an owner without venue wallets: the settings routes lay the wallets' cash and
     // approvals read from the chains over them (trading/wallet-cash.ts walletCashSettings).
     polymarket_usdc_balance: null,

@@ -1,3 +1,4 @@
+import type { SkillUpdate } from '../skills/skills.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { priceAt } from '../markets/history.js';
 import { marketView } from '../markets/market-view.js';
@@ -160,6 +161,8 @@ export async function briefing(
     sdkUpdate?: { update_available: boolean; current_version: string | null; latest_version: string | null };
     /** The owner's venue wallets' cash (wallet-cash.ts); none when absent. */
     cash?: Map<VenueId, WalletCash>;
+    /** The skills the agent runs that the catalogue has a later version of (skills.ts skillUpdates). */
+    skillUpdates?: SkillUpdate[];
   },
 ) {
   const cash = opts.cash ?? new Map<VenueId, WalletCash>();
@@ -232,7 +235,7 @@ export async function briefing(
     ...(await briefingRiskAlerts(models, agent._id, now)),
     risk_warnings: [...riskWarnings, ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : []))],
     sdk_update: opts.sdkUpdate ?? { update_available: false },
-    skill_updates: [],
+    skill_updates: opts.skillUpdates ?? [],
     since: since.toISOString(),
     checked_at: now.toISOString(),
     agent_id: agent._id,

@@ -3,7 +3,7 @@ import { userAgentView } from '../agents/manage-agents.js';
 import { utcDay } from '../limits/counters.js';
 import type { Models } from '../models.js';
 import { fromMicro, toMicro } from '../money.js';
-import { FILLED } from './leaderboard.js';
+import { FILLED } from '../trading/trade.model.js';
 
 /**
  * `GET /api/sdk/fleet/summary`: the agents of the caller's human (every agent claimed by the user

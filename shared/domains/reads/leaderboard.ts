@@ -3,8 +3,6 @@ import { nameSkeleton } from '../agents/agent-name.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
-import type { VenueId } from '../venues/venue-id.js';
-import type { TradeStatus } from '../trading/trade.model.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 
 export const SDK_AGENTS_BOARD = 'sdk-agents';
@@ -14,7 +12,7 @@ export const SDK_AGENTS_BOARD = 'sdk-agents';
  * venue's price, so an agent cannot pump its own mark on the sim book) less their cost; settled
  * positions have none. Positions of a market not found are left out.
  */
-async function markedPositions(models: Models, filter: Record<string, unknown>) {
+export async function markedPositions(models: Models, filter: Record<string, unknown>) {
   const positions = await models.Position.find(filter, {
     agentId: 1,
     marketId: 1,
@@ -124,7 +122,7 @@ const nameKeyOf = (a: Pick<AgentRecord, 'name' | 'nameKey'>) => a.nameKey ?? nam
  * start of the agent's id, so that nobody passes for an agent that made its name first. Names are
  * not unique at registration (keyless clients register with names like "trading-bot").
  */
-async function shownNames(models: Models, agents: Pick<AgentRecord, '_id' | 'name' | 'nameKey'>[]) {
+export async function shownNames(models: Models, agents: Pick<AgentRecord, '_id' | 'name' | 'nameKey'>[]) {
   const keys = [...new Set(agents.map(nameKeyOf))];
   const firsts: { _id: string; first: string }[] = await models.Agent.aggregate([
     { $match: { nameKey: { $in: keys } } },
@@ -199,84 +197,5 @@ export async function rankOf(
   );
 }
 
-/** A trade that moved shares: filled, or a venue order that has matched part of its size. */
-export const FILLED = {
-  status: { $in: ['filled', 'open'] satisfies TradeStatus[] },
-  'fill.sharesMicro': { $gt: 0 },
-};
-
 export const TRADER_TYPES = ['all', 'agent', 'human'] as const;
 export type TraderType = (typeof TRADER_TYPES)[number];
-
-/**
- * GET /api/leaderboard/{venue} (client-contract §9): the agents that traded on one venue, ranked by
- * their P&L there — realised (sells, settlements) plus open positions marked as on the main board —
- * with wins and losses counted over that venue's decided positions (closed or settled: a win when
- * the realised P&L is positive). Every trade on this service is an agent's, so `human` lists nobody.
- * Computed on read from the venue's positions; the handler caches the page.
- */
-export async function venueBoard(
-  models: Models,
-  venue: VenueId,
-  traderType: TraderType,
-  limit: number,
-  offset: number,
-  linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
-) {
-  const empty = { venue, trader_type: traderType, entries: [], total_count: 0 };
-  if (traderType === 'human') return empty;
-  const positions = await markedPositions(models, { venue });
-  const holders = await models.Agent.find(
-    { _id: { $in: [...new Set(positions.map(({ p }) => p.agentId))] } },
-    { claimedBy: 1, registeredFrom: 1 },
-  ).lean();
-  const unranked = unrankedPositionIds(
-    positions.map(({ p }) => p),
-    linkedAgents(holders),
-    linkWindowHours * 3600_000,
-  );
-  const perAgent = new Map<string, { pnl: number; wins: number; losses: number; unranked: number }>();
-  for (const { p, unrealizedMicro } of positions) {
-    const a = perAgent.get(p.agentId) ?? { pnl: 0, wins: 0, losses: 0, unranked: 0 };
-    perAgent.set(p.agentId, a);
-    if (unranked.has(p._id)) {
-      a.unranked += p.realizedPnlMicro + unrealizedMicro;
-      continue;
-    }
-    a.pnl += p.realizedPnlMicro + unrealizedMicro;
-    if (p.status !== 'open') a[p.realizedPnlMicro > 0 ? 'wins' : 'losses'] += 1;
-  }
-  const counts: { _id: string; n: number }[] = await models.Trade.aggregate([
-    { $match: { venue, ...FILLED } },
-    { $group: { _id: '$agentId', n: { $sum: 1 } } },
-  ]);
-  const tradesOf = new Map(counts.map((c) => [c._id, c.n]));
-  const ranked = [...perAgent]
-    .filter(([id]) => tradesOf.has(id))
-    .map(([id, a]) => ({ id, ...a, pnl: Math.round(a.pnl) }))
-    .sort((x, y) => y.pnl - x.pnl || (x.id < y.id ? -1 : 1));
-  const page = ranked.slice(offset, offset + limit);
-  const agents = new Map(
-    (await models.Agent.find({ _id: { $in: page.map((r) => r.id) } }).lean()).map((a) => [a._id, a]),
-  );
-  const names = await shownNames(models, [...agents.values()]);
-  const entries = page.flatMap((r, i) => {
-    const a = agents.get(r.id);
-    if (!a) return [];
-    return [
-      {
-        ...leaderboardEntry(a, offset + i + 1, names.get(a._id)),
-        venue,
-        trader_type: 'agent',
-        total_pnl: fromMicro(r.pnl),
-        pnl_percent: a.startingBalanceMicro ? Math.round((r.pnl / a.startingBalanceMicro) * 1e4) / 100 : 0,
-        win_rate: winRate(r.wins, r.losses),
-        trades_count: tradesOf.get(r.id) ?? 0,
-        win_count: r.wins,
-        loss_count: r.losses,
-        unranked_pnl: fromMicro(Math.round(r.unranked)),
-      },
-    ];
-  });
-  return { ...empty, entries, total_count: ranked.length };
-}

@@ -2,7 +2,8 @@ import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { venueMarkMicro } from '../positions/position-views.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
-import { FILLED, winRate } from './leaderboard.js';
+import { FILLED } from '../trading/trade.model.js';
+import { winRate } from './leaderboard.js';
 
 /**
  * Attribution rule (GET /api/sdk/outcomes): a position (agent, market, venue) belongs to the skill

@@ -19,6 +19,8 @@ const skillSchema = new Schema(
     difficulty: { type: String, required: true, default: 'intermediate' },
     requires: { type: [String], default: [] },
     bestWhen: { type: String, default: null },
+    /** The skill's own version (its SKILL.md's), as submitted: the briefing's `skill_updates` compare against it. */
+    version: { type: String, default: null },
     status: { type: String, enum: SKILL_STATUSES, required: true, default: 'pending' },
     /** Bumped by every resubmission: a review names the revision it read. */
     revision: { type: Number, required: true, default: 1 },

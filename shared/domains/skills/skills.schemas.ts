@@ -6,6 +6,12 @@ const registryPage = z
   .url({ protocol: /^https$/ })
   .max(500)
   .meta({ description: 'An https page that ends in /<slug>.' });
+/** A skill version: dotted numbers (1.4 or 0.3.12), compared part by part. */
+export const SKILL_VERSION = z
+  .string()
+  .trim()
+  .regex(/^\d{1,6}(\.\d{1,6}){0,3}$/, 'dotted numbers, e.g. 1.2.0');
+
 const lastSegment = (url: string) => new URL(url).pathname.replace(/\/+$/, '').split('/').at(-1);
 
 /**
@@ -39,6 +45,10 @@ export const SkillSubmissionSchema = z
       .nullish()
       .transform((v) => v ?? []),
     best_when: z.string().trim().max(500).nullish(),
+    version: SKILL_VERSION.nullish().meta({
+      description:
+        'The skill’s version (dotted numbers, as in its SKILL.md). Agents that report an older one in the briefing’s `skill_versions` get a `skill_updates` entry.',
+    }),
   })
   .refine((b) => Boolean(b.registry_url ?? b.clawhub_url), {
     message: 'give the skill’s registry page as registry_url (or clawhub_url)',
@@ -73,6 +83,7 @@ export const SkillItemSchema = z
     registry_url: z.string(),
     requires: z.array(z.string()),
     best_when: z.string().nullable(),
+    version: z.string().nullable().meta({ description: 'The version submitted (null: none given).' }),
     content_hash: z
       .null()
       .meta({ description: 'Not mirrored from the registry: clients skip the integrity check.' }),

@@ -2,7 +2,8 @@ import { AppError, notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { SkillRecord, SkillStatus } from './skill.model.js';
-import type { SkillSubmission } from './skills.schemas.js';
+import { SKILL_VERSION, type SkillSubmission } from './skills.schemas.js';
+import { compareVersions } from '../system/version-check.js';
 
 /** New skills an agent may have waiting for review at once. */
 export const MAX_PENDING_PER_AGENT = 5;
@@ -23,6 +24,7 @@ export function skillView(s: SkillRecord) {
     registry_url: s.registryUrl,
     requires: s.requires,
     best_when: s.bestWhen,
+    version: s.version ?? null,
     content_hash: null,
     status: s.status,
     revision: s.revision ?? 1,
@@ -45,6 +47,7 @@ export async function submitSkill(models: Models, agentId: string, input: SkillS
     difficulty: input.difficulty,
     requires: input.requires,
     bestWhen: input.best_when ?? null,
+    version: input.version ?? null,
   };
   const taken = () =>
     new AppError(
@@ -146,4 +149,56 @@ export async function recommendSkills(models: Models, agentId: string) {
     install: installCommand(s._id),
     best_when: s.bestWhen,
   }));
+}
+
+/** One entry of the briefing's `skill_updates` (client-contract §6.5: all three keys are read). */
+export interface SkillUpdate {
+  slug: string;
+  current: string;
+  latest: string;
+  install: string;
+}
+
+/**
+ * The briefing's `skill_updates`: of the skills the agent reports running (`installed`: slug →
+ * version, the client's `skill_versions`), those whose approved catalogue entry carries a later
+ * version. A version that is not dotted numbers, a skill not listed or listed without a version, give none.
+ */
+export async function skillUpdates(
+  models: Models,
+  installed: Record<string, string>,
+): Promise<SkillUpdate[]> {
+  const dotted = (v: unknown): v is string => typeof v === 'string' && SKILL_VERSION.safeParse(v).success;
+  const slugs = Object.keys(installed).filter((slug) => dotted(installed[slug]));
+  if (!slugs.length) return [];
+  const listed = await models.Skill.find(
+    { _id: { $in: slugs.slice(0, 50) }, status: 'approved', version: { $ne: null } },
+    { version: 1 },
+  ).lean();
+  return listed
+    .filter((s) => dotted(s.version) && compareVersions(installed[s._id]!.trim(), s.version.trim()) < 0)
+    .map((s) => ({
+      slug: s._id,
+      current: installed[s._id]!,
+      latest: s.version!,
+      install: installCommand(s._id),
+    }))
+    .sort((a, b) => a.slug.localeCompare(b.slug));
+}
+
+/**
+ * The briefing's `skill_versions` query (a JSON-encoded `{slug: version}` string from the Python
+ * client) as slug → version; anything else reads as none (the parameter is advisory).
+ */
+export function installedSkills(raw: string | undefined): Record<string, string> {
+  if (!raw) return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(
+      Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+  } catch {
+    return {};
+  }
 }

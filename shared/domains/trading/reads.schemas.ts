@@ -39,3 +39,83 @@ export function venueFilter(v: string | undefined): VenueId | undefined {
   if (!v || v === 'all') return undefined;
   return normalizeVenue(v)?.venue;
 }
+
+/** A venue bucket's numbers (client-contract §6.2), in the venue's currency. */
+const BucketSchema = z.object({
+  balance: z.number().nullable().meta({
+    description:
+      'Sim: your $SIM. A real venue: the cash in your owner’s wallet there (null when it could not be read, never a made-up 0).',
+  }),
+  pnl: z
+    .number()
+    .meta({ description: 'Realised (sells, settlements) + open positions marked at the venue’s price.' }),
+  positions_count: z.number(),
+  total_exposure: z.number(),
+});
+
+/** What a real venue's bucket shows of the owner's wallet there (trading/wallet-cash.ts bucketCash). */
+export const WalletCashFieldsSchema = z.object({
+  balance_checked_at: z
+    .string()
+    .nullable()
+    .meta({ description: 'When the balance was read from the chain (ISO).' }),
+  balance_stale: z.boolean().meta({
+    description: 'True when the chain could not be read now and the last balance read is answered.',
+  }),
+  wallet_address: z
+    .string()
+    .nullable()
+    .meta({ description: 'The wallet whose cash `balance` is; null without one.' }),
+  balance_warning: z.string().nullable(),
+});
+
+export const VenueBucketSchema = BucketSchema.extend(WalletCashFieldsSchema.shape).meta({
+  id: 'PortfolioVenueBucket',
+});
+
+const SourceTotalsSchema = z.object({
+  positions: z.number().meta({ description: 'Open positions the source traded.' }),
+  exposure: z.number(),
+  realized_pnl: z.number().meta({
+    description: 'Realised P&L of every position the source traded, closed and settled ones included.',
+  }),
+  unrealized_pnl: z.number(),
+  trade_count: z.number().meta({ description: 'Filled trades placed with this source.' }),
+});
+
+export const PortfolioSchema = z
+  .looseObject({
+    agent_id: z.string(),
+    balance_usdc: z.number().nullable(),
+    available_balance: z.number(),
+    sim_balance: z.number(),
+    sim_pnl: z.number(),
+    total_exposure: z.number(),
+    positions_count: z.number(),
+    redeemable_count: z.number(),
+    pnl_24h: z
+      .number()
+      .meta({ description: 'P&L realised in the last 24 hours, over the venues `pnl_total` counts.' }),
+    pnl_total: z.number().meta({
+      description:
+        'Realised + marked P&L in one currency (`pnl_currency`): the asked venue’s; with `venue=all`, the real venues’ ' +
+        '(pUSD and USDC are both dollars, counted 1:1) when you hold or held a position on one, else sim’s. ' +
+        '$SIM is never added to dollars: each venue bucket has its own `pnl`, and `sim_pnl` is always sim’s.',
+    }),
+    pnl_currency: z.enum(['$SIM', 'USDC']),
+    concentration: z.object({ top_market_pct: z.number(), top_3_markets_pct: z.number() }),
+    by_source: z.record(z.string(), SourceTotalsSchema).meta({
+      description:
+        'Per source tag (`manual` for untagged), over the venues `pnl_total` counts. A position traded by several sources counts under each.',
+    }),
+    warnings: z.array(z.string()),
+    sim: BucketSchema.nullable().optional(),
+    polymarket: VenueBucketSchema.nullable().optional(),
+    kalshi: VenueBucketSchema.nullable().optional(),
+    total: z.object({ positions_count: z.number(), total_exposure: z.number() }),
+    combos: z.array(z.unknown()).meta({
+      description:
+        'Reserved, always empty: the official client places combos (parlays) itself with Polymarket’s combos RFQ service; this service neither relays nor reads them.',
+    }),
+  })
+  .meta({ id: 'Portfolio' });

@@ -19,7 +19,7 @@ import {
 } from '../venues/venue-id.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
-import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import { FILLED, FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
 import { bucketCash, type WalletCash } from './wallet-cash.js';
 import {
   venueFilter,
@@ -150,6 +150,90 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
   };
 }
 
+/** Positions' P&L: realised (sells, settlements) plus open shares marked at the venue's price less their cost. */
+function venuePnlMicro(rows: { p: PositionRecord; m: MarketRecord }[]): number {
+  return rows.reduce(
+    (s, { p, m }) =>
+      s +
+      p.realizedPnlMicro +
+      (p.status === 'settled' ? 0 : venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro),
+    0,
+  );
+}
+
+/**
+ * The venues whose money the portfolio's flat P&L fields count (`pnl_total`, `pnl_24h`, `by_source`),
+ * in one currency: the asked venue's; with all venues asked, the real venues' when the agent holds or
+ * held a position on one (pUSD and USDC are both dollars: counted 1:1, labelled USDC as the positions
+ * are), else sim's. $SIM and dollars are never added together; each venue bucket keeps its own `pnl`.
+ */
+function moneyScope(
+  venue: VenueId | undefined,
+  rows: { p: PositionRecord }[],
+): { venues: VenueId[]; currency: '$SIM' | 'USDC' } {
+  if (venue) return { venues: [venue], currency: venue === 'sim' ? '$SIM' : 'USDC' };
+  const real = externalVenueIds().filter((v) => rows.some(({ p }) => p.venue === v));
+  return real.length ? { venues: real, currency: 'USDC' } : { venues: ['sim'], currency: '$SIM' };
+}
+
+interface SourceTotals {
+  positions: number;
+  exposure: number;
+  realized_pnl: number;
+  unrealized_pnl: number;
+  trade_count: number;
+}
+
+/**
+ * `by_source` (client-contract §6.2): per source tag (`manual` for untagged), the open positions,
+ * their exposure and unrealised P&L, the realised P&L of every position the source traded (closed
+ * and settled ones included), and the filled trades it placed. A position traded by several sources
+ * counts whole under each of them.
+ */
+function bySource(
+  rows: { p: PositionRecord; m: MarketRecord }[],
+  tradeCounts: { _id: string | null; n: number }[],
+): Record<string, SourceTotals> {
+  const micro = new Map<
+    string,
+    { positions: number; exposure: number; realized: number; unrealized: number }
+  >();
+  const totalsOf = (source: string) => {
+    let t = micro.get(source);
+    if (!t) micro.set(source, (t = { positions: 0, exposure: 0, realized: 0, unrealized: 0 }));
+    return t;
+  };
+  for (const { p, m } of rows) {
+    const open =
+      p.status !== 'settled' &&
+      p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0;
+    for (const source of p.sources.length ? p.sources : ['manual']) {
+      const t = totalsOf(source);
+      t.realized += p.realizedPnlMicro;
+      if (!open) continue;
+      const mark = venueMarkMicro(p, m);
+      t.positions += 1;
+      t.exposure += mark;
+      t.unrealized += mark - p.costYesMicro - p.costNoMicro;
+    }
+  }
+  const trades = new Map<string, number>();
+  for (const c of tradeCounts) trades.set(c._id ?? 'manual', (trades.get(c._id ?? 'manual') ?? 0) + c.n);
+  for (const source of trades.keys()) totalsOf(source);
+  return Object.fromEntries(
+    [...micro].map(([source, t]) => [
+      source,
+      {
+        positions: t.positions,
+        exposure: fromMicro(t.exposure),
+        realized_pnl: fromMicro(t.realized),
+        unrealized_pnl: fromMicro(t.unrealized),
+        trade_count: trades.get(source) ?? 0,
+      },
+    ]),
+  );
+}
+
 /**
  * A venue's bucket of the portfolio (client-contract §6.2) from its positions, marked at the
  * venue's price. `balanceMicro`: the agent's $SIM on sim; on real venues the cash is in the owner's
@@ -158,16 +242,9 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
 export function bucket(rows: { p: PositionRecord; m: MarketRecord }[], balanceMicro: number) {
   const open = rows.filter(({ p }) => p.status !== 'settled');
   const exposure = open.reduce((s, { p, m }) => s + venueMarkMicro(p, m), 0);
-  const pnl = rows.reduce(
-    (s, { p, m }) =>
-      s +
-      p.realizedPnlMicro +
-      (p.status === 'settled' ? 0 : venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro),
-    0,
-  );
   return {
     balance: fromMicro(balanceMicro),
-    pnl: fromMicro(pnl),
+    pnl: fromMicro(venuePnlMicro(rows)),
     positions_count: open.filter(
       ({ p }) => p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0,
     ).length,
@@ -212,31 +289,19 @@ export async function portfolio(
   const exposures = open.map(({ p, m }) => venueMarkMicro(p, m)).sort((a, b) => b - a);
   const totalExposure = exposures.reduce((s, x) => s + x, 0);
   const pct = (n: number) => (totalExposure > 0 ? Math.round((n / totalExposure) * 1e4) / 100 : 0);
-  const bySource: Record<
-    string,
-    { positions: number; exposure: number; realized_pnl: number; unrealized_pnl: number; trade_count: number }
-  > = {};
-  for (const { p, m } of open) {
-    for (const source of p.sources.length ? p.sources : ['manual']) {
-      const b = (bySource[source] ??= {
-        positions: 0,
-        exposure: 0,
-        realized_pnl: 0,
-        unrealized_pnl: 0,
-        trade_count: 0,
-      });
-      b.positions += 1;
-      b.exposure = round6(b.exposure + fromMicro(venueMarkMicro(p, m)));
-      b.realized_pnl = round6(b.realized_pnl + fromMicro(p.realizedPnlMicro));
-      b.unrealized_pnl = round6(
-        b.unrealized_pnl + fromMicro(venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro),
-      );
-    }
-  }
+  const money = moneyScope(venue, rows);
+  const inScope = rows.filter(({ p }) => money.venues.includes(p.venue as VenueId));
   const since = new Date(now.getTime() - 24 * 3600_000);
-  const pnl24h = await models.LedgerEntry.aggregate<{ total: number }>([
-    { $match: { agentId: agent._id, at: { $gte: since } } },
-    { $group: { _id: null, total: { $sum: '$agent.realizedPnlMicro' } } },
+  const [tradeCounts, pnl24h] = await Promise.all([
+    models.Trade.aggregate<{ _id: string | null; n: number }>([
+      { $match: { agentId: agent._id, venue: { $in: money.venues }, ...FILLED } },
+      { $group: { _id: '$source', n: { $sum: 1 } } },
+    ]),
+    // Realised in the last 24 hours: what the ledger booked to the positions of those venues.
+    models.LedgerEntry.aggregate<{ total: number }>([
+      { $match: { agentId: agent._id, at: { $gte: since }, 'position.venue': { $in: money.venues } } },
+      { $group: { _id: null, total: { $sum: '$position.realizedPnlMicro' } } },
+    ]),
   ]);
   return {
     agent_id: agent._id,
@@ -248,12 +313,13 @@ export async function portfolio(
     positions_count: open.length,
     redeemable_count: rows.filter(({ p, m }) => isRedeemable(p, m)).length,
     pnl_24h: fromMicro(pnl24h[0]?.total ?? 0),
-    pnl_total: sim.pnl,
+    pnl_total: fromMicro(venuePnlMicro(inScope)),
+    pnl_currency: money.currency,
     concentration: {
       top_market_pct: pct(exposures[0] ?? 0),
       top_3_markets_pct: pct(exposures.slice(0, 3).reduce((s, x) => s + x, 0)),
     },
-    by_source: bySource,
+    by_source: bySource(inScope, tradeCounts),
     warnings: [
       ...(exposures.length && pct(exposures[0]!) > 50
         ? ['More than half of your exposure is in one market.']

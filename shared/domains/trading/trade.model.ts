@@ -177,3 +177,9 @@ export type TradeModel = Model<TradeRecord>;
 export function tradeModel(conn: Connection): TradeModel {
   return (conn.models.Trade as TradeModel | undefined) ?? conn.model<TradeRecord>('Trade', tradeSchema);
 }
+
+/** A trade that moved shares: filled, or a venue order that has matched part of its size. */
+export const FILLED = {
+  status: { $in: ['filled', 'open'] satisfies TradeStatus[] },
+  'fill.sharesMicro': { $gt: 0 },
+};

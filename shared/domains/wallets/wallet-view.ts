@@ -40,3 +40,11 @@ export async function walletFields(
 ): Promise<WalletFields> {
   return walletFieldsOf(owner.kind === 'user' ? await readWallet(deps.models, owner.id) : null);
 }
+
+/**
+ * Settings' `has_legacy_wallet`: the owner has a managed wallet (a key this service holds) while an
+ * external wallet of theirs is the one in use. The managed wallet is then the legacy one: orders no
+ * longer use it, but it may still hold funds, and it takes over again if the external one is unlinked.
+ */
+export const hasLegacyWallet = (wallet: WalletRecord | null): boolean =>
+  Boolean(wallet?.managed && wallet.ownership === 'external');

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { makeMarket, trade } from '../support/factories.js';
+import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+
+const auth = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
+
+async function withAutomaton(budget: number, venue = 'sim') {
+  const agent = await registerAgent();
+  await api()
+    .post('/api/sdk/automaton/init')
+    .set(auth(agent))
+    .send({ budget_usd: budget, horizon_days: 30, venue })
+    .expect(200);
+  return agent;
+}
+
+describe('automaton trade guard #integration', () => {
+  it('when the automaton is halted, then buys and sells are refused with automaton_halted and a resume fix, and a resume lets them through', async () => {
+    const agent = await withAutomaton(100);
+    const market = await makeMarket();
+    const bought = await trade(agent, { market_id: market._id, side: 'yes', amount: 5 });
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    await api().post('/api/sdk/automaton/halt').set(auth(agent)).expect(200);
+
+    const buy = await trade(agent, { market_id: market._id, side: 'yes', amount: 1 });
+    assert.equal(buy.status, 200);
+    assert.equal(buy.body.success, false);
+    assert.equal(buy.body.error_code, 'automaton_halted');
+    assert.match(buy.body.hint, /POST \/api\/sdk\/automaton\/resume/);
+    const sell = await trade(agent, {
+      market_id: market._id,
+      side: 'yes',
+      action: 'sell',
+      shares: bought.body.shares_bought,
+    });
+    assert.equal(sell.body.error_code, 'automaton_halted', JSON.stringify(sell.body));
+    // The refusal left no trade and no position change behind.
+    const trades = await api().get('/api/sdk/trades').set(auth(agent)).expect(200);
+    assert.equal(trades.body.total_count, 1);
+
+    await api().post('/api/sdk/automaton/resume').set(auth(agent)).expect(200);
+    const after = await trade(agent, {
+      market_id: market._id,
+      side: 'yes',
+      action: 'sell',
+      shares: bought.body.shares_bought,
+    });
+    assert.equal(after.body.success, true, JSON.stringify(after.body));
+  });
+
+  it('when buys would go past the budget, then the buy is refused (exceeded, then spent) while sells still go through', async () => {
+    const agent = await withAutomaton(10);
+    const market = await makeMarket();
+    const first = await trade(agent, { market_id: market._id, side: 'yes', amount: 6 });
+    assert.equal(first.body.success, true, JSON.stringify(first.body));
+
+    const over = await trade(agent, { market_id: market._id, side: 'yes', amount: 5 });
+    assert.equal(over.body.success, false);
+    assert.equal(over.body.error_code, 'automaton_budget_exceeded');
+    assert.match(over.body.error, /\$4\.00 left of its \$10\.00 budget on sim/);
+    assert.match(over.body.hint, /Buy at most \$4\.00/);
+
+    const rest = await trade(agent, { market_id: market._id, side: 'yes', amount: 4 });
+    assert.equal(rest.body.success, true, JSON.stringify(rest.body));
+    const spent = await trade(agent, { market_id: market._id, side: 'no', amount: 1 });
+    assert.equal(spent.body.error_code, 'automaton_budget_spent', JSON.stringify(spent.body));
+    assert.match(spent.body.hint, /POST \/api\/sdk\/automaton\/init/);
+    const state = await api().get('/api/sdk/automaton/state').set(auth(agent)).expect(200);
+    assert.equal(state.body.spent_usd, 10);
+    assert.equal(state.body.remaining_usd, 0);
+
+    const sell = await trade(agent, {
+      market_id: market._id,
+      side: 'yes',
+      action: 'sell',
+      shares: first.body.shares_bought,
+    });
+    assert.equal(sell.body.success, true, JSON.stringify(sell.body));
+
+    // A new init is a new budget from now.
+    await api()
+      .post('/api/sdk/automaton/init')
+      .set(auth(agent))
+      .send({ budget_usd: 5, horizon_days: 30 })
+      .expect(200);
+    const again = await trade(agent, { market_id: market._id, side: 'no', amount: 1 });
+    assert.equal(again.body.success, true, JSON.stringify(again.body));
+  });
+
+  it('when the budget is for another venue, then sim buys are not counted against it; an agent without an automaton is not limited', async () => {
+    const agent = await withAutomaton(1, 'polymarket');
+    const market = await makeMarket();
+    const bought = await trade(agent, { market_id: market._id, side: 'yes', amount: 5 });
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const plain = await registerAgent();
+    const free = await trade(plain, { market_id: market._id, side: 'no', amount: 5 });
+    assert.equal(free.body.success, true, JSON.stringify(free.body));
+  });
+
+  it('when the legs of an atomic batch together go past the budget, then the batch is refused with the automaton code', async () => {
+    const agent = await withAutomaton(3);
+    const [a, b] = await Promise.all([makeMarket(), makeMarket()]);
+    const res = await api()
+      .post('/api/sdk/trades/batch')
+      .set(auth(agent))
+      .send({
+        venue: 'sim',
+        atomic: true,
+        trades: [
+          { market_id: a._id, side: 'yes', amount: 2 },
+          { market_id: b._id, side: 'yes', amount: 2 },
+        ],
+      });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.success, false, JSON.stringify(res.body));
+    assert.match(JSON.stringify(res.body), /automaton_budget_exceeded/);
+    const trades = await api().get('/api/sdk/trades').set(auth(agent)).expect(200);
+    assert.equal(trades.body.total_count, 0, 'no leg placed');
+  });
+});
