@@ -3,6 +3,7 @@ import { polymarketWalletCash } from '../domains/venues/polymarket/onchain/walle
 import { createVenueMetrics } from '../infra/http/venue-metrics.js';
 import { VenueHttpClient } from '../infra/http/venue-http-client.js';
 import { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
+import { Relayer } from '../domains/venues/polymarket/onchain/deposit-wallet/relayer.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';
@@ -97,5 +98,24 @@ export function createPolygonRpc(env: Env, metrics: Metrics, log: Logger): Polyg
       metrics: createVenueMetrics(metrics.registry),
       log: log.child({ component: 'venue', venue: 'polygon' }),
     }),
+  );
+}
+
+/**
+ * Polymarket's relayer client (deposit wallets), with the venue clients' timeouts and breaker;
+ * metrics under venue `polymarket-relayer`. Without builder credentials it is not `configured`.
+ */
+export function createRelayer(env: Env, metrics: Metrics, log: Logger): Relayer {
+  return new Relayer(
+    new VenueHttpClient({
+      venue: 'polymarket-relayer',
+      baseUrl: env.POLYMARKET_RELAYER_URL,
+      timeoutMs: env.VENUE_TIMEOUT_MS,
+      retries: env.VENUE_RETRIES,
+      breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
+      metrics: createVenueMetrics(metrics.registry),
+      log: log.child({ component: 'venue', venue: 'polymarket-relayer' }),
+    }),
+    env,
   );
 }
