@@ -25,7 +25,8 @@ export const depositWalletEndpoints = {
     path: '/api/user/wallet/external-upgrade-to-deposit-wallet',
     auth: 'agent-or-user',
     tag: 'Wallet',
-    summary: 'Trade through the linked EOA’s Polymarket deposit wallet (signature type 3): deploy it, or adopt it if it exists',
+    summary:
+      'Trade through the linked EOA’s Polymarket deposit wallet (signature type 3): deploy it, or adopt it if it exists',
     description: `${ACCOUNT} The deposit wallet’s address is the deposit wallet factory’s CREATE2 address for the EOA (a Solady ERC-1967 clone, as Polymarket’s SDKs derive it). It is deployed through the relayer (\`WALLET-CREATE\`) unless it exists (a wallet made on polymarket.com: \`already_existed: true\`); from then on \`wallet_uses_deposit_wallet\` is true, orders are signed as type 3 (POLY_1271) with the deposit wallet as maker and signer, and the balance read is the deposit wallet’s. Idempotent. 409 \`no_external_wallet\` without a linked EOA. ${NO_RELAYER}`,
     response: DwUpgradeResponseSchema,
     errors: ERRORS,

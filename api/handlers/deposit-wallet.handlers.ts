@@ -12,11 +12,15 @@ import { walletAccountOf } from './wallet-caller.js';
  * caller must be the agent itself or its human. An agent without a wallet of its own trades with
  * its human's; an Elite agent wallet is managed, with no external owner to sign batches.
  */
-async function agentWalletAccount(input: { deps: Deps; agent?: AgentRecord; user?: UserRecord }, agentId: string) {
+async function agentWalletAccount(
+  input: { deps: Deps; agent?: AgentRecord; user?: UserRecord },
+  agentId: string,
+) {
   const { deps, agent, user } = input;
   const target = await deps.models.Agent.findById(agentId, { claimedBy: 1 }).lean();
   const mayAct = agent ? agent._id === agentId : !!target && target.claimedBy === user?._id;
-  if (!target || !mayAct) throw notFound(`Agent ${agentId}`, 'Use the id of one of your agents (GET /api/sdk/agents).');
+  if (!target || !mayAct)
+    throw notFound(`Agent ${agentId}`, 'Use the id of one of your agents (GET /api/sdk/agents).');
   if (await deps.models.AgentWallet.exists({ _id: agentId }))
     throw new AppError(
       409,
@@ -28,7 +32,8 @@ async function agentWalletAccount(input: { deps: Deps; agent?: AgentRecord; user
 }
 
 export const depositWalletHandlers: HandlersFor<typeof depositWalletEndpoints> = {
-  upgradeToDepositWallet: async (input) => onchain.upgradeToDepositWallet(input.deps, await walletAccountOf(input)),
+  upgradeToDepositWallet: async (input) =>
+    onchain.upgradeToDepositWallet(input.deps, await walletAccountOf(input)),
   prepareDepositWalletApprovals: async (input) =>
     onchain.prepareDepositWalletApprovals(input.deps, await walletAccountOf(input), {
       combo: input.body?.combo ?? false,
@@ -36,12 +41,21 @@ export const depositWalletHandlers: HandlersFor<typeof depositWalletEndpoints> =
   submitDepositWalletApprovals: async (input) =>
     onchain.submitDepositWalletApprovals(input.deps, await walletAccountOf(input), input.body),
   prepareAgentDepositWalletApprovals: async (input) =>
-    onchain.prepareDepositWalletApprovals(input.deps, await agentWalletAccount(input, input.params.agent_id), {
-      combo: input.body?.combo ?? false,
-    }),
+    onchain.prepareDepositWalletApprovals(
+      input.deps,
+      await agentWalletAccount(input, input.params.agent_id),
+      {
+        combo: input.body?.combo ?? false,
+      },
+    ),
   submitAgentDepositWalletApprovals: async (input) =>
-    onchain.submitDepositWalletApprovals(input.deps, await agentWalletAccount(input, input.params.agent_id), input.body),
-  prepareWrapOnDepositWallet: async (input) => onchain.prepareWrapOnDepositWallet(input.deps, await walletAccountOf(input)),
+    onchain.submitDepositWalletApprovals(
+      input.deps,
+      await agentWalletAccount(input, input.params.agent_id),
+      input.body,
+    ),
+  prepareWrapOnDepositWallet: async (input) =>
+    onchain.prepareWrapOnDepositWallet(input.deps, await walletAccountOf(input)),
   submitWrapOnDepositWallet: async (input) =>
     onchain.submitWrapOnDepositWallet(input.deps, await walletAccountOf(input), input.body),
 };

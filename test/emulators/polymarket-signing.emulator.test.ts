@@ -403,8 +403,14 @@ describe('Polymarket emulator: signing vectors', () => {
       const typeString = Buffer.from(ORDER_TYPE_STRING_V2, 'utf8');
       const envelope = (contents: string) =>
         `${inner}${domainSeparator(exchangeDomain(false)).slice(2)}${contents.slice(2)}${typeString.toString('hex')}${typeString.length.toString(16).padStart(4, '0')}`;
-      const deployed = { depositWalletOwner: (a: string) => (a.toLowerCase() === depositWallet.toLowerCase() ? EOA : undefined) };
-      assert.equal(verifyOrder(body(o, envelope(orderStructHash(o))), context(false, deployed)).maker, depositWallet);
+      const deployed = {
+        depositWalletOwner: (a: string) =>
+          a.toLowerCase() === depositWallet.toLowerCase() ? EOA : undefined,
+      };
+      assert.equal(
+        verifyOrder(body(o, envelope(orderStructHash(o))), context(false, deployed)).maker,
+        depositWallet,
+      );
       rejects(() => verifyOrder(body(o, envelope(ZERO32)), context(false, deployed)), ERR.signature);
       // Not deployed: no code at the maker, so its ERC-1271 check cannot pass.
       rejects(() => verifyOrder(body(o, envelope(orderStructHash(o))), context()), ERR.signature);

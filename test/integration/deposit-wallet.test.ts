@@ -27,7 +27,11 @@ const trace = (step: string, call: string, answer: unknown) => {
 };
 
 interface Prepared {
-  typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; message: Record<string, unknown> };
+  typed_data: {
+    domain: Record<string, unknown>;
+    types: Record<string, unknown>;
+    message: Record<string, unknown>;
+  };
   nonce: string;
   deadline: string;
   calls: { target: string; value: string; data: string }[];
@@ -35,7 +39,10 @@ interface Prepared {
 
 /** What the official client does between prepare and submit: sign the whole typed data with the owner key. */
 async function signBatch(owner: Wallet, p: Prepared): Promise<string> {
-  const { EIP712Domain: _, ...types } = p.typed_data.types as Record<string, { name: string; type: string }[]>;
+  const { EIP712Domain: _, ...types } = p.typed_data.types as Record<
+    string,
+    { name: string; type: string }[]
+  >;
   return owner.signTypedData(p.typed_data.domain, types, p.typed_data.message);
 }
 
@@ -86,7 +93,11 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
         calls: prep.body.calls,
       })
       .expect(400);
-    assert.equal(forged.body.error_code ?? forged.body.code, 'signature_mismatch', JSON.stringify(forged.body));
+    assert.equal(
+      forged.body.error_code ?? forged.body.code,
+      'signature_mismatch',
+      JSON.stringify(forged.body),
+    );
     // Nor is a batch whose calls were changed after prepare.
     const swapped = await api()
       .post('/api/user/wallet/external/dw-approvals/submit')

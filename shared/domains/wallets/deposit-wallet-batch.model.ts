@@ -12,7 +12,13 @@ export type DepositWalletBatchKind = (typeof DEPOSIT_WALLET_BATCH_KINDS)[number]
  * reverted (the wallet's nonce was not used: the same signed batch may be submitted again until
  * its deadline).
  */
-export const DEPOSIT_WALLET_BATCH_STATUSES = ['prepared', 'submitting', 'submitted', 'executed', 'failed'] as const;
+export const DEPOSIT_WALLET_BATCH_STATUSES = [
+  'prepared',
+  'submitting',
+  'submitted',
+  'executed',
+  'failed',
+] as const;
 export type DepositWalletBatchStatus = (typeof DEPOSIT_WALLET_BATCH_STATUSES)[number];
 
 const callSchema = new Schema(

@@ -29,8 +29,18 @@ const PreparedBatch = {
   deposit_wallet_address: z.string(),
   typed_data: TypedDataSchema,
   nonce: z.string().meta({ description: 'The wallet’s batch nonce: send it back unchanged.' }),
-  deadline: z.string().meta({ description: 'Unix seconds after which the relayer refuses the batch (at most 300 s ahead): send it back unchanged.' }),
-  calls: z.array(DwCallSchema).meta({ description: 'The calls the batch executes from the deposit wallet, in order: send them back unchanged.' }),
+  deadline: z
+    .string()
+    .meta({
+      description:
+        'Unix seconds after which the relayer refuses the batch (at most 300 s ahead): send it back unchanged.',
+    }),
+  calls: z
+    .array(DwCallSchema)
+    .meta({
+      description:
+        'The calls the batch executes from the deposit wallet, in order: send them back unchanged.',
+    }),
 };
 
 export const DwSubmitRequestSchema = z
@@ -59,7 +69,8 @@ export const DwSubmitResponseSchema = z
     success: z.boolean(),
     deposit_wallet_address: z.string(),
     status: z.enum(DEPOSIT_WALLET_BATCH_STATUSES).meta({
-      description: '`executed`: done on chain; `submitted`: the relayer has it, not final yet (ask again with the same body to follow it).',
+      description:
+        '`executed`: done on chain; `submitted`: the relayer has it, not final yet (ask again with the same body to follow it).',
     }),
     tx_id: z.string().nullable().meta({ description: 'The relayer’s transaction id.' }),
     tx_hash: z.string().nullable(),
@@ -71,7 +82,8 @@ export const DwSubmitResponseSchema = z
 export const DwApprovalsPrepareRequestSchema = z
   .object({
     combo: z.boolean().default(false).meta({
-      description: 'Also approve the combo exchange (pUSD, and combo position tokens on the PositionManager).',
+      description:
+        'Also approve the combo exchange (pUSD, and combo position tokens on the PositionManager).',
     }),
   })
   .meta({ id: 'DepositWalletApprovalsPrepareRequest' });
@@ -79,7 +91,9 @@ export const DwApprovalsPrepareRequestSchema = z
 export const DwApprovalsPrepareResponseSchema = z
   .object({
     success: z.literal(true),
-    already_set: z.boolean().meta({ description: 'True: every approval is in place, nothing to sign (no other fields).' }),
+    already_set: z
+      .boolean()
+      .meta({ description: 'True: every approval is in place, nothing to sign (no other fields).' }),
     deposit_wallet_address: z.string(),
     typed_data: TypedDataSchema.optional(),
     nonce: PreparedBatch.nonce.optional(),
@@ -93,7 +107,13 @@ export const DwApprovalsPrepareResponseSchema = z
 export const DwWrapPrepareResponseSchema = z
   .object({
     success: z.literal(true),
-    amount_units: z.number().int().meta({ description: 'USDC.e in the deposit wallet (base units, 6 decimals); 0: nothing to wrap, no other fields.' }),
+    amount_units: z
+      .number()
+      .int()
+      .meta({
+        description:
+          'USDC.e in the deposit wallet (base units, 6 decimals); 0: nothing to wrap, no other fields.',
+      }),
     deposit_wallet_address: z.string(),
     typed_data: TypedDataSchema.optional(),
     nonce: PreparedBatch.nonce.optional(),
@@ -108,10 +128,15 @@ export const DwUpgradeResponseSchema = z
     success: z.literal(true),
     wallet_address: z.string().meta({ description: 'The owner EOA (signs orders and batches).' }),
     deposit_wallet_address: z.string(),
-    already_existed: z.boolean().meta({ description: 'The wallet was deployed before this call (e.g. created on polymarket.com).' }),
+    already_existed: z
+      .boolean()
+      .meta({ description: 'The wallet was deployed before this call (e.g. created on polymarket.com).' }),
     wallet_uses_deposit_wallet: z.literal(true),
     signature_type: z.literal(3),
-    tx_id: z.string().nullable().meta({ description: 'The relayer’s WALLET-CREATE transaction; null when it existed.' }),
+    tx_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The relayer’s WALLET-CREATE transaction; null when it existed.' }),
     message: z.string(),
   })
   .meta({ id: 'DepositWalletUpgradeResponse' });
@@ -138,5 +163,7 @@ export const DwRedeemSubmitRequestSchema = DwSubmitRequestSchema.extend({
 
 export const DwRedeemSubmitResponseSchema = DwSubmitResponseSchema.extend({
   market_id: z.string(),
-  payout_pusd: z.number().meta({ description: 'pUSD paid into the deposit wallet (winning shares settled).' }),
+  payout_pusd: z
+    .number()
+    .meta({ description: 'pUSD paid into the deposit wallet (winning shares settled).' }),
 }).meta({ id: 'DwRedeemSubmitResponse' });

@@ -218,7 +218,11 @@ function usdceCall(state: PolymarketState, call: Call, selector: string): Outcom
  */
 function onrampWrap(state: PolymarketState, call: Call, selector: string): Outcome {
   if (ONRAMP.getFunction(selector)?.name !== 'wrap') return revert();
-  const [asset, to, amount] = ONRAMP.decodeFunctionData('wrap', call.data) as unknown as [string, string, bigint];
+  const [asset, to, amount] = ONRAMP.decodeFunctionData('wrap', call.data) as unknown as [
+    string,
+    string,
+    bigint,
+  ];
   if (lower(asset) !== lower(CONTRACTS.usdcE)) return revert('unsupported asset');
   const { ledger } = state;
   return guarded(
@@ -227,7 +231,8 @@ function onrampWrap(state: PolymarketState, call: Call, selector: string): Outco
     () => {
       if (ledger.usdceAllowance(call.from, CONTRACTS.collateralOnramp) < amount)
         throw new LedgerError('ERC20: insufficient allowance');
-      if (ledger.usdceBalance(call.from) < amount) throw new LedgerError('ERC20: transfer amount exceeds balance');
+      if (ledger.usdceBalance(call.from) < amount)
+        throw new LedgerError('ERC20: transfer amount exceeds balance');
     },
     () => {
       ledger.transferUsdce(call.from, CONTRACTS.collateralOnramp, amount, CONTRACTS.collateralOnramp);

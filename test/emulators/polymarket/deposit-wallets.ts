@@ -1,4 +1,13 @@
-import { AbiCoder, concat, getAddress, getCreate2Address, keccak256, toBeHex, TypedDataEncoder, zeroPadValue } from 'ethers';
+import {
+  AbiCoder,
+  concat,
+  getAddress,
+  getCreate2Address,
+  keccak256,
+  toBeHex,
+  TypedDataEncoder,
+  zeroPadValue,
+} from 'ethers';
 import { CHAIN_ID, CONTRACTS } from './contracts.js';
 
 // Polymarket deposit wallets (signature type 3, reference §6.3, §8.4, §9.2), as the chain and the

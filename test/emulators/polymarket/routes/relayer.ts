@@ -127,13 +127,15 @@ export function relayerRouter(state: PolymarketState): Router {
     const nonce = uintOf(body.nonce, 'nonce');
     const deadline = uintOf(params.deadline, 'deadline');
     const calls = callsOf(params.calls);
-    if (typeof body.signature !== 'string' || !isHexString(body.signature, 65)) throw bad('invalid signature');
+    if (typeof body.signature !== 'string' || !isHexString(body.signature, 65))
+      throw bad('invalid signature');
     const owner = depositWallets.ownerOf(wallet);
     if (!owner) throw bad(`deposit wallet ${wallet} is not deployed`);
     if (owner !== from) throw bad('from is not the owner of the deposit wallet');
     const nowS = BigInt(Math.floor(state.now() / 1000));
     if (deadline < nowS) throw bad('deadline expired');
-    if (deadline > nowS + BigInt(MAX_DEADLINE_S)) throw bad(`deadline too far: at most ${MAX_DEADLINE_S}s ahead`);
+    if (deadline > nowS + BigInt(MAX_DEADLINE_S))
+      throw bad(`deadline too far: at most ${MAX_DEADLINE_S}s ahead`);
     if (nonce !== depositWallets.nonceOf(wallet))
       throw bad(`invalid nonce: expected ${depositWallets.nonceOf(wallet)}, got ${nonce}`);
     let signer: string;
@@ -173,7 +175,10 @@ export function relayerRouter(state: PolymarketState): Router {
     jsonRoute((req) => {
       checkBuilderAuth(req);
       const body = (req.body ?? {}) as Record<string, unknown>;
-      if (typeof body.to === 'string' && body.to.toLowerCase() !== CONTRACTS.depositWalletFactory.toLowerCase())
+      if (
+        typeof body.to === 'string' &&
+        body.to.toLowerCase() !== CONTRACTS.depositWalletFactory.toLowerCase()
+      )
         throw bad('to must be the deposit wallet factory');
       const row =
         body.type === 'WALLET-CREATE'
@@ -207,7 +212,9 @@ export function relayerRouter(state: PolymarketState): Router {
 
   r.get(
     '/deployed',
-    jsonRoute((req) => ({ deployed: depositWallets.ownerOf(addressOf(req.query.address, 'address')) !== undefined })),
+    jsonRoute((req) => ({
+      deployed: depositWallets.ownerOf(addressOf(req.query.address, 'address')) !== undefined,
+    })),
   );
 
   return r;

@@ -149,11 +149,16 @@ export async function submitBatch(
   body: DwSubmitRequest,
 ): Promise<SubmittedBatch> {
   if (!deps.relayer.configured) throw relayerNotConfigured();
-  const calls = body.calls.map((c) => ({ target: getAddress(c.target), value: c.value, data: c.data.toLowerCase() }));
+  const calls = body.calls.map((c) => ({
+    target: getAddress(c.target),
+    value: c.value,
+    data: c.data.toLowerCase(),
+  }));
   const batch = { wallet: dw.wallet, nonce: body.nonce, deadline: body.deadline, calls };
   const digest = batchDigest(batch);
   const rec = await deps.models.DepositWalletBatch.findById(digest).lean();
-  if (!rec || rec.userId !== dw.userId || rec.kind !== kind || !sameCalls(rec.calls, calls)) throw notPrepared();
+  if (!rec || rec.userId !== dw.userId || rec.kind !== kind || !sameCalls(rec.calls, calls))
+    throw notPrepared();
   if (rec.status === 'executed' || rec.status === 'submitted' || rec.status === 'submitting')
     return { record: await followSubmitted(deps, rec), executedNow: false };
 
@@ -172,7 +177,12 @@ export async function submitBatch(
       'Sign typed_data exactly as prepare returned it (EIP-712, eth_signTypedData_v4) with the key of your linked EOA.',
     );
   if (BigInt(body.deadline) <= BigInt(Math.floor(deps.clock().getTime() / 1000)))
-    throw new AppError(409, 'batch_expired', `The batch expired at ${body.deadline} (unix seconds)`, 'Prepare it again and sign the new typed_data.');
+    throw new AppError(
+      409,
+      'batch_expired',
+      `The batch expired at ${body.deadline} (unix seconds)`,
+      'Prepare it again and sign the new typed_data.',
+    );
 
   // One submission: the transition out of prepared/failed is the lock.
   const taken = await deps.models.DepositWalletBatch.findOneAndUpdate(
@@ -187,7 +197,10 @@ export async function submitBatch(
     txId = await deps.relayer.submitBatch({ from: dw.owner, ...batch, signature });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    await deps.models.DepositWalletBatch.updateOne({ _id: digest }, { $set: { status: 'failed', error: why } });
+    await deps.models.DepositWalletBatch.updateOne(
+      { _id: digest },
+      { $set: { status: 'failed', error: why } },
+    );
     if (err instanceof VenueHttpError && err.kind === 'client')
       throw new AppError(
         409,
@@ -198,7 +211,10 @@ export async function submitBatch(
       );
     throw relayerUnavailable(err);
   }
-  await deps.models.DepositWalletBatch.updateOne({ _id: digest }, { $set: { status: 'submitted', relayerTxId: txId } });
+  await deps.models.DepositWalletBatch.updateOne(
+    { _id: digest },
+    { $set: { status: 'submitted', relayerTxId: txId } },
+  );
   const record = await settleFromRelayer(deps, digest, txId, RELAYER_WAIT_MS);
   return { record, executedNow: record.status === 'executed' };
 }

@@ -89,7 +89,9 @@ async function missingComboCalls(deps: DepositWalletDeps, wallet: string): Promi
   ]);
   return [
     ...(pusd > 0n ? [] : [call(C.pusd, encodeAllowedCall('approve', [C.exchangeV3, MaxUint256]))]),
-    ...(positions ? [] : [call(C.positionManager, encodeAllowedCall('setApprovalForAll', [C.exchangeV3, true]))]),
+    ...(positions
+      ? []
+      : [call(C.positionManager, encodeAllowedCall('setApprovalForAll', [C.exchangeV3, true]))]),
   ];
 }
 
@@ -166,7 +168,9 @@ export async function prepareWrapOnDepositWallet(
       message: 'The deposit wallet holds no USDC.e: nothing to wrap.',
     };
   const calls = [
-    ...(allowance >= amount ? [] : [call(C.usdcBridged, encodeAllowedCall('approve', [C.collateralOnramp, MaxUint256]))]),
+    ...(allowance >= amount
+      ? []
+      : [call(C.usdcBridged, encodeAllowedCall('approve', [C.collateralOnramp, MaxUint256]))]),
     call(C.collateralOnramp, WRAP.encodeFunctionData('wrap', [C.usdcBridged, dw.wallet, amount])),
   ];
   const prepared = await prepareBatch(deps, dw, 'wrap', calls, { amountUnits: amount.toString() });
@@ -179,11 +183,18 @@ export async function prepareWrapOnDepositWallet(
 }
 
 /** `POST /api/user/wallet/wrap-on-dw/external/submit`. */
-export async function submitWrapOnDepositWallet(deps: DepositWalletDeps, account: WalletAccount, body: DwSubmitRequest) {
+export async function submitWrapOnDepositWallet(
+  deps: DepositWalletDeps,
+  account: WalletAccount,
+  body: DwSubmitRequest,
+) {
   const dw = await depositWalletOf(deps, account);
   const { record } = await submitBatch(deps, dw, 'wrap', body);
   return {
-    ...submitAnswer(record, `${Number(record.amountUnits ?? 0) / 1e6} USDC.e wrapped into pUSD in ${dw.wallet}.`),
+    ...submitAnswer(
+      record,
+      `${Number(record.amountUnits ?? 0) / 1e6} USDC.e wrapped into pUSD in ${dw.wallet}.`,
+    ),
     amount_units: Number(record.amountUnits ?? 0),
   };
 }

@@ -5,13 +5,17 @@ import type {
   DwRedeemSubmitRequestSchema,
   DwRedeemSubmitResponseSchema,
 } from '../../../../wallets/deposit-wallet.schemas.js';
-import type { DwRedeemPrepareResponseSchema, RedeemRequestSchema } from '../../../../wallets/redeem.schemas.js';
+import type {
+  DwRedeemPrepareResponseSchema,
+  RedeemRequestSchema,
+} from '../../../../wallets/redeem.schemas.js';
 import { redemptionId } from '../../../../wallets/redemption.model.js';
 import type { WalletAccount } from '../../../../wallets/wallet-account.js';
 import { readWallet } from '../../../../wallets/wallet-store.js';
 import { redemptionTransaction } from '../approval-transactions.js';
 import { POLYGON_CONTRACTS } from '../polygon-contracts.js';
 import { resolvedMarket, scopeOf, type RedeemDeps } from '../redeem.js';
+import { redeemingWallet } from '../redeeming-wallet.js';
 import { encodeAllowedCall } from '../relay-rules.js';
 import { settleRedeemedPositions } from '../settle-redemption.js';
 import type { BatchCall } from './batch.js';
@@ -72,8 +76,14 @@ export async function prepareDepositWalletRedeem(
     message: `${why}: redeem with POST /api/sdk/redeem.`,
   });
   // An agent with its own (managed) wallet redeems it through /api/sdk/redeem, signed by the service.
-  if (scope.agentId || !(await usesDepositWallet(deps, scope.userId)))
+  if (scope.agentId || !(await usesDepositWallet(deps, scope.userId))) {
+    const wallet = await redeemingWallet(deps, scope);
+    const rec =
+      wallet && (await deps.models.Redemption.findById(redemptionId(wallet.address, market._id)).lean());
+    if (rec?.status === 'redeemed')
+      return { ...base, already_redeemed: true, message: 'Already redeemed: nothing more to pay.' };
     return eoaFallback('This account does not trade through a deposit wallet');
+  }
   const dw = await depositWalletOf(deps, account);
   const done = await deps.models.Redemption.findById(redemptionId(dw.wallet, market._id)).lean();
   if (done?.status === 'redeemed')
@@ -89,8 +99,13 @@ export async function prepareDepositWalletRedeem(
   });
   const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
   if (sum(dwHeld) === 0n) {
-    if (sum(eoaHeld) > 0n) return eoaFallback(`The shares are held by your EOA ${dw.owner}, not the deposit wallet`);
-    return { ...base, already_redeemed: true, message: 'The deposit wallet holds none of this market’s shares: nothing to redeem.' };
+    if (sum(eoaHeld) > 0n)
+      return eoaFallback(`The shares are held by your EOA ${dw.owner}, not the deposit wallet`);
+    return {
+      ...base,
+      already_redeemed: true,
+      message: 'The deposit wallet holds none of this market’s shares: nothing to redeem.',
+    };
   }
 
   const negRisk = market.venueRef.negRisk === true;
@@ -98,7 +113,13 @@ export async function prepareDepositWalletRedeem(
   const calls: BatchCall[] = [
     ...(approved
       ? []
-      : [{ target: C.ctf, value: '0', data: encodeAllowedCall('setApprovalForAll', [adapterOf(negRisk), true]) }]),
+      : [
+          {
+            target: C.ctf,
+            value: '0',
+            data: encodeAllowedCall('setApprovalForAll', [adapterOf(negRisk), true]),
+          },
+        ]),
     { target: redeem.to, value: '0', data: redeem.data },
   ];
   const winning = market.outcome ? 0 : 1;
@@ -156,11 +177,21 @@ export async function submitDepositWalletRedeem(
   const answer = submitAnswer(record, `Redeemed market ${market._id} into ${dw.wallet}.`);
   let payoutMicro = 0;
   if (record.status === 'executed') {
-    payoutMicro = await settleRedeemedPositions(deps, { userId: scope.userId, agentId: null, marketId: market._id });
+    payoutMicro = await settleRedeemedPositions(deps, {
+      userId: scope.userId,
+      agentId: null,
+      marketId: market._id,
+    });
     await deps.models.Redemption.updateOne(
       { _id: redemptionId(dw.wallet, market._id), status: { $ne: 'redeemed' } },
       {
-        $set: { status: 'redeemed', txHash: record.txHash, payoutMicro, error: null, redeemedAt: deps.clock() },
+        $set: {
+          status: 'redeemed',
+          txHash: record.txHash,
+          payoutMicro,
+          error: null,
+          redeemedAt: deps.clock(),
+        },
         $setOnInsert: {
           userId: scope.userId,
           agentId: null,

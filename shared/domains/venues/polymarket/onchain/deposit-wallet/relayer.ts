@@ -28,7 +28,9 @@ const TransactionRowSchema = z.object({
 });
 const TransactionAnswerSchema = z.union([z.array(TransactionRowSchema), TransactionRowSchema]);
 
-const NonceAnswerSchema = z.object({ nonce: z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]) });
+const NonceAnswerSchema = z.object({
+  nonce: z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]),
+});
 const DeployedAnswerSchema = z.object({ deployed: z.boolean() });
 
 /** Final relayer states (§8.4): mined or confirmed is done, failed or reverted is not. */
@@ -76,8 +78,8 @@ export class Relayer {
   get configured(): boolean {
     return Boolean(
       this.env.POLYMARKET_BUILDER_API_KEY &&
-        this.env.POLYMARKET_BUILDER_SECRET &&
-        this.env.POLYMARKET_BUILDER_PASSPHRASE,
+      this.env.POLYMARKET_BUILDER_SECRET &&
+      this.env.POLYMARKET_BUILDER_PASSPHRASE,
     );
   }
 
