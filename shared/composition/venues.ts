@@ -83,22 +83,25 @@ export function createTradingVenues(
   ]);
 }
 
+/** A client of one upstream host with the venue clients' timeouts, retries, breaker and metrics. */
+function upstreamClient(env: Env, metrics: Metrics, log: Logger, venue: string, baseUrl: string) {
+  return new VenueHttpClient({
+    venue,
+    baseUrl,
+    timeoutMs: env.VENUE_TIMEOUT_MS,
+    retries: env.VENUE_RETRIES,
+    breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
+    metrics: createVenueMetrics(metrics.registry),
+    log: log.child({ component: 'venue', venue }),
+  });
+}
+
 /**
  * The Polygon JSON-RPC client of this process (allowance reads, the RPC proxy), with the same
  * timeouts, retries and breaker settings as the venue clients; metrics under venue `polygon`.
  */
 export function createPolygonRpc(env: Env, metrics: Metrics, log: Logger): PolygonRpc {
-  return new PolygonRpc(
-    new VenueHttpClient({
-      venue: 'polygon',
-      baseUrl: env.POLYGON_RPC_URL,
-      timeoutMs: env.VENUE_TIMEOUT_MS,
-      retries: env.VENUE_RETRIES,
-      breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
-      metrics: createVenueMetrics(metrics.registry),
-      log: log.child({ component: 'venue', venue: 'polygon' }),
-    }),
-  );
+  return new PolygonRpc(upstreamClient(env, metrics, log, 'polygon', env.POLYGON_RPC_URL));
 }
 
 /**
@@ -107,15 +110,7 @@ export function createPolygonRpc(env: Env, metrics: Metrics, log: Logger): Polyg
  */
 export function createRelayer(env: Env, metrics: Metrics, log: Logger): Relayer {
   return new Relayer(
-    new VenueHttpClient({
-      venue: 'polymarket-relayer',
-      baseUrl: env.POLYMARKET_RELAYER_URL,
-      timeoutMs: env.VENUE_TIMEOUT_MS,
-      retries: env.VENUE_RETRIES,
-      breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
-      metrics: createVenueMetrics(metrics.registry),
-      log: log.child({ component: 'venue', venue: 'polymarket-relayer' }),
-    }),
+    upstreamClient(env, metrics, log, 'polymarket-relayer', env.POLYMARKET_RELAYER_URL),
     env,
   );
 }

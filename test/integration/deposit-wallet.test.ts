@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { ClobClient, OrderType, Side, SignatureTypeV2 } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
-import { createWalletClient, custom } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { depositWalletAddress } from '../../shared/domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
 import { CONTRACTS, MAX_UINT256, depositWalletOf } from '../emulators/polymarket/index.js';
@@ -14,6 +12,7 @@ import {
   importedMarket,
   linkExternalWallet,
   polymarketTrade,
+  registerClobCredentials,
 } from '../support/polymarket-traders.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 
@@ -52,6 +51,28 @@ const bodyless = (agent: RegisteredAgent, path: string) =>
 
 const ledger = () => testContext().polymarket.state.ledger;
 
+/** A submit as the client sends it (the prepared nonce, deadline and calls, signed by `signer`), expecting `status`. */
+async function submit(
+  agent: RegisteredAgent,
+  path: string,
+  signer: Wallet,
+  p: Prepared,
+  status: number,
+  extra: Record<string, unknown> = {},
+) {
+  return api()
+    .post(path)
+    .set(asAgent(agent))
+    .send({
+      signature: await signBatch(signer, p),
+      nonce: p.nonce,
+      deadline: p.deadline,
+      calls: p.calls,
+      ...extra,
+    })
+    .expect(status);
+}
+
 describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 trade, redemption #integration', function () {
   this.timeout(60_000);
 
@@ -83,16 +104,8 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(prep.body.typed_data.primaryType, 'Batch');
     assert.equal(prep.body.typed_data.domain.verifyingContract, expected);
     // A batch the owner did not sign is refused before it reaches the relayer.
-    const forged = await api()
-      .post('/api/user/wallet/external/dw-approvals/submit')
-      .set(asAgent(agent))
-      .send({
-        signature: await signBatch(Wallet.createRandom() as unknown as Wallet, prep.body),
-        nonce: prep.body.nonce,
-        deadline: prep.body.deadline,
-        calls: prep.body.calls,
-      })
-      .expect(400);
+    const APPROVALS = '/api/user/wallet/external/dw-approvals/submit';
+    const forged = await submit(agent, APPROVALS, Wallet.createRandom() as unknown as Wallet, prep.body, 400);
     assert.equal(
       forged.body.error_code ?? forged.body.code,
       'signature_mismatch',
@@ -100,7 +113,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     );
     // Nor is a batch whose calls were changed after prepare.
     const swapped = await api()
-      .post('/api/user/wallet/external/dw-approvals/submit')
+      .post(APPROVALS)
       .set(asAgent(agent))
       .send({
         signature: await signBatch(owner, prep.body),
@@ -110,16 +123,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
       })
       .expect(409);
     assert.match(JSON.stringify(swapped.body), /batch_not_prepared/);
-    const sub = await api()
-      .post('/api/user/wallet/external/dw-approvals/submit')
-      .set(asAgent(agent))
-      .send({
-        signature: await signBatch(owner, prep.body),
-        nonce: prep.body.nonce,
-        deadline: prep.body.deadline,
-        calls: prep.body.calls,
-      })
-      .expect(200);
+    const sub = await submit(agent, APPROVALS, owner, prep.body, 200);
     trace('dw-approvals/submit', 'POST /api/user/wallet/external/dw-approvals/submit', sub.body);
     assert.equal(sub.body.status, 'executed', JSON.stringify(sub.body));
     assert.equal(sub.body.calls_executed, 12);
@@ -149,17 +153,16 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     trace('wrap-on-dw/prepare', 'POST /api/user/wallet/wrap-on-dw/external/prepare', wrap.body);
     assert.equal(wrap.body.amount_units, 50_000_000);
     assert.equal(wrap.body.calls.length, 2);
-    const wrapped = await api()
-      .post('/api/user/wallet/wrap-on-dw/external/submit')
-      .set(asAgent(agent))
-      .send({
-        signature: await signBatch(owner, wrap.body),
-        nonce: wrap.body.nonce,
-        deadline: wrap.body.deadline,
-        calls: wrap.body.calls,
+    const wrapped = await submit(
+      agent,
+      '/api/user/wallet/wrap-on-dw/external/submit',
+      owner,
+      wrap.body,
+      200,
+      {
         amount_units: wrap.body.amount_units,
-      })
-      .expect(200);
+      },
+    );
     trace('wrap-on-dw/submit', 'POST /api/user/wallet/wrap-on-dw/external/submit', wrapped.body);
     assert.equal(wrapped.body.status, 'executed', JSON.stringify(wrapped.body));
     assert.equal(ledger().pusdBalance(expected), 50_000_000n);
@@ -168,17 +171,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(nothing.body.amount_units, 0);
 
     // 4. A buy signed as type 3 by Polymarket's own client (maker = signer = deposit wallet).
-    const signer = createWalletClient({
-      account: privateKeyToAccount(owner.privateKey as `0x${string}`),
-      transport: custom({ request: () => Promise.reject(new Error('no RPC in these tests')) }),
-    });
-    const host = testContext().polymarket.clobUrl;
-    const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
-    await api()
-      .post('/api/sdk/wallet/credentials')
-      .set(asAgent(agent))
-      .send({ api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase })
-      .expect(200);
+    const { host, signer, creds } = await registerClobCredentials(agent, owner);
     const clob = new ClobClient({
       host,
       chain: 137,
@@ -220,18 +213,10 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(rp.body.outcome, 'yes');
     // setApprovalForAll(adapter) is set already (step 2): only the redemption itself.
     assert.equal(rp.body.calls.length, 1);
-    const rs = await api()
-      .post('/api/sdk/dw-redeem/submit')
-      .set(asAgent(agent))
-      .send({
-        market_id: m.marketId,
-        side: 'yes',
-        signature: await signBatch(owner, rp.body),
-        nonce: rp.body.nonce,
-        deadline: rp.body.deadline,
-        calls: rp.body.calls,
-      })
-      .expect(200);
+    const rs = await submit(agent, '/api/sdk/dw-redeem/submit', owner, rp.body, 200, {
+      market_id: m.marketId,
+      side: 'yes',
+    });
     trace('dw-redeem/submit', 'POST /api/sdk/dw-redeem/submit', rs.body);
     assert.equal(rs.body.status, 'executed', JSON.stringify(rs.body));
     assert.equal(rs.body.payout_pusd, shares);

@@ -29,18 +29,13 @@ const PreparedBatch = {
   deposit_wallet_address: z.string(),
   typed_data: TypedDataSchema,
   nonce: z.string().meta({ description: 'The wallet’s batch nonce: send it back unchanged.' }),
-  deadline: z
-    .string()
-    .meta({
-      description:
-        'Unix seconds after which the relayer refuses the batch (at most 300 s ahead): send it back unchanged.',
-    }),
-  calls: z
-    .array(DwCallSchema)
-    .meta({
-      description:
-        'The calls the batch executes from the deposit wallet, in order: send them back unchanged.',
-    }),
+  deadline: z.string().meta({
+    description:
+      'Unix seconds after which the relayer refuses the batch (at most 300 s ahead): send it back unchanged.',
+  }),
+  calls: z.array(DwCallSchema).meta({
+    description: 'The calls the batch executes from the deposit wallet, in order: send them back unchanged.',
+  }),
 };
 
 export const DwSubmitRequestSchema = z
@@ -107,13 +102,10 @@ export const DwApprovalsPrepareResponseSchema = z
 export const DwWrapPrepareResponseSchema = z
   .object({
     success: z.literal(true),
-    amount_units: z
-      .number()
-      .int()
-      .meta({
-        description:
-          'USDC.e in the deposit wallet (base units, 6 decimals); 0: nothing to wrap, no other fields.',
-      }),
+    amount_units: z.number().int().meta({
+      description:
+        'USDC.e in the deposit wallet (base units, 6 decimals); 0: nothing to wrap, no other fields.',
+    }),
     deposit_wallet_address: z.string(),
     typed_data: TypedDataSchema.optional(),
     nonce: PreparedBatch.nonce.optional(),
