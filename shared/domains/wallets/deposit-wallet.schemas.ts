@@ -6,13 +6,16 @@ import { EvmAddressSchema } from './wallet.schemas.js';
 // Every batch flow is prepare → the owner signs `typed_data` locally → submit with the same
 // `nonce`, `deadline` and `calls`; the service relays only batches it prepared.
 
+/** A uint256 as JSON sends it (decimal string or integer), kept as a decimal string. */
+const Uint256Schema = z
+  .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
+  .refine((v) => BigInt(v) < 2n ** 256n, 'at most 2^256 - 1')
+  .transform(String);
+
 export const DwCallSchema = z
   .object({
     target: EvmAddressSchema,
-    value: z
-      .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
-      .transform(String)
-      .meta({ description: 'Wei as a decimal string; always "0" (no batch moves POL).' }),
+    value: Uint256Schema.meta({ description: 'Wei as a decimal string; always "0" (no batch moves POL).' }),
     data: z
       .string()
       .regex(/^0x([0-9a-fA-F]{2}){4,}$/, 'calldata as 0x-prefixed hex of at least 4 bytes')
@@ -44,7 +47,7 @@ export const DwSubmitRequestSchema = z
       .string()
       .trim()
       .regex(/^(0x)?[0-9a-fA-F]{130}$/, 'the 65-byte signature as hex'),
-    nonce: z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()]).transform(String),
+    nonce: Uint256Schema,
     deadline: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).transform(String),
     calls: z.array(DwCallSchema).min(1).max(40),
   })
