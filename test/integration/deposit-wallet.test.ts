@@ -11,9 +11,12 @@ import {
   claimedWithRealTrading,
   importedMarket,
   linkExternalWallet,
+  ownerIdOf,
   polymarketTrade,
   registerClobCredentials,
+  setTier,
 } from '../support/polymarket-traders.js';
+import { asUser } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 
 // The deposit-wallet path of an external wallet (issue 26 item 5, client-contract §8.4, §8.5), end
@@ -235,6 +238,31 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
       .send({ market_id: m.marketId, side: 'yes' })
       .expect(200);
     assert.equal(twice.body.already_redeemed, true);
+  });
+
+  it('when the per-agent route is used, then only the agent or its human reach its wallet, and a managed agent wallet has nothing to sign', async () => {
+    const { agent, token } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    const path = `/api/user/agent/${agent.agent_id}/wallet/external/dw-approvals/prepare`;
+    // The human's token reaches the deposit wallet its agent trades with.
+    const mine = await api()
+      .post(path)
+      .set(asUser(token))
+      .set('Content-Type', 'application/json')
+      .expect(200);
+    assert.equal(mine.body.deposit_wallet_address, depositWalletOf(owner.address));
+    assert.equal(mine.body.calls.length, 12);
+    // Another human, and another agent, do not.
+    const stranger = await claimedWithRealTrading();
+    await api().post(path).set(asUser(stranger.token)).send({}).expect(404);
+    await api().post(path).set(asAgent(stranger.agent)).send({}).expect(404);
+    // An Elite agent with its own managed wallet: the service signs for it.
+    await setTier(await ownerIdOf(agent), 'elite');
+    await api().post('/api/sdk/agent-wallet/register').set(asAgent(agent)).send({}).expect(201);
+    const managed = await api().post(path).set(asAgent(agent)).send({}).expect(409);
+    assert.match(JSON.stringify(managed.body), /agent_wallet_managed/);
   });
 
   it('when the account has no deposit wallet, then the batch routes say how to get one', async () => {
