@@ -22,6 +22,7 @@ import { automatonHandlers } from './handlers/automaton.handlers.js';
 import { limitsHandlers } from './handlers/limits.handlers.js';
 import { walletHandlers } from './handlers/wallet.handlers.js';
 import { broadcastHandlers } from './handlers/broadcast.handlers.js';
+import { depositWalletHandlers } from './handlers/deposit-wallet.handlers.js';
 import { onchainHandlers } from './handlers/onchain.handlers.js';
 import { agentWalletHandlers } from './handlers/agent-wallets.handlers.js';
 import { kalshiHandlers } from './handlers/kalshi.handlers.js';
@@ -56,6 +57,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...automatonHandlers,
   ...walletHandlers,
   ...broadcastHandlers,
+  ...depositWalletHandlers,
   ...onchainHandlers,
   ...agentWalletHandlers,
   ...webhookHandlers,

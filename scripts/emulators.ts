@@ -2,7 +2,7 @@
 // service started against them. Prints the base URLs as the environment variables the service
 // reads, and stays up until SIGINT/SIGTERM. Port from EMULATOR_PORT (default 0 = a free port).
 import { startKalshiEmulator } from '../test/emulators/kalshi/index.js';
-import { startPolymarketEmulator } from '../test/emulators/polymarket/index.js';
+import { RELAYER_BUILDER_CREDENTIALS, startPolymarketEmulator } from '../test/emulators/polymarket/index.js';
 import { startBinanceEmulator } from '../test/emulators/binance/index.js';
 
 const port = Number(process.env.EMULATOR_PORT ?? 0);
@@ -25,6 +25,10 @@ console.log(
     `POLYMARKET_CLOB_URL=${polymarket.clobUrl}`,
     `POLYMARKET_DATA_URL=${polymarket.dataUrl}`,
     `POLYGON_RPC_URL=${polymarket.rpcUrl}`,
+    `POLYMARKET_RELAYER_URL=${polymarket.relayerUrl}`,
+    `POLYMARKET_BUILDER_API_KEY=${RELAYER_BUILDER_CREDENTIALS.key}`,
+    `POLYMARKET_BUILDER_SECRET=${RELAYER_BUILDER_CREDENTIALS.secret}`,
+    `POLYMARKET_BUILDER_PASSPHRASE=${RELAYER_BUILDER_CREDENTIALS.passphrase}`,
     `POLYMARKET_EMULATOR_ADMIN_URL=${polymarket.adminUrl}`,
     '',
     `  Catalogue: ${polymarket.adminUrl}/catalogue   Chain: ${polymarket.adminUrl}/polygon`,

@@ -20,7 +20,9 @@ interface EmulatorModule {
     clobUrl: string;
     dataUrl: string;
     rpcUrl: string;
+    relayerUrl: string;
   }>;
+  RELAYER_BUILDER_CREDENTIALS: { key: string; secret: string; passphrase: string };
 }
 
 /** The part of test/emulators/kalshi this script uses. */
@@ -54,7 +56,9 @@ const emulated = await (async () => {
   if (venues !== 'emulated') return null;
   // A path in a variable: the production build (and its image, which has no test/) never compiles it.
   const emulatorModule = '../test/emulators/polymarket/index.js';
-  const { startPolymarketEmulator } = (await import(emulatorModule)) as EmulatorModule;
+  const { startPolymarketEmulator, RELAYER_BUILDER_CREDENTIALS } = (await import(
+    emulatorModule
+  )) as EmulatorModule;
   const polymarket = await startPolymarketEmulator({ port: 0, driftEveryMs: EMULATED_DRIFT_MS });
   process.env.POLYMARKET_GAMMA_URL = polymarket.gammaUrl;
   process.env.POLYMARKET_CLOB_URL = polymarket.clobUrl;
@@ -62,6 +66,11 @@ const emulated = await (async () => {
   // The emulated Polygon node shares the emulator's ledger: approvals and redemptions sent there
   // are what the emulated CLOB sees.
   process.env.POLYGON_RPC_URL = polymarket.rpcUrl;
+  // Deposit wallets: the emulated relayer, with the builder key it accepts.
+  process.env.POLYMARKET_RELAYER_URL = polymarket.relayerUrl;
+  process.env.POLYMARKET_BUILDER_API_KEY = RELAYER_BUILDER_CREDENTIALS.key;
+  process.env.POLYMARKET_BUILDER_SECRET = RELAYER_BUILDER_CREDENTIALS.secret;
+  process.env.POLYMARKET_BUILDER_PASSPHRASE = RELAYER_BUILDER_CREDENTIALS.passphrase;
   const kalshiModule = '../test/emulators/kalshi/index.js';
   const { startKalshiEmulator } = (await import(kalshiModule)) as KalshiEmulatorModule;
   const kalshi = await startKalshiEmulator({ port: 0, driftEveryMs: EMULATED_DRIFT_MS });

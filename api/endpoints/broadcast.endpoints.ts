@@ -11,6 +11,10 @@ import {
   RedeemRequestSchema,
   RedeemResponseSchema,
 } from '../../shared/domains/wallets/redeem.schemas.js';
+import {
+  DwRedeemSubmitRequestSchema,
+  DwRedeemSubmitResponseSchema,
+} from '../../shared/domains/wallets/deposit-wallet.schemas.js';
 import { endpoint } from './endpoint.js';
 
 export const broadcastEndpoints = {
@@ -65,11 +69,25 @@ export const broadcastEndpoints = {
     path: '/api/sdk/dw-redeem/prepare',
     auth: 'agent',
     tag: 'Wallet',
-    summary: 'Deposit-wallet redemption (not supported yet: answers eoa_fallback)',
+    summary:
+      'The redemption batch of a resolved market’s shares held by your deposit wallet, for its owner to sign',
     description:
-      'Deposit wallets are not supported yet: a resolved market answers `eoa_fallback: true` (use `POST /api/sdk/redeem`), an unresolved one `not_redeemable: true` with `reason: market_not_settled`, a redeemed one `already_redeemed: true`.',
+      'For accounts trading through a deposit wallet (`wallet_uses_deposit_wallet`). Routing answers (200): before resolution `not_redeemable: true` with `reason: market_not_settled`; `eoa_fallback: true` when the account has no deposit wallet or the shares are in the EOA, not the deposit wallet (redeem with `POST /api/sdk/redeem`); `already_redeemed: true` when redeemed before or the deposit wallet holds none. Otherwise `typed_data` (EIP-712 `Batch` of the deposit wallet), `nonce`, `deadline`, `calls` — CTF `setApprovalForAll(<collateral adapter>, true)` when the adapter is not an operator yet, then the collateral adapter’s `redeemPositions(pUSD, 0, conditionId, [1,2])` (neg-risk markets: the neg-risk adapter), which pays the winning shares in pUSD into the deposit wallet — with `deposit_wallet_address`, `condition_id`, `outcome` (the winner), `negative_risk`, `is_cancelled`, `expected_payout_pusd`. Sign `typed_data` with the owner EOA and send it to `POST /api/sdk/dw-redeem/submit`.',
     body: RedeemRequestSchema,
     response: DwRedeemPrepareResponseSchema,
-    errors: [403, 404],
+    errors: [403, 404, 409, 502, 503],
+  }),
+  submitDepositWalletRedeem: endpoint({
+    method: 'post',
+    path: '/api/sdk/dw-redeem/submit',
+    auth: 'agent',
+    tag: 'Wallet',
+    summary:
+      'Relay the deposit wallet’s redemption batch its owner signed; the positions settle once it executed',
+    description:
+      'Send `market_id`, `side`, `signature` and the `nonce`, `deadline` and `calls` of `POST /api/sdk/dw-redeem/prepare` unchanged. The batch must be the one prepared for your deposit wallet and market (else 409 `batch_not_prepared`), signed by its owner (400 `signature_mismatch`), before its deadline (409 `batch_expired`). Once the relayer executed it (`status: executed`, `tx_hash`), the market’s positions held by the wallet are settled (`payout_pusd`) and the market stops showing as redeemable; after 20 s without an outcome `submitted` (send the same body again). Refused or reverted: 409 `batch_refused` / `batch_failed`, nothing changed, prepare again. Idempotent.',
+    body: DwRedeemSubmitRequestSchema,
+    response: DwRedeemSubmitResponseSchema,
+    errors: [400, 403, 404, 409, 502, 503],
   }),
 };

@@ -11,6 +11,7 @@ import { supportEndpoints } from './support.endpoints.js';
 import { skillEndpoints } from './skills.endpoints.js';
 import { walletEndpoints } from './wallet.endpoints.js';
 import { broadcastEndpoints } from './broadcast.endpoints.js';
+import { depositWalletEndpoints } from './deposit-wallet.endpoints.js';
 import { onchainEndpoints } from './onchain.endpoints.js';
 import { agentWalletEndpoints } from './agent-wallets.endpoints.js';
 import { kalshiEndpoints } from './kalshi.endpoints.js';
@@ -31,6 +32,7 @@ export const ENDPOINTS = {
   ...skillEndpoints,
   ...walletEndpoints,
   ...broadcastEndpoints,
+  ...depositWalletEndpoints,
   ...onchainEndpoints,
   ...agentWalletEndpoints,
   ...webhookEndpoints,

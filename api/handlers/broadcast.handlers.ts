@@ -14,4 +14,6 @@ export const broadcastHandlers: HandlersFor<typeof broadcastEndpoints> = {
     onchain.reportRedemption(input.deps, await walletAccountOf(input), input.agent._id, input.body),
   prepareDepositWalletRedeem: async (input) =>
     onchain.prepareDepositWalletRedeem(input.deps, await walletAccountOf(input), input.agent._id, input.body),
+  submitDepositWalletRedeem: async (input) =>
+    onchain.submitDepositWalletRedeem(input.deps, await walletAccountOf(input), input.agent._id, input.body),
 };

@@ -12,7 +12,13 @@ import { LocalCache } from '../infra/local-cache.js';
 import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
 import { createVenueModels } from './venue-models.js';
-import { createPolygonRpc, createTradingVenues, createVenues, type ExtraVenue } from './venues.js';
+import {
+  createPolygonRpc,
+  createRelayer,
+  createTradingVenues,
+  createVenues,
+  type ExtraVenue,
+} from './venues.js';
 import { createCandleSource } from './market-data.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
@@ -80,6 +86,7 @@ export async function createDeps(
     venues: createVenues(env, models, metrics, log, clock, extraVenues),
     trading: createTradingVenues(models, polygon, extraVenues),
     polygon,
+    relayer: createRelayer(env, metrics, log),
     candles: createCandleSource(env, metrics, log),
     invalidation,
     caches: createLocalCaches(env, invalidation),

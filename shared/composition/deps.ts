@@ -2,6 +2,7 @@ import type { InfraDeps } from '../infra/infra-deps.js';
 import type { VenueRegistry } from '../domains/venues/venue-registry.js';
 import type { TradingVenues } from '../domains/trading/venue-trading.js';
 import type { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
+import type { Relayer } from '../domains/venues/polymarket/onchain/deposit-wallet/relayer.js';
 import type { Models } from '../domains/models.js';
 import type { ResolveHost } from '../domains/webhooks/url-guard.js';
 import type { VenueModels } from './venue-models.js';
@@ -37,6 +38,8 @@ export interface Deps extends InfraDeps {
   trading: TradingVenues;
   /** Polygon JSON-RPC reads (allowances, the authenticated RPC proxy); writes go through the relay. */
   polygon: PolygonRpc;
+  /** Polymarket's relayer: deploys deposit wallets and executes the batches their owners sign. */
+  relayer: Relayer;
   /** The candle source (Binance public klines): read by the candle recorder only. */
   candles: BinanceKlines;
   caches: LocalCaches;

@@ -2,11 +2,18 @@ import { readAllowances } from '../domains/venues/polymarket/onchain/allowances.
 import { enqueueAutoRedemptions } from '../domains/venues/polymarket/onchain/auto-redeem.js';
 import { broadcastTx, listBroadcasts } from '../domains/venues/polymarket/onchain/broadcast-tx.js';
 import { followReceipt, sendBroadcast } from '../domains/venues/polymarket/onchain/broadcast-worker.js';
+import { redeem, reportRedemption } from '../domains/venues/polymarket/onchain/redeem.js';
 import {
   prepareDepositWalletRedeem,
-  redeem,
-  reportRedemption,
-} from '../domains/venues/polymarket/onchain/redeem.js';
+  submitDepositWalletRedeem,
+} from '../domains/venues/polymarket/onchain/deposit-wallet/dw-redeem.js';
+import {
+  prepareDepositWalletApprovals,
+  prepareWrapOnDepositWallet,
+  submitDepositWalletApprovals,
+  submitWrapOnDepositWallet,
+  upgradeToDepositWallet,
+} from '../domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-flows.js';
 import { redeemPosition } from '../domains/venues/polymarket/onchain/redeem-position.js';
 import { finishRelayedRedemptions } from '../domains/venues/polymarket/onchain/relayed-redemption.js';
 import { proxyPolygonRpc } from '../domains/venues/polymarket/onchain/rpc-proxy.js';
@@ -14,7 +21,8 @@ import { proxyPolygonRpc } from '../domains/venues/polymarket/onchain/rpc-proxy.
 /**
  * What the service does on the chain where a venue's positions are tokens in the owner's wallet:
  * relay allow-listed transactions its clients sign, redeem resolved positions (asked for, and
- * automatically), read the allowances trading needs, proxy the chain's RPC. Polymarket's, on
+ * automatically), read the allowances trading needs, proxy the chain's RPC, and run the deposit
+ * wallets' owner-signed batches through Polymarket's relayer. Polymarket's, on
  * Polygon, is the only one; the API's wallet endpoints and the broadcast and redemption workers
  * reach it here, never through the venue's folder. Not part of `Deps`: its type would pull the
  * venue's code into every module that names `Deps`.
@@ -27,6 +35,12 @@ export const onchain = {
   redeem,
   reportRedemption,
   prepareDepositWalletRedeem,
+  submitDepositWalletRedeem,
+  upgradeToDepositWallet,
+  prepareDepositWalletApprovals,
+  submitDepositWalletApprovals,
+  prepareWrapOnDepositWallet,
+  submitWrapOnDepositWallet,
   redeemPosition,
   enqueueAutoRedemptions,
   finishRelayedRedemptions,

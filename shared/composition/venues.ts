@@ -3,6 +3,7 @@ import { polymarketWalletCash } from '../domains/venues/polymarket/onchain/walle
 import { createVenueMetrics } from '../infra/http/venue-metrics.js';
 import { VenueHttpClient } from '../infra/http/venue-http-client.js';
 import { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
+import { Relayer } from '../domains/venues/polymarket/onchain/deposit-wallet/relayer.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';
@@ -82,20 +83,34 @@ export function createTradingVenues(
   ]);
 }
 
+/** A client of one upstream host with the venue clients' timeouts, retries, breaker and metrics. */
+function upstreamClient(env: Env, metrics: Metrics, log: Logger, venue: string, baseUrl: string) {
+  return new VenueHttpClient({
+    venue,
+    baseUrl,
+    timeoutMs: env.VENUE_TIMEOUT_MS,
+    retries: env.VENUE_RETRIES,
+    breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
+    metrics: createVenueMetrics(metrics.registry),
+    log: log.child({ component: 'venue', venue }),
+  });
+}
+
 /**
  * The Polygon JSON-RPC client of this process (allowance reads, the RPC proxy), with the same
  * timeouts, retries and breaker settings as the venue clients; metrics under venue `polygon`.
  */
 export function createPolygonRpc(env: Env, metrics: Metrics, log: Logger): PolygonRpc {
-  return new PolygonRpc(
-    new VenueHttpClient({
-      venue: 'polygon',
-      baseUrl: env.POLYGON_RPC_URL,
-      timeoutMs: env.VENUE_TIMEOUT_MS,
-      retries: env.VENUE_RETRIES,
-      breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
-      metrics: createVenueMetrics(metrics.registry),
-      log: log.child({ component: 'venue', venue: 'polygon' }),
-    }),
+  return new PolygonRpc(upstreamClient(env, metrics, log, 'polygon', env.POLYGON_RPC_URL));
+}
+
+/**
+ * Polymarket's relayer client (deposit wallets), with the venue clients' timeouts and breaker;
+ * metrics under venue `polymarket-relayer`. Without builder credentials it is not `configured`.
+ */
+export function createRelayer(env: Env, metrics: Metrics, log: Logger): Relayer {
+  return new Relayer(
+    upstreamClient(env, metrics, log, 'polymarket-relayer', env.POLYMARKET_RELAYER_URL),
+    env,
   );
 }

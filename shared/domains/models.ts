@@ -16,6 +16,7 @@ import { clobCredentialModel } from './wallets/clob-credential.model.js';
 import { agentWalletModel } from './wallets/agent-wallet.model.js';
 import { txBroadcastModel } from './wallets/broadcast.model.js';
 import { redemptionModel } from './wallets/redemption.model.js';
+import { depositWalletBatchModel } from './wallets/deposit-wallet-batch.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -53,6 +54,7 @@ export function createModels(conn: Connection) {
     AgentWallet: agentWalletModel(conn),
     TxBroadcast: txBroadcastModel(conn),
     Redemption: redemptionModel(conn),
+    DepositWalletBatch: depositWalletBatchModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

@@ -69,6 +69,7 @@ function context(negRisk = false, overrides: Partial<VerifyContext> = {}): Verif
     nowMs: 1_700_000_000_000,
     marketByToken: (t) => (t === TOKEN ? { market: fakeMarket(negRisk), index: 0 } : undefined),
     depositWalletOnly: false,
+    depositWalletOwner: () => undefined,
     ...overrides,
   };
 }
@@ -402,14 +403,24 @@ describe('Polymarket emulator: signing vectors', () => {
       const typeString = Buffer.from(ORDER_TYPE_STRING_V2, 'utf8');
       const envelope = (contents: string) =>
         `${inner}${domainSeparator(exchangeDomain(false)).slice(2)}${contents.slice(2)}${typeString.toString('hex')}${typeString.length.toString(16).padStart(4, '0')}`;
-      assert.equal(verifyOrder(body(o, envelope(orderStructHash(o))), context()).maker, depositWallet);
-      rejects(() => verifyOrder(body(o, envelope(ZERO32)), context()), ERR.signature);
+      const deployed = {
+        depositWalletOwner: (a: string) =>
+          a.toLowerCase() === depositWallet.toLowerCase() ? EOA : undefined,
+      };
+      assert.equal(
+        verifyOrder(body(o, envelope(orderStructHash(o))), context(false, deployed)).maker,
+        depositWallet,
+      );
+      rejects(() => verifyOrder(body(o, envelope(ZERO32)), context(false, deployed)), ERR.signature);
+      // Not deployed: no code at the maker, so its ERC-1271 check cannot pass.
+      rejects(() => verifyOrder(body(o, envelope(orderStructHash(o))), context()), ERR.signature);
       const stranger = Wallet.createRandom();
       rejects(
         () =>
           verifyOrder(
             body(o, envelope(orderStructHash(o))),
             context(false, {
+              ...deployed,
               key: {
                 apiKey: 'key-1',
                 secret: 's',
@@ -419,7 +430,8 @@ describe('Polymarket emulator: signing vectors', () => {
               },
             }),
           ),
-        ERR.signature,
+        // The wallet's owner signed, but the order came in under someone else's API key.
+        ERR.signerNotKey,
       );
     });
   });

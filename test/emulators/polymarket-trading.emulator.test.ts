@@ -521,7 +521,22 @@ describe('Polymarket emulator: trading with the official client (@polymarket/clo
     assert.equal(err.message, 'invalid signature');
 
     // Deposit wallet: maker = signer = the wallet, ERC-7739-wrapped signature of the key's EOA.
-    const depositWallet = newSigner().account.address;
+    // The exchange's ERC-1271 check needs a deployed wallet of that owner: an address with no
+    // wallet behind it is refused, whoever signed.
+    const undeployed = newSigner().account.address;
+    await fundAndApprove(undeployed);
+    const viaNothing = (
+      await tradingClient(signer, {
+        creds,
+        signatureType: SignatureTypeV2.POLY_1271,
+        funderAddress: undeployed,
+      })
+    ).client;
+    const refused = await apiError(
+      viaNothing.createAndPostOrder({ tokenID: yes, price: 0.4, size: 10, side: Side.BUY }),
+    );
+    assert.equal(refused.message, 'invalid signature');
+    const depositWallet = emu.state.depositWallets.deploy(signer.account!.address).address;
     await fundAndApprove(depositWallet);
     const viaDeposit = (
       await tradingClient(signer, {

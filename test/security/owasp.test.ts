@@ -134,7 +134,8 @@ const knownBodyValues = (world: World): Record<string, unknown> => ({
   slug: 'security-suite-sample',
   registry_url: 'https://clawhub.ai/skills/security-suite-sample',
   ...Object.fromEntries(
-    ['address', 'poly_address', 'wallet_address', 'deposit_wallet_address'].map((k) => [
+    // `target`: a deposit-wallet batch call's contract.
+    ['address', 'poly_address', 'wallet_address', 'deposit_wallet_address', 'target'].map((k) => [
       k,
       `0x${'2'.repeat(40)}`,
     ]),

@@ -14,7 +14,7 @@ import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
 import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { PROCESSORS } from '../../workers/registry.js';
 import { startKalshiEmulator } from '../emulators/kalshi/index.js';
-import { startPolymarketEmulator } from '../emulators/polymarket/index.js';
+import { RELAYER_BUILDER_CREDENTIALS, startPolymarketEmulator } from '../emulators/polymarket/index.js';
 import { startBinanceEmulator } from '../emulators/binance/index.js';
 import { setTestContext, testContext } from './context.js';
 import { blockOutboundNetwork } from './no-network.js';
@@ -76,6 +76,11 @@ export const mochaHooks = {
       POLYMARKET_DATA_URL: polymarket.dataUrl,
       // The chain stand-in shares the emulator's ledger (test/emulators/polygon).
       POLYGON_RPC_URL: polymarket.rpcUrl,
+      // Deposit wallets go through the emulated relayer, which knows this builder key.
+      POLYMARKET_RELAYER_URL: polymarket.relayerUrl,
+      POLYMARKET_BUILDER_API_KEY: RELAYER_BUILDER_CREDENTIALS.key,
+      POLYMARKET_BUILDER_SECRET: RELAYER_BUILDER_CREDENTIALS.secret,
+      POLYMARKET_BUILDER_PASSPHRASE: RELAYER_BUILDER_CREDENTIALS.passphrase,
       // Kalshi market data, DFlow, Proof and the Solana RPC share one emulator (test/emulators/kalshi).
       KALSHI_BASE_URL: kalshi.kalshiUrl,
       DFLOW_TRADE_API_URL: kalshi.dflowTradeUrl,

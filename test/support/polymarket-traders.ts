@@ -74,16 +74,10 @@ export async function linkExternalWallet(agent: RegisteredAgent, wallet: Wallet)
 }
 
 /**
- * A claimed agent with real trading on, an external wallet linked, funded with pUSD and with CLOB
- * credentials registered. `approved` (the default) also sets every approval through the emulator's
- * admin shortcut; without it the wallet has none, as a new wallet has none.
+ * What the client does once its wallet is linked: derives the EOA's CLOB credentials with
+ * Polymarket's official client (against the emulated CLOB) and registers them with the service.
  */
-export async function externalTrader({ approved = true } = {}): Promise<Trader> {
-  const { agent, token } = await claimedWithRealTrading();
-  const wallet = Wallet.createRandom() as unknown as Wallet;
-  await linkExternalWallet(agent, wallet);
-  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
-  if (approved) await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
+export async function registerClobCredentials(agent: RegisteredAgent, wallet: Wallet) {
   const signer = createWalletClient({
     account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
     // Signing needs no chain: a transport that refuses any RPC call.
@@ -98,6 +92,21 @@ export async function externalTrader({ approved = true } = {}): Promise<Trader> 
     .set(asAgent(agent))
     .send({ api_key: creds.key, api_secret: creds.secret, api_passphrase: creds.passphrase })
     .expect(200);
+  return { host, signer, creds };
+}
+
+/**
+ * A claimed agent with real trading on, an external wallet linked, funded with pUSD and with CLOB
+ * credentials registered. `approved` (the default) also sets every approval through the emulator's
+ * admin shortcut; without it the wallet has none, as a new wallet has none.
+ */
+export async function externalTrader({ approved = true } = {}): Promise<Trader> {
+  const { agent, token } = await claimedWithRealTrading();
+  const wallet = Wallet.createRandom() as unknown as Wallet;
+  await linkExternalWallet(agent, wallet);
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
+  if (approved) await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
+  const { host, signer, creds } = await registerClobCredentials(agent, wallet);
   return { agent, token, wallet, clob: new ClobClient({ host, chain: 137, signer, creds }) };
 }
 

@@ -106,6 +106,23 @@ describe('Polymarket orders, service side #unit', () => {
     assert.equal(ok.value.orderId, orderHash(VECTOR, false));
     const codeOf = (d: ReturnType<typeof checkSignedOrder>) => (d.ok ? 'ok' : d.refusal.errorCode);
     assert.equal(codeOf(checkSignedOrder(signed, { ...want, limitPrice: 0.5 })), 'signed_order_mismatch');
+    assert.equal(codeOf(checkSignedOrder(signed, { ...want, limitPrice: 0.5699 })), 'signed_order_mismatch');
+    // $10 at 0.6 with the shares floored at 4 decimals (16.6666, as the official client's type-3
+    // buys round them): a hair over 0.6 by the ratio, at the limit by the CLOB's precision.
+    const floored = {
+      ...(await signOrder(KEY0, { ...VECTOR, makerAmount: '10000000', takerAmount: '16666600' }, false)),
+    };
+    assert.equal(
+      codeOf(checkSignedOrder(floored as SignedOrderInput, { ...want, amountMicro: 10_000_000 })),
+      'ok',
+    );
+    const over = {
+      ...(await signOrder(KEY0, { ...VECTOR, makerAmount: '10000000', takerAmount: '16666400' }, false)),
+    };
+    assert.equal(
+      codeOf(checkSignedOrder(over as SignedOrderInput, { ...want, amountMicro: 10_000_000 })),
+      'signed_order_mismatch',
+    );
     assert.equal(
       codeOf(checkSignedOrder(signed, { ...want, amountMicro: 9_000_000 })),
       'signed_order_mismatch',

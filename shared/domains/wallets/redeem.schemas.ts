@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DwRedeemPreparedSchema } from './deposit-wallet.schemas.js';
 import { REDEMPTION_STATUSES } from './redemption.model.js';
 
 const MarketSide = {
@@ -72,6 +73,7 @@ export const DwRedeemPrepareResponseSchema = z
     not_redeemable: z.boolean().optional(),
     reason: z.string().optional(),
     detail: z.string().optional(),
+    ...DwRedeemPreparedSchema.shape,
     message: z.string(),
   })
   .meta({ id: 'DwRedeemPrepareResponse' });

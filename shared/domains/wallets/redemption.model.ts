@@ -11,8 +11,11 @@ import type { SchemaRecord } from '../schema-record.js';
 export const REDEMPTION_STATUSES = ['prepared', 'signed', 'sent', 'redeemed', 'failed'] as const;
 export type RedemptionStatus = (typeof REDEMPTION_STATUSES)[number];
 
-/** How it came about: signed by the service (managed wallet) or reported by the client. */
-export const REDEMPTION_PATHS = ['managed', 'external'] as const;
+/**
+ * How it came about: signed by the service (managed wallet), reported by the client, or a batch
+ * the owner of a deposit wallet signed and the relayer executed.
+ */
+export const REDEMPTION_PATHS = ['managed', 'external', 'deposit-wallet'] as const;
 export type RedemptionPath = (typeof REDEMPTION_PATHS)[number];
 
 /**

@@ -246,6 +246,26 @@ export const EnvSchema = z.object({
     'Polymarket Data API (wallet positions).',
   ),
   POLYGON_RPC_URL: httpUrl('https://polygon-rpc.com').describe('Polygon JSON-RPC endpoint (chain id 137).'),
+  POLYMARKET_RELAYER_URL: httpUrl('https://relayer-v2.polymarket.com').describe(
+    'Polymarket relayer: deploys deposit wallets and executes the call batches their owners sign (approvals, USDC.e wrap, redemptions), gas-less.',
+  ),
+  POLYMARKET_BUILDER_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Polymarket builder API key the relayer authenticates deposit-wallet submissions with (`POLY_BUILDER_*` HMAC headers). Unset: the deposit-wallet routes answer 503 `relayer_not_configured`.',
+    ),
+  POLYMARKET_BUILDER_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Secret. The builder API key’s secret (base64), the HMAC key of the relayer headers.'),
+  POLYMARKET_BUILDER_PASSPHRASE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Secret. The builder API key’s passphrase.'),
   KALSHI_BASE_URL: httpUrl('https://api.elections.kalshi.com/trade-api/v2').describe(
     'Kalshi Trade API v2 public market data (markets, events, orderbooks, historical markets), ending in /trade-api/v2. No key needed.',
   ),
@@ -436,7 +456,13 @@ export class ConfigError extends Error {
 }
 
 /** Never echoed in a ConfigError (a start-up error lands in logs). */
-const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'JWT_SECRET', 'SECRETS_MASTER_KEY']);
+const SECRET_VARIABLES = new Set([
+  'OPERATOR_TOKEN',
+  'JWT_SECRET',
+  'SECRETS_MASTER_KEY',
+  'POLYMARKET_BUILDER_SECRET',
+  'POLYMARKET_BUILDER_PASSPHRASE',
+]);
 
 /** Parses the environment once; throws a ConfigError that names every bad variable. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {

@@ -28,6 +28,9 @@ export const CTF = new Interface([
   'event PayoutRedemption(address indexed redeemer, address indexed collateralToken, bytes32 indexed parentCollectionId, bytes32 conditionId, uint256[] indexSets, uint256 payout)',
 ]);
 
+/** CollateralOnramp: wraps USDC.e (or USDC) held by the caller into pUSD for `to`. */
+export const ONRAMP = new Interface(['function wrap(address asset, address to, uint256 amount)']);
+
 /** NegRiskAdapter's own redemption: explicit amounts of [yes, no] to redeem. */
 export const NEG_RISK_ADAPTER = new Interface([
   'function redeemPositions(bytes32 conditionId, uint256[] amounts)',

@@ -3,7 +3,7 @@ import { CONTRACTS } from '../polymarket/contracts.js';
 import type { MarketRecord } from '../polymarket/model.js';
 import type { PolymarketState } from '../polymarket/state.js';
 import { LedgerError } from '../polymarket/wallet-ledger.js';
-import { CTF, ERC20, NEG_RISK_ADAPTER } from './abi.js';
+import { CTF, ERC20, NEG_RISK_ADAPTER, ONRAMP } from './abi.js';
 
 // What a call to one of the Polymarket contracts does to the shared ledger (reference §8.3). One
 // planner serves `eth_call` (return data only), `eth_estimateGas` (gas or the revert) and mining
@@ -18,6 +18,7 @@ export const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
 const lower = (a: string) => a.toLowerCase();
 const KNOWN = new Set(Object.values(CONTRACTS).map(lower));
 const ZERO_BYTES32 = `0x${'0'.repeat(64)}`;
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 
 /** Every emulated contract address: they have code (eth_getCode) and refuse what they do not implement. */
 export function isContract(address: string): boolean {
@@ -108,6 +109,9 @@ export function planCall(state: PolymarketState, call: Call): Outcome {
   const selector = call.data.slice(0, 10).toLowerCase();
   try {
     if (to === lower(CONTRACTS.pusd)) return pusdCall(state, call, selector);
+    if (to === lower(CONTRACTS.usdcE)) return usdceCall(state, call, selector);
+    if (to === lower(CONTRACTS.collateralOnramp)) return onrampWrap(state, call, selector);
+    if (to === lower(CONTRACTS.positionManager)) return positionManagerCall(state, call, selector);
     if (to === lower(CONTRACTS.ctf)) return ctfCall(state, call, selector);
     if (to === lower(CONTRACTS.ctfCollateralAdapter) || to === lower(CONTRACTS.negRiskCtfCollateralAdapter))
       return adapterRedeem(state, call, selector, to === lower(CONTRACTS.negRiskCtfCollateralAdapter));
@@ -173,6 +177,94 @@ function pusdCall(state: PolymarketState, call: Call, selector: string): Outcome
           return [event(ERC20, CONTRACTS.pusd, 'Transfer', [call.from, dest, amount])];
         },
       );
+    }
+    default:
+      return revert();
+  }
+}
+
+/** USDC.e: balance, allowance, approve (what wrapping it into pUSD through the onramp needs). */
+function usdceCall(state: PolymarketState, call: Call, selector: string): Outcome {
+  const { ledger } = state;
+  switch (ERC20.getFunction(selector)?.name) {
+    case 'balanceOf': {
+      const [owner] = decode(ERC20, 'balanceOf', call.data);
+      return ok(GAS.view, ERC20.encodeFunctionResult('balanceOf', [ledger.usdceBalance(owner as string)]));
+    }
+    case 'allowance': {
+      const [owner, spender] = decode(ERC20, 'allowance', call.data);
+      return ok(
+        GAS.view,
+        ERC20.encodeFunctionResult('allowance', [ledger.usdceAllowance(owner as string, spender as string)]),
+      );
+    }
+    case 'decimals':
+      return ok(GAS.view, ERC20.encodeFunctionResult('decimals', [6]));
+    case 'approve': {
+      const [spender, amount] = decode(ERC20, 'approve', call.data);
+      return ok(GAS.approve, ERC20.encodeFunctionResult('approve', [true]), () => {
+        ledger.approveUsdce(call.from, spender as string, amount as bigint);
+        return [event(ERC20, CONTRACTS.usdcE, 'Approval', [call.from, spender, amount])];
+      });
+    }
+    default:
+      return revert();
+  }
+}
+
+/**
+ * CollateralOnramp `wrap(asset, to, amount)`: pulls `amount` USDC.e from the caller (it needs the
+ * caller's allowance) and mints as much pUSD to `to`. Only USDC.e is emulated as an asset.
+ */
+function onrampWrap(state: PolymarketState, call: Call, selector: string): Outcome {
+  if (ONRAMP.getFunction(selector)?.name !== 'wrap') return revert();
+  const [asset, to, amount] = ONRAMP.decodeFunctionData('wrap', call.data) as unknown as [
+    string,
+    string,
+    bigint,
+  ];
+  if (lower(asset) !== lower(CONTRACTS.usdcE)) return revert('unsupported asset');
+  const { ledger } = state;
+  return guarded(
+    GAS.tokenTransfer * 2n,
+    '0x',
+    () => {
+      if (ledger.usdceAllowance(call.from, CONTRACTS.collateralOnramp) < amount)
+        throw new LedgerError('ERC20: insufficient allowance');
+      if (ledger.usdceBalance(call.from) < amount)
+        throw new LedgerError('ERC20: transfer amount exceeds balance');
+    },
+    () => {
+      ledger.transferUsdce(call.from, CONTRACTS.collateralOnramp, amount, CONTRACTS.collateralOnramp);
+      ledger.mintPusd(to, amount);
+      return [
+        event(ERC20, CONTRACTS.usdcE, 'Transfer', [call.from, CONTRACTS.collateralOnramp, amount]),
+        event(ERC20, CONTRACTS.pusd, 'Transfer', [ZERO_ADDRESS, to, amount]),
+      ];
+    },
+  );
+}
+
+/** PositionManager (combo position tokens): only the ERC-1155 operator approval is emulated. */
+function positionManagerCall(state: PolymarketState, call: Call, selector: string): Outcome {
+  const { ledger } = state;
+  const pm = CONTRACTS.positionManager;
+  switch (CTF.getFunction(selector)?.name) {
+    case 'isApprovedForAll': {
+      const [owner, operator] = decode(CTF, 'isApprovedForAll', call.data);
+      return ok(
+        GAS.view,
+        CTF.encodeFunctionResult('isApprovedForAll', [
+          ledger.isApprovedForAll(owner as string, operator as string, pm),
+        ]),
+      );
+    }
+    case 'setApprovalForAll': {
+      const [operator, approved] = decode(CTF, 'setApprovalForAll', call.data);
+      return ok(GAS.setApprovalForAll, '0x', () => {
+        ledger.setApprovalForAll(call.from, operator as string, approved as boolean, pm);
+        return [event(CTF, pm, 'ApprovalForAll', [call.from, operator, approved])];
+      });
     }
     default:
       return revert();

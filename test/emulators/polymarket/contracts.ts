@@ -21,6 +21,14 @@ export const CONTRACTS = {
   negRiskExchangeV1: '0xC5d563A36AE78145C45a50134d48A1215220f80a',
   /** Protocol-V2 markets (domain "3"); the emulator lists only CTF markets, so only for vectors. */
   exchangeV3: '0xe3333700cA9d93003F00f0F71f8515005F6c00Aa',
+  /** Combo position tokens (ERC-1155): only their operator approvals are emulated. */
+  positionManager: '0x006F54F7f9A22e0000CC2AB60031000000ae9fEF',
+  /** USDC.e, the legacy collateral a deposit wallet may hold before it is wrapped into pUSD. */
+  usdcE: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',
+  /** CollateralOnramp: `wrap(asset, to, amount)` turns USDC.e into pUSD 1:1. */
+  collateralOnramp: '0x93070a847efEf7F70739046A929D47a521F5B8ee',
+  /** The deposit wallet factory: relayer WALLET-CREATE deploys from it, WALLET batches go to it. */
+  depositWalletFactory: '0x00000000000Fb5C9ADea0298D729A0CB3823Cc07',
 } as const;
 
 /** The exchange a V2 order for this market is signed for, and the spender/operator it needs. */

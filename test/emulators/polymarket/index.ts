@@ -10,6 +10,7 @@ import { clobRouter } from './routes/clob.js';
 import { dataRouter } from './routes/data.js';
 import { gammaRouter } from './routes/gamma.js';
 import { ordersRouter } from './routes/orders.js';
+import { relayerRouter } from './routes/relayer.js';
 import { PolymarketState, type StateOptions } from './state.js';
 import { PolygonChain, polygonAdminRouter, polygonRpcRouter } from '../polygon/index.js';
 
@@ -18,14 +19,16 @@ import { PolygonChain, polygonAdminRouter, polygonRpcRouter } from '../polygon/i
 // both Gamma and the CLOB), so one server serves each under its own prefix:
 //   <base>/gamma  <base>/clob  <base>/data  and the test control plane <base>/__admin.
 // Point the adapters at `gammaUrl`, `clobUrl`, `dataUrl` and they run unchanged. The Polygon
-// JSON-RPC stand-in (../polygon) is mounted at <base>/polygon over the same state, so chain and
-// CLOB see one ledger.
+// JSON-RPC stand-in (../polygon) is mounted at <base>/polygon and the relayer at <base>/relayer
+// over the same state, so chain, relayer and CLOB see one ledger.
 // No production module may import this.
 
 export { FIXTURES, TAGS } from './catalogue.js';
 export { FAST_ASSETS, FAST_WINDOWS, currentWindowStart, fastMarketSlug, fastWinner } from './fast-markets.js';
 export { PolymarketState } from './state.js';
 export { CONTRACTS, HOUSE_ADDRESS } from './contracts.js';
+export { RELAYER_BUILDER_CREDENTIALS } from './routes/relayer.js';
+export { depositWalletOf } from './deposit-wallets.js';
 export { WalletLedger, MAX_UINT256, UNIT, fromUnits, toUnits } from './wallet-ledger.js';
 export type { EventRecord, MarketRecord, Resolution } from './model.js';
 
@@ -37,6 +40,8 @@ export interface PolymarketEmulator {
   adminUrl: string;
   /** Polygon JSON-RPC (chain id 137) over the same ledger; its admin is `${adminUrl}/polygon`. */
   rpcUrl: string;
+  /** Polymarket's relayer (deposit wallets: WALLET-CREATE, WALLET batches) over the same ledger. */
+  relayerUrl: string;
   close(): Promise<void>;
   state: PolymarketState;
   chain: PolygonChain;
@@ -80,6 +85,7 @@ export function createPolymarketApp(state: PolymarketState) {
   });
   app.use('/clob', json, clobRouter(state), authRouter(state), ordersRouter(state), accountRouter(state));
   app.use('/data', dataRouter(state));
+  app.use('/relayer', json, relayerRouter(state));
   app.use('/polygon', polygonRpcRouter(state, chain));
 
   // Unknown paths: the Go services behind these hosts answer with the stock Go 404
@@ -123,6 +129,7 @@ export async function startPolymarketEmulator(
     dataUrl: `${url}/data`,
     adminUrl: `${url}/__admin`,
     rpcUrl: `${url}/polygon`,
+    relayerUrl: `${url}/relayer`,
     state,
     chain,
     close: () =>

@@ -94,6 +94,8 @@ export interface VerifyContext {
   marketByToken(token: string): { market: MarketRecord; index: number } | undefined;
   /** Answer types 0/1/2 with the deposit-wallet error (the new-account behaviour of §0). */
   depositWalletOnly: boolean;
+  /** The owner EOA of a deployed deposit wallet (what its ERC-1271 check recovers against); undefined if none. */
+  depositWalletOwner(address: string): string | undefined;
 }
 
 const V1_FIELDS = ['taker', 'nonce', 'feeRateBps'];
@@ -155,8 +157,9 @@ function recover(digest: string, signature: string): string | undefined {
 /**
  * Signature type 3: `innerSig(65) ‖ domainSeparator(32) ‖ contentsHash(32) ‖ typeString ‖
  * uint16BE(len)` (§6.3). The wallet's ERC-1271 check is emulated: the envelope must describe this
- * very order under this exchange, and the inner signature must come from the wallet's owner, who
- * for the emulator is the EOA of the API key (L1/L2 stay EOA-bound, §4.1).
+ * very order under this exchange, and the inner signature must come from the owner the wallet was
+ * deployed for (an undeployed address has no code, so its `isValidSignature` fails). That owner
+ * must also be the EOA of the API key (L1/L2 stay EOA-bound, §4.1).
  */
 function depositWalletSigner(struct: OrderStruct, negRisk: boolean, signature: string): string | undefined {
   const bytes = Buffer.from(signature.slice(2), 'hex');
@@ -183,7 +186,10 @@ function checkWalletModel(
   const signer = struct.signer.toLowerCase();
   if (struct.signatureType === 3) {
     if (maker !== signer) throw new OrderRejection(400, ERR.signature);
-    if (depositWalletSigner(struct, negRisk, sig) !== owner) throw new OrderRejection(400, ERR.signature);
+    const walletOwner = ctx.depositWalletOwner(maker)?.toLowerCase();
+    if (walletOwner === undefined || depositWalletSigner(struct, negRisk, sig) !== walletOwner)
+      throw new OrderRejection(400, ERR.signature);
+    if (walletOwner !== owner) throw new OrderRejection(400, ERR.signerNotKey);
     return;
   }
   if (ctx.depositWalletOnly) throw new OrderRejection(400, ERR.depositWalletOnly);

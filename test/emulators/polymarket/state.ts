@@ -34,6 +34,7 @@ import {
   type Resolution,
 } from './model.js';
 import { toUnits, WalletLedger } from './wallet-ledger.js';
+import { DepositWallets } from './deposit-wallets.js';
 
 // All mutable emulator state, independent of HTTP: the routes only read and call these methods,
 // so later additions (CLOB auth, orders, balances, a chain stand-in) can extend the state without
@@ -69,6 +70,8 @@ export class PolymarketState {
   readonly events = new Map<string, EventRecord>();
   /** Chain state: pUSD and CTF balances, allowances, approvals (shared with any chain stand-in). */
   readonly ledger = new WalletLedger();
+  /** Deployed deposit wallets (owner, batch nonce): the relayer deploys them, the exchange checks type-3 orders against them. */
+  readonly depositWallets = new DepositWallets();
   /** Data API entry prices; position sizes come from the ledger. */
   readonly basis = new CostBasis();
   /** The CLOB's trading side: API keys, orders, trades, settings. */
@@ -121,6 +124,7 @@ export class PolymarketState {
     this.marketByTokenIx.clear();
     this.eventBySlugIx.clear();
     this.ledger.reset();
+    this.depositWallets.reset();
     this.basis.reset();
     this.exchange.reset();
     this.tape.reset();

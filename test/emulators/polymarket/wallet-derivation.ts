@@ -2,8 +2,8 @@ import { AbiCoder, getCreate2Address, keccak256, solidityPacked } from 'ethers';
 
 // Which funder wallet an EOA may trade for (reference §6.3, §9.2): the exchange accepts signature
 // type 1 only when `maker` is the EOA's Polymarket proxy and type 2 only when it is the EOA's Safe,
-// both CREATE2 addresses derived from the EOA. Deposit wallets (type 3) are not derived here: the
-// reference says not to hand-roll their init code, so the emulator learns them from orders.
+// both CREATE2 addresses derived from the EOA. Deposit wallets (type 3) are the factory's wallets
+// of deposit-wallets.ts: the exchange accepts them once deployed, for their owner.
 
 const PROXY_FACTORY = '0xaB45c5A4B0c941a2F231C04C3f49182e1A254052';
 const PROXY_INIT_CODE_HASH = '0xd21df8dc65880a8606f09fe0ce3df9b8869287ab0b058be05aa9e8af6330a00b';

@@ -12,6 +12,8 @@ export const MAX_UINT256 = 2n ** 256n - 1n;
 export class LedgerError extends Error {}
 
 const key = (address: string) => address.toLowerCase();
+const operatorKey = (owner: string, collection?: string) =>
+  collection === undefined ? key(owner) : `${key(collection)}:${key(owner)}`;
 
 /** Human units (e.g. 12.5 pUSD) → base units, rounded to the 6th decimal. */
 export function toUnits(amount: number): bigint {
@@ -28,17 +30,89 @@ export function fromUnits(units: bigint): string {
   return `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
 
+/** Everything the ledger holds, copied: a relayer batch restores it when one of its calls reverts. */
+export interface LedgerSnapshot {
+  pusd: Map<string, bigint>;
+  usdce: Map<string, bigint>;
+  tokens: Map<string, Map<string, bigint>>;
+  allowances: Map<string, Map<string, bigint>>;
+  usdceAllowances: Map<string, Map<string, bigint>>;
+  operators: Map<string, Set<string>>;
+}
+
+const copyNested = <V>(m: Map<string, Map<string, V>>) =>
+  new Map([...m].map(([k, v]) => [k, new Map(v)] as const));
+
 export class WalletLedger {
-  private readonly pusd = new Map<string, bigint>();
-  private readonly tokens = new Map<string, Map<string, bigint>>();
-  private readonly allowances = new Map<string, Map<string, bigint>>();
-  private readonly operators = new Map<string, Set<string>>();
+  private pusd = new Map<string, bigint>();
+  /** USDC.e (ERC-20, 6 decimals): what a deposit wallet may hold before wrapping it into pUSD. */
+  private usdce = new Map<string, bigint>();
+  private tokens = new Map<string, Map<string, bigint>>();
+  private allowances = new Map<string, Map<string, bigint>>();
+  private usdceAllowances = new Map<string, Map<string, bigint>>();
+  /** ERC-1155 operators per owner; CTF under the owner's key, other collections under `<collection>:<owner>`. */
+  private operators = new Map<string, Set<string>>();
 
   reset(): void {
     this.pusd.clear();
+    this.usdce.clear();
     this.tokens.clear();
     this.allowances.clear();
+    this.usdceAllowances.clear();
     this.operators.clear();
+  }
+
+  snapshot(): LedgerSnapshot {
+    return {
+      pusd: new Map(this.pusd),
+      usdce: new Map(this.usdce),
+      tokens: copyNested(this.tokens),
+      allowances: copyNested(this.allowances),
+      usdceAllowances: copyNested(this.usdceAllowances),
+      operators: new Map([...this.operators].map(([k, v]) => [k, new Set(v)] as const)),
+    };
+  }
+
+  restore(s: LedgerSnapshot): void {
+    this.pusd = s.pusd;
+    this.usdce = s.usdce;
+    this.tokens = s.tokens;
+    this.allowances = s.allowances;
+    this.usdceAllowances = s.usdceAllowances;
+    this.operators = s.operators;
+  }
+
+  // ---- USDC.e (only what wrapping needs: balances, approve, the onramp's transferFrom) ----
+
+  usdceBalance(owner: string): bigint {
+    return this.usdce.get(key(owner)) ?? 0n;
+  }
+
+  mintUsdce(to: string, amount: bigint): void {
+    this.usdce.set(key(to), this.usdceBalance(to) + amount);
+  }
+
+  usdceAllowance(owner: string, spender: string): bigint {
+    return this.usdceAllowances.get(key(owner))?.get(key(spender)) ?? 0n;
+  }
+
+  approveUsdce(owner: string, spender: string, amount: bigint): void {
+    const m = this.usdceAllowances.get(key(owner)) ?? new Map<string, bigint>();
+    m.set(key(spender), amount);
+    this.usdceAllowances.set(key(owner), m);
+  }
+
+  /** USDC.e `transfer` (no spender) or `transferFrom` by `spender`, spending allowance below the maximum. */
+  transferUsdce(from: string, to: string, amount: bigint, spender?: string): void {
+    if (spender !== undefined) {
+      const allowed = this.usdceAllowance(from, spender);
+      if (allowed < amount) throw new LedgerError('ERC20: insufficient allowance');
+      if (allowed !== MAX_UINT256) this.approveUsdce(from, spender, allowed - amount);
+    }
+    const balance = this.usdceBalance(from);
+    if (balance < amount) throw new LedgerError('ERC20: transfer amount exceeds balance');
+    this.usdce.set(key(from), balance - amount);
+    this.mintUsdce(to, amount);
   }
 
   // ---- reads (ERC-20 balanceOf/allowance, ERC-1155 balanceOf/isApprovedForAll) ----
@@ -60,8 +134,8 @@ export class WalletLedger {
     return this.allowances.get(key(owner))?.get(key(spender)) ?? 0n;
   }
 
-  isApprovedForAll(owner: string, operator: string): boolean {
-    return this.operators.get(key(owner))?.has(key(operator)) ?? false;
+  isApprovedForAll(owner: string, operator: string, collection?: string): boolean {
+    return this.operators.get(operatorKey(owner, collection))?.has(key(operator)) ?? false;
   }
 
   /** Every address that holds or has held something here (lower-case). */
@@ -113,9 +187,9 @@ export class WalletLedger {
     this.allowances.set(k, m);
   }
 
-  /** ERC-1155 `setApprovalForAll(operator, approved)` on the CTF, sent by `owner`. */
-  setApprovalForAll(owner: string, operator: string, approved: boolean): void {
-    const k = key(owner);
+  /** ERC-1155 `setApprovalForAll(operator, approved)` on the CTF (or another `collection`), sent by `owner`. */
+  setApprovalForAll(owner: string, operator: string, approved: boolean, collection?: string): void {
+    const k = operatorKey(owner, collection);
     const s = this.operators.get(k) ?? new Set<string>();
     if (approved) s.add(key(operator));
     else s.delete(key(operator));

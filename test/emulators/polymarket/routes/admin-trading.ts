@@ -51,6 +51,7 @@ export function adminTradingRouter(state: PolymarketState): Router {
   const view = (a: string) => ({
     address: a,
     pusd: Number(ledger.pusdBalance(a)) / 1e6,
+    usdce: Number(ledger.usdceBalance(a)) / 1e6,
     tokens: Object.fromEntries([...ledger.tokenBalances(a)].map(([t, u]) => [t, Number(u) / 1e6])),
     allowances: Object.fromEntries(APPROVAL_TARGETS.map((s) => [s, ledger.allowance(a, s).toString()])),
     approved_for_all: Object.fromEntries(APPROVAL_TARGETS.map((s) => [s, ledger.isApprovedForAll(a, s)])),
@@ -62,7 +63,7 @@ export function adminTradingRouter(state: PolymarketState): Router {
     jsonRoute((req) => view(address(req))),
   );
 
-  // Adds pUSD and/or outcome tokens (minted, as a deposit or a split would). Tokens get an entry
+  // Adds pUSD, USDC.e (`usdce`) and/or outcome tokens (minted, as a deposit or a split would). Tokens get an entry
   // price for the Data API: `avg_price`, else the token's current price.
   r.post(
     '/wallets/:address/fund',
@@ -71,6 +72,7 @@ export function adminTradingRouter(state: PolymarketState): Router {
       const b = body(req);
       const tokens = tokenAmounts(b.tokens);
       if (b.pusd !== undefined) ledger.mintPusd(a, toUnits(nonNegative(b.pusd, 'pusd')));
+      if (b.usdce !== undefined) ledger.mintUsdce(a, toUnits(nonNegative(b.usdce, 'usdce')));
       for (const [token, shares, m] of tokens) {
         const held = Number(ledger.tokenBalance(a, token)) / 1e6;
         const index = m.tokenIds.indexOf(token);

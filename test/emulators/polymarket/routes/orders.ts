@@ -42,6 +42,7 @@ export function ordersRouter(state: PolymarketState): Router {
       nowMs: state.now(),
       marketByToken: (t) => state.marketByToken(t),
       depositWalletOnly: exchange.settings.depositWalletOnly,
+      depositWalletOwner: (a) => state.depositWallets.ownerOf(a),
     });
     return placeResponse(exchange.place(v, key));
   };

@@ -44,6 +44,8 @@ export const POLYGON_CONTRACTS = {
   protocolV2Router: '0x12121212006e4CD160D18e3f00711DA5c3372600',
   positionManager: '0x006F54F7f9A22e0000CC2AB60031000000ae9fEF',
   autoRedeemOperator: '0xa1200000d0002264C9a1698e001292D00E1b00af',
+  /** Deploys deposit wallets (signature type 3); relayer batches of their owners are addressed to it. */
+  depositWalletFactory: '0x00000000000Fb5C9ADea0298D729A0CB3823Cc07',
   /** Retired CLOB V1 exchanges: approving them today only exposes funds to a dead contract. */
   ctfExchangeV1: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
   negRiskExchangeV1: '0xC5d563A36AE78145C45a50134d48A1215220f80a',

@@ -38,6 +38,7 @@ const ERC20 = new Interface([
 ]);
 const ERC1155 = new Interface([
   'function isApprovedForAll(address owner, address operator) view returns (bool)',
+  'function balanceOf(address owner, uint256 id) view returns (uint256)',
 ]);
 
 const HexSchema = z.string().regex(/^0x[0-9a-fA-F]*$/);
@@ -98,6 +99,12 @@ export class PolygonRpc {
   async allowance(token: string, owner: string, spender: string): Promise<bigint> {
     const data = ERC20.encodeFunctionData('allowance', [getAddress(owner), getAddress(spender)]);
     return decode(ERC20, 'allowance', await this.call(token, data)) as bigint;
+  }
+
+  /** ERC-1155 balance of one token id (a CTF outcome position), in base units. */
+  async tokenBalance(token: string, owner: string, id: string): Promise<bigint> {
+    const data = ERC1155.encodeFunctionData('balanceOf', [getAddress(owner), BigInt(id)]);
+    return decode(ERC1155, 'balanceOf', await this.call(token, data)) as bigint;
   }
 
   /** ERC-1155 operator approval (the CTF's `setApprovalForAll`). */

@@ -12,7 +12,6 @@ import type { WalletAccount } from '../../../wallets/wallet-account.js';
 import { redemptionTransaction } from './approval-transactions.js';
 import { outcomeOf, type RedeemOutcome } from './redeem-position.js';
 import type {
-  DwRedeemPrepareResponseSchema,
   RedeemReportResponseSchema,
   RedeemReportSchema,
   RedeemRequestSchema,
@@ -45,7 +44,7 @@ export const REDEEM_WAIT_MS = 15_000;
  * Whose wallet the calling agent redeems `marketId` from: the one holding its position there (its
  * own agent wallet, or its human's). Real positions belong to claimed agents only.
  */
-async function scopeOf(
+export async function scopeOf(
   deps: Pick<RedeemDeps, 'models' | 'venues' | 'log'>,
   account: WalletAccount,
   agentId: string,
@@ -64,7 +63,7 @@ async function scopeOf(
 
 type PolymarketMarket = MarketRecord & { venueRef: VenueRefOn<'polymarket'> };
 
-async function resolvedMarket(deps: Pick<RedeemDeps, 'models'>, marketId: string) {
+export async function resolvedMarket(deps: Pick<RedeemDeps, 'models'>, marketId: string) {
   const market = await deps.models.Market.findById(marketId).lean();
   if (!market)
     throw new AppError(
@@ -84,7 +83,7 @@ async function resolvedMarket(deps: Pick<RedeemDeps, 'models'>, marketId: string
   return { ...market, venueRef: ref };
 }
 
-const notResolved = (m: MarketRecord) =>
+export const notResolved = (m: MarketRecord) =>
   new AppError(
     409,
     'market_not_resolved',
@@ -330,39 +329,4 @@ export async function reportRedemption(
     { returnDocument: 'after' },
   ).lean();
   return answer(true, done!, pending);
-}
-
-/**
- * `POST /api/sdk/dw-redeem/prepare`: the deposit-wallet path. Deposit wallets are not supported
- * yet, so a redeemable position answers `eoa_fallback: true` and the client takes the legacy
- * `/api/sdk/redeem` path; before resolution `not_redeemable` with the reason the client shows.
- */
-export async function prepareDepositWalletRedeem(
-  deps: RedeemDeps,
-  account: WalletAccount,
-  agentId: string,
-  body: z.output<typeof RedeemRequestSchema>,
-): Promise<z.input<typeof DwRedeemPrepareResponseSchema>> {
-  const scope = await scopeOf(deps, account, agentId, body.market_id);
-  const market = await resolvedMarket(deps, body.market_id);
-  if (yesPayoutMicro(market) === null)
-    return {
-      success: false,
-      market_id: market._id,
-      not_redeemable: true,
-      reason: 'market_not_settled',
-      detail: `market status ${market.status}`,
-      message: 'The market has not resolved yet: nothing can be redeemed.',
-    };
-  const wallet = await redeemingWallet(deps, scope);
-  const rec =
-    wallet && (await deps.models.Redemption.findById(redemptionId(wallet.address, market._id)).lean());
-  if (rec?.status === 'redeemed')
-    return { success: true, market_id: market._id, already_redeemed: true, message: 'Already redeemed.' };
-  return {
-    success: true,
-    market_id: market._id,
-    eoa_fallback: true,
-    message: 'Deposit-wallet redemption is not supported yet: redeem with POST /api/sdk/redeem.',
-  };
 }

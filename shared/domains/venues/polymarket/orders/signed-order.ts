@@ -48,6 +48,8 @@ export interface OrderExpectation {
 
 /** Base units a client's rounding may leave between the order and the request (one cent, 0.01 share). */
 const ROUNDING_MICRO = 10_000;
+/** One unit of the taker amount at the CLOB's market-order precision (4 decimals). */
+const TAKER_ROUNDING_MICRO = 100;
 
 const refusal = (errorCode: string, error: string, hint: string): Refusal => ({
   error,
@@ -123,9 +125,15 @@ export function checkSignedOrder(
       ),
     };
   const price = want.side === 'BUY' ? maker / taker : taker / maker;
+  // The taker amount may be floored at the CLOB's market-order precision (4 decimals): the official
+  // client's type-3 buys floor the shares so the bid is never under the price asked, which leaves
+  // maker/taker a hair above it. Within that last unit the order is at the limit.
+  const takerSlack = taker + TAKER_ROUNDING_MICRO;
   if (
     want.limitPrice !== null &&
-    (want.side === 'BUY' ? price > want.limitPrice + 1e-9 : price < want.limitPrice - 1e-9)
+    (want.side === 'BUY'
+      ? maker / takerSlack > want.limitPrice + 1e-9
+      : takerSlack / maker < want.limitPrice - 1e-9)
   )
     return {
       ok: false,

@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { ClobClient, OrderType, Side, SignatureTypeV2 } from '@polymarket/clob-client-v2';
+import { Wallet } from 'ethers';
+import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
+import { depositWalletAddress } from '../../shared/domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
+import { CONTRACTS, MAX_UINT256, depositWalletOf } from '../emulators/polymarket/index.js';
+import { testContext } from '../support/context.js';
+import { api, type RegisteredAgent } from '../support/http.js';
+import {
+  asAgent,
+  claimedWithRealTrading,
+  importedMarket,
+  linkExternalWallet,
+  ownerIdOf,
+  polymarketTrade,
+  registerClobCredentials,
+  setTier,
+} from '../support/polymarket-traders.js';
+import { asUser } from '../support/users.js';
+import { polymarketAdmin } from '../support/venue-emulators.js';
+
+// The deposit-wallet path of an external wallet (issue 26 item 5, client-contract §8.4, §8.5), end
+// to end on the emulators: upgrade → approvals batch → wrap USDC.e → a type-3 (POLY_1271) order
+// signed by Polymarket's own client → redemption from the deposit wallet. Every step is a call a
+// client makes; DW_TRACE=1 prints each call and its answer.
+
+const trace = (step: string, call: string, answer: unknown) => {
+  if (process.env.DW_TRACE) console.log(`\n── ${step}\n${call}\n→ ${JSON.stringify(answer, null, 2)}`);
+};
+
+interface Prepared {
+  typed_data: {
+    domain: Record<string, unknown>;
+    types: Record<string, unknown>;
+    message: Record<string, unknown>;
+  };
+  nonce: string;
+  deadline: string;
+  calls: { target: string; value: string; data: string }[];
+}
+
+/** What the official client does between prepare and submit: sign the whole typed data with the owner key. */
+async function signBatch(owner: Wallet, p: Prepared): Promise<string> {
+  const { EIP712Domain: _, ...types } = p.typed_data.types as Record<
+    string,
+    { name: string; type: string }[]
+  >;
+  return owner.signTypedData(p.typed_data.domain, types, p.typed_data.message);
+}
+
+/** POST with `Content-Type: application/json` and no body, as the Python client sends body-less POSTs. */
+const bodyless = (agent: RegisteredAgent, path: string) =>
+  api().post(path).set(asAgent(agent)).set('Content-Type', 'application/json');
+
+const ledger = () => testContext().polymarket.state.ledger;
+
+/** A submit as the client sends it (the prepared nonce, deadline and calls, signed by `signer`), expecting `status`. */
+async function submit(
+  agent: RegisteredAgent,
+  path: string,
+  signer: Wallet,
+  p: Prepared,
+  status: number,
+  extra: Record<string, unknown> = {},
+) {
+  return api()
+    .post(path)
+    .set(asAgent(agent))
+    .send({
+      signature: await signBatch(signer, p),
+      nonce: p.nonce,
+      deadline: p.deadline,
+      calls: p.calls,
+      ...extra,
+    })
+    .expect(status);
+}
+
+describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 trade, redemption #integration', function () {
+  this.timeout(60_000);
+
+  it('when a linked EOA upgrades, then approvals, wrap, a POLY_1271 trade and the redemption all run from its deposit wallet', async () => {
+    const { agent } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    const expected = depositWalletOf(owner.address);
+    // The service's derivation (polynode's) and the emulated factory's agree.
+    assert.equal(depositWalletAddress(owner.address), expected);
+
+    // 1. Upgrade: the relayer deploys the wallet; asked again, it is adopted.
+    const up = await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    trace('upgrade', 'POST /api/user/wallet/external-upgrade-to-deposit-wallet', up.body);
+    assert.equal(up.body.deposit_wallet_address, expected);
+    assert.equal(up.body.already_existed, false);
+    const again = await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    assert.equal(again.body.already_existed, true);
+    const me = await api().get('/api/sdk/agents/me').set(asAgent(agent)).expect(200);
+    assert.equal(me.body.wallet_uses_deposit_wallet, true);
+    assert.equal(me.body.deposit_wallet_address, expected);
+    assert.equal(testContext().polymarket.state.depositWallets.ownerOf(expected), owner.address);
+
+    // 2. Approvals: the twelve the wallet lacks, one batch signed by the owner, executed by the relayer.
+    const prep = await bodyless(agent, '/api/user/wallet/external/dw-approvals/prepare').expect(200);
+    trace('dw-approvals/prepare', 'POST /api/user/wallet/external/dw-approvals/prepare', prep.body);
+    assert.equal(prep.body.already_set, false);
+    assert.equal(prep.body.calls.length, 12);
+    assert.equal(prep.body.typed_data.primaryType, 'Batch');
+    assert.equal(prep.body.typed_data.domain.verifyingContract, expected);
+    // A batch the owner did not sign is refused before it reaches the relayer.
+    const APPROVALS = '/api/user/wallet/external/dw-approvals/submit';
+    const forged = await submit(agent, APPROVALS, Wallet.createRandom() as unknown as Wallet, prep.body, 400);
+    assert.equal(
+      forged.body.error_code ?? forged.body.code,
+      'signature_mismatch',
+      JSON.stringify(forged.body),
+    );
+    // Nor is a batch whose calls were changed after prepare.
+    const swapped = await api()
+      .post(APPROVALS)
+      .set(asAgent(agent))
+      .send({
+        signature: await signBatch(owner, prep.body),
+        nonce: prep.body.nonce,
+        deadline: prep.body.deadline,
+        calls: prep.body.calls.slice(1),
+      })
+      .expect(409);
+    assert.match(JSON.stringify(swapped.body), /batch_not_prepared/);
+    const sub = await submit(agent, APPROVALS, owner, prep.body, 200);
+    trace('dw-approvals/submit', 'POST /api/user/wallet/external/dw-approvals/submit', sub.body);
+    assert.equal(sub.body.status, 'executed', JSON.stringify(sub.body));
+    assert.equal(sub.body.calls_executed, 12);
+    assert.equal(ledger().allowance(expected, CONTRACTS.exchangeV2), MAX_UINT256);
+    assert.equal(ledger().isApprovedForAll(expected, CONTRACTS.ctfCollateralAdapter), true);
+    // The approvals belong to the deposit wallet, not to the EOA.
+    assert.equal(ledger().allowance(owner.address, CONTRACTS.exchangeV2), 0n);
+    const allowances = await api()
+      .get(`/api/polymarket/allowances/${expected}?no_cache=1`)
+      .set(asAgent(agent))
+      .expect(200);
+    assert.equal(allowances.body.all_set, true);
+    const done = await bodyless(agent, '/api/user/wallet/external/dw-approvals/prepare').expect(200);
+    assert.equal(done.body.already_set, true);
+    // The per-agent route reaches the same wallet; the combo approvals are still missing there.
+    const combo = await api()
+      .post(`/api/user/agent/${agent.agent_id}/wallet/external/dw-approvals/prepare`)
+      .set(asAgent(agent))
+      .send({ combo: true })
+      .expect(200);
+    assert.equal(combo.body.already_set, false);
+    assert.equal(combo.body.calls.length, 2);
+
+    // 3. Wrap: USDC.e that landed in the deposit wallet becomes pUSD there.
+    await polymarketAdmin('POST', `/wallets/${expected}/fund`, { usdce: 50 });
+    const wrap = await bodyless(agent, '/api/user/wallet/wrap-on-dw/external/prepare').expect(200);
+    trace('wrap-on-dw/prepare', 'POST /api/user/wallet/wrap-on-dw/external/prepare', wrap.body);
+    assert.equal(wrap.body.amount_units, 50_000_000);
+    assert.equal(wrap.body.calls.length, 2);
+    const wrapped = await submit(
+      agent,
+      '/api/user/wallet/wrap-on-dw/external/submit',
+      owner,
+      wrap.body,
+      200,
+      {
+        amount_units: wrap.body.amount_units,
+      },
+    );
+    trace('wrap-on-dw/submit', 'POST /api/user/wallet/wrap-on-dw/external/submit', wrapped.body);
+    assert.equal(wrapped.body.status, 'executed', JSON.stringify(wrapped.body));
+    assert.equal(ledger().pusdBalance(expected), 50_000_000n);
+    assert.equal(ledger().usdceBalance(expected), 0n);
+    const nothing = await bodyless(agent, '/api/user/wallet/wrap-on-dw/external/prepare').expect(200);
+    assert.equal(nothing.body.amount_units, 0);
+
+    // 4. A buy signed as type 3 by Polymarket's own client (maker = signer = deposit wallet).
+    const { host, signer, creds } = await registerClobCredentials(agent, owner);
+    const clob = new ClobClient({
+      host,
+      chain: 137,
+      signer,
+      creds,
+      signatureType: SignatureTypeV2.POLY_1271,
+      funderAddress: expected,
+    });
+    const m = await importedMarket(agent);
+    const order = await clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    assert.equal(order.signatureType, 3);
+    assert.equal(order.maker, expected);
+    const trade = await polymarketTrade(agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      order_type: OrderType.FAK,
+      signed_order: order,
+    }).expect(200);
+    trace('trade (type 3)', 'POST /api/sdk/trade {venue: polymarket, signed_order: <POLY_1271>}', trade.body);
+    assert.equal(trade.body.success, true, JSON.stringify(trade.body));
+    const shares = trade.body.shares_bought as number;
+    assert.ok(shares > 0);
+    const heldMicro = ledger().tokenBalance(expected, m.yes);
+    assert.equal(heldMicro, BigInt(Math.round(shares * 1e6)));
+    const pusdAfterTrade = ledger().pusdBalance(expected);
+
+    // 5. Redemption from the deposit wallet.
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: 'yes' });
+    await checkResolutions(testContext().deps);
+    const rp = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(asAgent(agent))
+      .send({ market_id: m.marketId, side: 'yes' })
+      .expect(200);
+    trace('dw-redeem/prepare', 'POST /api/sdk/dw-redeem/prepare', rp.body);
+    assert.equal(rp.body.eoa_fallback, undefined, JSON.stringify(rp.body));
+    assert.equal(rp.body.deposit_wallet_address, expected);
+    assert.equal(rp.body.outcome, 'yes');
+    // setApprovalForAll(adapter) is set already (step 2): only the redemption itself.
+    assert.equal(rp.body.calls.length, 1);
+    const rs = await submit(agent, '/api/sdk/dw-redeem/submit', owner, rp.body, 200, {
+      market_id: m.marketId,
+      side: 'yes',
+    });
+    trace('dw-redeem/submit', 'POST /api/sdk/dw-redeem/submit', rs.body);
+    assert.equal(rs.body.status, 'executed', JSON.stringify(rs.body));
+    assert.equal(rs.body.payout_pusd, shares);
+    assert.equal(ledger().tokenBalance(expected, m.yes), 0n);
+    assert.equal(ledger().pusdBalance(expected), pusdAfterTrade + heldMicro);
+    const positions = await api()
+      .get('/api/sdk/positions?venue=polymarket&status=all')
+      .set(asAgent(agent))
+      .expect(200);
+    const p = positions.body.positions.find((x: { market_id: string }) => x.market_id === m.marketId);
+    assert.equal(p.status, 'settled');
+    assert.equal(p.redeemable, false);
+    const twice = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(asAgent(agent))
+      .send({ market_id: m.marketId, side: 'yes' })
+      .expect(200);
+    assert.equal(twice.body.already_redeemed, true);
+  });
+
+  it('when the per-agent route is used, then only the agent or its human reach its wallet, and a managed agent wallet has nothing to sign', async () => {
+    const { agent, token } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    const path = `/api/user/agent/${agent.agent_id}/wallet/external/dw-approvals/prepare`;
+    // The human's token reaches the deposit wallet its agent trades with.
+    const mine = await api()
+      .post(path)
+      .set(asUser(token))
+      .set('Content-Type', 'application/json')
+      .expect(200);
+    assert.equal(mine.body.deposit_wallet_address, depositWalletOf(owner.address));
+    assert.equal(mine.body.calls.length, 12);
+    // Another human, and another agent, do not.
+    const stranger = await claimedWithRealTrading();
+    await api().post(path).set(asUser(stranger.token)).send({}).expect(404);
+    await api().post(path).set(asAgent(stranger.agent)).send({}).expect(404);
+    // An Elite agent with its own managed wallet: the service signs for it.
+    await setTier(await ownerIdOf(agent), 'elite');
+    await api().post('/api/sdk/agent-wallet/register').set(asAgent(agent)).send({}).expect(201);
+    const managed = await api().post(path).set(asAgent(agent)).send({}).expect(409);
+    assert.match(JSON.stringify(managed.body), /agent_wallet_managed/);
+  });
+
+  it('when the account has no deposit wallet, then the batch routes say how to get one', async () => {
+    const { agent } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    const res = await bodyless(agent, '/api/user/wallet/external/dw-approvals/prepare').expect(409);
+    assert.match(JSON.stringify(res.body), /no_deposit_wallet/);
+    assert.match(res.body.fix, /external-upgrade-to-deposit-wallet/);
+    const wrap = await bodyless(agent, '/api/user/wallet/wrap-on-dw/external/prepare').expect(409);
+    assert.match(wrap.body.fix, /external-upgrade-to-deposit-wallet/);
+  });
+});
