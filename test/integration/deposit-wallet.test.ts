@@ -240,6 +240,60 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(twice.body.already_redeemed, true);
   });
 
+  it('when the market resolves 50-50, then the deposit wallet redeems both sides at 0.5 a share (is_cancelled, no winning outcome)', async () => {
+    const { agent } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    const dw = depositWalletOf(owner.address);
+    await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    const prep = await bodyless(agent, '/api/user/wallet/external/dw-approvals/prepare').expect(200);
+    await submit(agent, '/api/user/wallet/external/dw-approvals/submit', owner, prep.body, 200);
+    await polymarketAdmin('POST', `/wallets/${dw}/fund`, { pusd: 20 });
+    const { host, signer, creds } = await registerClobCredentials(agent, owner);
+    const clob = new ClobClient({
+      host,
+      chain: 137,
+      signer,
+      creds,
+      signatureType: SignatureTypeV2.POLY_1271,
+      funderAddress: dw,
+    });
+    const m = await importedMarket(agent);
+    const order = await clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    const bought = await polymarketTrade(agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      order_type: OrderType.FAK,
+      signed_order: order,
+    }).expect(200);
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    const heldMicro = ledger().tokenBalance(dw, m.yes);
+    assert.ok(heldMicro > 0n);
+    const pusdBefore = ledger().pusdBalance(dw);
+
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
+    await checkResolutions(testContext().deps);
+    const rp = await api()
+      .post('/api/sdk/dw-redeem/prepare')
+      .set(asAgent(agent))
+      .send({ market_id: m.marketId, side: 'yes' })
+      .expect(200);
+    assert.equal(rp.body.not_redeemable, undefined, JSON.stringify(rp.body));
+    assert.equal(rp.body.is_cancelled, true);
+    assert.equal(rp.body.outcome, undefined);
+    const half = heldMicro / 2n; // the CTF pays amount × 1/2, rounded down
+    assert.equal(rp.body.expected_payout_pusd, Number(half) / 1e6);
+    const rs = await submit(agent, '/api/sdk/dw-redeem/submit', owner, rp.body, 200, {
+      market_id: m.marketId,
+      side: 'yes',
+    });
+    assert.equal(rs.body.status, 'executed', JSON.stringify(rs.body));
+    assert.equal(rs.body.payout_pusd, Number(half) / 1e6);
+    assert.equal(ledger().tokenBalance(dw, m.yes), 0n);
+    assert.equal(ledger().pusdBalance(dw), pusdBefore + half);
+  });
+
   it('when the per-agent route is used, then only the agent or its human reach its wallet, and a managed agent wallet has nothing to sign', async () => {
     const { agent, token } = await claimedWithRealTrading();
     const owner = Wallet.createRandom() as unknown as Wallet;

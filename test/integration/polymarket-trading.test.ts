@@ -98,6 +98,18 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     assert.equal(after.body.count, 0);
     const stored = await testContext().deps.models.Trade.findById(resting.body.trade_id).lean();
     assert.equal(stored!.status, 'canceled');
+    // Nothing matched: the stored answer (replayed to a resend) is a zero fill, not an empty `filled`.
+    const answer = stored!.result as {
+      success: boolean;
+      fill_status: string;
+      error_code: string;
+      cost: number;
+    };
+    assert.deepEqual(
+      [answer.success, answer.fill_status, answer.error_code, answer.cost],
+      [false, 'failed', 'order_canceled', 0],
+      JSON.stringify(answer),
+    );
   });
 
   it('when the signed order is not the trade asked for, then it is refused with a fix and nothing is sent', async () => {

@@ -48,13 +48,16 @@ const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 type Held = Awaited<ReturnType<typeof positionsWithMarkets>>;
 
-/** What a resolved market asks of a holder, per venue: sim pays out by itself, real venues redeem. */
+/**
+ * What a resolved market asks of a holder, per venue: sim pays out by itself, real venues redeem.
+ * Worded for any payout: after a 50-50 (void) result both sides pay, so there is no "winning" side.
+ */
 const RESOLVED_ACTION: Record<VenueId, string> = {
   sim: 'the payout is being settled to your balance.',
   polymarket:
-    'redeem the winning shares (POST /api/sdk/redeem {market_id, side}, or auto-redeem in GET /api/sdk/agents/me/settings).',
+    'redeem the shares that pay out (POST /api/sdk/redeem {market_id, side}, or auto-redeem in GET /api/sdk/agents/me/settings).',
   kalshi:
-    'redeem the winning contracts at $1: POST /api/sdk/trade/kalshi/quote {market_id, side, action: "sell", shares}, sign, then POST /api/sdk/trade/kalshi/submit.',
+    'redeem the contracts that pay out ($1 a winning contract, the settlement value after a scalar or 50-50 result): POST /api/sdk/trade/kalshi/quote {market_id, side, action: "sell", shares}, sign, then POST /api/sdk/trade/kalshi/submit.',
 };
 
 /**

@@ -6,6 +6,8 @@ import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
 import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
+import { refusedResult, shapeOf } from './trade-result.js';
+import type { Refusal } from '../refusal.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { followSettlements, type SettlementCounts } from './venue-settlement.js';
@@ -41,7 +43,12 @@ export async function syncOpenTrade(
   if (state.working === 'done') {
     const market = await ctx.models.Market.findById(t.marketId).lean();
     if (market) {
-      const result = await orderAnswer(ctx, t, market, state);
+      // An order the venue ended with nothing matched (cancelled, expired) is answered as a failure,
+      // as the client reads a zero fill (`success: false`), not as an empty `filled`.
+      const result =
+        state.sharesMicro > 0
+          ? await orderAnswer(ctx, t, market, state)
+          : refusedResult(shapeOf(t), market, ENDED_UNMATCHED, NO_HOLDINGS, false);
       await closeOpenTrade(ctx.models, t._id, {
         status: state.sharesMicro > 0 ? 'filled' : 'canceled',
         result,
@@ -55,6 +62,15 @@ export async function syncOpenTrade(
   }
   return state;
 }
+
+const ENDED_UNMATCHED: Refusal = {
+  error: 'The order ended on the venue with nothing matched (cancelled or expired): nothing was spent.',
+  errorCode: 'order_canceled',
+  retryable: true,
+  hint: 'Place a new order if you still want the position.',
+  category: 'venue',
+};
+const NO_HOLDINGS = { balanceMicro: 0, sharesYesMicro: 0, sharesNoMicro: 0 };
 
 /** Open trades synced per run; the oldest-synced go first, so every order gets its turn. */
 const SYNC_BATCH = 200;
