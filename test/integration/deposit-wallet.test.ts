@@ -329,4 +329,31 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     const wrap = await bodyless(agent, '/api/user/wallet/wrap-on-dw/external/prepare').expect(409);
     assert.match(wrap.body.fix, /external-upgrade-to-deposit-wallet/);
   });
+
+  it('when a submit carries a nonce or call value that is not a uint256, then it is a 422 naming the field, not a 500', async () => {
+    const { agent } = await claimedWithRealTrading();
+    const call = { target: '0x' + '0'.repeat(40), value: '0', data: '0x00000000' };
+    const bodies = [
+      { nonce: '0', calls: [{ ...call, value: 'AAA' }] }, // the contract fuzzer's samples (seed 8887)
+      { nonce: 'AAA', calls: [call] },
+      { nonce: '2' + '0'.repeat(77), calls: [call] }, // above 2^256 - 1 (about 1.16e77)
+    ];
+    for (const path of [
+      '/api/user/wallet/external/dw-approvals/submit',
+      `/api/user/agent/${agent.agent_id}/wallet/external/dw-approvals/submit`,
+      '/api/user/wallet/wrap-on-dw/external/submit',
+    ])
+      for (const b of bodies) {
+        const res = await api()
+          .post(path)
+          .set(asAgent(agent))
+          .send({ signature: '0'.repeat(130), deadline: '0', amount_units: 1, ...b });
+        assert.equal(
+          res.status,
+          422,
+          `${path} ${JSON.stringify(b)} → ${res.status} ${JSON.stringify(res.body)}`,
+        );
+        assert.ok(res.body.fix, JSON.stringify(res.body));
+      }
+  });
 });

@@ -6,11 +6,18 @@ import { EvmAddressSchema } from './wallet.schemas.js';
 // Every batch flow is prepare → the owner signs `typed_data` locally → submit with the same
 // `nonce`, `deadline` and `calls`; the service relays only batches it prepared.
 
-/** A uint256 as JSON sends it (decimal string or integer), kept as a decimal string. */
+/**
+ * A uint256 as JSON sends it (decimal string or integer), kept as a decimal string. The bound is
+ * checked in a transform, after the union: zod still runs a refine when a union member failed, and
+ * `BigInt("AAA")` would throw there (a 500 the contract fuzzer found).
+ */
 const Uint256Schema = z
   .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
-  .refine((v) => BigInt(v) < 2n ** 256n, 'at most 2^256 - 1')
-  .transform(String);
+  .transform((v, ctx) => {
+    if (BigInt(v) < 2n ** 256n) return String(v);
+    ctx.addIssue({ code: 'custom', message: 'at most 2^256 - 1' });
+    return z.NEVER;
+  });
 
 export const DwCallSchema = z
   .object({
