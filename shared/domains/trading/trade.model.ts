@@ -14,6 +14,8 @@ export interface Admission {
   /** The market cooldown this buy opened, if any, and its expiry (given back with the count). */
   openedCooldown?: string | null;
   openedCooldownUntil?: number;
+  /** What it reserved of the agent's automaton budget (limits/counters.ts BudgetReservation). */
+  budget?: { key: string; gen: string; micro: number } | null;
 }
 
 /** Where a venue order's matches stand on chain (the trade's `venueOrder.settlement`). */
