@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { makeMarket, trade } from '../support/factories.js';
+import { makeMarket, recordPendingBuy, trade } from '../support/factories.js';
+import { testContext } from '../support/context.js';
+import { tradeContext } from '../../shared/domains/trading/context.js';
+import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 
 const auth = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
@@ -169,5 +172,41 @@ describe('automaton trade guard #integration', () => {
     assert.doesNotMatch(unfillable.body.error_code, /automaton/);
     const fits = await trade(agent, { market_id: b._id, side: 'yes', amount: 5 });
     assert.equal(fits.body.success, true, JSON.stringify(fits.body));
+  });
+
+  it('when the automaton halts while a trade waits in the queue, then the worker refuses it and nothing moves', async () => {
+    const { deps } = testContext();
+    const agent = await withAutomaton(100);
+    const market = await makeMarket();
+    // Accepted and recorded as the API does before queueing; the halt lands before a worker takes it.
+    const queued = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 5_000_000 });
+    const direct = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 5_000_000 });
+    const balance = (await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro;
+    await api().post('/api/sdk/automaton/halt').set(auth(agent)).expect(200);
+
+    // Through the job (the sim venue's group commit) and through executeTrade (every other venue).
+    const run = await deps.queues.enqueueAndWait('execute-trade', { tradeId: queued }, 10_000);
+    assert.equal(run.state, 'completed');
+    const answers = [
+      (run as { result: { success: boolean; error_code: string } }).result,
+      await executeTrade(tradeContext(deps), direct),
+    ];
+    for (const answer of answers) {
+      assert.equal(answer.success, false, JSON.stringify(answer));
+      assert.equal(answer.error_code, 'automaton_halted');
+    }
+    for (const id of [queued, direct]) {
+      const stored = await deps.models.Trade.findById(id).lean();
+      assert.equal(stored!.status, 'rejected');
+      assert.match(stored!.failureReason ?? '', /halted by your automaton/);
+    }
+    assert.equal((await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro, balance);
+    assert.equal(await deps.models.Position.countDocuments({ agentId: agent.agent_id }), 0);
+
+    // Resumed, a trade queued then runs.
+    await api().post('/api/sdk/automaton/resume').set(auth(agent)).expect(200);
+    const after = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 1_000_000 });
+    const ran = await deps.queues.enqueueAndWait('execute-trade', { tradeId: after }, 10_000);
+    assert.equal((ran as { result: { success: boolean } }).result.success, true, JSON.stringify(ran));
   });
 });

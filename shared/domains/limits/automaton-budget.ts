@@ -77,6 +77,21 @@ export function budgetReservation(
   };
 }
 
+/** A halted automaton's refusal, when a trade is accepted and again when a worker first takes it. */
+export const AUTOMATON_HALTED: Refusal = {
+  error:
+    'Trading is halted by your automaton; the trade was not placed. Resume it with POST /api/sdk/automaton/resume.',
+  errorCode: 'automaton_halted',
+  retryable: false,
+  hint: 'Resume it with POST /api/sdk/automaton/resume (the agent key or the /simmer resume command), then trade again.',
+  category: 'limit',
+};
+
+/** Whether the agent's automaton is halted now (read from the database: a halt counts at once). */
+export async function automatonHalted(models: Models, agentId: string): Promise<boolean> {
+  return (await models.Automaton.findById(agentId, { halted: 1 }).lean())?.halted === true;
+}
+
 const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;
 
 /**
@@ -89,15 +104,7 @@ export function automatonRefusal(
   t: { venue: string; action: 'buy' | 'sell'; amountMicro: number },
 ): Refusal | null {
   if (!standing) return null;
-  if (standing.halted)
-    return {
-      error:
-        'Trading is halted by your automaton; the trade was not placed. Resume it with POST /api/sdk/automaton/resume.',
-      errorCode: 'automaton_halted',
-      retryable: false,
-      hint: 'Resume it with POST /api/sdk/automaton/resume (the agent key or the /simmer resume command), then trade again.',
-      category: 'limit',
-    };
+  if (standing.halted) return AUTOMATON_HALTED;
   if (t.action !== 'buy' || t.venue !== standing.venue) return null;
   const remaining = standing.budgetMicro - standing.committedMicro;
   if (t.amountMicro <= remaining) return null;
