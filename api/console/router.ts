@@ -22,6 +22,7 @@ import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
 import { homePage, loginPage } from './pages/home.js';
 import { schedulesPage } from './pages/schedules.js';
 import { venuesPage } from './pages/venues.js';
+import { overdueSettlements } from '../../shared/domains/trading/venue-settlement.js';
 import { tapesPage } from './pages/tapes.js';
 import { tapeCoverage } from '../../shared/domains/tapes/tape-coverage.js';
 import { queueBoard } from './queue-board.js';
@@ -157,8 +158,14 @@ export function operatorConsole(
     res.redirect(303, `/admin/schedules?done=${verb}&schedule=${encodeURIComponent(name)}`);
   });
 
-  router.get('/venues', guard, (req, res) => {
-    send(req, res, 'Venues', '/admin/venues', venuesPage(outsideHostHealth(deps)));
+  router.get('/venues', guard, async (req, res) => {
+    send(
+      req,
+      res,
+      'Venues',
+      '/admin/venues',
+      venuesPage(outsideHostHealth(deps), await overdueSettlements(deps)),
+    );
   });
 
   router.get('/tapes', guard, async (req, res) => {

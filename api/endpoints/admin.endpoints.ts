@@ -116,6 +116,41 @@ export const adminEndpoints = {
       })
       .meta({ id: 'VenueHealth' }),
   }),
+  settlements: endpoint({
+    method: 'get',
+    path: '/api/admin/settlements',
+    auth: 'operator',
+    tag: 'Operator',
+    summary: 'Venue matches whose chain settlement is overdue: still neither confirmed nor failed',
+    description:
+      'A venue match (Polymarket) is booked at once and answered `unconfirmed` until its CLOB trades are CONFIRMED ' +
+      'or FAILED on chain. One still pending `overdue_after_minutes` (SETTLEMENT_OVERDUE_MINUTES) after it was ' +
+      'booked is listed here, oldest first (at most 200), logged once as an error and counted in the ' +
+      '`venue_settlements_overdue` metric. It is still followed, after a quarter of its age each time (at least a ' +
+      'minute, at most an hour: `next_look_at`), and leaves this list when the chain gives its final word. Its ' +
+      'booking stands meanwhile: check the order on the venue (`order_id`).',
+    response: z
+      .object({
+        overdue_after_minutes: z.number(),
+        overdue: z.array(
+          z.object({
+            trade_id: z.string(),
+            agent_id: z.string(),
+            venue: z.string(),
+            market_id: z.string(),
+            action: z.string(),
+            order_id: z.string().nullable(),
+            booked_at: z
+              .string()
+              .describe('When the match was booked: the settlement’s age counts from here'),
+            overdue_since: z.string().describe('When the follow-up first found it overdue'),
+            last_looked_at: z.string().nullable(),
+            next_look_at: z.string().nullable().describe('The venue is not asked about it again before this'),
+          }),
+        ),
+      })
+      .meta({ id: 'OverdueSettlements' }),
+  }),
   audit: endpoint({
     method: 'get',
     path: '/api/admin/audit',

@@ -4,6 +4,7 @@ import { operatorActions } from '../../shared/domains/operator/operator-actions.
 import { API_ACTOR, recentOperatorActions } from '../../shared/domains/operator/record-action.js';
 import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';
 import { outsideHostHealth } from '../../shared/composition/host-health.js';
+import { overdueSettlements } from '../../shared/domains/trading/venue-settlement.js';
 import type { adminEndpoints } from '../endpoints/admin.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 
@@ -12,6 +13,7 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
   resolveMarket: async ({ deps, params, body }) =>
     operatorActions.resolveMarket(deps, API_ACTOR, params.market_id, body.outcome),
   venues: async ({ deps }) => outsideHostHealth(deps),
+  settlements: async ({ deps }) => overdueSettlements(deps),
   audit: async ({ deps, query }) => {
     const { differenceCount, tookMs, ...report } = await auditLedger(deps.models, {
       maxDifferences: query.max_differences,

@@ -4,6 +4,11 @@ import type { QueueClient } from './queue/queue-client.js';
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /**
+   * Venue matches still not final on chain past SETTLEMENT_OVERDUE_MINUTES, per venue: set by the
+   * process that follows settlements (trading/venue-settlement.ts) on each run.
+   */
+  settlementsOverdue: Gauge<'venue'>;
 }
 
 /** One registry per process: default Node metrics, HTTP latency, and queue depths read at scrape time. */
@@ -31,5 +36,11 @@ export function createMetrics(queues: QueueClient): Metrics {
       }
     },
   });
-  return { registry, httpDuration };
+  const settlementsOverdue = new Gauge({
+    name: 'venue_settlements_overdue',
+    help: 'Venue matches whose chain settlement is still not final past SETTLEMENT_OVERDUE_MINUTES',
+    labelNames: ['venue'] as const,
+    registers: [registry],
+  });
+  return { registry, httpDuration, settlementsOverdue };
 }

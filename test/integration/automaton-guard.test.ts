@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { makeMarket, trade } from '../support/factories.js';
+import { makeMarket, recordPendingBuy, trade } from '../support/factories.js';
+import { testContext } from '../support/context.js';
+import { tradeContext } from '../../shared/domains/trading/context.js';
+import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 
 const auth = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
@@ -116,5 +119,94 @@ describe('automaton trade guard #integration', () => {
     assert.match(JSON.stringify(res.body), /automaton_budget_exceeded/);
     const trades = await api().get('/api/sdk/trades').set(auth(agent)).expect(200);
     assert.equal(trades.body.total_count, 0, 'no leg placed');
+  });
+
+  it('when buys whose sum exceeds the budget are sent at the same moment, then only as many as fit are accepted', async () => {
+    const agent = await withAutomaton(10);
+    const markets = await Promise.all(Array.from({ length: 8 }, () => makeMarket()));
+    const answers = await Promise.all(
+      markets.map((m) => trade(agent, { market_id: m._id, side: 'yes', amount: 3 })),
+    );
+    const accepted = answers.filter((r) => r.body.success === true);
+    assert.equal(accepted.length, 3, JSON.stringify(answers.map((r) => r.body.error_code ?? 'ok')));
+    for (const r of answers.filter((a) => a.body.success !== true)) {
+      assert.equal(r.status, 200);
+      assert.match(r.body.error_code, /^automaton_budget_(exceeded|spent)$/, JSON.stringify(r.body));
+    }
+    const state = await api().get('/api/sdk/automaton/state').set(auth(agent)).expect(200);
+    assert.equal(state.body.spent_usd, 9);
+    assert.equal(state.body.remaining_usd, 1);
+    const trades = await api().get('/api/sdk/trades').set(auth(agent)).expect(200);
+    assert.equal(trades.body.total_count, 3, 'the refused buys left no trade');
+  });
+
+  it('when the legs of a non-atomic batch race a single buy for the budget, then together they stay within it', async () => {
+    const agent = await withAutomaton(5);
+    const markets = await Promise.all(Array.from({ length: 4 }, () => makeMarket()));
+    const [batch, single] = await Promise.all([
+      api()
+        .post('/api/sdk/trades/batch')
+        .set(auth(agent))
+        .send({
+          venue: 'sim',
+          trades: markets.slice(0, 3).map((m) => ({ market_id: m._id, side: 'yes', amount: 2 })),
+        }),
+      trade(agent, { market_id: markets[3]!._id, side: 'yes', amount: 2 }),
+    ]);
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    const legs = (batch.body.results as { success: boolean }[]).filter((l) => l.success).length;
+    assert.equal(
+      legs + (single.body.success ? 1 : 0),
+      2,
+      JSON.stringify({ batch: batch.body, single: single.body }),
+    );
+    const state = await api().get('/api/sdk/automaton/state').set(auth(agent)).expect(200);
+    assert.equal(state.body.spent_usd, 4);
+  });
+
+  it('when a buy that reserved budget is refused in execution, then its reservation is given back', async () => {
+    const agent = await withAutomaton(5);
+    const [a, b] = await Promise.all([makeMarket(), makeMarket()]);
+    const unfillable = await trade(agent, { market_id: a._id, side: 'yes', amount: 4, price: 0.01 });
+    assert.equal(unfillable.body.success, false, JSON.stringify(unfillable.body));
+    assert.doesNotMatch(unfillable.body.error_code, /automaton/);
+    const fits = await trade(agent, { market_id: b._id, side: 'yes', amount: 5 });
+    assert.equal(fits.body.success, true, JSON.stringify(fits.body));
+  });
+
+  it('when the automaton halts while a trade waits in the queue, then the worker refuses it and nothing moves', async () => {
+    const { deps } = testContext();
+    const agent = await withAutomaton(100);
+    const market = await makeMarket();
+    // Accepted and recorded as the API does before queueing; the halt lands before a worker takes it.
+    const queued = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 5_000_000 });
+    const direct = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 5_000_000 });
+    const balance = (await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro;
+    await api().post('/api/sdk/automaton/halt').set(auth(agent)).expect(200);
+
+    // Through the job (the sim venue's group commit) and through executeTrade (every other venue).
+    const run = await deps.queues.enqueueAndWait('execute-trade', { tradeId: queued }, 10_000);
+    assert.equal(run.state, 'completed');
+    const answers = [
+      (run as { result: { success: boolean; error_code: string } }).result,
+      await executeTrade(tradeContext(deps), direct),
+    ];
+    for (const answer of answers) {
+      assert.equal(answer.success, false, JSON.stringify(answer));
+      assert.equal(answer.error_code, 'automaton_halted');
+    }
+    for (const id of [queued, direct]) {
+      const stored = await deps.models.Trade.findById(id).lean();
+      assert.equal(stored!.status, 'rejected');
+      assert.match(stored!.failureReason ?? '', /halted by your automaton/);
+    }
+    assert.equal((await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro, balance);
+    assert.equal(await deps.models.Position.countDocuments({ agentId: agent.agent_id }), 0);
+
+    // Resumed, a trade queued then runs.
+    await api().post('/api/sdk/automaton/resume').set(auth(agent)).expect(200);
+    const after = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 1_000_000 });
+    const ran = await deps.queues.enqueueAndWait('execute-trade', { tradeId: after }, 10_000);
+    assert.equal((ran as { result: { success: boolean } }).result.success, true, JSON.stringify(ran));
   });
 });

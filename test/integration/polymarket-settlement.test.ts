@@ -330,4 +330,84 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     );
     assert.deepEqual(await auditOf(t.agent.agent_id), []);
   });
+
+  it('when a match never becomes final on chain, then past its time operators are told once (log, metric, admin list) and it is followed with backoff until it settles', async () => {
+    const { deps, operatorToken } = testContext();
+    const t = await externalTrader();
+    const m = await importedMarket(t.agent);
+    const res = await signedBuy(t, m);
+    assert.equal(res.body.fill_status, 'unconfirmed', JSON.stringify(res.body));
+    const tradeId = res.body.trade_id as string;
+    const clob = await clobTradeOf(res.body.order_id);
+    await setStatus(clob.id, 'MINED');
+    const stored = async () => (await deps.models.Trade.findById(tradeId).lean())!;
+    const listed = async () => {
+      const list = await api()
+        .get('/api/admin/settlements')
+        .set('Authorization', `Bearer ${operatorToken}`)
+        .expect(200);
+      assert.equal(list.body.overdue_after_minutes, deps.env.SETTLEMENT_OVERDUE_MINUTES);
+      return (list.body.overdue as { trade_id: string; next_look_at: string }[]).find(
+        (o) => o.trade_id === tradeId,
+      );
+    };
+    const overdueMetric = async () =>
+      (await deps.metrics.registry.getSingleMetric('venue_settlements_overdue')!.get()).values.find(
+        (v) => v.labels.venue === 'polymarket',
+      )?.value ?? 0;
+
+    await followSettlements(deps);
+    assert.equal((await stored()).venueOrder!.settlementOverdueAt, null, 'within its time');
+    assert.equal(await listed(), undefined);
+
+    const { clock, log } = deps;
+    const errors: string[] = [];
+    const booked = (await stored()).finishedAt!.getTime();
+    let now = booked + (deps.env.SETTLEMENT_OVERDUE_MINUTES + 1) * 60_000;
+    deps.clock = () => new Date(now);
+    deps.log = Object.create(log, {
+      error: {
+        value: (obj: { tradeId?: string }, msg: string) => {
+          if (obj?.tradeId === tradeId) errors.push(msg);
+        },
+      },
+    }) as typeof log;
+    try {
+      await Promise.all([followSettlements(deps), followSettlements(deps)]);
+      const flagged = await stored();
+      assert.equal(flagged.venueOrder!.settlement, 'pending', 'still followed, not given up');
+      assert.equal(flagged.venueOrder!.settlementOverdueAt!.getTime(), now);
+      const nextLook = flagged.venueOrder!.settlementNextLookAt!.getTime();
+      assert.ok(nextLook > now + 60_000 - 1, 'asked again only after its backoff');
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.match(errors[0]!, /still not final on chain after \d+ minutes/);
+      assert.equal((await listed())?.next_look_at, new Date(nextLook).toISOString());
+      assert.ok((await overdueMetric()) >= 1);
+      const page = await api()
+        .get('/admin/venues')
+        .set('Authorization', `Bearer ${operatorToken}`)
+        .expect(200);
+      assert.match(page.text, /Settlements overdue/);
+      assert.ok(page.text.includes(tradeId), 'the console lists it');
+
+      // Final on the venue now, but not asked before its next look: it stays pending until then.
+      await setStatus(clob.id, 'CONFIRMED');
+      await followSettlements(deps);
+      assert.equal((await stored()).venueOrder!.settlement, 'pending');
+      assert.equal(errors.length, 1, 'told once');
+
+      now = nextLook;
+      const before = await overdueMetric();
+      await followSettlements(deps);
+      const settled = await stored();
+      assert.equal(settled.venueOrder!.settlement, 'confirmed');
+      assert.equal((settled.result as { fill_status: string }).fill_status, 'filled');
+      assert.equal(await listed(), undefined, 'no longer overdue');
+      assert.equal(await overdueMetric(), before - 1);
+    } finally {
+      deps.clock = clock;
+      deps.log = log;
+    }
+    assert.deepEqual(await auditOf(t.agent.agent_id), []);
+  });
 });

@@ -1,9 +1,13 @@
 import type { outsideHostHealth } from '../../../shared/composition/host-health.js';
+import type { overdueSettlements } from '../../../shared/domains/trading/venue-settlement.js';
 import { html, when, type Html } from '../html.js';
 
 const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;
 
-export function venuesPage(health: ReturnType<typeof outsideHostHealth>): Html {
+export function venuesPage(
+  health: ReturnType<typeof outsideHostHealth>,
+  settlements: Awaited<ReturnType<typeof overdueSettlements>>,
+): Html {
   return html`<h1>Venues</h1>
     <p class="lead">
       Mode: <strong>${health.mode}</strong>. A circuit opens after repeated failures and lets one trial
@@ -48,5 +52,46 @@ export function venuesPage(health: ReturnType<typeof outsideHostHealth>): Html {
             </tbody>
           </table>
           <br />`,
-    )}`;
+    )}
+    ${overdueTable(settlements)}`;
+}
+
+/** Matches the chain has not settled past SETTLEMENT_OVERDUE_MINUTES: the operator checks them on the venue. */
+function overdueTable(s: Awaited<ReturnType<typeof overdueSettlements>>): Html {
+  return html`<table>
+    <caption>
+      Settlements overdue (not final on chain after ${s.overdue_after_minutes} minutes)
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Trade</th>
+        <th scope="col">Venue</th>
+        <th scope="col">Agent</th>
+        <th scope="col">Order</th>
+        <th scope="col">Booked</th>
+        <th scope="col">Overdue since</th>
+        <th scope="col">Next look</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${
+        s.overdue.length
+          ? s.overdue.map(
+              (o) =>
+                html`<tr>
+                  <td><code>${o.trade_id}</code></td>
+                  <td>${o.venue}</td>
+                  <td><code>${o.agent_id}</code></td>
+                  <td><code>${o.order_id ?? ''}</code></td>
+                  <td>${when(o.booked_at)}</td>
+                  <td><span class="bad">${when(o.overdue_since)}</span></td>
+                  <td>${when(o.next_look_at)}</td>
+                </tr>`,
+            )
+          : html`<tr>
+              <td colspan="7" class="muted">None: every venue match is final on chain or within its time.</td>
+            </tr>`
+      }
+    </tbody>
+  </table>`;
 }

@@ -2,12 +2,15 @@ import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import type { Refusal } from '../refusal.js';
 import { FILLED } from '../trading/trade.model.js';
+import { limitKeys, type BudgetReservation } from './counters.js';
 
 /** What an agent's automaton allows now: whether it is halted, and the budget left on its venue. */
 export interface AutomatonStanding {
   halted: boolean;
   venue: string;
   budgetMicro: number;
+  /** Its run: set by every init, so a new init starts a new budget counter. */
+  startedAtMs: number;
   /** Filled buys on the venue since the automaton's start, plus buys accepted and not yet run. */
   committedMicro: number;
 }
@@ -21,8 +24,9 @@ export async function buyCostMicro(models: Models, filter: Record<string, unknow
 /**
  * The agent's automaton as the trade guard sees it, or null without one. Spent counts what
  * `GET /api/sdk/automaton/state` counts (filled buys on its venue since `started_at`) plus the buys
- * accepted and still in the queue, so that a burst of buys cannot all pass on the same remainder.
- * A halted automaton refuses whatever the budget, so its spend is not read.
+ * accepted and still in the queue. This read is the quick check (checkStanding); buys sent at the
+ * same moment all read the same remainder, so the buy's admission reserves its amount atomically
+ * (budgetReservation). A halted automaton refuses whatever the budget, so its spend is not read.
  */
 export async function automatonStanding(models: Models, agentId: string): Promise<AutomatonStanding | null> {
   const a = await models.Automaton.findById(agentId, {
@@ -32,7 +36,13 @@ export async function automatonStanding(models: Models, agentId: string): Promis
     startedAt: 1,
   }).lean();
   if (!a) return null;
-  const standing = { halted: a.halted, venue: a.venue, budgetMicro: a.budgetMicro, committedMicro: 0 };
+  const standing = {
+    halted: a.halted,
+    venue: a.venue,
+    budgetMicro: a.budgetMicro,
+    startedAtMs: a.startedAt.getTime(),
+    committedMicro: 0,
+  };
   if (a.halted) return standing;
   const since: Record<string, unknown> = { agentId, venue: a.venue, createdAt: { $gte: a.startedAt } };
   const [filled, queued] = await Promise.all([
@@ -44,6 +54,42 @@ export async function automatonStanding(models: Models, agentId: string): Promis
   ]);
   standing.committedMicro = filled + queued.reduce((sum, t) => sum + t.amountMicro, 0);
   return standing;
+}
+
+/**
+ * What a buy reserves of the automaton's budget when it is admitted (limits/counters.ts admitBuy):
+ * a buy on the automaton's venue, null otherwise. The reservation is checked and counted in one
+ * Redis command, given back with the admission when the buy does not fill, and then stays counted
+ * as the database counts the buy.
+ */
+export function budgetReservation(
+  prefix: string,
+  agentId: string,
+  standing: AutomatonStanding | null,
+  t: { venue: string; action: 'buy' | 'sell'; amountMicro: number },
+): BudgetReservation | null {
+  if (!standing || standing.halted || t.action !== 'buy' || t.venue !== standing.venue) return null;
+  return {
+    key: limitKeys(prefix).budget(agentId, standing.startedAtMs),
+    recordedMicro: standing.committedMicro,
+    budgetMicro: standing.budgetMicro,
+    amountMicro: t.amountMicro,
+  };
+}
+
+/** A halted automaton's refusal, when a trade is accepted and again when a worker first takes it. */
+export const AUTOMATON_HALTED: Refusal = {
+  error:
+    'Trading is halted by your automaton; the trade was not placed. Resume it with POST /api/sdk/automaton/resume.',
+  errorCode: 'automaton_halted',
+  retryable: false,
+  hint: 'Resume it with POST /api/sdk/automaton/resume (the agent key or the /simmer resume command), then trade again.',
+  category: 'limit',
+};
+
+/** Whether the agent's automaton is halted now (read from the database: a halt counts at once). */
+export async function automatonHalted(models: Models, agentId: string): Promise<boolean> {
+  return (await models.Automaton.findById(agentId, { halted: 1 }).lean())?.halted === true;
 }
 
 const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;
@@ -58,15 +104,7 @@ export function automatonRefusal(
   t: { venue: string; action: 'buy' | 'sell'; amountMicro: number },
 ): Refusal | null {
   if (!standing) return null;
-  if (standing.halted)
-    return {
-      error:
-        'Trading is halted by your automaton; the trade was not placed. Resume it with POST /api/sdk/automaton/resume.',
-      errorCode: 'automaton_halted',
-      retryable: false,
-      hint: 'Resume it with POST /api/sdk/automaton/resume (the agent key or the /simmer resume command), then trade again.',
-      category: 'limit',
-    };
+  if (standing.halted) return AUTOMATON_HALTED;
   if (t.action !== 'buy' || t.venue !== standing.venue) return null;
   const remaining = standing.budgetMicro - standing.committedMicro;
   if (t.amountMicro <= remaining) return null;

@@ -35,12 +35,35 @@ export interface BuyAdmissionRequest extends CooldownTarget {
   /** Counted against `dailyLimitMicro` (real venues); 0 on sim. */
   spendMicro: number;
   dailyLimitMicro: number | null;
+  /** The agent's automaton budget this buy is reserved against (automaton-budget.ts), if any. */
+  budget?: BudgetReservation | null;
+}
+
+/**
+ * A buy's reservation against its automaton's budget: the Redis counter of the automaton's run
+ * (`key`), seeded from `recordedMicro` (what the database counts: filled buys since the start plus
+ * queued ones) when Redis does not hold it, the budget and the buy's amount.
+ */
+export interface BudgetReservation {
+  key: string;
+  recordedMicro: number;
+  budgetMicro: number;
+  amountMicro: number;
 }
 
 export type AdmissionVerdict =
   | { ok: true; admission: Admission }
   | { ok: false; reason: CooldownKind; expiresAt: Date }
-  | { ok: false; reason: 'daily_trades' | 'daily_spend'; usedTrades: number; usedSpendMicro: number };
+  | { ok: false; reason: 'daily_trades' | 'daily_spend'; usedTrades: number; usedSpendMicro: number }
+  | { ok: false; reason: 'automaton_budget'; committedMicro: number };
+
+/**
+ * How long an automaton's budget counter outlives its last reservation. It only has to bridge the
+ * moment between a buy's reservation and its trade being recorded (from then on the database counts
+ * it); expiring after a quiet minute re-derives it from the database, which also drops what a
+ * partial fill or a rolled-back match left over-counted.
+ */
+export const BUDGET_IDLE_TTL_SECONDS = 60;
 
 export const DAY_TTL_SECONDS = 2 * 24 * 3600;
 
@@ -59,10 +82,14 @@ export const limitKeys = (prefix: string) => ({
   cooldowns: (agentId: string) => `${prefix}:limits:cooldowns:${agentId}`,
   day: (ownerKey: string, day: string) => `${prefix}:limits:day:${ownerKey}:${day}`,
   released: (admissionId: string) => `${prefix}:limits:released:${admissionId}`,
+  /** One automaton run's committed budget: a hash of `committed` (micro) and `gen` (its seeding). */
+  budget: (agentId: string, startedAtMs: number) => `${prefix}:limits:budget:${agentId}:${startedAtMs}`,
 });
 
-// KEYS: cooldowns, day. ARGV: now ms, failed member, market member, market cooldown ms,
-// max trades, spend, daily limit (-1: none), day ttl s.
+// KEYS: cooldowns, day[, automaton budget]. ARGV: now ms, failed member, market member, market
+// cooldown ms, max trades, spend, daily limit (-1: none), day ttl s[, recorded micro, budget micro,
+// amount micro, new generation, budget ttl s]. The budget is checked last and reserved with the rest,
+// so a refusal anywhere takes nothing. Replies {'ok', generation} when a budget was reserved.
 const ADMIT = redisScript(`
 local now = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -77,6 +104,20 @@ local limit = tonumber(ARGV[7])
 if limit >= 0 and spent + tonumber(ARGV[6]) > limit then
   return {'daily_spend', tostring(trades), tostring(spent)}
 end
+local gen = ''
+if KEYS[3] then
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    redis.call('HSET', KEYS[3], 'committed', ARGV[9], 'gen', ARGV[12])
+  end
+  local committed = tonumber(redis.call('HGET', KEYS[3], 'committed'))
+  if committed + tonumber(ARGV[11]) > tonumber(ARGV[10]) then
+    redis.call('EXPIRE', KEYS[3], ARGV[13])
+    return {'automaton_budget', tostring(committed)}
+  end
+  redis.call('HINCRBY', KEYS[3], 'committed', ARGV[11])
+  redis.call('EXPIRE', KEYS[3], ARGV[13])
+  gen = redis.call('HGET', KEYS[3], 'gen')
+end
 redis.call('HINCRBY', KEYS[2], 'trades', 1)
 redis.call('HINCRBY', KEYS[2], 'spent', ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[8])
@@ -85,11 +126,13 @@ if cooldown > 0 then
   redis.call('ZADD', KEYS[1], now + cooldown, ARGV[3])
   if redis.call('PTTL', KEYS[1]) < cooldown then redis.call('PEXPIRE', KEYS[1], cooldown) end
 end
-return {'ok'}
+return {'ok', gen}
 `);
 
 // KEYS: released marker, day, cooldowns. ARGV: spend, failed member ('' for none), failed until ms,
-// now ms, marker ttl s, market cooldown member to close ('' for none) and its expiry ms.
+// now ms, marker ttl s, market cooldown member to close ('' for none) and its expiry ms[, budget
+// micro, budget generation]; KEYS[4] the automaton budget, given back only to the seeding that
+// reserved it (a counter seeded since counts the trade as the database has it).
 const RELEASE = redisScript(`
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[5]) then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
@@ -106,6 +149,9 @@ if ARGV[2] ~= '' then
   redis.call('ZADD', KEYS[3], 'GT', ARGV[3], ARGV[2])
   if redis.call('PTTL', KEYS[3]) < ms then redis.call('PEXPIRE', KEYS[3], ms) end
 end
+if KEYS[4] and redis.call('HGET', KEYS[4], 'gen') == ARGV[9] then
+  redis.call('HINCRBY', KEYS[4], 'committed', 0 - tonumber(ARGV[8]))
+end
 return 1
 `);
 
@@ -117,9 +163,10 @@ export async function admitBuy(
 ): Promise<AdmissionVerdict> {
   const keys = limitKeys(prefix);
   const day = utcDay(req.now);
+  const budget = req.budget ?? null;
   const reply = (await ADMIT(
     redis,
-    [keys.cooldowns(req.agentId), keys.day(req.ownerKey, day)],
+    [keys.cooldowns(req.agentId), keys.day(req.ownerKey, day), ...(budget ? [budget.key] : [])],
     [
       req.now.getTime(),
       memberOf('failed_trade', req),
@@ -129,6 +176,15 @@ export async function admitBuy(
       req.spendMicro,
       req.dailyLimitMicro ?? -1,
       DAY_TTL_SECONDS,
+      ...(budget
+        ? [
+            budget.recordedMicro,
+            budget.budgetMicro,
+            budget.amountMicro,
+            randomUUID(),
+            BUDGET_IDLE_TTL_SECONDS,
+          ]
+        : []),
     ],
   )) as string[];
   const [verdict, a, b] = reply;
@@ -142,8 +198,10 @@ export async function admitBuy(
         spendMicro: req.spendMicro,
         openedCooldown: req.marketCooldownMs > 0 ? memberOf('market', req) : null,
         openedCooldownUntil: req.now.getTime() + req.marketCooldownMs,
+        ...(budget ? { budget: { key: budget.key, gen: a ?? '', micro: budget.amountMicro } } : {}),
       },
     };
+  if (verdict === 'automaton_budget') return { ok: false, reason: verdict, committedMicro: Number(a) };
   if (verdict === 'failed_trade' || verdict === 'market')
     return { ok: false, reason: verdict, expiresAt: new Date(Number(a)) };
   return {
@@ -168,9 +226,15 @@ export async function releaseAdmission(
   failed?: { target: CooldownTarget; until: Date },
 ): Promise<void> {
   const keys = limitKeys(prefix);
+  const budget = admission.budget ?? null;
   await RELEASE(
     redis,
-    [keys.released(admission.id), keys.day(admission.ownerKey, admission.day), keys.cooldowns(agentId)],
+    [
+      keys.released(admission.id),
+      keys.day(admission.ownerKey, admission.day),
+      keys.cooldowns(agentId),
+      ...(budget ? [budget.key] : []),
+    ],
     [
       admission.spendMicro,
       failed ? memberOf('failed_trade', failed.target) : '',
@@ -179,6 +243,7 @@ export async function releaseAdmission(
       DAY_TTL_SECONDS,
       admission.openedCooldown ?? '',
       admission.openedCooldownUntil ?? 0,
+      ...(budget ? [budget.micro, budget.gen] : []),
     ],
   );
 }

@@ -16,7 +16,12 @@ import {
 import { agentOwner, type SettingsOwner } from '../users/settings-owner.js';
 import { currentSettings, maxTradesPerDay, realTradingEnabled } from './trading-settings.js';
 import { isPaused, type TradingSettings } from './trading-settings.model.js';
-import { automatonRefusal, automatonStanding, type AutomatonStanding } from './automaton-budget.js';
+import {
+  automatonRefusal,
+  automatonStanding,
+  budgetReservation,
+  type AutomatonStanding,
+} from './automaton-budget.js';
 import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 
@@ -115,21 +120,16 @@ export function checkStanding({ owner, settings, automaton }: TradeGuard, t: Gua
 }
 
 /**
- * A buy that passed checkStanding holds its amount of the automaton's budget for the next check
- * against the same guard, so that the legs of one batch fit the budget together.
+ * Buys: checks cooldowns, daily caps and the automaton's budget and counts the buy, atomically (so
+ * buys sent together cannot pass on the same remainder). Sells pass (null). The budget's refusal is
+ * a business refusal, returned; the others are 429s, thrown.
  */
-export function holdBudget(guard: TradeGuard, t: GuardedTrade): void {
-  if (guard.automaton && t.action === 'buy' && t.venue === guard.automaton.venue)
-    guard.automaton.committedMicro += t.amountMicro;
-}
-
-/** Buys: checks cooldowns and daily caps and counts the buy, atomically. Sells pass (null). */
 export async function admitTrade(
   deps: TradeGuardDeps,
   guard: TradeGuard,
   agentId: string,
   t: GuardedTrade,
-): Promise<Admission | null> {
+): Promise<Admission | Refusal | null> {
   if (t.action !== 'buy') return null;
   const { owner, settings } = guard;
   const now = deps.clock();
@@ -147,6 +147,7 @@ export async function admitTrade(
     maxTradesPerDay: maxTrades,
     spendMicro: real ? t.amountMicro : 0,
     dailyLimitMicro: real ? settings.sdkDailyLimitMicro : null,
+    budget: budgetReservation(deps.env.QUEUE_PREFIX, agentId, guard.automaton, t),
   }).catch((err: unknown) => {
     // Limits that cannot be checked are not skipped: the buy is refused (sells never need them).
     throw outage(
@@ -160,6 +161,9 @@ export async function admitTrade(
   const side = t.side.toUpperCase();
   const where = { market_id: t.marketId, side: t.side, venue: t.venue };
   switch (verdict.reason) {
+    case 'automaton_budget':
+      // Another buy took the remainder since the standing was read: refused as checkStanding would.
+      return automatonRefusal({ ...guard.automaton!, committedMicro: verdict.committedMicro }, t)!;
     case 'market':
       throw blockedUntil(
         'market_cooldown',

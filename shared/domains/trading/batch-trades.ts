@@ -4,14 +4,7 @@ import { AppError, invalidField, RequestValidationError } from '../../infra/erro
 import type { AgentRecord } from '../agents/agent.model.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from './trade.model.js';
-import {
-  admitTrade,
-  checkStanding,
-  guardedTrade,
-  holdBudget,
-  loadGuard,
-  releaseTrade,
-} from '../limits/trade-guard.js';
+import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import { BATCHABLE_EXTERNAL_VENUE_IDS, LEGACY_SIM_ALIASES, normalizeVenue } from '../venues/venue-id.js';
 import { submitTrade } from './submit-trade.js';
@@ -298,8 +291,13 @@ export async function submitBatchTrades(
             refusal = { error: standing.error, code: standing.errorCode, hint: standing.hint ?? null };
             break;
           }
-          holdBudget(guard, guarded);
-          admissions.push(await admitTrade(deps, guard, agent._id, guarded));
+          // The legs' admissions reserve the automaton's budget one after another, so together they fit it.
+          const admitted = await admitTrade(deps, guard, agent._id, guarded);
+          if (admitted && 'errorCode' in admitted) {
+            refusal = { error: admitted.error, code: admitted.errorCode, hint: admitted.hint ?? null };
+            break;
+          }
+          admissions.push(admitted);
         } catch (err) {
           refusal = asRefusal(err);
           break;

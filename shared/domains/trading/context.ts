@@ -6,6 +6,8 @@ import type { SettingsCache } from '../limits/settings-cache.js';
 import { publicBaseUrl } from '../../infra/config/env.js';
 import { currentSettings } from '../limits/trading-settings.js';
 import { isPaused } from '../limits/trading-settings.model.js';
+import { TRADING_PAUSED } from '../limits/trade-guard.js';
+import { AUTOMATON_HALTED, automatonHalted } from '../limits/automaton-budget.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ContextDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'metrics' | 'clock'> & {
@@ -28,7 +30,13 @@ export function tradeContext(deps: ContextDeps): TradeExecutionContext {
     now: deps.clock,
     baseUrl,
     claimUrlFor: claimUrlFor(baseUrl),
-    // The settings cache is invalidated through pub/sub on every pause, in this process too.
-    ownerPaused: async (ownerKey) => isPaused(await currentSettings(deps, { key: ownerKey })),
+    haltedBy: async (t) => {
+      const [paused, halted] = await Promise.all([
+        // The settings cache is invalidated through pub/sub on every pause, in this process too.
+        t.ownerKey ? currentSettings(deps, { key: t.ownerKey }).then(isPaused) : false,
+        automatonHalted(deps.models, t.agentId),
+      ]);
+      return paused ? TRADING_PAUSED : halted ? AUTOMATON_HALTED : null;
+    },
   };
 }

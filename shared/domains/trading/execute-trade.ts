@@ -1,5 +1,4 @@
 import { AppError } from '../../infra/errors.js';
-import { TRADING_PAUSED } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { positionId } from '../positions/position.model.js';
 import type { Refusal } from '../refusal.js';
@@ -69,8 +68,8 @@ export const refuseTrade = async (
 
 /**
  * Executes a recorded trade in the worker, on any venue: claims it (`pending` → `executing`), answers
- * one that already ended with its recorded answer, looks at the owner's kill switch again on a first
- * run, and hands the trade to its venue (TradingVenues), which runs it exactly once however often
+ * one that already ended with its recorded answer, looks at the owner's kill switch and the agent's
+ * automaton halt again on a first run, and hands the trade to its venue (TradingVenues), which runs it exactly once however often
  * it is called.
  */
 export async function executeTrade(
@@ -110,9 +109,10 @@ export async function executeTrade(
       { retryable: false },
     );
   const t = trade;
-  // The kill switch again, now that a worker takes the trade: one queued before the pause does not
-  // run after it. A resumed trade (already executing) began before and runs to its end.
-  if (firstRun && t.ownerKey && (await ctx.ownerPaused(t.ownerKey)))
-    return refuseTrade(ctx, t, market, TRADING_PAUSED);
+  // The kill switch and the automaton's halt again, now that a worker takes the trade: one queued
+  // before the pause or halt does not run after it. A resumed trade (already executing) began
+  // before and runs to its end.
+  const halt = firstRun ? await ctx.haltedBy(t) : null;
+  if (halt) return refuseTrade(ctx, t, market, halt);
   return ctx.venues.get(t.venue).execute(ctx, t, market);
 }

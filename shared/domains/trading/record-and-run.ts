@@ -222,7 +222,12 @@ export async function recordAndRun({
       await idem?.abandon();
       return refusedResult(shape, await fresh(), standing, holdings, false);
     }
-    admission = admitted !== undefined ? admitted : await admitTrade(deps, guard, agent._id, guarded);
+    const admitting = admitted !== undefined ? admitted : await admitTrade(deps, guard, agent._id, guarded);
+    if (admitting && 'errorCode' in admitting) {
+      await idem?.abandon();
+      return refusedResult(shape, await fresh(), admitting, holdings, false);
+    }
+    admission = admitting;
   } catch (err) {
     await idem?.abandon();
     throw err;

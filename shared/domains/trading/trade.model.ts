@@ -14,6 +14,8 @@ export interface Admission {
   /** The market cooldown this buy opened, if any, and its expiry (given back with the count). */
   openedCooldown?: string | null;
   openedCooldownUntil?: number;
+  /** What it reserved of the agent's automaton budget (limits/counters.ts BudgetReservation). */
+  budget?: { key: string; gen: string; micro: number } | null;
 }
 
 /** Where a venue order's matches stand on chain (the trade's `venueOrder.settlement`). */
@@ -72,6 +74,10 @@ const venueOrderSchema = new Schema(
      * booking rolled back: venue-settlement.ts). Null on venues whose fills are final at once.
      */
     settlement: { type: String, enum: [...SETTLEMENT_STATES, null], default: null },
+    /** When a `pending` settlement was first found overdue (venue-settlement.ts); kept once final. */
+    settlementOverdueAt: { type: Date, default: null },
+    /** An overdue settlement is not asked about again before this (its backoff). */
+    settlementNextLookAt: { type: Date, default: null },
   },
   { _id: false },
 );
@@ -157,8 +163,13 @@ tradeSchema.index({ agentId: 1, idempotencyKey: 1 });
 /** Its paths have defaults or are required, so all are present; `signed` is a Mixed path. */
 export type VenueOrder = Omit<
   Required<NonNullable<InferSchemaType<typeof tradeSchema>['venueOrder']>>,
-  'signed' | 'settlement'
-> & { signed: unknown; settlement?: SettlementState | null };
+  'signed' | 'settlement' | 'settlementOverdueAt' | 'settlementNextLookAt'
+> & {
+  signed: unknown;
+  settlement?: SettlementState | null;
+  settlementOverdueAt?: Date | null;
+  settlementNextLookAt?: Date | null;
+};
 
 export type TradeRecord = SchemaRecord<
   typeof tradeSchema,

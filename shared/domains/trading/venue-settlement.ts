@@ -17,6 +17,7 @@ import { tradeContext } from './context.js';
 import { positionTarget } from './venue-order-state.js';
 import { settleAdmission } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
+import type { VenueId } from '../venues/venue-id.js';
 import type { TradeResult } from './trade.schemas.js';
 import type { Settlement, TradeExecutionContext, VenueTradingDeps } from './venue-trading.js';
 
@@ -32,6 +33,11 @@ import type { Settlement, TradeExecutionContext, VenueTradingDeps } from './venu
  *   `settlement: pending`; a buy's daily-limit admission is given back.
  * Each step is idempotent and the trade stays `pending` until the last, so a run that stops half-way
  * is finished by the next.
+ *
+ * A match still not final SETTLEMENT_OVERDUE_MINUTES after it was booked is overdue: flagged once on
+ * the trade (`settlementOverdueAt`, one error log line), counted in the `venue_settlements_overdue`
+ * metric and listed for operators (overdueSettlements: GET /api/admin/settlements, the console's
+ * Venues page); it is still followed, but less and less often (settlementNextLookAt).
  */
 
 const SETTLEMENT_FAILED = 'settlement_failed';
@@ -49,7 +55,20 @@ export interface SettlementCounts {
   errors: number;
 }
 
-/** Every filled trade whose matches the chain has not settled yet, asked once of its venue. */
+/** An overdue match is asked about again after a quarter of its age: at least 1 minute, at most 1 hour. */
+const MIN_OVERDUE_LOOK_MS = 60_000;
+const MAX_OVERDUE_LOOK_MS = 3_600_000;
+export const overdueLookDelayMs = (ageMs: number) =>
+  Math.min(MAX_OVERDUE_LOOK_MS, Math.max(MIN_OVERDUE_LOOK_MS, Math.round(ageMs / 4)));
+
+/** When the trade's matches were booked: the settlement's clock starts there. */
+const bookedAt = (t: Pick<TradeRecord, 'finishedAt' | 'executedAt' | 'createdAt'>) =>
+  t.finishedAt ?? t.executedAt ?? t.createdAt;
+
+/** The filter of filled trades whose matches the chain has not settled yet. */
+const UNSETTLED = { status: 'filled' as const, 'venueOrder.settlement': 'pending' as const };
+
+/** Every filled trade whose matches the chain has not settled yet, asked once of its venue (overdue ones when due). */
 export async function followSettlements(deps: VenueTradingDeps): Promise<SettlementCounts> {
   const ctx = tradeContext(deps);
   const venues = ctx.venues
@@ -60,8 +79,12 @@ export async function followSettlements(deps: VenueTradingDeps): Promise<Settlem
   if (!venues.length) return counts;
   const pending = await deps.models.Trade.find({
     venue: { $in: venues },
-    status: 'filled',
-    'venueOrder.settlement': 'pending',
+    ...UNSETTLED,
+    // An overdue one waits for its next look (its backoff); every other one is asked each run.
+    $or: [
+      { 'venueOrder.settlementNextLookAt': null },
+      { 'venueOrder.settlementNextLookAt': { $lte: ctx.now() } },
+    ],
   })
     .sort({ 'venueOrder.syncedAt': 1 })
     .limit(FOLLOW_BATCH)
@@ -77,7 +100,101 @@ export async function followSettlements(deps: VenueTradingDeps): Promise<Settlem
       if (!(err instanceof VenueHttpError)) deps.log.warn({ err, tradeId: t._id }, 'settlement not followed');
     }
   }
+  await countOverdue(deps, venues);
   return counts;
+}
+
+/** The metric of overdue settlements, per venue, as the database has them now. */
+async function countOverdue(deps: VenueTradingDeps, venues: VenueId[]) {
+  for (const venue of venues) {
+    const overdue = await deps.models.Trade.countDocuments({
+      venue,
+      ...UNSETTLED,
+      'venueOrder.settlementOverdueAt': { $ne: null },
+    });
+    deps.metrics.settlementsOverdue.set({ venue }, overdue);
+  }
+}
+
+/** An overdue settlement as operators see it (GET /api/admin/settlements, the console's Venues page). */
+export interface OverdueSettlement {
+  trade_id: string;
+  agent_id: string;
+  venue: string;
+  market_id: string;
+  action: string;
+  order_id: string | null;
+  booked_at: string;
+  overdue_since: string;
+  last_looked_at: string | null;
+  next_look_at: string | null;
+}
+
+/** Matches still not final on chain past SETTLEMENT_OVERDUE_MINUTES, oldest first. */
+export async function overdueSettlements(
+  deps: Pick<VenueTradingDeps, 'models' | 'env'>,
+  limit = 200,
+): Promise<{ overdue_after_minutes: number; overdue: OverdueSettlement[] }> {
+  const trades = await deps.models.Trade.find({
+    ...UNSETTLED,
+    'venueOrder.settlementOverdueAt': { $ne: null },
+  })
+    .sort({ 'venueOrder.settlementOverdueAt': 1 })
+    .limit(limit)
+    .lean();
+  const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+  return {
+    overdue_after_minutes: deps.env.SETTLEMENT_OVERDUE_MINUTES,
+    overdue: trades.map((t) => ({
+      trade_id: t._id,
+      agent_id: t.agentId,
+      venue: t.venue,
+      market_id: t.marketId,
+      action: t.action,
+      order_id: t.venueOrder?.orderId ?? null,
+      booked_at: bookedAt(t).toISOString(),
+      overdue_since: t.venueOrder!.settlementOverdueAt!.toISOString(),
+      last_looked_at: iso(t.venueOrder?.syncedAt),
+      next_look_at: iso(t.venueOrder?.settlementNextLookAt),
+    })),
+  };
+}
+
+/**
+ * A match the venue still calls pending: looked at now; once overdue, flagged (told once) and
+ * asked about again only after its backoff.
+ */
+async function stillUnsettled(deps: VenueTradingDeps, ctx: TradeExecutionContext, t: TradeRecord) {
+  const now = ctx.now();
+  const ageMs = now.getTime() - bookedAt(t).getTime();
+  const pendingFilter = stillPending(t._id);
+  if (ageMs < deps.env.SETTLEMENT_OVERDUE_MINUTES * 60_000) {
+    await ctx.models.Trade.updateOne(pendingFilter, { $set: { 'venueOrder.syncedAt': now } });
+    return;
+  }
+  const next = {
+    'venueOrder.syncedAt': now,
+    'venueOrder.settlementNextLookAt': new Date(now.getTime() + overdueLookDelayMs(ageMs)),
+  };
+  // Flagged once (the guard on the flag): only the run that sets it tells the operator.
+  const flagged = await ctx.models.Trade.updateOne(
+    { ...pendingFilter, 'venueOrder.settlementOverdueAt': null },
+    { $set: { ...next, 'venueOrder.settlementOverdueAt': now } },
+  );
+  if (flagged.modifiedCount > 0) {
+    ctx.log.error(
+      {
+        tradeId: t._id,
+        agentId: t.agentId,
+        venue: t.venue,
+        orderId: t.venueOrder?.orderId ?? null,
+        bookedAt: bookedAt(t).toISOString(),
+      },
+      `a venue match is still not final on chain after ${deps.env.SETTLEMENT_OVERDUE_MINUTES} minutes: followed less often from now; see GET /api/admin/settlements`,
+    );
+    return;
+  }
+  await ctx.models.Trade.updateOne(pendingFilter, { $set: next });
 }
 
 /**
@@ -93,7 +210,7 @@ export async function followSettlement(
   if (!settlement) return null;
   const pendingFilter = stillPending(t._id);
   if (settlement.state === 'pending') {
-    await ctx.models.Trade.updateOne(pendingFilter, { $set: { 'venueOrder.syncedAt': ctx.now() } });
+    await stillUnsettled(deps, ctx, t);
     return 'pending';
   }
   if (settlement.state === 'confirmed') {

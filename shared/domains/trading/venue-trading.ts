@@ -2,6 +2,7 @@ import type { Logger } from '../../infra/logger.js';
 import type { Holdings, TradeShape } from './trade-result.js';
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
+import type { Refusal } from '../refusal.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import type { MarketCache } from '../markets/market-cache.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
@@ -242,8 +243,11 @@ export interface TradeExecutionContext {
   now: () => Date;
   baseUrl: string;
   claimUrlFor: (code: string) => string;
-  /** Whether the owner's kill switch is on now (the worker's second look, see executeTrade). */
-  ownerPaused: (ownerKey: string) => Promise<boolean>;
+  /**
+   * The refusal of the owner's kill switch or the agent's halted automaton if either is on now (the
+   * worker's second look, see executeTrade), else null.
+   */
+  haltedBy: (t: { agentId: string; ownerKey?: string | null }) => Promise<Refusal | null>;
 }
 
 /** A validated trade request on its way to a venue. */

@@ -354,6 +354,11 @@ export const EnvSchema = z.object({
     .describe(
       'How often real-venue orders still working (resting GTC/GTD, delayed) are looked up on their venue.',
     ),
+  SETTLEMENT_OVERDUE_MINUTES: positiveInt
+    .default(30)
+    .describe(
+      'How long a venue match may wait for its final chain state (Polymarket CLOB trades neither CONFIRMED nor FAILED) before operators are told: GET /api/admin/settlements, the console Venues page, the venue_settlements_overdue metric and one error log line. It is still followed after that, less and less often (at most hourly).',
+    ),
   REANCHOR_HALF_LIFE_SECONDS: positiveInt
     .default(300)
     .describe(

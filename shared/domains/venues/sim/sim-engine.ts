@@ -141,21 +141,23 @@ async function pass(ctx: TradeExecutionContext, runs: Run[], fast: boolean): Pro
   const orders = runs.map((r) => orderOf(r.t));
   if (!fast) await rollForward(models, orders);
   const plan = new SimPlan(ctx.now());
-  const [logged, paused] = await Promise.all([
+  const [logged, halts] = await Promise.all([
     fast
       ? new Map<string, LoggedSteps>()
       : loggedSteps(
           models,
           orders.map((o) => o.id!),
         ),
-    // The kill switch again, now that a worker takes the trades: one queued before the pause does
-    // not run after it. A resumed trade began before and runs to its end.
-    Promise.all(runs.map((r) => (r.firstRun && r.t.ownerKey ? ctx.ownerPaused(r.t.ownerKey) : false))),
+    // The kill switch and the automaton's halt again, now that a worker takes the trades: one
+    // queued before the pause or halt does not run after it. A resumed trade began before and runs
+    // to its end.
+    Promise.all(runs.map((r) => (r.firstRun ? ctx.haltedBy(r.t) : null))),
     loadHeads(models, plan, orders),
   ]);
   const planned = new Map<string, TradeRecord>();
   runs.forEach((r, i) => {
-    if (plan.add(orders[i]!, { paused: paused[i]!, logged: logged.get(r.t._id) })) planned.set(r.t._id, r.t);
+    if (plan.add(orders[i]!, { halt: halts[i] ?? null, logged: logged.get(r.t._id) }))
+      planned.set(r.t._id, r.t);
   });
   const decided = plan.decide();
   try {

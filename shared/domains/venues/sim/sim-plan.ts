@@ -7,7 +7,6 @@ import {
   type EntryDraft,
 } from '../../ledger/ledger.js';
 import type { LedgerEntryRecord } from '../../ledger/ledger-entry.model.js';
-import { TRADING_PAUSED } from '../../limits/trade-guard.js';
 import type { MarketEventRecord } from '../../markets/market-event.model.js';
 import { eventUpdate } from '../../markets/market-log.js';
 import type { MarketRecord } from '../../markets/market.model.js';
@@ -81,8 +80,11 @@ export interface PlannedTrade {
   target: { marketId: string; venue: 'sim'; positionId: string };
   steps:
     { kind: 'buy'; plan: ReturnType<typeof buyPlan> } | { kind: 'sell'; plan: ReturnType<typeof sellPlan> };
-  /** The owner's kill switch was on when the trade was first taken: refused before any step. */
-  paused: boolean;
+  /**
+   * The kill switch or the automaton's halt was on when the trade was first taken: its refusal,
+   * given before any step.
+   */
+  halt: Refusal | null;
   logged: LoggedSteps;
   reserve?: LedgerEntryRecord;
   /** A sell's cost basis taken off by its reservation. */
@@ -132,7 +134,7 @@ export class SimPlan {
    * Adds a trade on heads already loaded; false when they cannot carry it (a head missing, or a
    * position ahead of its agent: another writer half-way through an apply).
    */
-  add(order: SimOrder, opts: { paused?: boolean; logged?: LoggedSteps } = {}): boolean {
+  add(order: SimOrder, opts: { halt?: Refusal | null; logged?: LoggedSteps } = {}): boolean {
     const agent = this.agents.get(order.agentId);
     const market = this.markets.get(order.marketId);
     const pid = positionId(order.agentId, order.marketId, 'sim');
@@ -146,7 +148,7 @@ export class SimPlan {
         order.action === 'buy'
           ? { kind: 'buy', plan: buyPlan(order) }
           : { kind: 'sell', plan: sellPlan(order, market.status === 'resolved') },
-      paused: opts.paused ?? false,
+      halt: opts.halt ?? null,
       logged: opts.logged ?? {},
       costOff: 0,
     });
@@ -191,8 +193,8 @@ export class SimPlan {
       if (w.steps.kind === 'sell') w.costOff = removedCost(logged, w.order.side);
       return;
     }
-    if (w.paused) {
-      w.refusal = TRADING_PAUSED;
+    if (w.halt) {
+      w.refusal = w.halt;
       return;
     }
     const agent = this.agents.get(w.order.agentId)!;
