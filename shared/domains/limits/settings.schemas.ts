@@ -111,7 +111,7 @@ export const TradingSettingsResponseSchema = z
     }),
     polymarket_usdc_balance: z.number().nullable().meta({
       description:
-        'pUSD in your Polymarket wallet, read from Polygon and reused for WALLET_CASH_CACHE_SECONDS; null without a wallet or when it cannot be read.',
+        'pUSD in your Polymarket wallet (your deposit wallet when you trade through one, signature type 3), read from Polygon and reused for WALLET_CASH_CACHE_SECONDS; null without a wallet or when it cannot be read.',
     }),
     polymarket_balance_checked_at: z
       .string()
@@ -120,7 +120,8 @@ export const TradingSettingsResponseSchema = z
       .meta({ description: 'When `polymarket_usdc_balance` was read (ISO).' }),
     polymarket_allowances_set: z.boolean().meta({
       description:
-        'Every approval the official client sets (its `set_approvals()`) is on chain for your wallet; false without a wallet.',
+        'Every approval the official client sets (its `set_approvals()`, or `activate_polymarket_dw()` for a deposit wallet) is on chain for the wallet that trades: ' +
+        'your deposit wallet when you trade through one (signature type 3), else your linked or managed wallet; false without a wallet.',
     }),
     kalshi_usdc_balance: z.number().nullable().meta({
       description: 'USDC in your registered Solana wallet; null without one or when it cannot be read.',
