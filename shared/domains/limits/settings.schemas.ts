@@ -100,6 +100,29 @@ export const TradingSettingsResponseSchema = z
     clawdbot_webhook_url: z.string().nullable(),
     clawdbot_chat_id: z.string().nullable(),
     clawdbot_channel: z.string().nullable(),
+    clawdbot_webhook_active: z
+      .boolean()
+      .nullable()
+      .meta({
+        description:
+          'Whether the chat bridge is delivered to (null without one). Like a webhook, it is switched off after 10 failed deliveries ' +
+          'in a row (no 2xx answer); setting `clawdbot_webhook_url` again turns it back on with a clean record and a new secret.',
+      }),
+    clawdbot_webhook_consecutive_failures: z
+      .number()
+      .meta({ description: 'Failed deliveries to the bridge since its last success.' }),
+    clawdbot_webhook_last_delivery_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the bridge last answered 2xx (ISO).' }),
+    clawdbot_webhook_last_error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last delivery to the bridge failed; null after a success.' }),
+    clawdbot_webhook_fix: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the bridge is switched off: how to turn it back on.' }),
     clawdbot_webhook_secret: z.string().optional().meta({
       description:
         'Only in the answer of the update that set clawdbot_webhook_url: the HMAC secret its deliveries are signed with.',
