@@ -101,11 +101,9 @@ export const PositionListSchema = z
     }),
     total_value: z.number().meta({ description: 'Current value of the same positions, in `pnl_currency`.' }),
     pnl_currency: PnlCurrencySchema,
-    pnl_summary: z
-      .looseObject({})
-      .meta({
-        description: 'Per venue in its own currency; `combined` over the venues `pnl_currency` names.',
-      }),
+    pnl_summary: z.looseObject({}).meta({
+      description: 'Per venue in its own currency; `combined` over the venues `pnl_currency` names.',
+    }),
   })
   .meta({ id: 'PositionList' });
 
