@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   PortfolioQuerySchema,
   PortfolioSchema,
+  PositionListSchema,
   PositionsQuerySchema,
   TradesQuerySchema,
 } from '../../shared/domains/trading/reads.schemas.js';
@@ -98,9 +99,7 @@ export const tradingEndpoints = {
     tag: 'Trading',
     summary: 'Positions per market and venue, with cost basis, value and P&L',
     query: PositionsQuerySchema,
-    response: z
-      .looseObject({ positions: z.array(Row), total_pnl: z.number(), total_value: z.number() })
-      .meta({ id: 'PositionList' }),
+    response: PositionListSchema,
   }),
   openOrders: endpoint({
     method: 'get',

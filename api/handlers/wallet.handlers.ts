@@ -1,3 +1,4 @@
+import { onchain } from '../../shared/composition/onchain.js';
 import {
   checkClobCredentials,
   deriveClobCredentialsViaProxy,
@@ -13,7 +14,8 @@ import type { walletEndpoints } from '../endpoints/wallet.endpoints.js';
 export const walletHandlers: HandlersFor<typeof walletEndpoints> = {
   walletLinkChallenge: async (input) =>
     walletLinkChallenge(input.deps, await walletAccountOf(input), input.query.address),
-  linkWallet: async (input) => linkWallet(input.deps, await walletAccountOf(input), input.body),
+  linkWallet: async (input) =>
+    linkWallet(input.deps, await walletAccountOf(input), input.body, onchain.depositWalletAddress),
   unlinkWallet: async (input) => unlinkWallet(input.deps, await walletAccountOf(input)),
   createManagedWallet: async (input) =>
     requestManagedWallet(input.deps, walletUserOf(await walletAccountOf(input))),

@@ -7,6 +7,7 @@ import {
   prepareDepositWalletRedeem,
   submitDepositWalletRedeem,
 } from '../domains/venues/polymarket/onchain/deposit-wallet/dw-redeem.js';
+import { depositWalletAddress } from '../domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
 import {
   prepareDepositWalletApprovals,
   prepareWrapOnDepositWallet,
@@ -37,6 +38,7 @@ export const onchain = {
   prepareDepositWalletRedeem,
   submitDepositWalletRedeem,
   upgradeToDepositWallet,
+  depositWalletAddress,
   prepareDepositWalletApprovals,
   submitDepositWalletApprovals,
   prepareWrapOnDepositWallet,

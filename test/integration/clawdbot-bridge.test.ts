@@ -7,6 +7,7 @@ import {
   monitorId,
   type PositionMonitorRecord,
 } from '../../shared/domains/monitors/position-monitor.model.js';
+import { MAX_CONSECUTIVE_FAILURES } from '../../shared/domains/webhooks/webhook.model.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -18,8 +19,8 @@ interface Received {
   headers: http.IncomingHttpHeaders;
 }
 
-/** A receiver on 127.0.0.1 (the tests allow loopback) that records every request and answers 200. */
-async function receiver() {
+/** A receiver on 127.0.0.1 (the tests allow loopback) that records every request and answers `status` (200). */
+async function receiver(status = 200) {
   const got: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -27,7 +28,7 @@ async function receiver() {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       got.push({ raw, body: JSON.parse(raw) as Received['body'], headers: req.headers });
-      res.writeHead(200).end('ok');
+      res.writeHead(status).end(status === 200 ? 'ok' : 'down');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -181,6 +182,63 @@ describe('the clawdbot chat bridge settings #integration', function () {
       assert.equal(rx.got.length, 1);
     } finally {
       await rx.close();
+    }
+  });
+  it(`when the bridge keeps failing, then after ${MAX_CONSECUTIVE_FAILURES} consecutive failures it is switched off, the settings say so and how to turn it back on, and setting the URL again does`, async () => {
+    const down = await receiver(500);
+    const up = await receiver();
+    try {
+      const agent = await registerAgent();
+      await patch(agent, { clawdbot_webhook_url: down.url, clawdbot_chat_id: 'c-1' }).expect(200);
+      const fresh = await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200);
+      assert.equal(fresh.body.clawdbot_webhook_active, true);
+      assert.equal(fresh.body.clawdbot_webhook_consecutive_failures, 0);
+      assert.equal(fresh.body.clawdbot_webhook_fix, null);
+
+      const market = await makeMarket();
+      const first = await trade(agent, { market_id: market._id, side: 'yes', amount: 5, venue: 'sim' });
+      assert.equal(first.body.success, true, JSON.stringify(first.body));
+      const off = await until(
+        async () => (await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200)).body,
+        (b) => b.clawdbot_webhook_active === false,
+        30_000,
+      );
+      assert.equal(off.clawdbot_webhook_active, false, JSON.stringify(off));
+      assert.equal(off.clawdbot_webhook_consecutive_failures, MAX_CONSECUTIVE_FAILURES);
+      assert.match(off.clawdbot_webhook_last_error, /500/);
+      assert.equal(off.clawdbot_webhook_last_delivery_at, null);
+      assert.match(off.clawdbot_webhook_fix, /set clawdbot_webhook_url again/);
+      assert.equal(down.got.length, MAX_CONSECUTIVE_FAILURES);
+      assert.equal(new Set(down.got.map((g) => g.body.id)).size, 1, 'one event, retried');
+
+      // Switched off: a later event is not sent.
+      const second = await trade(agent, { market_id: market._id, side: 'yes', amount: 5, venue: 'sim' });
+      assert.equal(second.body.success, true, JSON.stringify(second.body));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(down.got.length, MAX_CONSECUTIVE_FAILURES);
+
+      // Set again (here to a working receiver): on, with a clean record, and delivered to.
+      const again = await patch(agent, { clawdbot_webhook_url: up.url }).expect(200);
+      assert.equal(again.body.clawdbot_webhook_active, true);
+      assert.equal(again.body.clawdbot_webhook_consecutive_failures, 0);
+      assert.equal(again.body.clawdbot_webhook_last_error, null);
+      assert.equal(again.body.clawdbot_webhook_fix, null);
+      const third = await trade(agent, { market_id: market._id, side: 'yes', amount: 5, venue: 'sim' });
+      assert.equal(third.body.success, true, JSON.stringify(third.body));
+      await until(
+        async () => up.got,
+        (g) => g.length >= 1,
+      );
+      assert.equal(up.got[0]!.body.data.trade_id, third.body.trade_id);
+      const on = await until(
+        async () => (await api().get('/api/sdk/settings').set(asAgent(agent)).expect(200)).body,
+        (b) => b.clawdbot_webhook_last_delivery_at !== null,
+      );
+      assert.equal(typeof on.clawdbot_webhook_last_delivery_at, 'string');
+      assert.equal(on.clawdbot_webhook_consecutive_failures, 0);
+    } finally {
+      await down.close();
+      await up.close();
     }
   });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
 import { QUOTE_TTL_SECONDS } from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { testContext } from '../support/context.js';
+import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import {
   ed25519Sign,
@@ -115,8 +117,42 @@ async function assertKalshiBuckets(t: KalshiTrader, marketId: string) {
   assert.equal(held.current_value, 5);
   assert.equal(held.unrealized_pnl, -0.1);
 
+  await assertCurrenciesApart(t);
+}
+
+/**
+ * With a sim position beside the Kalshi one, $SIM and dollars are never added: the sim board ranks
+ * the sim P&L only (this test asserted the Kalshi -$0.10 in the sim board's $SIM figure before, which
+ * was wrong), the Kalshi board ranks the dollars, and the positions' totals are in one currency.
+ */
+async function assertCurrenciesApart(t: KalshiTrader) {
+  const { models } = testContext().deps;
+  const simMarket = await makeMarket({ p0: 0.5, b: 300 });
+  const simBuy = await trade(t.agent, { market_id: simMarket._id, side: 'yes', amount: 10, venue: 'sim' });
+  assert.equal(simBuy.body.success, true, JSON.stringify(simBuy.body));
+  const simOnly = await api().get('/api/sdk/positions?venue=sim').set(asAgent(t.agent)).expect(200);
+  assert.equal(simOnly.body.pnl_currency, '$SIM');
+  assert.equal(simOnly.body.positions.length, 1);
+  const simPnl = simOnly.body.total_pnl as number;
+  assert.equal(simPnl, simOnly.body.sim_pnl);
+  assert.equal(simOnly.body.total_value, simOnly.body.positions[0].current_value);
+
+  const all = await api().get('/api/sdk/positions').set(asAgent(t.agent)).expect(200);
+  assert.equal(all.body.positions.length, 2);
+  assert.equal(all.body.pnl_currency, 'USDC');
+  assert.equal(all.body.total_pnl, -0.1);
+  assert.equal(all.body.total_value, 5);
+  assert.equal(all.body.sim_pnl, simPnl);
+  assert.deepEqual(all.body.pnl_summary.combined, all.body.pnl_summary.kalshi);
+
   await remarkLeaderboard(models, new Date());
-  assert.equal((await models.Agent.findById(t.agent.agent_id).lean())!.leaderboardPnlMicro, -100_000);
+  await remarkVenueBoards(models, new Date());
+  const agent = (await models.Agent.findById(t.agent.agent_id).lean())!;
+  assert.equal(agent.leaderboardPnlMicro, Math.round(simPnl * 1e6));
+  const kalshiBoard = await venueBoard(models, 'kalshi', 'all', 500, 0);
+  const onKalshi = kalshiBoard.entries.find((e) => e.id === t.agent.agent_id);
+  assert.equal(onKalshi?.total_pnl, -0.1);
+  assert.equal(kalshiBoard.currency, 'USDC');
 }
 
 /** A Kalshi trader that bought 10 YES contracts ($5.10 at 0.5) in a new market, through quote and submit. */

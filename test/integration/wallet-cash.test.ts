@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { depositWalletAddress } from '../../shared/domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { kalshiTrader } from '../support/kalshi-traders.js';
@@ -77,6 +78,34 @@ describe('Venue wallet cash in the portfolio, briefing and settings', () => {
     const after = (await uncached(() => get(t.agent, '/api/sdk/settings'))).body;
     assert.equal(after.polymarket_allowances_set, true);
     assert.equal(after.polymarket_usdc_balance, 990);
+  });
+
+  it('an account trading through a deposit wallet (type 3): allowances_set and the balance are the deposit wallet’s, not the EOA’s', async () => {
+    // The EOA's approvals are all set and it holds 1000 pUSD; its deposit wallet has neither yet.
+    const t = await externalTrader({ approved: true });
+    const eoa = (await uncached(() => get(t.agent, '/api/sdk/settings'))).body;
+    assert.equal(eoa.polymarket_allowances_set, true, JSON.stringify(eoa));
+    const up = await api()
+      .post('/api/user/wallet/external-upgrade-to-deposit-wallet')
+      .set(asAgent(t.agent))
+      .set('Content-Type', 'application/json')
+      .expect(200);
+    const dw = up.body.deposit_wallet_address as string;
+    assert.equal(dw, depositWalletAddress(t.wallet.address));
+
+    const before = (await uncached(() => get(t.agent, '/api/sdk/settings'))).body;
+    assert.equal(before.wallet_uses_deposit_wallet, true);
+    assert.equal(before.deposit_wallet_address, dw);
+    assert.equal(before.polymarket_allowances_set, false, 'the deposit wallet has no approvals yet');
+    assert.equal(before.polymarket_usdc_balance, 0);
+
+    // Approvals set on the deposit wallet; the client re-reads its allowances without the cache.
+    await polymarketAdmin('POST', `/wallets/${dw}/approve`);
+    await polymarketAdmin('POST', `/wallets/${dw}/fund`, { pusd: 25 });
+    await api().get(`/api/polymarket/allowances/${dw}?no_cache=1`).set(asAgent(t.agent)).expect(200);
+    const after = (await uncached(() => get(t.agent, '/api/sdk/settings'))).body;
+    assert.equal(after.polymarket_allowances_set, true);
+    assert.equal(after.polymarket_usdc_balance, 25);
   });
 
   it('Polygon unreachable: the last balance read with its age and a warning, never 0', async () => {

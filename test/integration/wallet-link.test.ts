@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Wallet, verifyMessage, type HDNodeWallet } from 'ethers';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
+import { depositWalletAddress } from '../../shared/domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
 import { polyProxyAddress, polySafeAddress } from '../../shared/domains/wallets/funder-address.js';
 import { managedSigner, walletOf } from '../../shared/domains/wallets/managed-wallet.js';
 import { testContext } from '../support/context.js';
@@ -111,7 +112,7 @@ describe('wallet link #integration', () => {
       it(`when a wallet is linked with signature_type ${signatureType}, then it is the account’s external wallet everywhere`, async () => {
         const { sub, auth } = freshUser();
         const signer = newSigner();
-        const depositWallet = signatureType === 3 ? newSigner().address : undefined;
+        const depositWallet = signatureType === 3 ? depositWalletAddress(signer.address) : undefined;
         const c = await challenge(auth, signer.address);
         let signature = await signer.signMessage(c.body.message);
         // The Python client's HexBytes.hex() may drop the prefix (client-contract §10.22).
@@ -166,11 +167,32 @@ describe('wallet link #integration', () => {
       const without = await link(auth, signer, { signature_type: 3 });
       assert.equal(without.status, 422);
       assert.deepEqual(without.body.detail[0].loc, ['body', 'deposit_wallet_address']);
+      assert.ok(without.body.fix.includes(depositWalletAddress(signer.address)), without.body.fix);
       const extra = await link(auth, signer, {
         signature_type: 0,
         deposit_wallet_address: newSigner().address,
       });
       assert.equal(extra.status, 422);
+    });
+
+    it('when signature_type 3 names an address that is not the EOA’s derived deposit wallet, then 422 naming the right one, and nothing is linked', async () => {
+      const { sub, auth } = freshUser();
+      const signer = newSigner();
+      const derived = depositWalletAddress(signer.address);
+      // Two wrong addresses and the right one: an account has 3 link attempts a day.
+      for (const wrong of [depositWalletAddress(newSigner().address), signer.address]) {
+        const res = await link(auth, signer, { signature_type: 3, deposit_wallet_address: wrong });
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.deepEqual(res.body.detail[0].loc, ['body', 'deposit_wallet_address']);
+        assert.ok(res.body.fix.includes(derived), res.body.fix);
+      }
+      assert.equal(await walletOf(testContext().deps, { kind: 'user', id: sub }), null);
+      const right = await link(auth, signer, {
+        signature_type: 3,
+        deposit_wallet_address: derived.toLowerCase(),
+      });
+      assert.equal(right.status, 200, JSON.stringify(right.body));
+      assert.equal(right.body.deposit_wallet_address, derived);
     });
 
     it('when a claimed agent links with its key, then its human and their other agents see the wallet', async () => {
@@ -326,26 +348,37 @@ describe('wallet link #integration', () => {
       assertRefusal(await link(freshUser().auth, signer), 409, 'wallet_linked_elsewhere');
     });
 
-    it('when the deposit wallet named is another account’s wallet or deposit wallet, then 409 and nothing is linked', async () => {
+    it('when the deposit wallet named is another account’s wallet or deposit wallet, then it is refused and nothing is linked', async () => {
       const victim = await claimedAgent();
       const managed = (await settings(victim.auth)).body.wallet_address as string;
       assert.ok(managed);
       const other = freshUser();
-      const theirDeposit = newSigner().address;
-      const linked = await link(other.auth, newSigner(), {
+      const theirSigner = newSigner();
+      const theirDeposit = depositWalletAddress(theirSigner.address);
+      const linked = await link(other.auth, theirSigner, {
         signature_type: 3,
         deposit_wallet_address: theirDeposit,
       });
       assert.equal(linked.status, 200, JSON.stringify(linked.body));
+      // Neither is the attacker's derived deposit wallet: refused before anything else is looked at.
       for (const taken of [managed, theirDeposit.toLowerCase()]) {
         const attacker = freshUser();
         const res = await link(attacker.auth, newSigner(), {
           signature_type: 3,
           deposit_wallet_address: taken,
         });
-        assertRefusal(res, 409, 'deposit_wallet_in_use');
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.deepEqual(res.body.detail[0].loc, ['body', 'deposit_wallet_address']);
         assert.equal(await walletOf(testContext().deps, { kind: 'user', id: attacker.sub }), null);
       }
+      // The owner's own EOA, linked from another account: the EOA is that account's.
+      const attacker = freshUser();
+      const res = await link(attacker.auth, theirSigner, {
+        signature_type: 3,
+        deposit_wallet_address: theirDeposit,
+      });
+      assertRefusal(res, 409, 'wallet_linked_elsewhere');
+      assert.equal(await walletOf(testContext().deps, { kind: 'user', id: attacker.sub }), null);
     });
   });
 
@@ -392,7 +425,7 @@ describe('wallet link #integration', () => {
     it('when a deposit wallet is active and a different address is linked, then confirm_orphan_deposit_wallet is required', async () => {
       const { sub, auth } = freshUser();
       const first = newSigner();
-      const depositWallet = newSigner().address;
+      const depositWallet = depositWalletAddress(first.address);
       assert.equal(
         (await link(auth, first, { signature_type: 3, deposit_wallet_address: depositWallet })).status,
         200,

@@ -100,6 +100,29 @@ export const TradingSettingsResponseSchema = z
     clawdbot_webhook_url: z.string().nullable(),
     clawdbot_chat_id: z.string().nullable(),
     clawdbot_channel: z.string().nullable(),
+    clawdbot_webhook_active: z
+      .boolean()
+      .nullable()
+      .meta({
+        description:
+          'Whether the chat bridge is delivered to (null without one). Like a webhook, it is switched off after 10 failed deliveries ' +
+          'in a row (no 2xx answer); setting `clawdbot_webhook_url` again turns it back on with a clean record and a new secret.',
+      }),
+    clawdbot_webhook_consecutive_failures: z
+      .number()
+      .meta({ description: 'Failed deliveries to the bridge since its last success.' }),
+    clawdbot_webhook_last_delivery_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the bridge last answered 2xx (ISO).' }),
+    clawdbot_webhook_last_error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last delivery to the bridge failed; null after a success.' }),
+    clawdbot_webhook_fix: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the bridge is switched off: how to turn it back on.' }),
     clawdbot_webhook_secret: z.string().optional().meta({
       description:
         'Only in the answer of the update that set clawdbot_webhook_url: the HMAC secret its deliveries are signed with.',
@@ -111,7 +134,7 @@ export const TradingSettingsResponseSchema = z
     }),
     polymarket_usdc_balance: z.number().nullable().meta({
       description:
-        'pUSD in your Polymarket wallet, read from Polygon and reused for WALLET_CASH_CACHE_SECONDS; null without a wallet or when it cannot be read.',
+        'pUSD in your Polymarket wallet (your deposit wallet when you trade through one, signature type 3), read from Polygon and reused for WALLET_CASH_CACHE_SECONDS; null without a wallet or when it cannot be read.',
     }),
     polymarket_balance_checked_at: z
       .string()
@@ -120,7 +143,8 @@ export const TradingSettingsResponseSchema = z
       .meta({ description: 'When `polymarket_usdc_balance` was read (ISO).' }),
     polymarket_allowances_set: z.boolean().meta({
       description:
-        'Every approval the official client sets (its `set_approvals()`) is on chain for your wallet; false without a wallet.',
+        'Every approval the official client sets (its `set_approvals()`, or `activate_polymarket_dw()` for a deposit wallet) is on chain for the wallet that trades: ' +
+        'your deposit wallet when you trade through one (signature type 3), else your linked or managed wallet; false without a wallet.',
     }),
     kalshi_usdc_balance: z.number().nullable().meta({
       description: 'USDC in your registered Solana wallet; null without one or when it cannot be read.',

@@ -32,6 +32,14 @@ const tradingSettingsSchema = new Schema(
     clawdbotChannel: { type: String },
     clawdbotSecret: { type: sealedSecretSchema },
     /**
+     * The bridge's delivery health, kept by the deliveries as a webhook's is (webhooks/delivery-health.ts):
+     * switched off after MAX_CONSECUTIVE_FAILURES failures in a row; setting the URL again turns it on.
+     */
+    clawdbotActive: { type: Boolean },
+    clawdbotConsecutiveFailures: { type: Number },
+    clawdbotLastError: { type: String },
+    clawdbotLastDeliveryAt: { type: Date },
+    /**
      * Bumped by every change. An update is decided on the settings it read (an agent key may only
      * tighten), so it writes only while the revision is still the one it read (compare-and-set).
      */
@@ -57,6 +65,8 @@ export type TradingSettings = Override<
     clawdbotChatId: string | null;
     clawdbotChannel: string | null;
     clawdbotSecret: SealedSecret | null;
+    clawdbotLastError: string | null;
+    clawdbotLastDeliveryAt: Date | null;
   }
 >;
 
@@ -77,7 +87,25 @@ export const DEFAULT_TRADING_SETTINGS: TradingSettings = {
   clawdbotChatId: null,
   clawdbotChannel: null,
   clawdbotSecret: null,
+  clawdbotActive: true,
+  clawdbotConsecutiveFailures: 0,
+  clawdbotLastError: null,
+  clawdbotLastDeliveryAt: null,
 };
+
+/** Where the bridge's delivery health lives in the owner's settings document (webhooks/delivery-health.ts). */
+export const CLAWDBOT_HEALTH_PATHS = {
+  active: 'clawdbotActive',
+  consecutiveFailures: 'clawdbotConsecutiveFailures',
+  lastError: 'clawdbotLastError',
+  lastDeliveryAt: 'clawdbotLastDeliveryAt',
+} as const;
+
+/** The bridge's health as it starts: on, with no failures (its defaults). */
+export const clawdbotHealthReset = () =>
+  Object.fromEntries(
+    Object.values(CLAWDBOT_HEALTH_PATHS).map((path) => [path, DEFAULT_TRADING_SETTINGS[path]]),
+  ) as Pick<TradingSettings, (typeof CLAWDBOT_HEALTH_PATHS)[keyof typeof CLAWDBOT_HEALTH_PATHS]>;
 
 export const clawdbotSecretContext = (ownerKey: string) => `clawdbot:${ownerKey}`;
 

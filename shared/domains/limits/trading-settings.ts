@@ -13,6 +13,7 @@ import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
 import type { SettingsOwner } from '../users/settings-owner.js';
 import {
+  clawdbotHealthReset,
   clawdbotSecretContext,
   DEFAULT_TRADING_SETTINGS,
   isPaused,
@@ -99,6 +100,7 @@ export async function settingsView(
     clawdbot_webhook_url: s.clawdbotWebhookUrl,
     clawdbot_chat_id: s.clawdbotChatId,
     clawdbot_channel: s.clawdbotChannel,
+    ...bridgeHealthView(s),
     // The owner's Polymarket wallet: clients read these to decide whether to link one.
     ...walletFieldsOf(wallet),
     has_legacy_wallet: hasLegacyWallet(wallet),
@@ -107,6 +109,22 @@ export async function settingsView(
     polymarket_usdc_balance: null,
     polymarket_allowances_set: false,
     kalshi_usdc_balance: null,
+  };
+}
+
+/** The chat bridge's delivery health, as a webhook's is shown (null fields without a bridge). */
+function bridgeHealthView(s: TradingSettings) {
+  const on = s.clawdbotWebhookUrl === null ? null : s.clawdbotActive;
+  return {
+    clawdbot_webhook_active: on,
+    clawdbot_webhook_consecutive_failures: s.clawdbotConsecutiveFailures,
+    clawdbot_webhook_last_delivery_at: s.clawdbotLastDeliveryAt?.toISOString() ?? null,
+    clawdbot_webhook_last_error: s.clawdbotLastError,
+    clawdbot_webhook_fix:
+      on === false
+        ? `Switched off after ${s.clawdbotConsecutiveFailures} failed deliveries in a row: fix the receiver, then set clawdbot_webhook_url again ` +
+          '(PATCH /api/sdk/settings) to turn it back on; that answers a new signing secret.'
+        : null,
   };
 }
 
@@ -306,11 +324,14 @@ async function writeDecided(
 function bridgeChange(deps: TradingSettingsDeps, owner: SettingsOwner, input: TradingSettingsUpdate) {
   const url = input.clawdbot_webhook_url;
   if (url === undefined) return { set: {}, secret: undefined };
+  // Set or cleared, the bridge starts on with a clean record: setting the URL again is how its
+  // owner turns back on a bridge switched off for failing (webhooks/delivery-health.ts).
+  const reset = clawdbotHealthReset();
   if (url === null || url === '')
-    return { set: { clawdbotWebhookUrl: null, clawdbotSecret: null }, secret: undefined };
+    return { set: { clawdbotWebhookUrl: null, clawdbotSecret: null, ...reset }, secret: undefined };
   const secret = randomBytes(32).toString('hex');
   const sealed = secretBox(deps.env).seal(secret, clawdbotSecretContext(owner.key));
-  return { set: { clawdbotWebhookUrl: url, clawdbotSecret: sealed }, secret };
+  return { set: { clawdbotWebhookUrl: url, clawdbotSecret: sealed, ...reset }, secret };
 }
 
 /**

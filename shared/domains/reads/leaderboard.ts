@@ -43,10 +43,12 @@ export async function markedPositions(models: Models, filter: Record<string, unk
 }
 
 /**
- * Re-marks every agent that has traded: realised P&L (a counter kept on write by the ledger) plus its
- * open positions marked at current prices (the venue's price for imported markets), less what it
- * made on markets it traded together with a linked agent (linked-agents.ts), which is kept apart in
- * linkedPnlMicro. Run by a scheduled job; reads then cost one indexed page whatever the number of agents.
+ * Re-marks every agent that has traded: realised sim P&L (a counter kept on write by the ledger) plus
+ * its open sim positions marked at current prices (the venue's price for imported markets), less what
+ * it made on markets it traded together with a linked agent (linked-agents.ts), which is kept apart in
+ * linkedPnlMicro. In $SIM only: real-venue positions are in dollars and rank on the venue boards
+ * (venue-boards.ts), never added to $SIM here. Run by a scheduled job; reads then cost one indexed page
+ * whatever the number of agents.
  */
 export async function remarkLeaderboard(
   models: Models,
@@ -54,7 +56,10 @@ export async function remarkLeaderboard(
   linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
 ): Promise<{ agents: number; changed: number }> {
   const unrealized = new Map<string, number>();
-  for (const { p, unrealizedMicro } of await markedPositions(models, { status: { $ne: 'settled' } }))
+  for (const { p, unrealizedMicro } of await markedPositions(models, {
+    venue: 'sim',
+    status: { $ne: 'settled' },
+  }))
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { tradesCount: { $gt: 0 } },
@@ -89,7 +94,7 @@ export async function remarkLeaderboard(
   return { agents: agents.length, changed: ops.length };
 }
 
-/** Per agent, the P&L (realised and marked) of its positions that do not rank; only linked agents have any. */
+/** Per agent, the P&L (realised and marked) of its sim positions that do not rank; only linked agents have any. */
 async function linkedPnlByAgent(
   models: Models,
   agents: Parameters<typeof linkedAgents>[0],
@@ -98,7 +103,7 @@ async function linkedPnlByAgent(
   const linked = linkedAgents(agents);
   const pnl = new Map<string, number>();
   if (!linked.size) return pnl;
-  const positions = await markedPositions(models, { agentId: { $in: [...linked.keys()] } });
+  const positions = await markedPositions(models, { agentId: { $in: [...linked.keys()] }, venue: 'sim' });
   const unranked = unrankedPositionIds(
     positions.map(({ p }) => p),
     linked,

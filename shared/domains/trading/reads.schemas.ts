@@ -83,6 +83,30 @@ const SourceTotalsSchema = z.object({
   trade_count: z.number().meta({ description: 'Filled trades placed with this source.' }),
 });
 
+/** The one currency of the flat P&L fields (reads.ts moneyScope): $SIM and dollars are never added. */
+const PnlCurrencySchema = z.enum(['$SIM', 'USDC']).meta({
+  description:
+    'The currency of the flat P&L totals: the asked venue’s; with `venue=all`, `USDC` (the real venues’ dollars, ' +
+    'pUSD and USDC 1:1) when you hold or held a position on a real venue, else `$SIM`.',
+});
+
+/** GET /api/sdk/positions (client-contract §6.1): the rows are open-ended, the totals in one currency. */
+export const PositionListSchema = z
+  .looseObject({
+    positions: z.array(z.record(z.string(), z.unknown())),
+    total_pnl: z.number().meta({
+      description:
+        'Realised + marked P&L of the listed positions of the venues `pnl_currency` names (never $SIM added to ' +
+        'dollars); each venue’s own is `<venue>_pnl` and `pnl_summary.<venue>`.',
+    }),
+    total_value: z.number().meta({ description: 'Current value of the same positions, in `pnl_currency`.' }),
+    pnl_currency: PnlCurrencySchema,
+    pnl_summary: z.looseObject({}).meta({
+      description: 'Per venue in its own currency; `combined` over the venues `pnl_currency` names.',
+    }),
+  })
+  .meta({ id: 'PositionList' });
+
 export const PortfolioSchema = z
   .looseObject({
     agent_id: z.string(),
@@ -102,7 +126,7 @@ export const PortfolioSchema = z
         '(pUSD and USDC are both dollars, counted 1:1) when you hold or held a position on one, else sim’s. ' +
         '$SIM is never added to dollars: each venue bucket has its own `pnl`, and `sim_pnl` is always sim’s.',
     }),
-    pnl_currency: z.enum(['$SIM', 'USDC']),
+    pnl_currency: PnlCurrencySchema,
     concentration: z.object({ top_market_pct: z.number(), top_3_markets_pct: z.number() }),
     by_source: z.record(z.string(), SourceTotalsSchema).meta({
       description:

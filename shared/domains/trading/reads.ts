@@ -42,7 +42,8 @@ export async function listPositions(
   agent: AgentRecord,
   q: z.output<typeof PositionsQuerySchema>,
 ) {
-  const rows = await positionsWithMarkets(models, agent._id, venueFilter(q.venue));
+  const venue = venueFilter(q.venue);
+  const rows = await positionsWithMarkets(models, agent._id, venue);
   const views: PositionView[] = [];
   for (const { p, m } of rows) {
     const status = positionStatus(p, m);
@@ -62,13 +63,18 @@ export async function listPositions(
   // One `<venue>_pnl` and one summary per venue, in the venues' order (the clients read them by name).
   const venues = listedVenues(venueIds(), (v) => views.some((view) => view.venue === v));
   const summaries = Object.fromEntries(venues.map((v) => [v, summary(v)])) as Record<VenueId, PnlSummary>;
-  const combined = (k: keyof PnlSummary) => round6(venues.reduce((s, v) => s + summaries[v]![k], 0));
+  // The totals are in one currency, over the venues the portfolio's `pnl_total` counts (moneyScope).
+  const money = moneyScope(venue, rows);
+  const counted = views.filter((v) => money.venues.includes(v.venue as VenueId));
+  const inScope = venues.filter((v) => money.venues.includes(v));
+  const combined = (k: keyof PnlSummary) => round6(inScope.reduce((s, v) => s + summaries[v]![k], 0));
   return {
     agent_id: agent._id,
     agent_name: agent.name,
     positions: views,
-    total_value: round6(views.reduce((s, v) => s + v.current_value, 0)),
-    total_pnl: round6(views.reduce((s, v) => s + v.pnl, 0)),
+    total_value: round6(counted.reduce((s, v) => s + v.current_value, 0)),
+    total_pnl: round6(counted.reduce((s, v) => s + v.pnl, 0)),
+    pnl_currency: money.currency,
     ...(Object.fromEntries(venues.map((v) => [`${v}_pnl`, pnlOf(v)])) as Record<`${VenueId}_pnl`, number>),
     pnl_summary: {
       ...summaries,
@@ -162,7 +168,8 @@ function venuePnlMicro(rows: { p: PositionRecord; m: MarketRecord }[]): number {
 }
 
 /**
- * The venues whose money the portfolio's flat P&L fields count (`pnl_total`, `pnl_24h`, `by_source`),
+ * The venues whose money the flat P&L fields count (the portfolio's `pnl_total`, `pnl_24h`, `by_source`;
+ * the positions list's `total_pnl`, `total_value` and `pnl_summary.combined`),
  * in one currency: the asked venue's; with all venues asked, the real venues' when the agent holds or
  * held a position on one (pUSD and USDC are both dollars: counted 1:1, labelled USDC as the positions
  * are), else sim's. $SIM and dollars are never added together; each venue bucket keeps its own `pnl`.

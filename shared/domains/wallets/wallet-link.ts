@@ -26,8 +26,18 @@ export async function walletLinkChallenge(deps: LinkDeps, account: WalletAccount
   return issueChallenge(deps, account.owner.key, getAddress(address));
 }
 
-/** Signature types 1–3 trade through a contract wallet; only type 3's address is not derivable from the EOA here. */
-function checkDepositWallet(input: WalletLinkRequest, address: string): string | null {
+/**
+ * The deposit wallet of a signing EOA (signature type 3): derived from the EOA by the venue's wallet
+ * factory (CREATE2), so a link can name no other. Passed in by the caller, which reaches the venue.
+ */
+export type DepositWalletOf = (owner: string) => string;
+
+/** Signature type 3 trades through the EOA's deposit wallet: the one its factory derives, never another. */
+function checkDepositWallet(
+  input: WalletLinkRequest,
+  address: string,
+  depositWalletOf: DepositWalletOf,
+): string | null {
   const given = input.deposit_wallet_address ? getAddress(input.deposit_wallet_address) : null;
   if (input.signature_type !== 3) {
     if (given)
@@ -39,19 +49,21 @@ function checkDepositWallet(input: WalletLinkRequest, address: string): string |
       );
     return null;
   }
+  const derived = depositWalletOf(address);
   if (!given)
     throw invalidField(
       'deposit_wallet_address',
       'required with signature_type 3',
       null,
-      'Send the deposit wallet address of the signing EOA (the maker of your orders) with signature_type 3.',
+      `Send the deposit wallet of the signing EOA with signature_type 3: for ${address} it is ${derived}.`,
     );
-  if (given === address)
+  if (given !== derived)
     throw invalidField(
       'deposit_wallet_address',
-      'is the signing EOA itself',
+      `is not the deposit wallet of ${address}`,
       input.deposit_wallet_address,
-      'A deposit wallet is a contract wallet owned by the EOA: send its address, or use signature_type 0 for a plain EOA.',
+      `The deposit wallet of ${address} is ${derived} (derived by Polymarket's deposit wallet factory): send that, ` +
+        'or link the EOA that owns the deposit wallet you meant, or use signature_type 0 for a plain EOA.',
     );
   return given;
 }
@@ -138,7 +150,8 @@ async function linkedElsewhere(deps: LinkDeps, userId: string, address: string) 
 
 /**
  * Whether a deposit wallet is an address another account trades with: its wallet, its managed key,
- * its deposit wallet, or an agent wallet. The deposit wallet is only what the user typed: naming
+ * its deposit wallet, or an agent wallet. The address is the signer's derived deposit wallet
+ * (checkDepositWallet), so this only guards against records written before that check: naming
  * another account's wallet would make its positions look like the linker's (redemption scopes).
  */
 async function depositWalletInUse(deps: LinkDeps, userId: string, depositWallet: string) {
@@ -157,10 +170,15 @@ async function depositWalletInUse(deps: LinkDeps, userId: string, depositWallet:
  * single-use challenge issued to this account for this address) and makes it the account's trading
  * wallet. 3 attempts per day per account (the route's rate limit).
  */
-export async function linkWallet(deps: LinkDeps, account: WalletAccount, input: WalletLinkRequest) {
+export async function linkWallet(
+  deps: LinkDeps,
+  account: WalletAccount,
+  input: WalletLinkRequest,
+  depositWalletOf: DepositWalletOf,
+) {
   const userId = walletUserOf(account);
   const address = getAddress(input.address);
-  const depositWallet = checkDepositWallet(input, address);
+  const depositWallet = checkDepositWallet(input, address, depositWalletOf);
   const current = await readWallet(deps.models, userId);
   checkConfirmations(current, address, input);
 

@@ -70,7 +70,11 @@ export const WalletLinkRequestSchema = z
     }),
     deposit_wallet_address: EvmAddressSchema.nullable()
       .optional()
-      .meta({ description: 'The deposit wallet of the signing EOA (signature_type 3 only).' }),
+      .meta({
+        description:
+          'The deposit wallet of the signing EOA (signature_type 3 only): the address Polymarket’s deposit wallet factory derives ' +
+          'for that EOA (CREATE2), as the official SDK derives it. Any other address is refused with 422 and a `fix` naming the right one.',
+      }),
     source: z.string().max(100).nullable().optional().meta({
       description: 'Where the link came from (`sdk-link`, `polymarket-import`, `browser`); informational.',
     }),

@@ -1,6 +1,8 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
+import { CLAWDBOT_HEALTH_PATHS } from '../limits/trading-settings.model.js';
 import { ownerKeyOf } from '../users/settings-owner.js';
+import { isOn } from './delivery-health.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type BridgeDeps = Pick<InfraDeps, 'env' | 'queues'> & { models: Models };
@@ -9,7 +11,8 @@ export type BridgeDeps = Pick<InfraDeps, 'env' | 'queues'> & { models: Models };
  * The chat bridge (client-contract §3.3 `clawdbot_webhook_url`): every event an agent's webhooks get
  * also goes to its settings owner's bridge, with the owner's `chat_id` and `channel` in `data` so the
  * bridge knows where to post it. One job per owner and event (agents sharing an owner post once);
- * the delivery reads the URL again, so a cleared bridge gets nothing more.
+ * the delivery reads the URL again, so a cleared bridge gets nothing more. A bridge switched off
+ * after failing MAX_CONSECUTIVE_FAILURES times in a row (delivery-health.ts) gets nothing either.
  */
 export async function emitToBridges(
   deps: BridgeDeps,
@@ -21,7 +24,7 @@ export async function emitToBridges(
   const owners = [...new Set(agents.map(ownerKeyOf))];
   if (!owners.length) return 0;
   const bridges = await deps.models.TradingSettings.find(
-    { _id: { $in: owners }, clawdbotWebhookUrl: { $type: 'string' } },
+    { _id: { $in: owners }, clawdbotWebhookUrl: { $type: 'string' }, ...isOn(CLAWDBOT_HEALTH_PATHS) },
     { clawdbotChatId: 1, clawdbotChannel: 1 },
   ).lean();
   await Promise.all(

@@ -7,8 +7,9 @@ import { AppError } from '../../infra/errors.js';
 import type { JobData } from '../../infra/queue/jobs.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import type { SealedSecret } from '../../infra/secrets/envelope.js';
-import { clawdbotSecretContext } from '../limits/trading-settings.model.js';
-import { MAX_CONSECUTIVE_FAILURES, webhookSecretContext } from './webhook.model.js';
+import { CLAWDBOT_HEALTH_PATHS, clawdbotSecretContext } from '../limits/trading-settings.model.js';
+import { recordDelivered, recordFailure, type Receiver } from './delivery-health.js';
+import { WEBHOOK_HEALTH_PATHS, webhookSecretContext } from './webhook.model.js';
 import { parseWebhookUrl, pinnedLookup, UnsafeWebhookUrl, urlGuardOf, type UrlGuard } from './url-guard.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -141,11 +142,11 @@ async function attempt(
   }
 }
 
-const deliveryFailed = (target: string, eventId: string, failure: string) =>
+const deliveryFailed = (what: string, failure: string) =>
   new AppError(
     502,
     'webhook_delivery_failed',
-    `${target} delivery of ${eventId} failed: ${failure}`,
+    `${what} failed: ${failure}`,
     'The receiver must answer 2xx within the timeout; the delivery is retried with backoff.',
     { retryable: true },
   );
@@ -163,12 +164,13 @@ async function deliverToAlert(
   const result = await attempt(deps, alert.webhookUrl, deliveryBody(d), eventHeaders(deps, d));
   if (result.failure === undefined) return { delivered: true, status: result.status };
   if (result.refused) return { delivered: false, disabled: true, error: result.failure };
-  throw deliveryFailed(`Alert ${d.alertId} webhook_url`, d.eventId, result.detail);
+  throw deliveryFailed(`Alert ${d.alertId} webhook_url delivery of ${d.eventId}`, result.detail);
 }
 
 /**
  * An event to a settings owner's chat bridge (`clawdbot_webhook_url`), signed with the bridge's
- * secret, retried with backoff; dropped when the bridge is cleared or the guard refuses its URL.
+ * secret, under a webhook's failure policy (retried with backoff, switched off after
+ * MAX_CONSECUTIVE_FAILURES in a row: delivery-health.ts); dropped when the bridge is cleared or off.
  */
 async function deliverToBridge(
   deps: DeliverWebhookDeps,
@@ -178,15 +180,37 @@ async function deliverToBridge(
   const bridge = await deps.models.TradingSettings.findById(owner, {
     clawdbotWebhookUrl: 1,
     clawdbotSecret: 1,
+    clawdbotActive: 1,
   }).lean();
   if (!bridge?.clawdbotWebhookUrl) return { delivered: false, skipped: 'deleted' };
+  if (bridge.clawdbotActive === false) return { delivered: false, skipped: 'inactive' };
   const body = deliveryBody(d);
   const headers = eventHeaders(deps, d);
   if (bridge.clawdbotSecret) sign(deps, headers, body, bridge.clawdbotSecret, clawdbotSecretContext(owner));
   const result = await attempt(deps, bridge.clawdbotWebhookUrl, body, headers);
-  if (result.failure === undefined) return { delivered: true, status: result.status };
-  if (result.refused) return { delivered: false, disabled: true, error: result.failure };
-  throw deliveryFailed('The clawdbot_webhook_url', d.eventId, result.detail);
+  const receiver = { store: deps.models.TradingSettings, id: owner, paths: CLAWDBOT_HEALTH_PATHS };
+  return settle(deps, receiver, result, `The clawdbot_webhook_url delivery of ${d.eventId}`);
+}
+
+/**
+ * The outcome of one attempt to a receiver with a failure policy (delivery-health.ts): a delivery
+ * resets its count; a failure (a URL the guard refuses included) is counted and retried with backoff
+ * (thrown) until the receiver is switched off.
+ */
+async function settle(
+  deps: DeliverWebhookDeps,
+  receiver: Receiver,
+  result: Awaited<ReturnType<typeof attempt>>,
+  what: string,
+): Promise<DeliveryResult> {
+  if (result.failure === undefined) {
+    await recordDelivered(receiver, deps.clock());
+    return { delivered: true, status: result.status };
+  }
+  const counted = await recordFailure(receiver, result.failure);
+  if (counted === 'inactive') return { delivered: false, skipped: 'inactive' };
+  if (counted === 'switched-off') return { delivered: false, disabled: true, error: result.failure };
+  throw deliveryFailed(what, result.detail);
 }
 
 /**
@@ -211,23 +235,6 @@ export async function deliverWebhook(
   const headers = eventHeaders(deps, d);
   if (hook.secret) sign(deps, headers, body, hook.secret, webhookSecretContext(hook._id));
   const result = await attempt(deps, hook.url, body, headers);
-  if (result.failure === undefined) {
-    await Webhook.updateOne(
-      { _id: hook._id },
-      { $set: { consecutiveFailures: 0, lastDeliveryAt: deps.clock(), lastError: null } },
-    );
-    return { delivered: true, status: result.status };
-  }
-  const failure = result.failure;
-  const counted = await Webhook.findOneAndUpdate(
-    { _id: hook._id, active: true },
-    { $inc: { consecutiveFailures: 1 }, $set: { lastError: failure } },
-    { returnDocument: 'after' },
-  ).lean();
-  if (!counted) return { delivered: false, skipped: 'inactive' };
-  if (counted.consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) {
-    await Webhook.updateOne({ _id: hook._id, active: true }, { $set: { active: false } });
-    return { delivered: false, disabled: true, error: failure };
-  }
-  throw deliveryFailed(`Webhook ${hook._id}`, d.eventId, result.detail);
+  const receiver = { store: Webhook, id: hook._id, paths: WEBHOOK_HEALTH_PATHS };
+  return settle(deps, receiver, result, `Webhook ${hook._id} delivery of ${d.eventId}`);
 }

@@ -24,6 +24,14 @@ export const ALSO_SENT_TO: Partial<Record<WebhookEvent, WebhookEvent[]>> = {
 /** Consecutive failed deliveries after which a webhook is switched off (`active: false`). */
 export const MAX_CONSECUTIVE_FAILURES = 10;
 
+/** Where a webhook keeps its delivery health (delivery-health.ts). */
+export const WEBHOOK_HEALTH_PATHS = {
+  active: 'active',
+  consecutiveFailures: 'consecutiveFailures',
+  lastError: 'lastError',
+  lastDeliveryAt: 'lastDeliveryAt',
+} as const;
+
 /**
  * An agent's webhook receiver. The signing secret is sealed (envelope encryption, context
  * `webhook:<id>`); deliveries open it to sign. `consecutiveFailures` counts failed delivery attempts
