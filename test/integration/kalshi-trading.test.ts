@@ -332,7 +332,10 @@ describe('Kalshi trading: quote, client-signed submit, order tracking #integrati
     assert.equal(row.current_value, 10);
     assert.equal(row.pnl, 4.9);
     const briefing = await api().get('/api/sdk/briefing').set(asAgent(t.agent)).expect(200);
-    assert.match(briefing.body.venues.kalshi.actions.join(' '), /resolved YES: redeem the contracts that pay out/);
+    assert.match(
+      briefing.body.venues.kalshi.actions.join(' '),
+      /resolved YES: redeem the contracts that pay out/,
+    );
 
     // The losing side and a new buy are refused with what to do instead.
     const losing = await quote(t, { market_id: marketId, side: 'no', action: 'sell', shares: 10 }).expect(
