@@ -76,6 +76,29 @@ async function submit(
     .expect(status);
 }
 
+/** A $10 FAK buy of YES signed as type 3 (POLY_1271) by Polymarket's own client, maker and signer the deposit wallet. */
+async function typeThreeBuy(agent: RegisteredAgent, owner: Wallet, depositWallet: string) {
+  const { host, signer, creds } = await registerClobCredentials(agent, owner);
+  const clob = new ClobClient({
+    host,
+    chain: 137,
+    signer,
+    creds,
+    signatureType: SignatureTypeV2.POLY_1271,
+    funderAddress: depositWallet,
+  });
+  const m = await importedMarket(agent);
+  const order = await clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+  const trade = await polymarketTrade(agent, {
+    market_id: m.marketId,
+    side: 'yes',
+    amount: 10,
+    order_type: OrderType.FAK,
+    signed_order: order,
+  }).expect(200);
+  return { m, order, trade };
+}
+
 describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 trade, redemption #integration', function () {
   this.timeout(60_000);
 
@@ -174,26 +197,9 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(nothing.body.amount_units, 0);
 
     // 4. A buy signed as type 3 by Polymarket's own client (maker = signer = deposit wallet).
-    const { host, signer, creds } = await registerClobCredentials(agent, owner);
-    const clob = new ClobClient({
-      host,
-      chain: 137,
-      signer,
-      creds,
-      signatureType: SignatureTypeV2.POLY_1271,
-      funderAddress: expected,
-    });
-    const m = await importedMarket(agent);
-    const order = await clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
+    const { m, order, trade } = await typeThreeBuy(agent, owner, expected);
     assert.equal(order.signatureType, 3);
     assert.equal(order.maker, expected);
-    const trade = await polymarketTrade(agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      order_type: OrderType.FAK,
-      signed_order: order,
-    }).expect(200);
     trace('trade (type 3)', 'POST /api/sdk/trade {venue: polymarket, signed_order: <POLY_1271>}', trade.body);
     assert.equal(trade.body.success, true, JSON.stringify(trade.body));
     const shares = trade.body.shares_bought as number;
@@ -249,24 +255,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     const prep = await bodyless(agent, '/api/user/wallet/external/dw-approvals/prepare').expect(200);
     await submit(agent, '/api/user/wallet/external/dw-approvals/submit', owner, prep.body, 200);
     await polymarketAdmin('POST', `/wallets/${dw}/fund`, { pusd: 20 });
-    const { host, signer, creds } = await registerClobCredentials(agent, owner);
-    const clob = new ClobClient({
-      host,
-      chain: 137,
-      signer,
-      creds,
-      signatureType: SignatureTypeV2.POLY_1271,
-      funderAddress: dw,
-    });
-    const m = await importedMarket(agent);
-    const order = await clob.createMarketOrder({ tokenID: m.yes, amount: 10, side: Side.BUY, price: 0.6 });
-    const bought = await polymarketTrade(agent, {
-      market_id: m.marketId,
-      side: 'yes',
-      amount: 10,
-      order_type: OrderType.FAK,
-      signed_order: order,
-    }).expect(200);
+    const { m, trade: bought } = await typeThreeBuy(agent, owner, dw);
     assert.equal(bought.body.success, true, JSON.stringify(bought.body));
     const heldMicro = ledger().tokenBalance(dw, m.yes);
     assert.ok(heldMicro > 0n);
