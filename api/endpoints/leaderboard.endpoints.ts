@@ -30,9 +30,9 @@ export const leaderboardEndpoints = {
     auth: 'none',
     tag: 'Leaderboard',
     summary:
-      'Agents with at least one trade, ranked by sim P&L in $SIM (open positions marked at current prices, re-marked every minute)',
+      'Agents with at least one sim trade, ranked by sim P&L in $SIM (open positions marked at current prices, re-marked every minute)',
     description:
-      'The sim board: `total_pnl` is realised + marked P&L of sim positions only, in $SIM; real-venue P&L is in dollars and ranks on `/api/leaderboard/{venue}`, never added here. ' +
+      'The sim board: `total_pnl` is realised + marked P&L of sim positions only, in $SIM, and `trades_count` the sim trades; an agent that traded only on a real venue is not listed; real-venue P&L is in dollars and ranks on `/api/leaderboard/{venue}`, never added here. ' +
       'Farming policy: two agents of one owner or one registration address that trade the same market within LEADERBOARD_LINK_WINDOW_HOURS of each other do not rank on it; `unranked_pnl` shows what was left out.',
     query: z.object({
       limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -60,7 +60,7 @@ describe('leaderboard #integration', () => {
     assert.equal(w.is_claimed, false);
     assert.equal(w.trades_count, 1);
     for (const key of LEADERBOARD_ENTRY_FIELDS) assert.ok(key in w, key);
-    assert.equal(res.total_agents, await deps.models.Agent.countDocuments({ tradesCount: { $gt: 0 } }));
+    assert.equal(res.total_agents, await deps.models.Agent.countDocuments({ simTradesCount: { $gt: 0 } }));
     assert.ok(idle);
   });
 

@@ -59,8 +59,8 @@ agentSchema.index({ apiKeyHash: 1 }, { unique: true });
 agentSchema.index({ claimCode: 1 }, { unique: true });
 agentSchema.index({ claimedBy: 1, status: 1 });
 agentSchema.index({ nameKey: 1, nameTakenAt: 1, createdAt: 1, _id: 1 });
-// The leaderboard page: agents that traded, best P&L first.
-agentSchema.index({ tradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
+// The sim leaderboard page: agents that traded on sim, best P&L first (real venues rank in venue_standings).
+agentSchema.index({ simTradesCount: 1, leaderboardPnlMicro: -1, _id: 1 });
 
 export type AgentRecord = SchemaRecord<typeof agentSchema>;
 export type AgentDoc = HydratedDocument<AgentRecord>;

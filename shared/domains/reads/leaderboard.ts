@@ -62,7 +62,7 @@ export async function remarkLeaderboard(
   }))
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
-    { tradesCount: { $gt: 0 } },
+    { simTradesCount: { $gt: 0 } },
     {
       realizedPnlMicro: 1,
       leaderboardPnlMicro: 1,
@@ -160,7 +160,7 @@ export function leaderboardEntry(a: AgentRecord, rank: number, shownName = a.nam
       ? Math.round((a.leaderboardPnlMicro / a.startingBalanceMicro) * 1e4) / 100
       : 0,
     win_rate: winRate(a.winCount, a.lossCount),
-    trades_count: a.tradesCount,
+    trades_count: a.simTradesCount,
     win_count: a.winCount,
     loss_count: a.lossCount,
     is_claimed: Boolean(a.claimedBy),
@@ -169,10 +169,10 @@ export function leaderboardEntry(a: AgentRecord, rank: number, shownName = a.nam
   };
 }
 
-/** One page of the SDK-agent leaderboard: agents with at least one trade, best marked P&L first. */
+/** One page of the SDK-agent (sim) leaderboard: agents with at least one sim trade, best marked P&L first. */
 export async function sdkAgentsBoard(models: Models, limit: number, offset: number) {
   const [agents, meta] = await Promise.all([
-    models.Agent.find({ tradesCount: { $gt: 0 } })
+    models.Agent.find({ simTradesCount: { $gt: 0 } })
       .sort({ leaderboardPnlMicro: -1, _id: 1 })
       .skip(offset)
       .limit(limit)
@@ -190,13 +190,13 @@ export async function sdkAgentsBoard(models: Models, limit: number, offset: numb
 /** An agent's place on the board: 1 + the number of agents ahead of it (an indexed count). */
 export async function rankOf(
   models: Models,
-  agent: Pick<AgentRecord, 'tradesCount' | 'leaderboardPnlMicro'>,
+  agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
 ): Promise<number | null> {
-  if (agent.tradesCount === 0) return null;
+  if (agent.simTradesCount === 0) return null;
   return (
     1 +
     (await models.Agent.countDocuments({
-      tradesCount: { $gt: 0 },
+      simTradesCount: { $gt: 0 },
       leaderboardPnlMicro: { $gt: agent.leaderboardPnlMicro },
     }))
   );
