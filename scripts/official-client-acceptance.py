@@ -621,15 +621,22 @@ def sweep(run: Run, svc: Service, client: SimmerClient, ctx: dict) -> None:
     attempt("auto_redeem", "client.auto_redeem()", client.auto_redeem, lambda r: compact(r, 300),
             ok=lambda r: isinstance(r, list))
 
-    # Deposit wallets (issue 26 item 5, built elsewhere): last, as they may relink the account.
-    attempt("activate_polymarket_dw", "client.activate_polymarket_dw()", client.activate_polymarket_dw,
-            lambda r: compact(r, 300), ok=lambda r: r.get("success") is not False)
+    # Deposit wallets (issue 26 item 5): last, as they move the account onto its deposit wallet. The
+    # import comes first: it deploys (or adopts) the wallet and sets its twelve approvals, which the
+    # other three need; USDC.e sent to the wallet on the emulator is what wrap_on_dw turns into pUSD.
+    imported = attempt("import_polymarket_wallet", "client.import_polymarket_wallet()",
+                       client.import_polymarket_wallet, lambda r: compact(r, 300),
+                       ok=lambda r: r.get("success") is not False)
+    attempt("activate_polymarket_dw", "client.activate_polymarket_dw()  # approvals already set",
+            client.activate_polymarket_dw, lambda r: compact(r, 300), ok=lambda r: r.get("success") is not False)
     attempt("activate_combo_dw", "client.activate_combo_dw()", client.activate_combo_dw, lambda r: compact(r, 300),
             ok=lambda r: r.get("success") is not False)
+    dw = (imported or {}).get("deposit_wallet_address")
+    if dw:
+        run.call(f"<emulator>/__admin/wallets/{dw}/fund {{usdce: 25}}",
+                 lambda: emulator_admin(ctx["emulator"], "POST", f"/wallets/{dw}/fund", {"usdce": 25}))
     attempt("wrap_on_dw", "client.wrap_on_dw()", client.wrap_on_dw, lambda r: compact(r, 300),
-            ok=lambda r: r.get("success") is not False)
-    attempt("import_polymarket_wallet", "client.import_polymarket_wallet()", client.import_polymarket_wallet,
-            lambda r: compact(r, 300), ok=lambda r: r.get("success") is not False)
+            ok=lambda r: r.get("success") is not False and r.get("wrapped", True) is not False)
     # Whatever they answered (the client swallows some of these failures into an empty answer).
     for m, why in NOT_OFFLINE.items():
         if m in run.methods:
