@@ -15,6 +15,13 @@ export interface RunningProcess {
   shutdown(reason: string): Promise<void>;
 }
 
+/**
+ * The exit code when an embedded server's restart circuit opened (EX_TEMPFAIL: "try again later").
+ * The process exits rather than stay up unable to serve, so that compose's `restart: unless-stopped`
+ * or an orchestrator starts it afresh; any other failure exits 1.
+ */
+export const EXIT_EMBEDDED_SERVER_ABANDONED = 75;
+
 function loadEnvOrExit(): Env {
   try {
     return loadEnv();
@@ -51,13 +58,15 @@ export async function runProcess(
   let deps: Deps | undefined;
   const running: RunningRole[] = [];
   let shuttingDown: Promise<void> | undefined;
+  // What a shutdown that has to be forced exits with: the reason it began with, if that was a failure.
+  let failureExitCode = 1;
   const shutdown = (reason: string) => {
     shuttingDown ??= (async () => {
       log.info({ reason }, 'shutting down');
       const force = setTimeout(() => {
         log.error('graceful shutdown took too long; exiting');
         infrastructure?.kill();
-        process.exit(1);
+        process.exit(failureExitCode);
       }, env.SHUTDOWN_TIMEOUT_MS * 2);
       force.unref();
       for (const role of running.reverse())
@@ -83,7 +92,21 @@ export async function runProcess(
     });
   }
   try {
-    infrastructure = opts.embedded ? await startInfrastructure(env, log) : undefined;
+    infrastructure = opts.embedded
+      ? await startInfrastructure(env, log, {
+          onServerAbandoned: (server) => {
+            if (shuttingDown) return;
+            failureExitCode = EXIT_EMBEDDED_SERVER_ABANDONED;
+            log.error(
+              { server, exitCode: EXIT_EMBEDDED_SERVER_ABANDONED },
+              `the embedded ${server} keeps exiting and is not restarted again: stopping the service, to be restarted whole`,
+            );
+            void shutdown(`embedded ${server} abandoned`).then(() =>
+              process.exit(EXIT_EMBEDDED_SERVER_ABANDONED),
+            );
+          },
+        })
+      : undefined;
     const infra = infrastructure?.infra ?? { redisUrl: env.REDIS_URL!, mongoUri: env.MONGODB_URI! };
     deps = await createDeps(env, infra, log);
     // This process owns the embedded database, which a kill may have stopped short of writes Redis

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isAlive, spawnManaged } from '../../shared/infra/embedded/child-process.js';
+import { isAlive, spawnManaged, type ManagedChild } from '../../shared/infra/embedded/child-process.js';
 import type { EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 import { restartDelayMs, superviseServer } from '../../shared/infra/embedded/supervisor.js';
 import { createLogger } from '../../shared/infra/logger.js';
@@ -138,11 +138,11 @@ describe('superviseServer: restarts with backoff and a circuit #integration', ()
     const { start: sleeper } = sleeperStarts();
     const spawnedPids: number[] = [];
     // The restart's process runs but never answers (a JVM still starting): ready only if it exits.
-    const start = async (port: number | undefined, spawned: (pid: number) => void) => {
+    const start = async (port: number | undefined, spawned: (child: ManagedChild) => void) => {
       const server = await sleeper(port);
       const pid = server.child.process.pid!;
       spawnedPids.push(pid);
-      spawned(pid);
+      spawned(server.child);
       if (spawnedPids.length === 1) return server;
       await new Promise((resolve) => server.child.process.once('exit', resolve));
       throw new Error('exited before it was ready');

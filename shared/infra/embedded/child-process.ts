@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Logger } from '../logger.js';
 import { PRIVATE_UMASK } from '../private-files.js';
@@ -35,14 +35,39 @@ export interface ManagedChild {
   stop(graceMs?: number): Promise<void>;
 }
 
+let pdeathsigAvailable: boolean | undefined;
+
+/**
+ * `setpriv --pdeathsig KILL` (util-linux, on every Debian and in our image) asks the kernel to
+ * SIGKILL the server when this process dies, however it dies: a SIGKILL, a crash, or an exit that
+ * skipped the shutdown. A polling watchdog would leave the server up for its poll interval (and is one
+ * more process to leak); the lock file's reaping at the next start remains the fallback where
+ * setpriv is missing.
+ */
+function dieWithParentPrefix(): string {
+  pdeathsigAvailable ??=
+    process.platform === 'linux' && spawnSync('sh', ['-c', 'command -v setpriv']).status === 0;
+  return pdeathsigAvailable ? 'setpriv --pdeathsig KILL -- ' : '';
+}
+
+/** Signals the child's process group (it leads one: spawned detached), else the child alone. */
+function signalTree(child: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
 /** Starts a server process whose output goes to the log, and which we can stop gracefully. */
 export function spawnManaged(name: string, command: string, args: string[], log: Logger): ManagedChild {
   // Own process group: a terminal Ctrl-C reaches only us, and we stop the servers after our own
-  // connections have closed, in order.
-  // Through sh only to set the umask (exec keeps the pid): every file the server creates in the
+  // connections have closed, in order. It also dies with us (dieWithParentPrefix).
+  // Through sh to set the umask (exec keeps the pid): every file the server creates in the
   // data directory is then private (0600), as is everything else there (private-files.ts).
   const umask = PRIVATE_UMASK.toString(8).padStart(3, '0');
-  const child = spawn('sh', ['-c', `umask ${umask} && exec "$0" "$@"`, command, ...args], {
+  const exec = `exec ${dieWithParentPrefix()}"$0" "$@"`;
+  const child = spawn('sh', ['-c', `umask ${umask} && ${exec}`, command, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -70,8 +95,8 @@ export function spawnManaged(name: string, command: string, args: string[], log:
     process: child,
     async stop(graceMs = 10_000) {
       if (exited) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => !exited && child.kill('SIGKILL'), graceMs);
+      signalTree(child, 'SIGTERM');
+      const timer = setTimeout(() => !exited && signalTree(child, 'SIGKILL'), graceMs);
       await exitPromise;
       clearTimeout(timer);
     },

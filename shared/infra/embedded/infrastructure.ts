@@ -4,7 +4,7 @@ import type { Env } from '../config/env.js';
 
 import type { Logger } from '../logger.js';
 import { ensurePrivateDir, writePrivateFile } from '../private-files.js';
-import { isAlive } from './child-process.js';
+import { isAlive, type ManagedChild } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
 import { startRedisServer } from './redis-server.js';
 import { superviseServer, type RestartPolicy, type SupervisedServer } from './supervisor.js';
@@ -77,7 +77,14 @@ async function takeDataDirLock(lockFile: string, dataDir: string): Promise<void>
  * A lock file stops two processes from sharing one data directory. The embedded servers are
  * supervised (restarted when they exit; see supervisor.ts), and the lock file follows their pids.
  */
-export async function startInfrastructure(env: Env, log: Logger): Promise<InfrastructureHandle> {
+export async function startInfrastructure(
+  env: Env,
+  log: Logger,
+  hooks: {
+    /** An embedded server's restart circuit opened (already logged): it stays down. */
+    onServerAbandoned?: (server: string) => void;
+  } = {},
+): Promise<InfrastructureHandle> {
   const dataDir = resolve(env.DATA_DIR);
   const children: SupervisedServer[] = [];
   const policy: RestartPolicy = {
@@ -99,14 +106,14 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
     const children = [...serverPids.values()].flat().filter(isAlive);
     writeLockFile(lockFile, { pid: process.pid, children });
   };
-  const spawned = (server: string) => (pid: number) => {
-    serverPids.set(server, [...(serverPids.get(server) ?? []).filter(isAlive), pid]);
+  const spawned = (server: string) => (child: ManagedChild) => {
+    serverPids.set(server, [...(serverPids.get(server) ?? []).filter(isAlive), child.process.pid!]);
     recordChildren();
   };
   const both =
-    (...hooks: ((pid: number) => void)[]) =>
-    (pid: number) => {
-      for (const hook of hooks) hook(pid);
+    (...hooks: ((child: ManagedChild) => void)[]) =>
+    (child: ManagedChild) => {
+      for (const hook of hooks) hook(child);
     };
   const stop = async () => {
     for (const child of children.reverse()) await child.stop();
@@ -137,6 +144,7 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
         policy,
         log,
         onRestarted: recordChildren,
+        onGaveUp: () => hooks.onServerAbandoned?.('redis-server'),
       });
       children.push(redis);
       redisUrl = redis.url;
@@ -161,6 +169,7 @@ export async function startInfrastructure(env: Env, log: Logger): Promise<Infras
         policy,
         log,
         onRestarted: recordChildren,
+        onGaveUp: () => hooks.onServerAbandoned?.('database'),
       });
       children.push(mongo);
       mongoUri = mongo.url;

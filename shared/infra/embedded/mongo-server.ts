@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import mongoose from 'mongoose';
 import type { Logger } from '../logger.js';
 import { ensurePrivateDir } from '../private-files.js';
-import { freePort, spawnManaged, waitUntilReady } from './child-process.js';
+import { freePort, spawnManaged, waitUntilReady, type ManagedChild } from './child-process.js';
 import type { EmbeddedServer } from './redis-server.js';
 
 const projectRoot = resolve(import.meta.dirname, '../../..');
@@ -26,8 +26,8 @@ export async function startMongoServer(opts: {
   log: Logger;
   /** A restart reuses the port clients know; a first start takes a free one. */
   port?: number;
-  /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
-  onSpawned?: (pid: number) => void;
+  /** The server's process as soon as it runs, before it answers (a JVM takes seconds to). */
+  onSpawned?: (child: ManagedChild) => void;
 }): Promise<EmbeddedServer & { engine: MongoEngine }> {
   ensurePrivateDir(opts.dir);
   const port = opts.port ?? (await freePort());
@@ -53,7 +53,7 @@ export async function startMongoServer(opts: {
     if (opts.persistent) args.push('--h2', join(opts.dir, 'mongo-java-server.mv'));
     child = spawnManaged('mongo-java-server', 'java', args, opts.log);
   }
-  if (child.process.pid) opts.onSpawned?.(child.process.pid);
+  if (child.process.pid) opts.onSpawned?.(child);
   const uri = `mongodb://127.0.0.1:${port}`;
   await waitUntilReady(
     child,

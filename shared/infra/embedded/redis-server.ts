@@ -18,8 +18,8 @@ export async function startRedisServer(opts: {
   log: Logger;
   /** A restart reuses the port clients know; a first start takes a free one. */
   port?: number;
-  /** The server's pid as soon as it runs, before it answers (a JVM takes seconds to). */
-  onSpawned?: (pid: number) => void;
+  /** The server's process as soon as it runs, before it answers (a JVM takes seconds to). */
+  onSpawned?: (child: ManagedChild) => void;
 }): Promise<EmbeddedServer> {
   ensurePrivateDir(opts.dir);
   const port = opts.port ?? (await freePort());
@@ -42,7 +42,7 @@ export async function startRedisServer(opts: {
     'no',
   ];
   const child = spawnManaged('redis-server', 'redis-server', args, opts.log);
-  if (child.process.pid) opts.onSpawned?.(child.process.pid);
+  if (child.process.pid) opts.onSpawned?.(child);
   const url = `redis://127.0.0.1:${port}`;
   await waitUntilReady(
     child,

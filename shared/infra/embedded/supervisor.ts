@@ -1,13 +1,6 @@
 import type { Logger } from '../logger.js';
+import type { ManagedChild } from './child-process.js';
 import type { EmbeddedServer } from './redis-server.js';
-
-const killQuietly = (pid: number) => {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    // Gone already.
-  }
-};
 
 /** When to stop restarting a server that keeps dying. */
 export interface RestartPolicy {
@@ -33,6 +26,7 @@ export interface SupervisedServer {
   pid(): number;
   /** True once the circuit opened: the server stays down until the whole service is restarted. */
   gaveUp(): boolean;
+  /** Ends every process this supervisor started that still runs (a restart's too) and waits for them. */
   stop(): Promise<void>;
 }
 
@@ -40,31 +34,48 @@ export interface SupervisedServer {
  * Starts a server and restarts it whenever it exits on its own, on the same port (and the same data
  * directory, which `start` closes over), after a backoff. A server that exits `maxFailures` times
  * within the window is left down: restarting it again would only hide a broken machine, so the
- * circuit opens and the process reports itself not live (GET /healthz/live), for an orchestrator to
- * restart the whole service.
+ * circuit opens, `onGaveUp` is told (the process then exits non-zero, run-process.ts) and until then
+ * the process reports itself not live (GET /healthz/live), for an orchestrator to restart the whole
+ * service.
  */
 export async function superviseServer(opts: {
   name: string;
   /**
-   * Starts the server; on a restart with the port it had. Calls `spawned` with the new process's pid
-   * as soon as it runs, and resolves once it answers.
+   * Starts the server; on a restart with the port it had. Calls `spawned` with the new process as
+   * soon as it runs, and resolves once it answers.
    */
-  start: (port: number | undefined, spawned: (pid: number) => void) => Promise<EmbeddedServer>;
+  start: (port: number | undefined, spawned: (child: ManagedChild) => void) => Promise<EmbeddedServer>;
   policy: RestartPolicy;
   log: Logger;
   /** A new process runs (e.g. to record its pid). */
   onRestarted?: () => void;
+  /** The circuit opened (after it was logged): the server stays down. */
+  onGaveUp?: () => void;
   clock?: () => number;
 }): Promise<SupervisedServer> {
   const { name, policy, log } = opts;
   const clock = opts.clock ?? Date.now;
-  // A restart's process from its spawn until it answers: a stop in between ends it at once rather
-  // than waiting out a JVM start (and a service killed meanwhile has it in its lock file).
-  let starting: number | undefined;
-  const spawned = (pid: number) => (starting = pid);
-  let current = await opts.start(undefined, () => undefined);
-  const port = Number(new URL(current.url).port);
   let stopping = false;
+  // Every process started here that has not exited, from its spawn on: the one serving, and a
+  // restart's that does not answer yet (a JVM takes seconds). stop() ends them all, so none outlives
+  // the service, whenever the stop comes.
+  const live = new Set<ManagedChild>();
+  const tracked = new WeakSet<ManagedChild>();
+  const track = (child: ManagedChild) => {
+    if (tracked.has(child)) return;
+    tracked.add(child);
+    if (child.process.exitCode !== null || child.process.signalCode !== null) return;
+    live.add(child);
+    child.process.once('exit', () => live.delete(child));
+  };
+  const spawned = (child: ManagedChild) => {
+    track(child);
+    // Spawned by a restart that was already under way when the stop came.
+    if (stopping) void child.stop();
+  };
+  let current = await opts.start(undefined, spawned);
+  track(current.child);
+  const port = Number(new URL(current.url).port);
   let circuitOpen = false;
   let exits: number[] = [];
   let pendingRestart: NodeJS.Timeout | undefined;
@@ -77,8 +88,9 @@ export async function superviseServer(opts: {
       circuitOpen = true;
       log.error(
         { ...why, exits: exits.length, windowMs: policy.windowMs },
-        `${name} keeps exiting: not restarting it again; GET /healthz/live now fails so that the service is restarted`,
+        `${name} keeps exiting: not restarting it again; the service exits so that it is restarted`,
       );
+      opts.onGaveUp?.();
       return;
     }
     const delayMs = restartDelayMs(exits.length);
@@ -103,9 +115,8 @@ export async function superviseServer(opts: {
       if (stopping) return;
       exited({ err: err instanceof Error ? err.message : String(err) });
       return;
-    } finally {
-      starting = undefined;
     }
+    track(next.child);
     if (stopping) {
       await next.child.stop();
       return;
@@ -125,9 +136,17 @@ export async function superviseServer(opts: {
     async stop() {
       stopping = true;
       clearTimeout(pendingRestart);
-      if (starting !== undefined) killQuietly(starting);
-      await restarting;
-      await current.child.stop();
+      // A restart under way ends at once: its process is stopped here (or at its spawn, above), so
+      // its wait for an answer fails and nothing awaits a JVM start.
+      while (live.size > 0 || restarting) {
+        await Promise.all(
+          [...live].map(async (child) => {
+            await child.stop();
+            live.delete(child); // also one that never ran (a spawn error has no exit)
+          }),
+        );
+        await restarting;
+      }
     },
   };
 }
