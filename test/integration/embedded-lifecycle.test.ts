@@ -74,13 +74,12 @@ describe('embedded children end with their service #integration', function () {
 
   it('when the stop comes while a restarted redis-server is starting, then no process of the tree survives', async () => {
     let stopping: Promise<void> | undefined;
-    let server: SupervisedServer | undefined;
+    const holder: { server?: SupervisedServer } = {};
     // The stop arrives the moment the restart's process runs, before it answers.
-    const started = await supervisedRedis((_child, nth) => {
-      if (nth === 2) stopping = server!.stop();
+    const { server, pids } = await supervisedRedis((_child, nth) => {
+      if (nth === 2) stopping = holder.server!.stop();
     });
-    server = started.server;
-    const { pids } = started;
+    holder.server = server;
     assert.deepEqual(survivors(pids), [pids[0]], 'the first redis-server runs');
     process.kill(pids[0]!, 'SIGKILL');
     await until('the restart spawned its process', () => pids.length === 2);
