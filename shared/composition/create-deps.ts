@@ -1,7 +1,7 @@
 import type { Env } from '../infra/config/env.js';
 import type { Logger } from '../infra/logger.js';
 import { connectMongo, watchMongo } from '../infra/mongo.js';
-import { connectRedis } from '../infra/redis.js';
+import { connectRedisWhenUp } from '../infra/redis.js';
 import { QueueClient } from '../infra/queue/queue-client.js';
 import { createMetrics } from '../infra/metrics.js';
 import type { Infrastructure } from '../infra/embedded/infrastructure.js';
@@ -62,7 +62,7 @@ export async function createDeps(
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };
   await ensureIndexes(models);
   await migrateStoredDocuments(models, log);
-  const redis = await connectRedis(infra.redisUrl, 'fail-fast', 'producer');
+  const redis = await connectRedisWhenUp(infra.redisUrl, 'fail-fast', 'producer', log);
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
   const invalidation = await startInvalidation({

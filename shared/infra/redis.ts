@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.js';
 
 /**
  * Two connection profiles (BullMQ "going to production"):
@@ -31,6 +32,45 @@ export async function connectRedis(url: string, profile: RedisProfile, name: str
   const redis = new Redis(url, { ...redisOptions(profile), connectionName: name });
   await redis.connect();
   return redis;
+}
+
+const FIRST_WAIT_MS = 250;
+const MAX_WAIT_MS = 10_000;
+
+/**
+ * `connectRedis` for a process starting up: while Redis does not answer (a compose stack where the
+ * workers start first, Redis restarting), waits with backoff (250 ms doubling to 10 s, each wait
+ * logged) and tries again, rather than exiting, so the process comes up once Redis does. A stop
+ * signal still ends the process meanwhile (run-process.ts).
+ */
+export async function connectRedisWhenUp(
+  url: string,
+  profile: RedisProfile,
+  name: string,
+  log: Logger,
+): Promise<Redis> {
+  for (let attempt = 1; ; attempt++) {
+    const redis = new Redis(url, { ...redisOptions(profile), connectionName: name });
+    // Failures surface through connect()'s rejection; this only keeps ioredis from reporting them
+    // as unhandled 'error' events too.
+    const quiet = () => undefined;
+    redis.on('error', quiet);
+    try {
+      await redis.connect();
+      if (attempt > 1) log.info({ connection: name, attempts: attempt }, 'Redis answers now');
+      return redis;
+    } catch (err) {
+      redis.disconnect();
+      const delayMs = Math.min(FIRST_WAIT_MS * 2 ** (attempt - 1), MAX_WAIT_MS);
+      log.warn(
+        { connection: name, attempt, delayMs, err: err instanceof Error ? err.message : String(err) },
+        'Redis is not reachable; waiting before trying again',
+      );
+      await new Promise((r) => setTimeout(r, delayMs));
+    } finally {
+      redis.off('error', quiet);
+    }
+  }
 }
 
 /** Every key matching `pattern` (SCAN, so a large keyspace is walked without blocking Redis). */
