@@ -439,7 +439,7 @@ export const EnvSchema = z.object({
   EMBEDDED_RESTART_MAX_FAILURES: positiveInt
     .default(5)
     .describe(
-      '`npm start` restarts its embedded Redis and MongoDB-wire server when they exit, with backoff; after this many exits of one within EMBEDDED_RESTART_WINDOW_SECONDS it gives up and GET /healthz/live answers 503, so that an orchestrator restarts the service.',
+      '`npm start` restarts its embedded Redis and MongoDB-wire server when they exit, with backoff; after this many exits of one within EMBEDDED_RESTART_WINDOW_SECONDS it gives up and the process exits with code 75, so that compose or an orchestrator restarts the service.',
     ),
   EMBEDDED_RESTART_WINDOW_SECONDS: positiveInt
     .default(300)
