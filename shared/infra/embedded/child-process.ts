@@ -38,16 +38,17 @@ export interface ManagedChild {
 let pdeathsigAvailable: boolean | undefined;
 
 /**
- * `setpriv --pdeathsig KILL` (util-linux, on every Debian and in our image) asks the kernel to
- * SIGKILL the server when this process dies, however it dies: a SIGKILL, a crash, or an exit that
- * skipped the shutdown. A polling watchdog would leave the server up for its poll interval (and is one
- * more process to leak); the lock file's reaping at the next start remains the fallback where
- * setpriv is missing.
+ * `setpriv --pdeathsig TERM` (util-linux, on every Debian and in our image) asks the kernel to
+ * SIGTERM the server when this process dies, however it dies: a SIGKILL, a crash, or an exit that
+ * skipped the shutdown. TERM, not KILL: Redis then writes its append-only file out and the database
+ * closes its files, as on a normal stop, so what they acknowledged survives the service's death.
+ * A polling watchdog would leave the server up for its poll interval (and is one more process to
+ * leak); the lock file's reaping at the next start remains the fallback where setpriv is missing.
  */
 function dieWithParentPrefix(): string {
   pdeathsigAvailable ??=
     process.platform === 'linux' && spawnSync('sh', ['-c', 'command -v setpriv']).status === 0;
-  return pdeathsigAvailable ? 'setpriv --pdeathsig KILL -- ' : '';
+  return pdeathsigAvailable ? 'setpriv --pdeathsig TERM -- ' : '';
 }
 
 /** Signals the child's process group (it leads one: spawned detached), else the child alone. */
