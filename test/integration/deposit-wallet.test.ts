@@ -99,6 +99,21 @@ async function typeThreeBuy(agent: RegisteredAgent, owner: Wallet, depositWallet
   return { m, order, trade };
 }
 
+/** The venue resolves the market, the service sees it, and the agent asks to redeem from its deposit wallet. */
+async function resolveThenPrepareRedeem(
+  agent: RegisteredAgent,
+  m: { conditionId: string; marketId: string },
+  outcome: 'yes' | '50-50',
+) {
+  await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome });
+  await checkResolutions(testContext().deps);
+  return api()
+    .post('/api/sdk/dw-redeem/prepare')
+    .set(asAgent(agent))
+    .send({ market_id: m.marketId, side: 'yes' })
+    .expect(200);
+}
+
 describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 trade, redemption #integration', function () {
   this.timeout(60_000);
 
@@ -209,13 +224,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     const pusdAfterTrade = ledger().pusdBalance(expected);
 
     // 5. Redemption from the deposit wallet.
-    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: 'yes' });
-    await checkResolutions(testContext().deps);
-    const rp = await api()
-      .post('/api/sdk/dw-redeem/prepare')
-      .set(asAgent(agent))
-      .send({ market_id: m.marketId, side: 'yes' })
-      .expect(200);
+    const rp = await resolveThenPrepareRedeem(agent, m, 'yes');
     trace('dw-redeem/prepare', 'POST /api/sdk/dw-redeem/prepare', rp.body);
     assert.equal(rp.body.eoa_fallback, undefined, JSON.stringify(rp.body));
     assert.equal(rp.body.deposit_wallet_address, expected);
@@ -261,13 +270,7 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.ok(heldMicro > 0n);
     const pusdBefore = ledger().pusdBalance(dw);
 
-    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
-    await checkResolutions(testContext().deps);
-    const rp = await api()
-      .post('/api/sdk/dw-redeem/prepare')
-      .set(asAgent(agent))
-      .send({ market_id: m.marketId, side: 'yes' })
-      .expect(200);
+    const rp = await resolveThenPrepareRedeem(agent, m, '50-50');
     assert.equal(rp.body.not_redeemable, undefined, JSON.stringify(rp.body));
     assert.equal(rp.body.is_cancelled, true);
     assert.equal(rp.body.outcome, undefined);

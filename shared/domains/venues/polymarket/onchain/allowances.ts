@@ -35,11 +35,6 @@ const cacheOf = (rpc: PolygonRpc) => {
   return cache;
 };
 
-/** Forgets what was read for `owner` (its approvals just changed on chain): the next read goes to the chain. */
-export function forgetAllowances(rpc: PolygonRpc, owner: string): void {
-  cacheOf(rpc).delete(getAddress(owner).toLowerCase());
-}
-
 async function readChain(rpc: PolygonRpc, owner: string, now: () => Date): Promise<ChainAllowances> {
   // An ERC-20 allowance counts as set when it is non-zero: the official clients approve max uint256
   // once, and a partly spent allowance still lets the CLOB match (it checks the amount per order).

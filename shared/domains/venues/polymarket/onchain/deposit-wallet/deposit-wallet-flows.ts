@@ -9,7 +9,7 @@ import type {
 } from '../../../../wallets/deposit-wallet.schemas.js';
 import type { WalletAccount } from '../../../../wallets/wallet-account.js';
 import { writeWallet } from '../../../../wallets/wallet-store.js';
-import { forgetAllowances, readAllowances } from '../allowances.js';
+import { readAllowances } from '../allowances.js';
 import { OTHER_KNOWN_FUNCTIONS, POLYGON_CONTRACTS } from '../polygon-contracts.js';
 import { encodeAllowedCall } from '../relay-rules.js';
 import type { BatchCall } from './batch.js';
@@ -139,8 +139,6 @@ export async function submitDepositWalletApprovals(
 ) {
   const dw = await depositWalletOf(deps, account);
   const { record } = await submitBatch(deps, dw, 'approvals', body);
-  // The client's preflight reads GET /api/polymarket/allowances next: not the pre-batch answer.
-  forgetAllowances(deps.polygon, dw.wallet);
   return submitAnswer(record, `${record.calls.length} approvals set on deposit wallet ${dw.wallet}.`);
 }
 
