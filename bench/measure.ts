@@ -92,7 +92,7 @@ export function quantile(sorted: number[], q: number): number {
  */
 export async function noOpRoundTrips(redisUrl: string, load: Load, prefix = 'bull'): Promise<Row> {
   const redis = new Redis(redisUrl, { enableOfflineQueue: true });
-  const queues = new QueueClient(redis, prefix, redisUrl);
+  const queues = new QueueClient(redis, prefix, { redisUrl });
   const roundTrip = async () =>
     (await queues.enqueueAndWait('ping', { nonce: randomBytes(12).toString('base64url') }, 10_000)).state ===
     'completed';
@@ -134,7 +134,7 @@ export async function noOpRoundTrips(redisUrl: string, load: Load, prefix = 'bul
  */
 export async function drainQueues(redisUrl: string, prefix = 'bull', timeoutMs = 60_000): Promise<void> {
   const redis = new Redis(redisUrl, { enableOfflineQueue: true });
-  const queues = new QueueClient(redis, prefix, redisUrl);
+  const queues = new QueueClient(redis, prefix, { redisUrl });
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {

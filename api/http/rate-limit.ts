@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/infra/redis.js';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { rateLimited, unavailable } from '../../shared/infra/errors.js';
 
@@ -14,7 +14,7 @@ export interface RateLimitRule {
 }
 
 /** A Redis-backed fixed-window limit shared by every API replica; a refusal is 429 with Retry-After. */
-export function rateLimit(redis: Redis, prefix: string, rule: RateLimitRule): RequestHandler {
+export function rateLimit(redis: RedisClient, prefix: string, rule: RateLimitRule): RequestHandler {
   const limiter = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: `${prefix}:rl:${rule.name}`,

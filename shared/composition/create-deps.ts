@@ -20,6 +20,7 @@ import {
   type ExtraVenue,
 } from './venues.js';
 import { createCandleSource } from './market-data.js';
+import { migrateLegacyDayCounters } from '../domains/limits/counters.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
 const LOCAL_CACHE_ENTRIES = 20_000;
@@ -62,11 +63,13 @@ export async function createDeps(
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };
   await ensureIndexes(models);
   await migrateStoredDocuments(models, log);
-  const redis = await connectRedisWhenUp(infra.redisUrl, 'fail-fast', 'producer', log);
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
-  const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra.redisUrl);
+  const redis = await connectRedisWhenUp(infra, 'fail-fast', 'producer', log);
+  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  const carried = await migrateLegacyDayCounters(redis, env.QUEUE_PREFIX);
+  if (carried) log.info({ counters: carried }, 'daily trade counters moved to their owner-tagged keys');
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX, infra);
   const invalidation = await startInvalidation({
-    redisUrl: infra.redisUrl,
+    redis: infra,
     prefix: env.QUEUE_PREFIX,
     publisher: redis,
     log,

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../infra/logger.js';
 import { armFaults } from '../infra/faults.js';
 import type { Role, RunningRole } from './role.js';
 import { reconcileRedisWithDatabase } from '../domains/trading/reconcile-redis.js';
+import { redisTargetOf } from '../infra/redis.js';
 
 export interface RunningProcess {
   env: Env;
@@ -48,9 +49,9 @@ export async function runProcess(
   const env = loadEnvOrExit();
   const log = createLogger(env.LOG_LEVEL, name);
   armFaults(env.FAULT_KILL_AFTER_WRITES);
-  if (!opts.embedded && (!env.REDIS_URL || !env.MONGODB_URI)) {
+  if (!opts.embedded && ((!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) || !env.MONGODB_URI)) {
     console.error(
-      `${name}: REDIS_URL and MONGODB_URI must be set when starting a single role. Use \`npm start\` for the all-in-one process with embedded Redis and MongoDB.`,
+      `${name}: REDIS_URL (or REDIS_CLUSTER_NODES) and MONGODB_URI must be set when starting a single role. Use \`npm start\` for the all-in-one process with embedded Redis and MongoDB.`,
     );
     process.exit(1);
   }
@@ -107,7 +108,10 @@ export async function runProcess(
           },
         })
       : undefined;
-    const infra = infrastructure?.infra ?? { redisUrl: env.REDIS_URL!, mongoUri: env.MONGODB_URI! };
+    const infra = infrastructure?.infra ?? {
+      ...redisTargetOf(env),
+      mongoUri: env.MONGODB_URI!,
+    };
     deps = await createDeps(env, infra, log);
     // This process owns the embedded database, which a kill may have stopped short of writes Redis
     // already answered for; nothing serves yet, so nothing admits buys while Redis is recounted.

@@ -5,6 +5,7 @@ import { JOBS, jobNamesOf, type JobName } from '../infra/queue/jobs.js';
 import type { ProcessorRegistry } from './processor.js';
 import { outageDeferralMs } from './outage-deferral.js';
 import { QUEUE_NAMES, type QueueName } from '../infra/queue/queues.js';
+import { bullPrefix, createRedisConnection } from '../infra/redis.js';
 
 /** Tape jobs (recorder runs and slices) one process runs at once. */
 const TAPE_SLICES_PER_PROCESS = 2;
@@ -29,6 +30,7 @@ export function selectQueues(requested: string[] | undefined): QueueName[] {
 export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: QueueName[]): Worker[] {
   return queues.map((queue) => {
     const names = new Set<string>(jobNamesOf(queue));
+    const connection = createRedisConnection(deps.infra, 'retrying', `worker-${queue}`);
     const worker = new Worker(
       queue,
       async (job, token) => {
@@ -72,13 +74,10 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
         }
       },
       {
-        // Workers block on Redis: their connection retries forever instead of failing commands.
-        connection: {
-          url: deps.infra.redisUrl,
-          maxRetriesPerRequest: null,
-          connectionName: `worker-${queue}`,
-        },
-        prefix: deps.env.QUEUE_PREFIX,
+        // Workers block on Redis: their connection retries forever instead of failing commands
+        // (BullMQ makes its blocking copy of it; the worker's own is closed with the worker).
+        connection,
+        prefix: bullPrefix(deps.env.QUEUE_PREFIX, deps.infra),
         concurrency:
           queue === 'trades'
             ? deps.env.TRADE_WORKER_CONCURRENCY
@@ -94,6 +93,7 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
       },
     );
     worker.on('error', (err) => deps.log.warn({ queue, err: err.message }, 'worker connection error'));
+    worker.once('closed', () => connection.disconnect());
     return worker;
   });
 }

@@ -1,11 +1,11 @@
 import type { Connection } from 'mongoose';
-import type { Redis } from 'ioredis';
 import type { Env } from './config/env.js';
 import type { Logger } from './logger.js';
 import type { QueueClient } from './queue/queue-client.js';
 import type { Metrics } from './metrics.js';
 import type { Infrastructure } from './embedded/infrastructure.js';
 import type { Invalidation } from './invalidation.js';
+import type { RedisClient } from './redis.js';
 
 /**
  * The process's infrastructure handles, as the composition root builds them once per process. No
@@ -19,7 +19,7 @@ export interface InfraDeps {
   infra: Infrastructure;
   mongo: Connection;
   /** Fail-fast connection for request paths: rate limits, caches, the producer. */
-  redis: Redis;
+  redis: RedisClient;
   queues: QueueClient;
   metrics: Metrics;
   /** Tells every process's caches that something changed (Redis pub/sub). */

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, type RedisClient, type RedisTarget } from './redis.js';
 
 /**
  * What changed, by id: `agent` (its status, claim or settings: every cached copy of the agent),
@@ -18,7 +17,9 @@ export const DEGRADED_MAX_AGE_MS = 1000;
  * after its database write: this process drops the entry at once, every other process when the
  * message arrives (milliseconds). When the subscriber is down, messages are lost: `healthy` turns
  * false (caches then keep entries at most DEGRADED_MAX_AGE_MS) and every cache is cleared when it
- * is back.
+ * is back. On a Redis Cluster the channel is an ordinary (not sharded) one: a PUBLISH to any node
+ * reaches the subscribers of every node, and the cluster client moves the subscription to another
+ * node when its node fails.
  */
 export interface Invalidation {
   publish(kind: InvalidationKind, id: string): Promise<void>;
@@ -30,10 +31,10 @@ export interface Invalidation {
 }
 
 export async function startInvalidation(opts: {
-  redisUrl: string;
+  redis: RedisTarget;
   prefix: string;
   /** The process's request-path connection (a subscriber connection cannot publish). */
-  publisher: Redis;
+  publisher: RedisClient;
   log: Logger;
   connectionName?: string;
 }): Promise<Invalidation> {
@@ -51,7 +52,7 @@ export async function startInvalidation(opts: {
     for (const fn of resets) fn();
   };
 
-  const subscriber = await connectRedis(opts.redisUrl, 'retrying', opts.connectionName ?? 'invalidation');
+  const subscriber = await connectRedis(opts.redis, 'retrying', opts.connectionName ?? 'invalidation');
   subscriber.on('error', (err: Error) => log.debug({ err: err.message }, 'invalidation subscriber error'));
   subscriber.on('message', (_channel: string, message: string) => {
     const at = message.indexOf(':');

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { presentedOperatorToken, isOperatorToken } from './authorization-header.js';
@@ -18,7 +18,7 @@ export type OperatorCheck = 'right' | 'wrong' | 'absent';
  * guessed by volume through whichever door is not limited. Only failures count: an operator or a
  * Prometheus scrape that sends the right token never locks itself out.
  */
-export function operatorLockout(redis: Redis, prefix: string, operatorToken: string) {
+export function operatorLockout(redis: RedisClient, prefix: string, operatorToken: string) {
   const failures = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: `${prefix}:rl:console-sign-in`,

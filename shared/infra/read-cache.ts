@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { LocalCache } from './local-cache.js';
 
 const inFlight = new Map<string, Promise<unknown>>();
@@ -19,7 +19,7 @@ const local = new LocalCache<unknown>(256, () => 60_000);
  * directly.
  */
 export async function cachedRead<T>(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   name: string,
   params: unknown,

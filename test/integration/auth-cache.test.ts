@@ -164,11 +164,11 @@ describe('process caches across API processes #integration', () => {
   });
 
   it('when the invalidation connection drops, then every cache is emptied once it is back and messages flow again', async () => {
-    const { deps, env, redisUrl } = testContext();
+    const { deps, env } = testContext();
     const name = `invalidation-test-${randomUUID().slice(0, 8)}`;
     const log = createLogger('silent', 'test');
     const inv = await startInvalidation({
-      redisUrl,
+      redis: deps.infra,
       prefix: env.QUEUE_PREFIX,
       publisher: deps.redis,
       log,
@@ -194,7 +194,12 @@ describe('process caches across API processes #integration', () => {
       // Redis out of reach for the publisher: the writer's own caches still drop it, and nothing throws.
       const broken = deps.redis.duplicate();
       broken.disconnect();
-      const offline = await startInvalidation({ redisUrl, prefix: env.QUEUE_PREFIX, publisher: broken, log });
+      const offline = await startInvalidation({
+        redis: deps.infra,
+        prefix: env.QUEUE_PREFIX,
+        publisher: broken,
+        log,
+      });
       const local: string[] = [];
       offline.onInvalidate('user', (u) => local.push(u));
       await offline.publish('user', 'u-offline');

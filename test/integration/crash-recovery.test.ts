@@ -34,7 +34,7 @@ async function crashThroughTrade(body: {
 }) {
   const ctx = testContext();
   const prefix = `${ctx.env.QUEUE_PREFIX}-crash-${randomUUID().slice(0, 8)}`;
-  const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+  const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
   const tradeId = randomUUID();
   await ctx.deps.models.Trade.create({ _id: tradeId, venue: 'sim', status: 'pending', ...body });
   await queues.enqueue('execute-trade', { tradeId });
@@ -66,7 +66,7 @@ async function killedAfterRelay(
 ) {
   const ctx = testContext();
   const prefix = `${ctx.env.QUEUE_PREFIX}-relay-${randomUUID().slice(0, 8)}`;
-  const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+  const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
   await queues.enqueue('execute-trade', { tradeId });
   const finished = async () => {
     const t = await ctx.deps.models.Trade.findById(tradeId, { status: 1 }).lean();
@@ -182,7 +182,7 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
         },
       ] as const;
       const prefix = `${ctx.env.QUEUE_PREFIX}-batch-${randomUUID().slice(0, 8)}`;
-      const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+      const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
       const ids: string[] = [];
       for (const o of orders) {
         const id = randomUUID();
@@ -382,7 +382,7 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
     await resolveMarket(models, market._id, true, ctx.deps.clock);
 
     const prefix = `${ctx.env.QUEUE_PREFIX}-crash-${randomUUID().slice(0, 8)}`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
     await queues.enqueue('settle-market', { marketId: market._id });
     const finished = async () => {
       const m = await models.Market.findById(market._id, { settledAt: 1 }).lean();

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import mongoose from 'mongoose';
-import type { Redis } from 'ioredis';
 import { buildApp } from '../../api/app.js';
 import { unavailable } from '../../shared/infra/errors.js';
 import { claimIdempotencyKey } from '../../shared/domains/trading/idempotency.js';
 import type { QueueClient } from '../../shared/infra/queue/queue-client.js';
-import { scanKeys } from '../../shared/infra/redis.js';
+import { deleteMany, scanKeys, type RedisClient } from '../../shared/infra/redis.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
@@ -19,7 +18,7 @@ import { registerAgent } from '../support/http.js';
  * This Redis fails the first `failures` releases of a claim, like a Redis that just died. A release
  * is the compare-and-delete script on an idempotency key: one key, one argument (the claim).
  */
-function failingReleases(redis: Redis, failures: number) {
+function failingReleases(redis: RedisClient, failures: number) {
   let failed = 0;
   const isRelease = (numKeys: unknown, rest: unknown[]) =>
     numKeys === 1 && String(rest[0]).includes(':idem:') && rest.length === 2;
@@ -32,7 +31,7 @@ function failingReleases(redis: Redis, failures: number) {
             return run.call(target, script, numKeys, ...rest);
           }
         : Reflect.get(target, name, receiver),
-  }) as Redis;
+  }) as RedisClient;
 }
 
 describe('idempotency_key when Redis lost the answer #integration', () => {
@@ -47,7 +46,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     // What Redis holds 120 s after a completion it missed: nothing under the key.
     const keys = await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:${agent.agent_id}:*`);
     assert.equal(keys.length, 1);
-    await deps.redis.del(...keys);
+    await deleteMany(deps.redis, keys);
 
     const again = await trade(agent, body);
     assert.equal(again.status, 200, JSON.stringify(again.body));
@@ -70,7 +69,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     const market = await makeMarket();
     const body = { market_id: market._id, side: 'no', amount: 2, idempotency_key: 'answer-lost-2' };
     assert.equal((await trade(agent, body)).body.fill_status, 'filled');
-    await deps.redis.del(...(await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:${agent.agent_id}:*`)));
+    await deleteMany(deps.redis, await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:${agent.agent_id}:*`));
 
     const other = await trade(agent, { ...body, amount: 3 });
     assert.equal(other.status, 422, JSON.stringify(other.body));
@@ -181,7 +180,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
 
   it('when freeing a key that placed nothing fails because Redis is down, then it is freed once Redis answers again, and never a later request’s claim', async () => {
     const { deps, env } = testContext();
-    const claim = (redis: Redis, key: string, tradeId: string) =>
+    const claim = (redis: RedisClient, key: string, tradeId: string) =>
       claimIdempotencyKey(redis, env.QUEUE_PREFIX, 'agent-release', key, tradeId, 'fp');
     const down = failingReleases(deps.redis, 2);
     const first = await claim(down, 'release-1', 'trade-a');
@@ -198,7 +197,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
 
     // Trade-c holds the key now: a late release of trade-a's claim must not free it.
     const stale = await claim(deps.redis, 'release-2', 'trade-d');
-    const stored = await deps.redis.keys(`${env.QUEUE_PREFIX}:idem:agent-release:*`);
+    const stored = await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:agent-release:*`);
     for (const key of stored)
       await deps.redis.set(key, JSON.stringify({ inFlight: 'trade-e', fp: 'fp' }), 'EX', 60);
     await (stale.state === 'first' && stale.abandon());
@@ -218,7 +217,7 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
       );
     const slow = await claim('late-1', 'trade-slow');
     assert.equal(slow.state, 'first');
-    const [stored] = await deps.redis.keys(`${env.QUEUE_PREFIX}:idem:agent-late:*`);
+    const [stored] = await scanKeys(deps.redis, `${env.QUEUE_PREFIX}:idem:agent-late:*`);
     // What a takeover leaves: the resend's own claim.
     const resendClaim = JSON.stringify({ inFlight: 'trade-resend', fp: 'fp' });
     await deps.redis.set(stored!, resendClaim, 'EX', 60);

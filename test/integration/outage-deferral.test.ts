@@ -18,7 +18,7 @@ describe('a store outage does not spend a job’s attempts #integration', functi
   async function runFlaky(failures: number, error: () => Error) {
     const ctx = testContext();
     const prefix = `${ctx.env.QUEUE_PREFIX}-outage-${failures}-${Date.now()}`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
     const deps = { ...ctx.deps, env: { ...ctx.env, QUEUE_PREFIX: prefix }, queues };
     let calls = 0;
     const registry: ProcessorRegistry = {

@@ -382,7 +382,7 @@ describe('Position monitors and risk alerts #integration', function () {
     // The evaluation, the exit and the trade all run in a separate worker under a queue prefix of
     // their own, killed after each write that made progress.
     const prefix = `${ctx.env.QUEUE_PREFIX}-monitor-${randomUUID().slice(0, 8)}`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
     const finished = async () => (await monitorState(agent, market._id))?.state === 'done';
     let crashes = 0;
     try {

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+
 import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
-import { connectRedis } from '../../shared/infra/redis.js';
+import { connectRedis, type RedisClient } from '../../shared/infra/redis.js';
 
 /**
  * Found by the chaos run (npm run chaos): `npm start` died of an unhandled rejection
@@ -18,7 +18,7 @@ describe('request-reply over the queue when Redis dies #integration', function (
   this.timeout(60_000);
   let dir: string;
   let server: EmbeddedServer;
-  let producer: Redis;
+  let producer: RedisClient;
   let client: QueueClient;
   const unhandled: unknown[] = [];
   let mochaListeners: NodeJS.UnhandledRejectionListener[] = [];
@@ -27,9 +27,9 @@ describe('request-reply over the queue when Redis dies #integration', function (
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ats-queue-wait-'));
     server = await startRedisServer({ dir, persistent: false, log: createLogger('silent', 'test') });
-    producer = await connectRedis(server.url, 'fail-fast', 'producer');
+    producer = await connectRedis({ redisUrl: server.url }, 'fail-fast', 'producer');
     producer.on('error', () => undefined);
-    client = new QueueClient(producer, 'redis-loss', server.url);
+    client = new QueueClient(producer, 'redis-loss', { redisUrl: server.url });
     // Mocha turns an unhandled rejection into a failure of whatever runs; this test counts them.
     mochaListeners = process.listeners('unhandledRejection');
     process.removeAllListeners('unhandledRejection');

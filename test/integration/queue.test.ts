@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { AppError } from '../../shared/infra/errors.js';
-import { connectRedis } from '../../shared/infra/redis.js';
+import { bullPrefix, connectRedis, createRedisConnection } from '../../shared/infra/redis.js';
 import { QueueClient } from '../../shared/infra/queue/queue-client.js';
 import { JOBS } from '../../shared/infra/queue/jobs.js';
 import { selectQueues } from '../../shared/composition/worker-pool.js';
@@ -34,7 +34,7 @@ describe('queue plumbing #integration', () => {
 
   it('when no worker consumes the queue before the deadline, then the wait answers pending with the job id', async () => {
     const { deps, env } = testContext();
-    const lonely = new QueueClient(deps.redis, `${env.QUEUE_PREFIX}-noworkers`, deps.infra.redisUrl);
+    const lonely = new QueueClient(deps.redis, `${env.QUEUE_PREFIX}-noworkers`, deps.infra);
     try {
       const outcome = await lonely.enqueueAndWait('ping', { nonce: nonce() }, 300);
       assert.equal(outcome.state, 'pending');
@@ -52,7 +52,8 @@ describe('queue plumbing #integration', () => {
       (err: unknown) => err instanceof AppError && err.code === 'invalid_job',
     );
     // Bypass the producer, as an old deploy or a hand-made job would.
-    const raw = new Queue('system', { connection: { url: deps.infra.redisUrl }, prefix: env.QUEUE_PREFIX });
+    const connection = createRedisConnection(deps.infra, 'retrying', 'test-raw-queue');
+    const raw = new Queue('system', { connection, prefix: bullPrefix(env.QUEUE_PREFIX, deps.infra) });
     try {
       const job = await raw.add('ping', { nonce: 'x' }, { attempts: 3, jobId: `ping-raw-${nonce()}` });
       for (let i = 0; i < 50 && !(await job.isFailed()); i++) await new Promise((r) => setTimeout(r, 100));
@@ -62,13 +63,14 @@ describe('queue plumbing #integration', () => {
       assert.equal(failed!.attemptsMade, 1, 'an unrecoverable failure is not retried');
     } finally {
       await raw.close();
+      connection.disconnect();
     }
   });
 
   it('when Redis is unreachable for the producer, then enqueue fails at once with a retryable 503', async () => {
     const { deps, env } = testContext();
-    const conn = await connectRedis(deps.infra.redisUrl, 'fail-fast', 'test-down');
-    const client = new QueueClient(conn, `${env.QUEUE_PREFIX}-down`, deps.infra.redisUrl);
+    const conn = await connectRedis(deps.infra, 'fail-fast', 'test-down');
+    const client = new QueueClient(conn, `${env.QUEUE_PREFIX}-down`, deps.infra);
     conn.disconnect();
     // The command was refused for the connection being down, not queued until a reconnect.
     await assert.rejects(

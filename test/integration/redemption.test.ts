@@ -228,7 +228,7 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const userId = await ownerIdOf(t.agent);
 
     const prefix = `${ctx.env.QUEUE_PREFIX}-redeem-${randomUUID().slice(0, 8)}`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
     const id = redemptionId(t.address, m.marketId);
     const finished = async () =>
       (await ctx.deps.models.Redemption.findById(id, { status: 1 }).lean())?.status === 'redeemed';

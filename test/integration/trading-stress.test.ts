@@ -191,7 +191,7 @@ describe('money under concurrency #integration', function () {
   it('when no worker answers before the deadline, then 200 "submitted" with the trade id, and the trade fills once a worker runs', async () => {
     const ctx = testContext();
     const prefix = `${ctx.env.QUEUE_PREFIX}-slow`;
-    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra.redisUrl);
+    const queues = new QueueClient(ctx.deps.redis, prefix, ctx.deps.infra);
     const env = { ...ctx.env, QUEUE_PREFIX: prefix, TRADE_WAIT_MS: 300 };
     const deps = { ...ctx.deps, env, queues };
     const app = buildApp(deps, { operatorToken: ctx.operatorToken });

@@ -10,6 +10,7 @@ import type { ExtraVenue } from '../../shared/composition/venues.js';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
+import { deleteMany, redisTargetOf, scanKeys } from '../../shared/infra/redis.js';
 import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
 import { startWorkers, stopWorkers } from '../../shared/composition/worker-pool.js';
 import { PROCESSORS } from '../../workers/registry.js';
@@ -23,7 +24,8 @@ import * as testVenues from './test-venues.js';
 /**
  * Root hooks: one isolated environment per run. Redis and the MongoDB-wire server are started on
  * free ports (or taken from TEST_REDIS_URL / TEST_MONGODB_URI), with a database name and queue
- * prefix of this run's own, and removed again afterwards.
+ * prefix of this run's own, and removed again afterwards. TEST_REDIS_CLUSTER_NODES (`host:port,…`,
+ * set by `npm run test:cluster`) runs the service on that Redis Cluster instead (REDIS_CLUSTER_NODES).
  */
 const runId = randomBytes(4).toString('hex');
 let tmp: string;
@@ -35,7 +37,10 @@ export const mochaHooks = {
     tmp = mkdtempSync(join(tmpdir(), `ats-test-${runId}-`));
     const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test');
     const servers: EmbeddedServer[] = [];
-    let redisUrl = process.env.TEST_REDIS_URL;
+    const clusterNodes = process.env.TEST_REDIS_CLUSTER_NODES || undefined;
+    let redisUrl = clusterNodes
+      ? redisTargetOf({ REDIS_CLUSTER_NODES: clusterNodes }).redisUrl
+      : process.env.TEST_REDIS_URL;
     let mongoUri = process.env.TEST_MONGODB_URI;
     if (!redisUrl) {
       const redis = await startRedisServer({ dir: join(tmp, 'redis'), persistent: false, log });
@@ -57,6 +62,7 @@ export const mochaHooks = {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: join(tmp, 'data'),
       REDIS_URL: redisUrl,
+      ...(clusterNodes ? { REDIS_CLUSTER_NODES: clusterNodes } : {}),
       MONGODB_URI: mongoUri,
       MONGODB_DB: `test_${runId}`,
       QUEUE_PREFIX: `test-${runId}`,
@@ -99,7 +105,7 @@ export const mochaHooks = {
       WEBHOOK_TIMEOUT_MS: '2000',
     });
     const extraVenues: ExtraVenue[] = Object.values(testVenues);
-    const deps = await createDeps(env, { redisUrl, mongoUri }, log, { extraVenues });
+    const deps = await createDeps(env, { ...redisTargetOf(env), mongoUri }, log, { extraVenues });
     await seedCatalogue(deps.models.Market, deps.clock());
     const workers = startWorkers(deps, PROCESSORS, [...QUEUE_NAMES]);
     await Promise.all(workers.map((w) => w.waitUntilReady()));
@@ -125,8 +131,12 @@ export const mochaHooks = {
     await Promise.all(
       Object.values(ctx.deps.queues.queues).map((q) => q.obliterate({ force: true }).catch(() => undefined)),
     );
-    const leftovers = await ctx.deps.redis.keys(`${ctx.env.QUEUE_PREFIX}*`);
-    if (leftovers.length) await ctx.deps.redis.del(...leftovers);
+    // The run's keys, on every master of a cluster; BullMQ's are under `{prefix}` there.
+    const leftovers = [
+      ...(await scanKeys(ctx.deps.redis, `${ctx.env.QUEUE_PREFIX}*`)),
+      ...(await scanKeys(ctx.deps.redis, `{${ctx.env.QUEUE_PREFIX}*`)),
+    ];
+    await deleteMany(ctx.deps.redis, leftovers);
     await ctx.deps.mongo.dropDatabase();
     await closeDeps(ctx.deps);
     for (const server of ctx.servers) await server.child.stop();

@@ -21,6 +21,7 @@ export async function runWorkerProcess(
     HOME: process.env.HOME ?? '/tmp',
     NODE_ENV: 'test',
     REDIS_URL: ctx.redisUrl,
+    ...(ctx.env.REDIS_CLUSTER_NODES ? { REDIS_CLUSTER_NODES: ctx.env.REDIS_CLUSTER_NODES } : {}),
     MONGODB_URI: ctx.mongoUri,
     MONGODB_DB: ctx.env.MONGODB_DB,
     QUEUE_PREFIX: prefix,

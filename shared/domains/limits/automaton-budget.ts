@@ -64,13 +64,15 @@ export async function automatonStanding(models: Models, agentId: string): Promis
  */
 export function budgetReservation(
   prefix: string,
+  /** The agent's owner: the budget key shares the slot of the owner's other limit keys (limitKeys). */
+  ownerKey: string,
   agentId: string,
   standing: AutomatonStanding | null,
   t: { venue: string; action: 'buy' | 'sell'; amountMicro: number },
 ): BudgetReservation | null {
   if (!standing || standing.halted || t.action !== 'buy' || t.venue !== standing.venue) return null;
   return {
-    key: limitKeys(prefix).budget(agentId, standing.startedAtMs),
+    key: limitKeys(prefix).budget(ownerKey, agentId, standing.startedAtMs),
     recordedMicro: standing.committedMicro,
     budgetMicro: standing.budgetMicro,
     amountMicro: t.amountMicro,

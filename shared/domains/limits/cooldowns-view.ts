@@ -25,7 +25,7 @@ export async function cooldownsView(deps: CooldownsViewDeps, agent: AgentRecord)
   const owner = await agentOwner(deps, agent);
   const [settings, cooldowns, usage] = await Promise.all([
     currentSettings(deps, owner),
-    activeCooldowns(deps.redis, deps.env.QUEUE_PREFIX, agent._id, now),
+    activeCooldowns(deps.redis, deps.env.QUEUE_PREFIX, owner.key, agent._id, now),
     dailyUsage(deps.redis, deps.env.QUEUE_PREFIX, owner.key, now),
   ]);
   const markets = cooldowns.length

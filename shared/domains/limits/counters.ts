@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { isClusterClient, scanKeys, type RedisClient } from '../../infra/redis.js';
 import { redisScript } from '../../infra/redis-script.js';
 import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
@@ -77,14 +77,35 @@ export const nextUtcMidnight = (now: Date) =>
 const memberOf = (kind: CooldownKind, t: Omit<CooldownTarget, 'agentId'>) =>
   `${kind}|${t.venue}|${t.marketId}|${t.side}`;
 
-/** Where the safeguards live in Redis (also read by reconcile-counters.ts). */
+/**
+ * Where the safeguards live in Redis (also read by reconcile-counters.ts). Every key carries the
+ * owner's settings key as its hash tag (`{user:<id>}` / `{agent:<id>}`): the ADMIT and RELEASE
+ * scripts touch an agent's cooldowns, its owner's day counter, the release marker and the agent's
+ * automaton budget at once, and on a Redis Cluster the keys of one script must share a slot. The
+ * owner is what they have in common (the day counter is shared by all of an owner's agents), and it
+ * still spreads the keyspace over the cluster one owner per slot. The names are the same on a
+ * single Redis. An agent claimed by a user changes owner, so the cooldowns still running under its
+ * old owner (seconds to minutes) no longer apply to it.
+ *
+ * These names replaced untagged ones (`<prefix>:limits:day:<owner>:<day>` …): day counters are
+ * carried over at start (migrateLegacyDayCounters); cooldowns, release markers and budget counters
+ * are short-lived (minutes; a budget counter is re-derived from the database after a quiet minute)
+ * and are left to expire.
+ */
 export const limitKeys = (prefix: string) => ({
-  cooldowns: (agentId: string) => `${prefix}:limits:cooldowns:${agentId}`,
-  day: (ownerKey: string, day: string) => `${prefix}:limits:day:${ownerKey}:${day}`,
-  released: (admissionId: string) => `${prefix}:limits:released:${admissionId}`,
+  cooldowns: (ownerKey: string, agentId: string) => `${prefix}:limits:{${ownerKey}}:cooldowns:${agentId}`,
+  day: (ownerKey: string, day: string) => `${prefix}:limits:{${ownerKey}}:day:${day}`,
+  released: (ownerKey: string, admissionId: string) =>
+    `${prefix}:limits:{${ownerKey}}:released:${admissionId}`,
   /** One automaton run's committed budget: a hash of `committed` (micro) and `gen` (its seeding). */
-  budget: (agentId: string, startedAtMs: number) => `${prefix}:limits:budget:${agentId}:${startedAtMs}`,
+  budget: (ownerKey: string, agentId: string, startedAtMs: number) =>
+    `${prefix}:limits:{${ownerKey}}:budget:${agentId}:${startedAtMs}`,
+  /** What `day` was before the hash tags; only read by migrateLegacyDayCounters. */
+  legacyDay: (ownerKey: string, day: string) => `${prefix}:limits:day:${ownerKey}:${day}`,
 });
+
+/** Where the owner's keys start: a key of another owner (an admission from before the tags) is not in its slot. */
+const ownerKeyPrefix = (prefix: string, ownerKey: string) => `${prefix}:limits:{${ownerKey}}:`;
 
 // KEYS: cooldowns, day[, automaton budget]. ARGV: now ms, failed member, market member, market
 // cooldown ms, max trades, spend, daily limit (-1: none), day ttl s[, recorded micro, budget micro,
@@ -157,7 +178,7 @@ return 1
 
 /** Checks the buy against cooldowns and the owner's daily limits and, if it passes, counts it. */
 export async function admitBuy(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   req: BuyAdmissionRequest,
 ): Promise<AdmissionVerdict> {
@@ -166,7 +187,7 @@ export async function admitBuy(
   const budget = req.budget ?? null;
   const reply = (await ADMIT(
     redis,
-    [keys.cooldowns(req.agentId), keys.day(req.ownerKey, day), ...(budget ? [budget.key] : [])],
+    [keys.cooldowns(req.ownerKey, req.agentId), keys.day(req.ownerKey, day), ...(budget ? [budget.key] : [])],
     [
       req.now.getTime(),
       memberOf('failed_trade', req),
@@ -218,7 +239,7 @@ export async function admitBuy(
  * agent's buys until the given time (the failed-trade cooldown).
  */
 export async function releaseAdmission(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   agentId: string,
   admission: Admission,
@@ -226,13 +247,19 @@ export async function releaseAdmission(
   failed?: { target: CooldownTarget; until: Date },
 ): Promise<void> {
   const keys = limitKeys(prefix);
-  const budget = admission.budget ?? null;
+  // A budget key recorded before the keys were tagged by owner is in another slot: on a cluster it
+  // is left out (its counter is re-derived from the database after a quiet minute).
+  const budget =
+    admission.budget &&
+    (admission.budget.key.startsWith(ownerKeyPrefix(prefix, admission.ownerKey)) || !isClusterClient(redis))
+      ? admission.budget
+      : null;
   await RELEASE(
     redis,
     [
-      keys.released(admission.id),
+      keys.released(admission.ownerKey, admission.id),
       keys.day(admission.ownerKey, admission.day),
-      keys.cooldowns(agentId),
+      keys.cooldowns(admission.ownerKey, agentId),
       ...(budget ? [budget.key] : []),
     ],
     [
@@ -248,15 +275,16 @@ export async function releaseAdmission(
   );
 }
 
-/** The agent's cooldowns still running at `now`, soonest expiry first. */
+/** The agent's cooldowns (under its owner `ownerKey`) still running at `now`, soonest expiry first. */
 export async function activeCooldowns(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
+  ownerKey: string,
   agentId: string,
   now: Date,
 ): Promise<Cooldown[]> {
   const flat = await redis.zrangebyscore(
-    limitKeys(prefix).cooldowns(agentId),
+    limitKeys(prefix).cooldowns(ownerKey, agentId),
     `(${now.getTime()}`,
     '+inf',
     'WITHSCORES',
@@ -275,7 +303,41 @@ export async function activeCooldowns(
 }
 
 /** Buys counted today (UTC) for the owner, and their real-venue spend. */
-export async function dailyUsage(redis: Redis, prefix: string, ownerKey: string, now: Date) {
+export async function dailyUsage(redis: RedisClient, prefix: string, ownerKey: string, now: Date) {
   const [trades, spent] = await redis.hmget(limitKeys(prefix).day(ownerKey, utcDay(now)), 'trades', 'spent');
   return { trades: Number(trades ?? 0), spentMicro: Number(spent ?? 0) };
+}
+
+// KEYS: legacy day counter, its tagged name. ARGV: none. Adds the legacy counts to the tagged
+// counter and removes the legacy one in one step, so two processes starting at once count it once.
+const MIGRATE_DAY = redisScript(`
+local old = redis.call('HGETALL', KEYS[1])
+if #old == 0 then return 0 end
+for i = 1, #old, 2 do redis.call('HINCRBY', KEYS[2], old[i], old[i + 1]) end
+local ttl = redis.call('TTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if ttl > 0 and redis.call('TTL', KEYS[2]) < ttl then redis.call('EXPIRE', KEYS[2], ttl) end
+return 1
+`);
+
+/**
+ * Carries the day counters stored under their untagged names (before limitKeys tagged them by
+ * owner) over to the tagged ones, so a deploy does not give every owner a fresh daily allowance.
+ * Only on a single Redis: a cluster never held the untagged names (the two names of one counter
+ * are in different slots there). Old processes still running during a rolling deploy may write
+ * an untagged counter after this ran; each process start carries over what it finds.
+ */
+export async function migrateLegacyDayCounters(redis: RedisClient, prefix: string): Promise<number> {
+  if (isClusterClient(redis)) return 0;
+  const legacy = limitKeys(prefix).legacyDay('', '');
+  let moved = 0;
+  for (const key of await scanKeys(redis, `${legacy.slice(0, -1)}*`)) {
+    // `<prefix>:limits:day:<owner key, may hold ':'>:<yyyy-mm-dd>`
+    const rest = key.slice(legacy.length - 1);
+    const day = rest.slice(-10);
+    const ownerKey = rest.slice(0, -11);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !ownerKey) continue;
+    moved += Number(await MIGRATE_DAY(redis, [key, limitKeys(prefix).day(ownerKey, day)], []));
+  }
+  return moved;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../infra/redis.js';
 import { unavailable } from '../../infra/errors.js';
 import { utcDay } from './counters.js';
 
@@ -10,7 +10,7 @@ import { utcDay } from './counters.js';
  */
 export class DailyQuota {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     /** e.g. `imports`, `troubleshoot`: part of the Redis key and of the 503 text. */
     private readonly name: string,

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { scanKeys } from '../../infra/redis.js';
+import { getMany, scanKeys, type RedisClient } from '../../infra/redis.js';
 import type { TradeModel } from '../trading/trade.model.js';
 import type { Admission } from '../trading/trade.model.js';
 import { DAY_TTL_SECONDS, limitKeys, utcDay } from './counters.js';
@@ -27,7 +26,7 @@ const chunks = <T>(items: T[]) =>
  * yet, would be undone (the start of the all-in-one process, before it serves).
  */
 export async function reconcileCounters(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   Trade: TradeModel,
   now: Date,
@@ -39,7 +38,7 @@ export async function reconcileCounters(
 }
 
 /** Today's and yesterday's counters (the ones still alive: DAY_TTL_SECONDS), recounted. */
-async function reconcileDailyCounts(redis: Redis, prefix: string, Trade: TradeModel, now: Date) {
+async function reconcileDailyCounts(redis: RedisClient, prefix: string, Trade: TradeModel, now: Date) {
   const keys = limitKeys(prefix);
   const days = [utcDay(now), utcDay(new Date(now.getTime() - DAY_MS))];
   // Admissions of those days belong to trades created from the start of yesterday (an hour of margin).
@@ -53,7 +52,10 @@ async function reconcileDailyCounts(redis: Redis, prefix: string, Trade: TradeMo
     .filter((a): a is Admission => !!a && days.includes(a.day));
   const released = new Set<string>();
   for (const chunk of chunks(admissions)) {
-    const markers = await redis.mget(...chunk.map((a) => keys.released(a.id)));
+    const markers = await getMany(
+      redis,
+      chunk.map((a) => keys.released(a.ownerKey, a.id)),
+    );
     chunk.forEach((a, i) => markers[i] !== null && released.add(a.id));
   }
   const held = new Map<string, { trades: number; spent: number }>();
@@ -79,17 +81,18 @@ async function reconcileDailyCounts(redis: Redis, prefix: string, Trade: TradeMo
 }
 
 /** Running market cooldowns (`market|venue|market|side`, scored by expiry) no recorded admission opened. */
-async function reconcileMarketCooldowns(redis: Redis, prefix: string, Trade: TradeModel, now: Date) {
+async function reconcileMarketCooldowns(redis: RedisClient, prefix: string, Trade: TradeModel, now: Date) {
   const keys = limitKeys(prefix);
-  const keyPrefix = keys.cooldowns('');
+  // `<prefix>:limits:{<owner>}:cooldowns:<agent id>`
+  const agentIdOf = (key: string) => key.slice(key.lastIndexOf('}:cooldowns:') + '}:cooldowns:'.length);
   const running: { key: string; agentId: string; member: string; until: number }[] = [];
-  for (const key of await scanKeys(redis, keys.cooldowns('*'))) {
+  for (const key of await scanKeys(redis, keys.cooldowns('*', '*'))) {
     const flat = await redis.zrangebyscore(key, `(${now.getTime()}`, '+inf', 'WITHSCORES');
     for (let i = 0; i < flat.length; i += 2) {
       if (!flat[i]!.startsWith('market|')) continue;
       running.push({
         key,
-        agentId: key.slice(keyPrefix.length),
+        agentId: agentIdOf(key),
         member: flat[i]!,
         until: Number(flat[i + 1]),
       });

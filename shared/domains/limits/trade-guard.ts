@@ -147,7 +147,7 @@ export async function admitTrade(
     maxTradesPerDay: maxTrades,
     spendMicro: real ? t.amountMicro : 0,
     dailyLimitMicro: real ? settings.sdkDailyLimitMicro : null,
-    budget: budgetReservation(deps.env.QUEUE_PREFIX, agentId, guard.automaton, t),
+    budget: budgetReservation(deps.env.QUEUE_PREFIX, owner.key, agentId, guard.automaton, t),
   }).catch((err: unknown) => {
     // Limits that cannot be checked are not skipped: the buy is refused (sells never need them).
     throw outage(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../infra/redis.js';
 import { AppError, RequestValidationError, outage } from '../../infra/errors.js';
 import { redisScript } from '../../infra/redis-script.js';
 
@@ -8,6 +8,11 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** A first request that died without answering frees its key after this long. */
 const IN_FLIGHT_TTL_SECONDS = 120;
 
+/**
+ * One key per agent and idempotency key, and every script below touches only that one: on a Redis
+ * Cluster each lands in its own slot, so it needs no hash tag (and the names of the keys already
+ * stored, replayed for 24 h, stay valid).
+ */
 const redisKeyOf = (prefix: string, agentId: string, key: string) =>
   `${prefix}:idem:${agentId}:${createHash('sha256').update(key).digest('hex')}`;
 
@@ -111,7 +116,7 @@ const RELEASE_RETRIES = 7;
  * second), the release is retried in the background: otherwise the caller, told to retry, would get
  * "in flight" for a trade that does not exist until the claim expired (120 s; seen in a chaos run).
  */
-async function releaseClaim(redis: Redis, redisKey: string, claim: string, attempt = 0): Promise<void> {
+async function releaseClaim(redis: RedisClient, redisKey: string, claim: string, attempt = 0): Promise<void> {
   try {
     await deleteIfUnchanged(redis, [redisKey], [claim]);
   } catch {
@@ -143,7 +148,7 @@ return false`);
  * if the trade has finished since, else a retryable 503). Redis unavailable: fail closed (503).
  */
 export async function claimIdempotencyKey<T>(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   agentId: string,
   key: string,
@@ -206,7 +211,7 @@ export const duplicateInFlight = () =>
 
 /** Stores a completed answer found later (e.g. by a duplicate after the first timed out). */
 export async function rememberAnswer<T>(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   agentId: string,
   key: string,

@@ -1,6 +1,6 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
-import { scanKeys } from '../../infra/redis.js';
+import { deleteMany, getMany, scanKeys } from '../../infra/redis.js';
 import { reconcileCounters, type CounterRepairs } from '../limits/reconcile-counters.js';
 import { idempotencyKeyPattern, tradeIdOfStoredIdempotency } from './idempotency.js';
 import type { TradeModel } from './trade.model.js';
@@ -23,7 +23,7 @@ async function reconcileIdempotencyKeys(deps: ReconcileRedisDeps, Trade: TradeMo
   let removed = 0;
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK);
-    const stored = await deps.redis.mget(...chunk);
+    const stored = await getMany(deps.redis, chunk);
     const pointing = chunk
       .map((key, k) => ({ key, tradeId: stored[k] ? tradeIdOfStoredIdempotency(stored[k]) : null }))
       .filter((p): p is { key: string; tradeId: string } => p.tradeId !== null);
@@ -31,7 +31,7 @@ async function reconcileIdempotencyKeys(deps: ReconcileRedisDeps, Trade: TradeMo
     const found = await Trade.find({ _id: { $in: pointing.map((p) => p.tradeId) } }, { _id: 1 }).lean();
     const existing = new Set(found.map((t) => t._id));
     const missing = pointing.filter((p) => !existing.has(p.tradeId)).map((p) => p.key);
-    if (missing.length) removed += await deps.redis.del(...missing);
+    if (missing.length) removed += await deleteMany(deps.redis, missing);
   }
   return removed;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../infra/redis.js';
 import type { Models } from '../models.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Models } from '../models.js';
  * release in progress between its two writes is never "repaired" into an undercount. The repair
  * itself is guarded by the counter and version it was computed from.
  */
-export async function reconcileAgentSlots(models: Models, redis: Redis, prefix: string) {
+export async function reconcileAgentSlots(models: Models, redis: RedisClient, prefix: string) {
   const users = await models.User.find({}, { activeAgents: 1, slotsVersion: 1 }).lean();
   // Counted after the users were read: an agent write that lands in between changes the version.
   const counted = await models.Agent.aggregate<{ _id: string; n: number }>([

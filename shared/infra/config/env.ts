@@ -72,6 +72,16 @@ export const EnvSchema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional()
     .describe('Redis 7 (noeviction). Unset: `npm start` runs its own redis-server under DATA_DIR.'),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(
+      /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/,
+      'a comma-separated list of host:port (e.g. 10.0.0.1:7000,10.0.0.2:7000)',
+    )
+    .optional()
+    .describe(
+      'Redis Cluster seed nodes, `host:port,host:port`: every connection (queues, workers, caches, limits, pub/sub) uses the cluster, and BullMQ keys get the hash-tagged prefix `{QUEUE_PREFIX}`. Takes precedence over REDIS_URL.',
+    ),
   MONGODB_URI: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://')

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Env } from '../config/env.js';
 
 import type { Logger } from '../logger.js';
+import { redisTargetOf, type RedisTarget } from '../redis.js';
 import { ensurePrivateDir, writePrivateFile } from '../private-files.js';
 import { isAlive, type ManagedChild } from './child-process.js';
 import { startMongoServer } from './mongo-server.js';
@@ -10,8 +11,7 @@ import { startRedisServer } from './redis-server.js';
 import { superviseServer, type RestartPolicy, type SupervisedServer } from './supervisor.js';
 
 /** Where Redis and MongoDB are: from config, or from the embedded servers `npm start` runs. */
-export interface Infrastructure {
-  redisUrl: string;
+export interface Infrastructure extends RedisTarget {
   mongoUri: string;
   /**
    * Embedded servers this process gave up restarting (their circuit opened): while any is listed
@@ -92,7 +92,8 @@ export async function startInfrastructure(
     windowMs: env.EMBEDDED_RESTART_WINDOW_SECONDS * 1000,
   };
   const started: string[] = [];
-  const needsEmbedded = !env.REDIS_URL || !env.MONGODB_URI;
+  const configuredRedis = redisTargetOf(env);
+  const needsEmbedded = !configuredRedis.redisUrl || !env.MONGODB_URI;
   const lockFile = join(dataDir, 'embedded.pid');
   if (needsEmbedded) {
     ensurePrivateDir(dataDir);
@@ -129,7 +130,7 @@ export async function startInfrastructure(
     }
   };
   try {
-    let redisUrl = env.REDIS_URL;
+    let redisUrl = configuredRedis.redisUrl;
     if (!redisUrl) {
       const redis = await superviseServer({
         name: 'redis-server',
@@ -176,7 +177,12 @@ export async function startInfrastructure(
       started.push(`${engine} at ${mongo.url} (data in ${join(dataDir, 'mongo')})`);
     }
     const abandonedServers = () => children.filter((c) => c.gaveUp()).map((c) => c.name);
-    return { infra: { redisUrl, mongoUri, abandonedServers }, started, stop, kill };
+    return {
+      infra: { redisUrl, redisClusterNodes: configuredRedis.redisClusterNodes, mongoUri, abandonedServers },
+      started,
+      stop,
+      kill,
+    };
   } catch (err) {
     await stop();
     throw err;

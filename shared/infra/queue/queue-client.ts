@@ -1,9 +1,9 @@
 import type { EventEmitter } from 'node:events';
 import { Job, Queue, QueueEvents, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { AppError, unavailable } from '../errors.js';
 import { JOBS, type JobData, type JobName } from './jobs.js';
 import { QUEUE_NAMES, type QueueName } from './queues.js';
+import { bullPrefix, createRedisConnection, type RedisClient, type RedisTarget } from '../redis.js';
 
 export type JobOutcome<T = unknown> =
   | { state: 'completed'; jobId: string; result: T }
@@ -14,17 +14,23 @@ export type JobOutcome<T = unknown> =
 /**
  * The producer side of every queue. `Queue` objects share the fail-fast connection, so an enqueue
  * during a Redis outage fails at once (503) instead of hanging. `QueueEvents` (request-reply) need a
- * blocking connection each and are created on first use, one per queue.
+ * blocking connection each and are created on first use, one per queue. `prefix` is QUEUE_PREFIX:
+ * on a cluster the queues' keys go under its hash-tagged form (bullPrefix).
  */
 export class QueueClient {
   readonly queues: Record<QueueName, Queue>;
   private readonly events = new Map<QueueName, Promise<QueueEvents>>();
+  private readonly prefix: string;
+  /** The connections given to the QueueEvents, which BullMQ leaves to their owner to close. */
+  private readonly eventConnections: RedisClient[] = [];
 
   constructor(
-    private readonly connection: Redis,
-    private readonly prefix: string,
-    private readonly redisUrl: string,
+    connection: RedisClient,
+    queuePrefix: string,
+    private readonly redis: RedisTarget,
   ) {
+    const prefix = bullPrefix(queuePrefix, redis);
+    this.prefix = prefix;
     this.queues = Object.fromEntries(
       QUEUE_NAMES.map((name) => {
         const queue = new Queue(name, { connection, prefix });
@@ -98,11 +104,11 @@ export class QueueClient {
   private eventsFor(queue: QueueName): Promise<QueueEvents> {
     let events = this.events.get(queue);
     if (!events) {
-      // QueueEvents blocks on XREAD, so it gets its own connection that reconnects by itself.
-      const qe = new QueueEvents(queue, {
-        connection: { url: this.redisUrl, maxRetriesPerRequest: null },
-        prefix: this.prefix,
-      });
+      // QueueEvents blocks on XREAD, so it gets its own connection that reconnects by itself
+      // (BullMQ duplicates the one given here for its blocking reads and closes that copy).
+      const connection = createRedisConnection(this.redis, 'retrying', `queue-events-${queue}`);
+      const qe = new QueueEvents(queue, { connection, prefix: this.prefix });
+      this.eventConnections.push(connection);
       qe.on('error', () => undefined);
       qe.setMaxListeners(0);
       events = qe.waitUntilReady().then(() => qe);
@@ -135,6 +141,7 @@ export class QueueClient {
   async close(): Promise<void> {
     const events = await Promise.allSettled([...this.events.values()]);
     await Promise.allSettled(events.map((e) => (e.status === 'fulfilled' ? e.value.close() : undefined)));
+    for (const connection of this.eventConnections) connection.disconnect();
     await Promise.allSettled(Object.values(this.queues).map((q) => q.close()));
   }
 }
