@@ -34,6 +34,8 @@ const TEST_FILES = [
   'test/integration/reconcile-redis.test.ts',
 ];
 const FAILOVER_FILE = 'test/cluster/master-failover.ts';
+/** `npm run test:cluster -- <files>`: only these files on the cluster, without the failover pass. */
+const ONLY = process.argv.slice(2);
 
 const MOCHA = [
   'node_modules/.bin/mocha',
@@ -187,8 +189,10 @@ async function main() {
   const env = { TEST_REDIS_CLUSTER_NODES: nodes, TEST_REDIS_CLUSTER_PIDS: pidsFile };
   const setup = await run('node', ['scripts/setup.mjs', '--for-tests'], env);
   if (setup !== 0) return setup;
-  console.log(`[test:cluster] integration tests on the cluster: ${TEST_FILES.length} files`);
-  const tests = await run(MOCHA[0], [...MOCHA.slice(1), ...TEST_FILES], env);
+  const files = ONLY.length ? ONLY : TEST_FILES;
+  console.log(`[test:cluster] integration tests on the cluster: ${files.length} files`);
+  const tests = await run(MOCHA[0], [...MOCHA.slice(1), ...files], env);
+  if (ONLY.length) return tests;
   console.log('[test:cluster] failover pass: a master SIGKILLed while trades run');
   const failover = await run(MOCHA[0], [...MOCHA.slice(1), '--timeout', '180000', FAILOVER_FILE], env);
   console.log(

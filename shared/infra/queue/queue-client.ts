@@ -25,7 +25,7 @@ export class QueueClient {
   private readonly eventConnections: RedisClient[] = [];
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     queuePrefix: string,
     private readonly redis: RedisTarget,
   ) {
@@ -107,15 +107,33 @@ export class QueueClient {
       // QueueEvents blocks on XREAD, so it gets its own connection that reconnects by itself
       // (BullMQ duplicates the one given here for its blocking reads and closes that copy).
       const connection = createRedisConnection(this.redis, 'retrying', `queue-events-${queue}`);
-      const qe = new QueueEvents(queue, { connection, prefix: this.prefix });
       this.eventConnections.push(connection);
-      qe.on('error', () => undefined);
-      qe.setMaxListeners(0);
-      events = qe.waitUntilReady().then(() => qe);
+      events = this.lastEventId(queue).then((lastEventId) => {
+        const qe = new QueueEvents(queue, { connection, prefix: this.prefix, lastEventId });
+        qe.on('error', () => undefined);
+        qe.setMaxListeners(0);
+        return qe.waitUntilReady().then(() => qe);
+      });
       events.catch(() => this.events.delete(queue));
       this.events.set(queue, events);
     }
     return events;
+  }
+
+  /**
+   * Where the listener starts reading the queue's event stream: after its newest event now. BullMQ's
+   * default (`$`, whatever is newest when its first blocking read reaches Redis) misses the events
+   * of a job that finishes between this listener being ready and that first read, which a cluster
+   * connection (slots discovered first) made likely: the first request-reply after a start then
+   * waited for its whole deadline. Unreadable: BullMQ's default.
+   */
+  private async lastEventId(queue: QueueName): Promise<string | undefined> {
+    try {
+      const [newest] = await this.connection.xrevrange(this.queues[queue].keys.events!, '+', '-', 'COUNT', 1);
+      return newest ? newest[0] : '0-0';
+    } catch {
+      return undefined;
+    }
   }
 
   async jobCounts(): Promise<Record<QueueName, Record<string, number>>> {
