@@ -98,16 +98,32 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
   });
 }
 
-/** Stops taking jobs and waits for active ones; past the deadline, closes forcibly (BullMQ re-queues stalled jobs). */
+/**
+ * How long a forced close may take before the worker is given up on: after a cluster master was
+ * SIGKILLed, the forced close of some idle workers (their blocking read had gone to that master)
+ * was seen never to end, which left the process unable to stop.
+ */
+const FORCED_CLOSE_GRACE_MS = 2000;
+
+/**
+ * Stops taking jobs and waits for active ones; past the deadline, closes forcibly (BullMQ re-queues
+ * stalled jobs), and past FORCED_CLOSE_GRACE_MS more, stops waiting.
+ */
+
 export async function stopWorkers(workers: Worker[], timeoutMs: number): Promise<void> {
   await Promise.all(
     workers.map(async (worker) => {
-      let timer: NodeJS.Timeout | undefined;
+      const timers: NodeJS.Timeout[] = [];
       const forced = new Promise<void>((resolve) => {
-        timer = setTimeout(() => void worker.close(true).then(resolve, resolve), timeoutMs);
+        timers.push(
+          setTimeout(() => {
+            void worker.close(true).then(resolve, resolve);
+            timers.push(setTimeout(resolve, FORCED_CLOSE_GRACE_MS));
+          }, timeoutMs),
+        );
       });
       await Promise.race([worker.close(), forced]);
-      clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
     }),
   );
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Cluster } from 'ioredis';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
 import { bullPrefix, connectRedis, type RedisClient } from '../../shared/infra/redis.js';
 import { testContext } from '../support/context.js';
@@ -127,6 +128,13 @@ describe('Redis Cluster: a master SIGKILLed while trades run #cluster', function
       assert.equal(again.body.trade_id, s.answer.trade_id, 'a resend answers as the first');
       resendsSame++;
     }
+    // Every queue's workers took up work again, not only the busy trades queue.
+    const ping = await ctx.deps.queues.enqueueAndWait(
+      'ping',
+      { nonce: randomUUID().replace(/-/g, '') },
+      15_000,
+    );
+    assert.equal(ping.state, 'completed', 'the system queue is consumed after the failover');
     for (const id of agentIds) await assertAgentConserved(id);
     for (const m of markets) await assertBookMatchesFills(m._id);
 
@@ -144,5 +152,21 @@ describe('Redis Cluster: a master SIGKILLed while trades run #cluster', function
     console.log(`      failover figures: ${JSON.stringify(figures)}`);
     probe.disconnect();
     assert.ok(filled.length > 0, 'trades filled');
+  });
+
+  it('when every master forgot the scripts (a promoted replica starts without them), then admissions and idempotency keys still work: each node is given the script it lacks', async () => {
+    const ctx = testContext();
+    const cluster = ctx.deps.redis as Cluster;
+    await Promise.all(cluster.nodes('master').map((node) => node.script('FLUSH')));
+    const agents = await Promise.all(Array.from({ length: 4 }, () => registerAgent()));
+    const market = await makeMarket();
+    for (const agent of agents) {
+      const body = { market_id: market._id, side: 'yes', amount: 2, idempotency_key: randomUUID() };
+      const first = await trade(agent, body);
+      assert.equal(first.body.fill_status, 'filled', JSON.stringify(first.body));
+      assert.equal((await trade(agent, body)).body.trade_id, first.body.trade_id);
+      await assertAgentConserved(agent.agent_id);
+    }
+    await assertBookMatchesFills(market._id);
   });
 });
