@@ -29,6 +29,7 @@ const TEST_FILES = [
   'test/integration/idempotency-fingerprint.test.ts',
   'test/integration/idempotency-redis-loss.test.ts',
   'test/integration/limits.test.ts',
+  'test/integration/limits-legacy-keys.test.ts',
   'test/integration/position-monitors.test.ts',
   'test/integration/queue.test.ts',
   'test/integration/reconcile-redis.test.ts',
