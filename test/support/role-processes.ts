@@ -128,10 +128,23 @@ export async function startSplitDeployment(
   counts: { apis: number; workers: number; jobs: number },
   env: Record<string, string>,
 ): Promise<{ apis: RoleProcess[]; workers: RoleProcess[]; jobs: RoleProcess[]; all: RoleProcess[] }> {
+  const started: RoleProcess[] = [];
   const start = (role: RoleName, n: number) =>
-    Promise.all(Array.from({ length: n }, () => startRoleProcess(role, env)));
-  // The workers first: an API's first trade then finds a consumer at once.
-  const workers = await start('workers', counts.workers);
-  const [apis, jobs] = await Promise.all([start('api', counts.apis), start('jobs', counts.jobs)]);
-  return { apis, workers, jobs, all: [...apis, ...workers, ...jobs] };
+    Promise.all(
+      Array.from({ length: n }, async () => {
+        const p = await startRoleProcess(role, env);
+        started.push(p);
+        return p;
+      }),
+    );
+  try {
+    // The workers first: an API's first trade then finds a consumer at once.
+    const workers = await start('workers', counts.workers);
+    const [apis, jobs] = await Promise.all([start('api', counts.apis), start('jobs', counts.jobs)]);
+    return { apis, workers, jobs, all: [...apis, ...workers, ...jobs] };
+  } catch (err) {
+    // One did not come up: the others must not outlive the caller.
+    await Promise.allSettled(started.map((p) => stopRoleProcess(p, 5000)));
+    throw err;
+  }
 }
