@@ -81,8 +81,13 @@ export function deploymentEnv(prefix: string, extra: Record<string, string> = {}
  * <entry>`, REDIS_URL and MONGODB_URI set, no embedded servers), and resolves once it answers on
  * its port: the API on its routes, workers and jobs on their health server.
  */
-export async function startRoleProcess(role: RoleName, env: Record<string, string>): Promise<RoleProcess> {
-  const port = await freePort();
+export async function startRoleProcess(
+  role: RoleName,
+  env: Record<string, string>,
+  /** A port of its own by default; a restarted process takes its predecessor's. */
+  port?: number,
+): Promise<RoleProcess> {
+  port ??= await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY[role]], {
     cwd: root,
     env: { ...env, PORT: String(port) },
