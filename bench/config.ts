@@ -34,6 +34,17 @@ export const tradeConfig = {
   /** Offered loads of the latency curve (trades and the no-op floor), each at `pacedConnections`. */
   rates: list('BENCH_RATES', [50, 100, 200, 400, 800, 1600], [100, 200, 400]),
   pacedConnections: 64,
+  /**
+   * The 2 + 2-process row (bench/split-trades.ts): the same loads on 2 API and 2 worker processes.
+   * `BENCH_TRADE_SPLIT=0` leaves it out.
+   */
+  split: {
+    enabled: !/^(0|false|no)$/i.test(process.env.BENCH_TRADE_SPLIT ?? ''),
+    apis: 2,
+    workers: 2,
+    connections: list('BENCH_SPLIT_CONNECTIONS', [16, 64], [16, 64]),
+    rates: list('BENCH_SPLIT_RATES', [100], [100]),
+  },
 };
 
 export const readConfig = {

@@ -241,3 +241,55 @@ export async function listMarketIds(baseUrl: string, key: string, n: number): Pr
   if (!r.ok) throw new Error(`market list: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { markets: { id: string }[] }).markets.map((m) => m.id);
 }
+
+/**
+ * `httpLoad` spread over several base URLs (one per API process), the connections split evenly.
+ * Closed loop: one autocannon per URL at once; req/s is their sum, p50 their request-weighted mean
+ * and p99 the higher of theirs (autocannon gives percentiles, not its histogram: a close, slightly
+ * pessimistic merge). Paced: one schedule whose requests go to the URLs in turn (percentiles exact).
+ */
+export async function httpLoadSpread(
+  what: string,
+  load: Load,
+  baseUrls: string[],
+  next: NextRequest,
+): Promise<Row> {
+  if (baseUrls.length === 1) return httpLoad(what, load, baseUrls[0]!, next);
+  await settle();
+  if (load.rate) {
+    const senders = baseUrls.map((u) => httpSender(u, Math.ceil(load.connections / baseUrls.length)));
+    let turn = 0;
+    try {
+      const out = await pacedLoad(
+        { seconds: load.seconds, rate: load.rate, maxInFlight: load.connections },
+        () => senders[turn++ % senders.length]!.send(next()),
+      );
+      return rowOf(what, load, out.latencies, out.errors, out.elapsedSeconds);
+    } finally {
+      for (const s of senders) s.close();
+    }
+  }
+  const share = Math.max(1, Math.floor(load.connections / baseUrls.length));
+  const runs = await Promise.all(
+    baseUrls.map((url) =>
+      autocannon({
+        url,
+        duration: load.seconds,
+        connections: share,
+        requests: [{ setupRequest: () => next() }],
+      }),
+    ),
+  );
+  const total = runs.reduce((s, r) => s + r.requests.total, 0);
+  return {
+    what,
+    connections: share * baseUrls.length,
+    offered: null,
+    rps: total / load.seconds,
+    p50:
+      Math.round((runs.reduce((s, r) => s + r.latency.p50 * r.requests.total, 0) / Math.max(total, 1)) * 10) /
+      10,
+    p99: Math.max(...runs.map((r) => r.latency.p99)),
+    errors: runs.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0),
+  };
+}

@@ -3,7 +3,14 @@
 // history above it are kept).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Row } from './measure.js';
-import type { ColdStartResults, CommandCount, ReadResults, ScalingResults, TradeResults } from './results.js';
+import type {
+  ColdStartResults,
+  CommandCount,
+  ReadResults,
+  ScalingResults,
+  SplitTradeResults,
+  TradeResults,
+} from './results.js';
 
 export const SECTION_START = '<!-- bench:start -->';
 export const SECTION_END = '<!-- bench:end -->';
@@ -81,6 +88,57 @@ export function tradeTables(t: TradeResults): string {
         c.trade.errors + c.noOp.errors,
       ]),
     ),
+    ...(t.split ? ['', splitTradeTable(t, t.split)] : []),
+  ].join('\n');
+}
+
+/**
+ * The 2 + 2-process rows beside the one-process rows of the same load: each load once, the
+ * all-in-one figures on the left (– where this run had no such row), the split ones on the right.
+ */
+export function splitTradeTable(t: TradeResults, s: SplitTradeResults): string {
+  const one = (connections: number, rate: number | null) =>
+    rate === null
+      ? t.closed.find((c) => c.connections === connections)?.trade
+      : t.curve.find((c) => c.rate === rate)?.trade;
+  const rows = [
+    ...s.closed.map((c) => ({
+      load: `closed loop, ${c.connections} connections`,
+      mine: c.trade,
+      base: one(c.connections, null),
+    })),
+    ...s.paced.map((p) => ({ load: `paced at ${p.rate}/s`, mine: p.trade, base: one(0, p.rate) })),
+  ];
+  const label = `${s.apis} API + ${s.workers} worker processes`;
+  return [
+    `#### ${label} (and ${s.jobs} jobs process) on one Redis and one database, ${s.seconds} s per row`,
+    '',
+    table(
+      [
+        'load',
+        'one process req/s',
+        'p50 ms',
+        'p99 ms',
+        `${s.apis}+${s.workers} req/s`,
+        'p50 ms',
+        'p99 ms',
+        'errors',
+        `${s.apis}+${s.workers} / one`,
+      ],
+      rows.map((r) => [
+        r.load,
+        fmt(r.base?.rps),
+        fmt(r.base?.p50),
+        fmt(r.base?.p99),
+        fmt(r.mine.rps),
+        fmt(r.mine.p50),
+        fmt(r.mine.p99),
+        r.mine.errors,
+        r.base ? pct(r.mine.rps / r.base.rps) : '–',
+      ]),
+    ),
+    '',
+    `Closed-loop rows: one autocannon per API with half the connections; p50 is their request-weighted mean, p99 the higher of the two. Every process shares this machine's cores with Redis, the database and the load generator.`,
   ].join('\n');
 }
 

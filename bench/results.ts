@@ -59,4 +59,18 @@ export interface TradeResults {
   closed: { connections: number; noOp: Row; trade: Row }[];
   /** Paced at each offered load (req/s), `pacedConnections` at most in flight. */
   curve: { rate: number; noOp: Row; trade: Row }[];
+  /** The same trade load on the roles split across processes (bench/split-trades.ts); absent when left out. */
+  split?: SplitTradeResults;
+}
+
+/** Trades against `apis` API and `workers` worker processes (and `jobs` jobs processes) on one Redis and one database. */
+export interface SplitTradeResults {
+  apis: number;
+  workers: number;
+  jobs: number;
+  seconds: number;
+  /** Closed loop at each connection count, spread over the APIs. */
+  closed: { connections: number; trade: Row }[];
+  /** Paced at each offered load (req/s), the requests going to the APIs in turn. */
+  paced: { rate: number; trade: Row }[];
 }

@@ -7,6 +7,7 @@ import { startMongoServer } from '../shared/infra/embedded/mongo-server.js';
 import { startRedisServer } from '../shared/infra/embedded/redis-server.js';
 import { createLogger } from '../shared/infra/logger.js';
 import { startServiceProcess } from '../test/support/service-process.js';
+import { startRoleProcess, stopRoleProcess, type RoleProcess } from '../test/support/role-processes.js';
 
 export interface Stack {
   baseUrl: string;
@@ -67,4 +68,67 @@ export async function startStack(
       rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
+}
+
+export interface SplitStack extends Omit<Stack, 'baseUrl'> {
+  /** One base URL per API process; the load is spread over them. */
+  baseUrls: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The compose topology as separate OS processes on this machine: `apis` API processes
+ * (api/server.ts), `workers` worker processes (workers/main.ts, every queue, as compose's `workers`
+ * service) and one jobs process, all on one redis-server and one mongo-java-server started here
+ * with the embedded default's settings (append-only Redis, the H2 file backend), so that the rows
+ * compare with the all-in-one stack's.
+ */
+export async function startSplitStack(
+  benchEnv: Record<string, string>,
+  counts: { apis: number; workers: number },
+): Promise<SplitStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ats-bench-split-'));
+  const log = createLogger('silent', 'bench');
+  const redis = await startRedisServer({ dir: join(dataDir, 'redis'), persistent: true, log });
+  const mongo = await startMongoServer({ dir: join(dataDir, 'mongo'), persistent: true, log });
+  const operatorToken = randomBytes(24).toString('hex');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: process.env.BENCH_NODE_ENV || 'production',
+    OPERATOR_TOKEN: operatorToken,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SECRETS_MASTER_KEY: randomBytes(32).toString('hex'),
+    REDIS_URL: redis.url,
+    MONGODB_URI: mongo.url,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...benchEnv,
+  };
+  const procs: RoleProcess[] = [];
+  const stopAll = async () => {
+    await Promise.allSettled(procs.map((p) => stopRoleProcess(p)));
+    await redis.child.stop();
+    await mongo.child.stop();
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  };
+  try {
+    for (let i = 0; i < counts.workers; i++) procs.push(await startRoleProcess('workers', env));
+    procs.push(await startRoleProcess('jobs', env));
+    // One API first: it seeds the sim catalogue; the others find it seeded.
+    const apis = [await startRoleProcess('api', env)];
+    for (let i = 1; i < counts.apis; i++) apis.push(await startRoleProcess('api', env));
+    procs.push(...apis);
+    return {
+      baseUrls: apis.map((a) => a.url),
+      redisUrl: redis.url,
+      mongoUri: mongo.url,
+      operatorToken,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
 }

@@ -20,8 +20,19 @@ import {
 import { tradeTables } from './report.js';
 import { startStack } from './stack.js';
 import type { TradeResults } from './results.js';
+import { runSplitTradeBench } from './split-trades.js';
 
 export async function runTradeBench(cfg = tradeConfig, log = console.log): Promise<TradeResults> {
+  const results = await runOneProcessTradeBench(cfg, log);
+  // The same load with the roles split across processes, once the all-in-one stack has stopped.
+  if (cfg.split.enabled) results.split = await runSplitTradeBench(cfg, log);
+  return results;
+}
+
+async function runOneProcessTradeBench(
+  cfg: typeof tradeConfig,
+  log: typeof console.log,
+): Promise<TradeResults> {
   // The bench measures the trade path: each agent buys the same two market sides over and over,
   // which the free tier's cooldowns and daily limit would refuse (the admission script still runs).
   const stack = await startStack(TRADING_BENCH_ENV);

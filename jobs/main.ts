@@ -5,7 +5,11 @@ import type { Role } from '../shared/composition/role.js';
 import { startSchedule } from './define-schedule.js';
 import { selectSchedules } from '../shared/domains/schedules/schedule-table.js';
 
-/** The scheduler: node-cron ticks that only enqueue. Run one replica (slot job ids make a second harmless). */
+/**
+ * The scheduler: node-cron ticks that only enqueue. Any number of replicas may run: each tick is
+ * claimed in Redis (a lease per tick, jobs/tick-claim.ts) and runs in exactly one of them; the slot
+ * job ids keep a job single besides.
+ */
 export const jobsRole: Role = {
   name: 'jobs',
   async start(deps) {

@@ -10,10 +10,20 @@
 //
 // Without options: the long run (10,000 trades, 22 worker kills, 2 of Redis, 2 of the database).
 // --short: the CI size that `npm test` runs too (test/integration/chaos.test.ts).
+// --split: the roles split across processes (issue 27): one more API process and one more jobs
+//   process on the service's Redis and database, trades and resends sent to both APIs in turn;
+//   `--short --split` is the split case of test/integration/chaos.test.ts.
 // The report goes to .cache/chaos-report/report.json (the service's output to service.log, the trade workers' to workers.log); the exit code is 1 when any check failed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LONG_PLAN, SHORT_PLAN, describeReport, runChaos, type ChaosPlan } from '../test/chaos/run-chaos.js';
+import {
+  LONG_PLAN,
+  SHORT_PLAN,
+  SPLIT_PLAN,
+  describeReport,
+  runChaos,
+  type ChaosPlan,
+} from '../test/chaos/run-chaos.js';
 
 const root = resolve(import.meta.dirname, '..');
 const arg = (name: string) => {
@@ -21,7 +31,15 @@ const arg = (name: string) => {
   return i >= 0 ? Number(process.argv[i + 1]) : undefined;
 };
 
-const base = process.argv.includes('--short') ? SHORT_PLAN : LONG_PLAN;
+const short = process.argv.includes('--short');
+const split = process.argv.includes('--split');
+const base = short
+  ? split
+    ? SPLIT_PLAN
+    : SHORT_PLAN
+  : split
+    ? { ...LONG_PLAN, extraApis: 1, extraJobs: 1 }
+    : LONG_PLAN;
 const plan: ChaosPlan = {
   ...base,
   trades: arg('trades') ?? base.trades,

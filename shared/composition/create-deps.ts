@@ -58,7 +58,12 @@ export async function createDeps(
   log: Logger,
   { extraVenues = [] }: CreateDepsOptions = {},
 ): Promise<Deps> {
-  const mongo = await connectMongo(infra.mongoUri, env.MONGODB_DB, env.MONGODB_SERVER_SELECTION_TIMEOUT_MS);
+  const mongo = await connectMongo(
+    infra.mongoUri,
+    env.MONGODB_DB,
+    env.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+    log,
+  );
   watchMongo(mongo, infra.mongoUri, log);
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };
   await ensureIndexes(models);

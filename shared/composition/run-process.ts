@@ -23,6 +23,13 @@ export interface RunningProcess {
  */
 export const EXIT_EMBEDDED_SERVER_ABANDONED = 75;
 
+/**
+ * How long a shutdown step that needs Redis is given once the embedded Redis is gone for good,
+ * instead of waiting until the forced exit (2 × SHUTDOWN_TIMEOUT_MS): HTTP requests in flight and
+ * work that needs only the database get this long to end.
+ */
+const REDIS_GONE_GRACE_MS = 2000;
+
 function loadEnvOrExit(): Env {
   try {
     return loadEnv();
@@ -61,6 +68,19 @@ export async function runProcess(
   let shuttingDown: Promise<void> | undefined;
   // What a shutdown that has to be forced exits with: the reason it began with, if that was a failure.
   let failureExitCode = 1;
+  // Set when the embedded Redis is gone for good (its restart circuit opened): nothing the shutdown
+  // would wait for on Redis (workers finishing jobs, queue connections closing) can happen any more.
+  let redisGone = false;
+  /** `step`, or past REDIS_GONE_GRACE_MS when Redis is gone: what it waited on will not come. */
+  const unlessRedisGone = (what: string, step: Promise<void>) =>
+    redisGone
+      ? Promise.race([
+          step,
+          new Promise<void>((r) => setTimeout(r, REDIS_GONE_GRACE_MS).unref()).then(() =>
+            log.warn({ step: what }, 'Redis is gone: not waiting for this step of the shutdown'),
+          ),
+        ])
+      : step;
   const shutdown = (reason: string) => {
     shuttingDown ??= (async () => {
       log.info({ reason }, 'shutting down');
@@ -71,8 +91,23 @@ export async function runProcess(
       }, env.SHUTDOWN_TIMEOUT_MS * 2);
       force.unref();
       for (const role of running.reverse())
-        await role.stop().catch((err) => log.error({ err }, 'role stop failed'));
-      if (deps) await closeDeps(deps).catch((err) => log.error({ err }, 'closing connections failed'));
+        await unlessRedisGone(
+          'stopping a role',
+          role.stop().catch((err) => log.error({ err }, 'role stop failed')),
+        );
+      if (deps) {
+        const open = deps;
+        await unlessRedisGone(
+          'closing connections',
+          closeDeps(open).catch((err) => log.error({ err }, 'closing connections failed')),
+        );
+        // What closeDeps did not get to: the database connection must still close (its writes are
+        // flushed), and the Redis connections must not keep reconnecting to nothing.
+        if (redisGone) {
+          open.redis.disconnect();
+          await open.mongo.close().catch(() => undefined);
+        }
+      }
       if (infrastructure) await infrastructure.stop();
       log.info('stopped');
     })();
@@ -98,6 +133,7 @@ export async function runProcess(
           onServerAbandoned: (server) => {
             if (shuttingDown) return;
             failureExitCode = EXIT_EMBEDDED_SERVER_ABANDONED;
+            if (server === 'redis-server') redisGone = true;
             log.error(
               { server, exitCode: EXIT_EMBEDDED_SERVER_ABANDONED },
               `the embedded ${server} keeps exiting and is not restarted again: stopping the service, to be restarted whole`,

@@ -7,6 +7,7 @@ const {
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoNotConnectedError,
+  MongoClientClosedError,
 } = mongoose.mongo;
 
 /**
@@ -67,6 +68,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       e instanceof MongoServerSelectionError ||
       e instanceof MongoTopologyClosedError ||
       e instanceof MongoNotConnectedError ||
+      // An operation cut off because its client was closed under it: the watchdog replacing a client
+      // that no longer reaches the database (mongo.ts), or a shutdown. Seen in a chaos run as 500s.
+      e instanceof MongoClientClosedError ||
       e instanceof DatabaseStalledError ||
       (e instanceof MongoServerError && NO_PRIMARY_CODE_NAMES.has(e.codeName ?? '')) ||
       // Mongoose's own error for a connection that has not been made yet.

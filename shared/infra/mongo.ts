@@ -1,5 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import { isDatabaseUnavailable } from './database-unavailable.js';
+import type { Logger } from './logger.js';
 
 /** The database name in the URI path, if any (mongodb://host/name?opts). */
 function databaseInUri(uri: string): string | undefined {
@@ -11,10 +12,14 @@ function databaseInUri(uri: string): string | undefined {
 }
 
 /**
- * How long startup waits for a database that is still coming up (a container started beside
- * ours); the short server-selection timeout only governs requests once the service runs.
+ * How long a connection attempt at startup without a logger (tools, benches) keeps trying a database
+ * that is still coming up before it gives up.
  */
 const STARTUP_PATIENCE_MS = 30_000;
+
+/** Waits between connection attempts at startup: 250 ms doubling to 10 s (as connectRedisWhenUp). */
+const FIRST_WAIT_MS = 250;
+const MAX_WAIT_MS = 10_000;
 
 /**
  * `serverSelectionTimeoutMS` is how long a command waits for a reachable server: short, so that
@@ -27,9 +32,16 @@ export async function connectMongo(
   uri: string,
   defaultDb: string,
   serverSelectionTimeoutMS = 1000,
+  /**
+   * With a logger (every service process), a database that does not answer is waited for without
+   * end, with backoff, each wait logged, as Redis is (connectRedisWhenUp): a process started before
+   * its database, or while it is down, comes up once it answers instead of exiting after 30 s.
+   * Without one, it gives up after STARTUP_PATIENCE_MS.
+   */
+  log?: Pick<Logger, 'info' | 'warn'>,
 ): Promise<Connection> {
   const deadline = Date.now() + STARTUP_PATIENCE_MS;
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     const conn = mongoose.createConnection(uri, {
       dbName: databaseInUri(uri) ?? defaultDb,
       serverSelectionTimeoutMS,
@@ -41,11 +53,23 @@ export async function connectMongo(
       writeConcern: DURABLE_WRITES,
     });
     try {
-      return await conn.asPromise();
+      const connected = await conn.asPromise();
+      if (attempt > 1) log?.info({ attempts: attempt }, 'the database answers now');
+      return connected;
     } catch (err) {
       await conn.close().catch(() => undefined);
-      if (!isDatabaseUnavailable(err) || Date.now() >= deadline) throw err;
-      await new Promise((r) => setTimeout(r, 500));
+      if (!isDatabaseUnavailable(err)) throw err;
+      if (!log) {
+        if (Date.now() >= deadline) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      const delayMs = Math.min(FIRST_WAIT_MS * 2 ** (attempt - 1), MAX_WAIT_MS);
+      log.warn(
+        { attempt, delayMs, err: err instanceof Error ? err.message : String(err) },
+        'the database is not reachable; waiting before trying again',
+      );
+      await new Promise((r) => setTimeout(r, delayMs));
     }
   }
 }

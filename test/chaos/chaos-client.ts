@@ -128,11 +128,23 @@ export class ChaosClient {
   };
   private next = 0;
   private aborted = false;
+  /** The API processes' base URLs: set-up goes to the first, trades (and each resend) to each in turn. */
+  private readonly bases: string[];
+  private readonly base: string;
+  private turn = 0;
 
   constructor(
-    private readonly base: string,
+    bases: string | string[],
     private readonly runId: string,
-  ) {}
+  ) {
+    this.bases = typeof bases === 'string' ? [bases] : bases;
+    this.base = this.bases[0]!;
+  }
+
+  /** The next API process to send a trade to: a resend with the same key goes to another one. */
+  private nextBase(): string {
+    return this.bases[this.turn++ % this.bases.length]!;
+  }
 
   /** Stops every retry loop (the service is gone): trades not answered yet count as unresolved. */
   abort(): void {
@@ -212,7 +224,7 @@ export class ChaosClient {
       let res: Response;
       let parsed: TradeAnswer | null;
       try {
-        res = await call(this.base, 'POST', '/api/sdk/trade', body, agent.key);
+        res = await call(this.nextBase(), 'POST', '/api/sdk/trade', body, agent.key);
         parsed = (await res.json()) as TradeAnswer;
       } catch {
         retries.network++;

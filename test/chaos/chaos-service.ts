@@ -7,6 +7,12 @@ import { startRedisServer, type EmbeddedServer } from '../../shared/infra/embedd
 import { createLogger } from '../../shared/infra/logger.js';
 import { QUEUE_NAMES } from '../../shared/infra/queue/queues.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import {
+  startRoleProcess,
+  stopRoleProcess,
+  type RoleName,
+  type RoleProcess,
+} from '../support/role-processes.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const portOf = (url: string) => Number(new URL(url).port);
@@ -45,6 +51,13 @@ export interface ChaosServiceOptions {
    * so that it is the service that brings each one back, not the harness's fallback.
    */
   embeddedKills: number;
+  /**
+   * Split roles: this many more API processes (api/server.ts) and jobs processes (jobs/main.ts) on
+   * the service's Redis and database, as compose's scaled services; the clients spread trades (and
+   * resends) over every API. 0 for both: the all-in-one service alone takes the traffic.
+   */
+  extraApis?: number;
+  extraJobs?: number;
   log: (line: string) => void;
 }
 
@@ -57,6 +70,12 @@ export interface ChaosServiceOptions {
  */
 export class ChaosService {
   readonly base: string;
+  /** Every API process's base URL: the service's first, then the extra API processes'. */
+  readonly bases: string[] = [];
+  /** The extra API and jobs processes (split roles), by role; restarted when one exits. */
+  private readonly roleProcesses = new Set<RoleProcess>();
+  /** Extra role processes that exited during the run and were started again. */
+  readonly roleRestarts = { api: 0, jobs: 0 };
   readonly redisUrl: string;
   readonly mongoUri: string;
   private readonly workers = new Map<number, ChildProcess>();
@@ -77,6 +96,7 @@ export class ChaosService {
     port: number,
   ) {
     this.base = `http://127.0.0.1:${port}`;
+    this.bases.push(this.base);
     const out = service.output();
     const redis = /Started redis-server at (redis:\/\/\S+)/.exec(out);
     const mongo = /Started \S+ at (mongodb:\/\/\S+)/.exec(out);
@@ -101,7 +121,62 @@ export class ChaosService {
       opts.log(chaos.died);
     });
     for (let i = 0; i < opts.tradeWorkers; i++) chaos.spawnWorker();
+    try {
+      for (let i = 0; i < (opts.extraApis ?? 0); i++) chaos.bases.push((await chaos.startRole('api')).url);
+      for (let i = 0; i < (opts.extraJobs ?? 0); i++) await chaos.startRole('jobs');
+    } catch (err) {
+      await chaos.stop();
+      throw err;
+    }
     return chaos;
+  }
+
+  /**
+   * An extra API or jobs process on the service's Redis and database. One that exits during the run
+   * (a database outage can end it, as the watchdog decides) is started again on the same port, as an
+   * orchestrator would, and counted.
+   */
+  private async startRole(role: Extract<RoleName, 'api' | 'jobs'>, port?: number): Promise<RoleProcess> {
+    const inherited: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !/^(REDIS_URL|MONGODB_URI|OPERATOR_TOKEN|PORT|DATA_DIR|WORKER_)/.test(k))
+        inherited[k] = v;
+    const p = await startRoleProcess(
+      role,
+      {
+        ...inherited,
+        ...CHAOS_ENV,
+        NODE_ENV: 'development',
+        REDIS_URL: this.redisUrl,
+        MONGODB_URI: this.mongoUri,
+        DATA_DIR: this.opts.dataDir,
+        OPERATOR_TOKEN: this.opts.operatorToken,
+        HOST: '127.0.0.1',
+      },
+      port,
+    );
+    this.roleProcesses.add(p);
+    void p.exited.then((code) => {
+      this.roleProcesses.delete(p);
+      if (this.stopping) return;
+      this.roleRestarts[role]++;
+      this.opts.log(
+        `an extra ${role} process exited (${code}): ${p.output().trim().split('\n').at(-1)}; starting it again`,
+      );
+      const again = (): void =>
+        void this.startRole(role, Number(new URL(p.url).port)).catch((err: unknown) => {
+          if (this.stopping) return;
+          this.opts.log(`the ${role} process did not start again (${String(err).split('\n')[0]}); retrying`);
+          setTimeout(again, 2000);
+        });
+      setTimeout(again, 500);
+    });
+    return p;
+  }
+
+  /** Everything the extra API and jobs processes printed. */
+  rolesOutput(): string {
+    return [...this.roleProcesses].map((p) => `[${p.role} ${p.proc.pid}]\n${p.output()}`).join('\n');
   }
 
   private spawnWorker(): void {
@@ -225,6 +300,7 @@ export class ChaosService {
   /** Stops the workers, then the service (which stops its embedded children). */
   async stop(): Promise<void> {
     this.stopping = true;
+    await Promise.all([...this.roleProcesses].map((p) => stopRoleProcess(p)));
     const workers = [...this.workers.values()];
     for (const w of workers) w.kill('SIGTERM');
     await Promise.race([

@@ -21,6 +21,12 @@ export interface ChaosPlan {
   sellShare: number;
   /** Share of finished trades resent at once with the same key (and again all after the run). */
   replayShare: number;
+  /**
+   * Split roles (issue 27): API and jobs processes besides the service's own, on its Redis and
+   * database; trades and their resends go to every API in turn. 0 in the plain plans.
+   */
+  extraApis?: number;
+  extraJobs?: number;
 }
 
 export const SHORT_PLAN: ChaosPlan = {
@@ -35,6 +41,19 @@ export const SHORT_PLAN: ChaosPlan = {
   dryRunShare: 0.1,
   sellShare: 0.3,
   replayShare: 0.1,
+};
+
+/**
+ * The short run with the roles split across processes: two API processes (the service's and one
+ * more) taking trades and resends in turn, two trade worker processes, two schedulers (the
+ * service's and one more), under the same kills (one worker kill fewer: a shorter run).
+ */
+export const SPLIT_PLAN: ChaosPlan = {
+  ...SHORT_PLAN,
+  trades: 240,
+  workerKills: 2,
+  extraApis: 1,
+  extraJobs: 1,
 };
 
 export const LONG_PLAN: ChaosPlan = {
@@ -54,6 +73,8 @@ export interface ChaosReport {
   tradesPerSecond: number;
   kills: { worker: number; redis: number; database: number };
   restartedByHarness: { redis: number; database: number };
+  /** Extra API and jobs processes (split roles) that exited during the run and were started again. */
+  roleRestarts: { api: number; jobs: number };
   client: ClientStats;
   verification: Verification;
   /** Every check that must hold, as `name: figure` lines that are not 0 (empty: the run is clean). */
@@ -76,6 +97,11 @@ export function describeReport(r: ChaosReport): string {
       (r.restartedByHarness.redis + r.restartedByHarness.database
         ? ` (restarted by the harness, not the service: ${JSON.stringify(r.restartedByHarness)})`
         : ''),
+    ...(r.plan.extraApis || r.plan.extraJobs
+      ? [
+          `split roles: ${1 + (r.plan.extraApis ?? 0)} API processes, ${r.plan.tradeWorkers} trade worker processes, ${1 + (r.plan.extraJobs ?? 0)} schedulers; extra processes restarted: ${JSON.stringify(r.roleRestarts)}`,
+        ]
+      : []),
     `answered filled: ${v.acknowledgedFilled}; refused (200 success false): ${sum(r.client.refused)} ${JSON.stringify(r.client.refused)}; final 4xx: ${JSON.stringify(r.client.rejectedHttp)}`,
     `resent with the same key: ${r.client.retriedTrades} trades (no answer ${retries.network}, 503 ${JSON.stringify(retries.unavailable)}, submitted ${retries.submitted}, other 5xx ${JSON.stringify(retries.serverErrors)}, retryable refusals ${retries.retryableRefusals})`,
     `deliberate resends: ${r.client.replays} during the run, ${v.replayed} after it; answering differently: ${r.client.replayMismatches.length + v.replayMismatches.length}`,
@@ -138,7 +164,9 @@ function tracesOf(failures: string[], service: ChaosService): string[] {
     ),
   ].slice(0, TRACED_TRADES);
   if (!ids.length) return [];
-  const lines = `${service.service.output()}\n${service.workersOutput()}`.split('\n');
+  const lines = `${service.service.output()}\n${service.workersOutput()}\n${service.rolesOutput()}`.split(
+    '\n',
+  );
   return lines.filter((line) => ids.some((id) => line.includes(id))).slice(0, TRACE_LINES);
 }
 
@@ -164,10 +192,12 @@ export async function runChaos(
     operatorToken,
     tradeWorkers: plan.tradeWorkers,
     embeddedKills: Math.max(plan.redisKills, plan.databaseKills),
+    extraApis: plan.extraApis ?? 0,
+    extraJobs: plan.extraJobs ?? 0,
     log,
   });
   try {
-    const client = new ChaosClient(service.base, runId);
+    const client = new ChaosClient(service.bases, runId);
     await client.setUp(plan.agents, plan.markets);
     log(
       `${plan.agents} agents on ${plan.markets} markets; ${plan.trades} trades with ${plan.concurrency} in flight`,
@@ -224,6 +254,7 @@ export async function runChaos(
       tradesPerSecond: Math.round((plan.trades / seconds) * 10) / 10,
       kills: { ...service.kills },
       restartedByHarness: { ...service.restartedByHarness },
+      roleRestarts: { ...service.roleRestarts },
       client: client.stats,
       verification,
     };
@@ -234,6 +265,8 @@ export async function runChaos(
     if (serviceLogFile) {
       writeFileSync(serviceLogFile, service.service.output());
       writeFileSync(join(dirname(serviceLogFile), 'workers.log'), service.workersOutput());
+      if (plan.extraApis || plan.extraJobs)
+        writeFileSync(join(dirname(serviceLogFile), 'roles.log'), service.rolesOutput());
     }
     rmSync(dataDir, { recursive: true, force: true });
   }

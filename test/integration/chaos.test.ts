@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHORT_PLAN, describeReport, runChaos } from '../chaos/run-chaos.js';
+import { SHORT_PLAN, SPLIT_PLAN, describeReport, runChaos } from '../chaos/run-chaos.js';
 
 /** Where a run leaves the service's output and its report, for a failure to be looked into (git-ignored). */
 const ARTIFACTS = join('test', 'artifacts', 'chaos');
@@ -28,5 +28,22 @@ describe('chaos: trading while workers, Redis and the database are SIGKILLed #in
     );
     assert.ok(report.verification.acknowledgedFilled > 0, figures);
     assert.equal(report.verification.audit.ok, true, figures);
+  });
+
+  it('when the roles are split (2 API processes taking trades and resends in turn, 2 trade worker processes, 2 schedulers) and trade workers (2), Redis (1) and the database (1) are killed during 240 random trades, then no trade answered filled is lost or doubled, every resend answers as the first and the audit is clean', async () => {
+    const lines: string[] = [];
+    const dir = join(ARTIFACTS, 'split');
+    mkdirSync(dir, { recursive: true });
+    const report = await runChaos(SPLIT_PLAN, (line) => lines.push(line), join(dir, 'service.log'));
+    writeFileSync(join(dir, 'report.json'), JSON.stringify(report, null, 2));
+    const figures = describeReport(report);
+    assert.deepEqual(
+      report.failures,
+      [],
+      `${figures}\n${lines.join('\n')}\n(service output and report in ${dir})`,
+    );
+    assert.ok(report.verification.acknowledgedFilled > 0, figures);
+    assert.equal(report.verification.audit.ok, true, figures);
+    assert.equal(report.client.replays > 0 || report.verification.replayed > 0, true, figures);
   });
 });

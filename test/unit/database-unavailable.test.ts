@@ -2,8 +2,13 @@ import assert from 'node:assert/strict';
 import mongoose from 'mongoose';
 import { isDatabaseUnavailable } from '../../shared/infra/database-unavailable.js';
 
-const { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } =
-  mongoose.mongo;
+const {
+  MongoBulkWriteError,
+  MongoClientClosedError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} = mongoose.mongo;
 
 describe('isDatabaseUnavailable: which database errors are a 503 #unit', () => {
   it('when the server is unreachable or went away mid-command, then it is an outage (also as a cause)', () => {
@@ -45,6 +50,11 @@ describe('isDatabaseUnavailable: which database errors are a 503 #unit', () => {
         codeName,
       );
     }
+  });
+
+  it('when an operation is cut off because its client was closed under it (the watchdog replacing the client), then it is an outage', () => {
+    // Seen in a chaos run: requests in flight on the replaced client answered 500 instead of 503.
+    assert.equal(isDatabaseUnavailable(new MongoClientClosedError()), true);
   });
 
   it('when the server refused the command itself, then it is not an outage', () => {
