@@ -80,7 +80,8 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
         },
         prefix: deps.env.QUEUE_PREFIX,
         concurrency:
-          queue === 'trades'
+          // A fill's effects are gathered into batches as its trade was (composition/trade-effects.ts).
+          queue === 'trades' || queue === 'trade-effects'
             ? deps.env.TRADE_WORKER_CONCURRENCY
             : // A slice takes DuckDB's threads: two at once per process is what the machine shares.
               queue === 'tapes'
