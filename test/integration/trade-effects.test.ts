@@ -66,7 +66,11 @@ describe('effects of a batch of fills #integration', () => {
       const m = await deps.models.PositionMonitor.findById(monitorOf(i)).lean();
       assert.equal(m?.state, 'active', `monitor ${i}`);
       assert.equal(m?.origin, 'auto');
+      // As the one-fill upsert wrote it: timestamps and the schema's defaults on insert.
+      assert.ok(m?.createdAt instanceof Date && m.updatedAt instanceof Date, `monitor ${i} timestamps`);
     }
+    const monitors = await api().get('/api/sdk/positions/monitors').set(asAgent(agents[0]!)).expect(200);
+    assert.equal(monitors.body.count, 1, JSON.stringify(monitors.body));
     // One evaluation for the market with an alert (the job of its fill), none for the others.
     const evaluation = (i: number) =>
       deps.queues.findJob('evaluate-price-alerts', { marketId: markets[i]!._id, cause: `trade-${ids[i]}` });
