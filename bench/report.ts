@@ -236,6 +236,14 @@ export function commandCountTable(c: CommandCount): string {
     '',
     `Worker: ${c.workerCommands.join(', ') || 'none'}.`,
     '',
+    ...(c.apiBatchCommands && c.workerBatchCommands
+      ? [
+          `${c.batch} buys at once, API: ${c.apiBatchCommands.join(', ') || 'none'}.`,
+          '',
+          `${c.batch} buys at once, worker: ${c.workerBatchCommands.join(', ') || 'none'}.`,
+          '',
+        ]
+      : []),
     `Background while idle (not counted above): ${c.backgroundPerSecond} commands/s.`,
   ].join('\n');
 }

@@ -22,6 +22,9 @@ export interface CommandCount {
   batch: number;
   apiPerBuyInBatch: number;
   workerPerBuyInBatch: number;
+  /** The batch's commands by kind with their counts (`insert trades ×16`), most frequent first. */
+  apiBatchCommands?: string[];
+  workerBatchCommands?: string[];
   /** Commands seen in one idle second before the buy (nothing else should run). */
   backgroundPerSecond: number;
 }

@@ -21,9 +21,9 @@ import type { HandlersFor } from '../endpoints/endpoint.js';
 
 export const automatonHandlers: HandlersFor<typeof automatonEndpoints> = {
   automatonState: async ({ deps, agent }) => automatonState(deps.models, agent._id),
-  automatonInit: async ({ deps, agent, body }) => initAutomaton(deps.models, agent._id, body, deps.clock()),
-  automatonHalt: async ({ deps, agent }) => setHalted(deps.models, agent._id, true),
-  automatonResume: async ({ deps, agent }) => setHalted(deps.models, agent._id, false),
+  automatonInit: async ({ deps, agent, body }) => initAutomaton(deps, agent._id, body, deps.clock()),
+  automatonHalt: async ({ deps, agent }) => setHalted(deps, agent._id, true),
+  automatonResume: async ({ deps, agent }) => setHalted(deps, agent._id, false),
   automatonSkills: async ({ deps, agent }) => automatonSkills(deps.models, agent._id),
   automatonEnableSkill: async ({ deps, agent, params }) =>
     setSkillEnabled(deps.models, agent._id, params.slug, true),

@@ -37,10 +37,12 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
     settings: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
     tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
     markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
+    automatons: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
   };
   invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
   invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));
   invalidation.onInvalidate('user', (id) => caches.tiers.delete(id));
+  invalidation.onInvalidate('automaton', (id) => caches.automatons.delete(id));
   invalidation.onReset(() => {
     for (const cache of Object.values(caches)) cache.clear();
   });

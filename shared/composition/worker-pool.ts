@@ -79,7 +79,8 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
         connection,
         prefix: bullPrefix(deps.env.QUEUE_PREFIX, deps.infra),
         concurrency:
-          queue === 'trades'
+          // A fill's effects are gathered into batches as its trade was (composition/trade-effects.ts).
+          queue === 'trades' || queue === 'trade-effects'
             ? deps.env.TRADE_WORKER_CONCURRENCY
             : // A slice takes DuckDB's threads: two at once per process is what the machine shares.
               queue === 'tapes'

@@ -10,7 +10,9 @@ import { startInvalidation } from '../../shared/infra/invalidation.js';
 import { createLogger } from '../../shared/infra/logger.js';
 import { testContext } from '../support/context.js';
 import { until } from '../support/until.js';
-import { makeMarket } from '../support/factories.js';
+import { makeMarket, recordPendingBuy } from '../support/factories.js';
+import { tradeContext } from '../../shared/domains/trading/context.js';
+import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { asUser, claim, tokenFor } from '../support/users.js';
 
@@ -116,6 +118,35 @@ describe('process caches across API processes #integration', () => {
     assert.equal(await recorded(), before);
 
     await api().patch('/api/sdk/user/settings').set(asUser(user)).send({ trading_paused: false }).expect(200);
+    await deliveredThere();
+    assert.equal((await buy()).body.success, true);
+  });
+
+  it('when an automaton halts, then once the invalidation reaches another process its API refuses the agent’s trades and its worker a trade queued before the halt', async () => {
+    const agent = await registerAgent({ name: 'automaton-cached' });
+    await api()
+      .post('/api/sdk/automaton/init')
+      .set(asAgent(agent))
+      .send({ budget_usd: 100, horizon_days: 30, venue: 'sim' })
+      .expect(200);
+    const market = await makeMarket();
+    const buy = () =>
+      request(other.app)
+        .post('/api/sdk/trade')
+        .set(asAgent(agent))
+        .send({ market_id: market._id, side: 'yes', amount: 1 })
+        .expect(200);
+    assert.equal((await buy()).body.success, true, 'warms the automaton there');
+    assert.equal(other.deps.caches.automatons.get(agent.agent_id)?.none, false, 'held there');
+    const queued = await recordPendingBuy(agent.agent_id, market._id, { amountMicro: 1_000_000 });
+
+    await api().post('/api/sdk/automaton/halt').set(asAgent(agent)).expect(200);
+    await deliveredThere();
+    assert.equal((await buy()).body.error_code, 'automaton_halted');
+    const taken = await executeTrade(tradeContext(other.deps), queued);
+    assert.equal(taken.error_code, 'automaton_halted', JSON.stringify(taken));
+
+    await api().post('/api/sdk/automaton/resume').set(asAgent(agent)).expect(200);
     await deliveredThere();
     assert.equal((await buy()).body.success, true);
   });

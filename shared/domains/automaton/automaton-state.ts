@@ -3,6 +3,7 @@ import { fromMicro, toMicro } from '../money.js';
 import type { Models } from '../models.js';
 import { buyCostMicro } from '../limits/automaton-budget.js';
 import type { AutomatonRecord } from './automaton.model.js';
+import type { Invalidation } from '../../infra/invalidation.js';
 import type { CycleUpdateInput } from './automaton.schemas.js';
 
 /** The plugin's starting exploration rate: what a fresh bandit state answers. */
@@ -67,7 +68,7 @@ export async function automatonState(models: Models, agentId: string) {
  * `started_at`, bandit forgotten, running) but keeps the agent's skill preferences.
  */
 export async function initAutomaton(
-  models: Models,
+  { models, invalidation }: { models: Models; invalidation: Pick<Invalidation, 'publish'> },
   agentId: string,
   input: { budget_usd: number; horizon_days: number; venue: string },
   now: Date,
@@ -89,12 +90,22 @@ export async function initAutomaton(
     },
     { upsert: true },
   );
+  // The trade guard's cached copy (limits/automaton-budget.ts) is dropped everywhere.
+  await invalidation.publish('automaton', agentId);
   return { success: true as const, state: await automatonState(models, agentId) };
 }
 
-/** `POST /halt` and `/resume`. */
-export async function setHalted(models: Models, agentId: string, halted: boolean) {
+/**
+ * `POST /halt` and `/resume`. The trade guard's cached copy is dropped everywhere before the answer,
+ * so a halt refuses every trade accepted or first taken by a worker after it.
+ */
+export async function setHalted(
+  { models, invalidation }: { models: Models; invalidation: Pick<Invalidation, 'publish'> },
+  agentId: string,
+  halted: boolean,
+) {
   const res = await models.Automaton.updateOne({ _id: agentId }, { $set: { halted } });
+  await invalidation.publish('automaton', agentId);
   if (res.matchedCount === 0) throw notInitialized();
   return { success: true as const, halted };
 }

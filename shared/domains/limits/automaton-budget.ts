@@ -3,6 +3,40 @@ import { fromMicro } from '../money.js';
 import type { Refusal } from '../refusal.js';
 import { FILLED } from '../trading/trade.model.js';
 import { limitKeys, type BudgetReservation } from './counters.js';
+import type { CachedAutomaton, SettingsCache } from './settings-cache.js';
+
+/** What reading an agent's automaton through the process's cache needs. */
+export interface AutomatonDeps {
+  models: Models;
+  caches: Pick<SettingsCache, 'automatons'>;
+}
+
+const NO_AUTOMATON: CachedAutomaton = Object.freeze({ none: true });
+
+/**
+ * The agent's automaton as the trade guard reads it (halt, venue, budget, start), from the
+ * process's cache. Every write of these fields (init, halt, resume: automaton-state.ts) publishes
+ * `automaton` on the invalidation channel after it, so this process drops its entry at once and
+ * every other within milliseconds, as the kill switch's settings are: a halt counts at once.
+ */
+export const cachedAutomaton = (deps: AutomatonDeps, agentId: string): Promise<CachedAutomaton> =>
+  deps.caches.automatons.getOrLoad(agentId, async () => {
+    const a = await deps.models.Automaton.findById(agentId, {
+      halted: 1,
+      venue: 1,
+      budgetMicro: 1,
+      startedAt: 1,
+    }).lean();
+    return a
+      ? Object.freeze({
+          none: false as const,
+          halted: a.halted,
+          venue: a.venue,
+          budgetMicro: a.budgetMicro,
+          startedAt: a.startedAt,
+        })
+      : NO_AUTOMATON;
+  });
 
 /** What an agent's automaton allows now: whether it is halted, and the budget left on its venue. */
 export interface AutomatonStanding {
@@ -28,14 +62,13 @@ export async function buyCostMicro(models: Models, filter: Record<string, unknow
  * same moment all read the same remainder, so the buy's admission reserves its amount atomically
  * (budgetReservation). A halted automaton refuses whatever the budget, so its spend is not read.
  */
-export async function automatonStanding(models: Models, agentId: string): Promise<AutomatonStanding | null> {
-  const a = await models.Automaton.findById(agentId, {
-    halted: 1,
-    venue: 1,
-    budgetMicro: 1,
-    startedAt: 1,
-  }).lean();
-  if (!a) return null;
+export async function automatonStanding(
+  deps: AutomatonDeps,
+  agentId: string,
+): Promise<AutomatonStanding | null> {
+  const { models } = deps;
+  const a = await cachedAutomaton(deps, agentId);
+  if (a.none) return null;
   const standing = {
     halted: a.halted,
     venue: a.venue,
@@ -89,9 +122,10 @@ export const AUTOMATON_HALTED: Refusal = {
   category: 'limit',
 };
 
-/** Whether the agent's automaton is halted now (read from the database: a halt counts at once). */
-export async function automatonHalted(models: Models, agentId: string): Promise<boolean> {
-  return (await models.Automaton.findById(agentId, { halted: 1 }).lean())?.halted === true;
+/** Whether the agent's automaton is halted now (the cache is dropped at every halt: it counts at once). */
+export async function automatonHalted(deps: AutomatonDeps, agentId: string): Promise<boolean> {
+  const a = await cachedAutomaton(deps, agentId);
+  return !a.none && a.halted;
 }
 
 const usd = (micro: number) => `$${fromMicro(micro).toFixed(2)}`;

@@ -75,10 +75,7 @@ function blockedUntil(code: string, message: string, fix: string, until: Date, n
 
 /** The owner and settings a trade is guarded by, from the process's caches (no database round trip when warm). */
 export async function loadGuard(deps: TradeGuardDeps, agent: AgentRecord): Promise<TradeGuard> {
-  const [owner, automaton] = await Promise.all([
-    agentOwner(deps, agent),
-    automatonStanding(deps.models, agent._id),
-  ]);
+  const [owner, automaton] = await Promise.all([agentOwner(deps, agent), automatonStanding(deps, agent._id)]);
   return { owner, settings: await currentSettings(deps, owner), automaton };
 }
 

@@ -221,3 +221,53 @@ export async function protectFilledBuy(
     throw err;
   }
 }
+
+/** A filled buy as `protectFilledBuys` reads it. */
+type FilledBuy = Parameters<typeof protectFilledBuy>[1];
+
+/**
+ * `protectFilledBuy` for many fills at once (the effects of a batch of fills): the same upserts, in
+ * one bulk command. Answers in order, whether each armed a monitor (a duplicate key is a side
+ * already protected, as in the one-fill write).
+ */
+export async function protectFilledBuys(
+  deps: Pick<MonitorsDeps, 'models' | 'caches'>,
+  fills: FilledBuy[],
+): Promise<boolean[]> {
+  const ops = await Promise.all(
+    fills.map(async (t) => {
+      if (t.action !== 'buy' || !t.ownerKey) return null;
+      const s = await currentSettings(deps, { key: t.ownerKey });
+      if (!s.autoRiskMonitorEnabled || (s.defaultStopLossPct === null && s.defaultTakeProfitPct === null))
+        return null;
+      return {
+        updateOne: {
+          filter: { _id: monitorId(t.agentId, t.marketId, t.venue, t.side), state: 'done' as const },
+          update: armed(
+            { agentId: t.agentId, marketId: t.marketId, venue: t.venue, side: t.side },
+            {
+              stopLossPct: s.defaultStopLossPct,
+              takeProfitPct: s.defaultTakeProfitPct,
+              origin: 'auto' as const,
+            },
+          ),
+          upsert: true,
+        },
+      };
+    }),
+  );
+  const writes = ops.flatMap((op, i) => (op ? [{ op, i }] : []));
+  const armedAt = new Set(writes.map((w) => w.i));
+  if (!writes.length) return fills.map(() => false);
+  try {
+    await deps.models.PositionMonitor.bulkWrite(
+      writes.map((w) => w.op),
+      { ordered: false },
+    );
+  } catch (err) {
+    const failed = (err as { writeErrors?: { index: number; code?: number }[] }).writeErrors;
+    if (!failed?.length || failed.some((e) => e.code !== 11000)) throw err;
+    for (const e of failed) armedAt.delete(writes[e.index]!.i);
+  }
+  return fills.map((_, i) => armedAt.has(i));
+}

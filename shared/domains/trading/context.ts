@@ -34,7 +34,7 @@ export function tradeContext(deps: ContextDeps): TradeExecutionContext {
       const [paused, halted] = await Promise.all([
         // The settings cache is invalidated through pub/sub on every pause, in this process too.
         t.ownerKey ? currentSettings(deps, { key: t.ownerKey }).then(isPaused) : false,
-        automatonHalted(deps.models, t.agentId),
+        automatonHalted(deps, t.agentId),
       ]);
       return paused ? TRADING_PAUSED : halted ? AUTOMATON_HALTED : null;
     },

@@ -20,15 +20,36 @@ export async function emitToBridges(
   event: { type: string; id: string; data: Record<string, unknown> },
   createdAt: string,
 ): Promise<number> {
+  return emitToBridgesOfMany(deps, [{ agentIds, event }], createdAt);
+}
+
+/** `emitToBridges` for many events at once: one read of the agents and one of their owners' bridges. */
+export async function emitToBridgesOfMany(
+  deps: BridgeDeps,
+  items: { agentIds: string[]; event: { type: string; id: string; data: Record<string, unknown> } }[],
+  createdAt: string,
+): Promise<number> {
+  const agentIds = [...new Set(items.flatMap((i) => i.agentIds))];
+  if (!agentIds.length) return 0;
   const agents = await deps.models.Agent.find({ _id: { $in: agentIds } }, { claimedBy: 1 }).lean();
-  const owners = [...new Set(agents.map(ownerKeyOf))];
+  const ownerOf = new Map(agents.map((a) => [a._id, ownerKeyOf(a)]));
+  const owners = [...new Set(ownerOf.values())];
   if (!owners.length) return 0;
   const bridges = await deps.models.TradingSettings.find(
     { _id: { $in: owners }, clawdbotWebhookUrl: { $type: 'string' }, ...isOn(CLAWDBOT_HEALTH_PATHS) },
     { clawdbotChatId: 1, clawdbotChannel: 1 },
   ).lean();
+  if (!bridges.length) return 0;
+  const byOwner = new Map(bridges.map((b) => [b._id, b]));
+  const deliveries = items.flatMap(({ agentIds: ids, event }) =>
+    // One job per owner and event: agents sharing an owner post once.
+    [...new Set(ids.map((id) => ownerOf.get(id)))].flatMap((owner) => {
+      const b = owner === undefined ? undefined : byOwner.get(owner);
+      return b ? [{ b, event }] : [];
+    }),
+  );
   await Promise.all(
-    bridges.map((b) =>
+    deliveries.map(({ b, event }) =>
       deps.queues.enqueue(
         'deliver-webhook',
         {
@@ -42,5 +63,5 @@ export async function emitToBridges(
       ),
     ),
   );
-  return bridges.length;
+  return deliveries.length;
 }

@@ -2,7 +2,7 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import { MICRO, fromMicro } from '../money.js';
 import { yesPayoutMicro } from '../markets/resolution.js';
-import { emitWebhookEvent } from './webhooks.js';
+import { emitWebhookEvent, emitWebhookEvents } from './webhooks.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type EventsDeps = Pick<InfraDeps, 'env' | 'queues' | 'clock'> & { models: Models };
@@ -13,6 +13,12 @@ type EmitDeps = Pick<EventsDeps, 'models' | 'queues' | 'env' | 'clock'>;
 export const filledTrade = async (deps: Pick<EventsDeps, 'models'>, tradeId: string) => {
   const t = await deps.models.Trade.findOne({ _id: tradeId, status: 'filled' }).lean();
   return t?.fill ? t : null;
+};
+
+/** `filledTrade` for many trades in one read: the filled ones, by id. */
+export const filledTrades = async (deps: Pick<EventsDeps, 'models'>, tradeIds: string[]) => {
+  const found = await deps.models.Trade.find({ _id: { $in: tradeIds }, status: 'filled' }).lean();
+  return new Map(found.filter((t) => t.fill).map((t) => [t._id, t]));
 };
 
 /** What every trade event names of its trade. */
@@ -38,25 +44,34 @@ interface TradeOfEvent {
 }
 
 /** `trade.executed` for a filled trade. The event id is the trade's: emitting again is a no-op. */
-export function announceTradeExecuted(
-  deps: EmitDeps,
-  t: NonNullable<Awaited<ReturnType<typeof filledTrade>>>,
-) {
-  return emitWebhookEvent(deps, [t.agentId], {
-    type: 'trade.executed',
-    id: `trade.executed.${t._id}`,
-    data: {
-      ...tradeFields(t),
-      shares: fromMicro(t.fill!.sharesMicro ?? 0),
-      amount: fromMicro(t.fill!.amountMicro ?? 0),
-      price_before: t.fill!.priceBefore ?? null,
-      price_after: t.fill!.priceAfter ?? null,
-      source: t.source,
-      skill_slug: t.skillSlug,
-      executed_at: (t.finishedAt ?? deps.clock()).toISOString(),
-    },
-  });
+export function announceTradeExecuted(deps: EmitDeps, t: FilledTrade) {
+  return emitWebhookEvent(deps, [t.agentId], tradeExecutedEvent(deps, t));
 }
+
+/** `announceTradeExecuted` for many fills at once (one read of the webhooks and bridges); answers in order. */
+export function announceTradesExecuted(deps: EmitDeps, trades: FilledTrade[]) {
+  return emitWebhookEvents(
+    deps,
+    trades.map((t) => ({ agentIds: [t.agentId], event: tradeExecutedEvent(deps, t) })),
+  );
+}
+
+type FilledTrade = NonNullable<Awaited<ReturnType<typeof filledTrade>>>;
+
+const tradeExecutedEvent = (deps: Pick<EmitDeps, 'clock'>, t: FilledTrade) => ({
+  type: 'trade.executed' as const,
+  id: `trade.executed.${t._id}`,
+  data: {
+    ...tradeFields(t),
+    shares: fromMicro(t.fill!.sharesMicro ?? 0),
+    amount: fromMicro(t.fill!.amountMicro ?? 0),
+    price_before: t.fill!.priceBefore ?? null,
+    price_after: t.fill!.priceAfter ?? null,
+    source: t.source,
+    skill_slug: t.skillSlug,
+    executed_at: (t.finishedAt ?? deps.clock()).toISOString(),
+  },
+});
 
 /** `trade.executed` for a trade by id, if its fill is recorded. */
 export async function emitTradeExecuted(deps: EmitDeps, tradeId: string) {

@@ -6,7 +6,7 @@ import { AppError, invalidField, notFound } from '../../infra/errors.js';
 import { secretBox } from '../../infra/secrets/master-key.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { TradingSettingsUpdate } from '../limits/settings.schemas.js';
-import { emitToBridges } from './clawdbot-bridge.js';
+import { emitToBridgesOfMany } from './clawdbot-bridge.js';
 import { assertPublicHost, hostOf, parseWebhookUrl, UnsafeWebhookUrl, urlGuardOf } from './url-guard.js';
 import {
   ALSO_SENT_TO,
@@ -111,32 +111,64 @@ export async function deleteWebhook(deps: WebhooksDeps, agent: AgentRecord, id: 
 export async function emitWebhookEvent(
   deps: Pick<WebhooksDeps, 'models' | 'queues' | 'env' | 'clock'>,
   agentIds: string[],
-  event: { type: WebhookEvent | typeof TEST_EVENT; id: string; data: Record<string, unknown> },
+  event: WebhookEventToEmit,
 ): Promise<{ queued: number; webhook_ids: string[] }> {
-  if (!agentIds.length) return { queued: 0, webhook_ids: [] };
+  const [sent] = await emitWebhookEvents(deps, [{ agentIds, event }]);
+  return sent!;
+}
+
+type WebhookEventToEmit = {
+  type: WebhookEvent | typeof TEST_EVENT;
+  id: string;
+  data: Record<string, unknown>;
+};
+
+/** The event types a webhook subscribed to receives `type` under (every type for the test event). */
+const sentAs = (type: WebhookEventToEmit['type']): WebhookEvent[] | null =>
+  type === TEST_EVENT ? null : [type, ...(ALSO_SENT_TO[type] ?? [])];
+
+/**
+ * `emitWebhookEvent` for many events at once (the effects of a batch of fills): the same deliveries,
+ * with one read of the webhooks and one of the chat bridges for all of them. Answers in order.
+ */
+export async function emitWebhookEvents(
+  deps: Pick<WebhooksDeps, 'models' | 'queues' | 'env' | 'clock'>,
+  items: { agentIds: string[]; event: WebhookEventToEmit }[],
+): Promise<{ queued: number; webhook_ids: string[] }[]> {
+  const agentIds = [...new Set(items.flatMap((i) => i.agentIds))];
+  if (!agentIds.length) return items.map(() => ({ queued: 0, webhook_ids: [] }));
+  const types = items.map((i) => sentAs(i.event.type));
+  const anyType = types.some((t) => t === null);
   const hooks = await deps.models.Webhook.find(
     {
       agentId: { $in: agentIds },
       active: true,
-      ...(event.type === TEST_EVENT
-        ? {}
-        : { events: { $in: [event.type, ...(ALSO_SENT_TO[event.type] ?? [])] } }),
+      ...(anyType ? {} : { events: { $in: [...new Set(types.flatMap((t) => t ?? []))] } }),
     },
-    { _id: 1 },
+    { _id: 1, agentId: 1, events: 1 },
   ).lean();
   const createdAt = deps.clock().toISOString();
   const backoff = { type: 'exponential', delay: deps.env.WEBHOOK_RETRY_BASE_MS };
+  const sent = items.map(({ agentIds: ids, event }, i) => {
+    const wanted = types[i] ?? null;
+    const mine = hooks.filter(
+      (h) => ids.includes(h.agentId) && (wanted === null || h.events.some((e) => wanted.includes(e))),
+    );
+    return { event, hooks: mine };
+  });
   await Promise.all(
-    hooks.map((h) =>
-      deps.queues.enqueue(
-        'deliver-webhook',
-        { webhookId: h._id, eventId: event.id, type: event.type, createdAt, data: event.data },
-        { backoff },
+    sent.flatMap(({ event, hooks: mine }) =>
+      mine.map((h) =>
+        deps.queues.enqueue(
+          'deliver-webhook',
+          { webhookId: h._id, eventId: event.id, type: event.type, createdAt, data: event.data },
+          { backoff },
+        ),
       ),
     ),
   );
-  await emitToBridges(deps, agentIds, event, createdAt);
-  return { queued: hooks.length, webhook_ids: hooks.map((h) => h._id) };
+  await emitToBridgesOfMany(deps, items, createdAt);
+  return sent.map(({ hooks: mine }) => ({ queued: mine.length, webhook_ids: mine.map((h) => h._id) }));
 }
 
 export async function testWebhooks(deps: WebhooksDeps, agent: AgentRecord) {

@@ -1,0 +1,126 @@
+import { enqueueAlertEvaluation } from '../domains/alerts/evaluate-price-alerts.js';
+import { protectFilledBuys } from '../domains/monitors/monitors.js';
+import { announceTradesExecuted, filledTrades } from '../domains/webhooks/events.js';
+import type { Deps } from './deps.js';
+
+/** What the `after-trade-fill` job answers. */
+export type AfterFillAnswer =
+  | { trade_id: string; filled: false }
+  | { trade_id: string; filled: true; webhooks: number; monitor_armed: boolean };
+
+/** The most `after-trade-fill` jobs one batch takes (the queue's concurrency bounds it first). */
+const MAX_EFFECTS_BATCH = 64;
+/**
+ * How long a batch stays open for more jobs: the effects are off the trade's answer, and the fills of
+ * one group commit reach the queue one by one as their jobs end.
+ */
+const GATHER_MS = 10;
+
+/**
+ * A recorded fill's effects, for the fills of many jobs at once, each idempotent as alone: the
+ * `trade.executed` event (its id is the trade's), the buy's default monitor (armed once), the
+ * evaluation of the market's price alerts. One read of the trades, one of the webhooks, one of the
+ * chat bridges (agents, then their owners' settings), one bulk write of the monitors and one read of
+ * the markets' alerts, whatever the number of fills.
+ */
+export async function runTradeEffects(deps: Deps, tradeIds: string[]): Promise<Map<string, AfterFillAnswer>> {
+  const ids = [...new Set(tradeIds)];
+  const filled = await filledTrades(deps, ids);
+  const trades = ids.flatMap((id) => filled.get(id) ?? []);
+  const lastFillOf = new Map(trades.map((t) => [t.marketId, t._id]));
+  const [announced, armed] = await Promise.all([
+    announceTradesExecuted(deps, trades),
+    // A buy is protected by the owner's default stop-loss / take-profit (auto_risk_monitor_enabled).
+    protectFilledBuys(deps, trades),
+    // The fills moved their markets' prices.
+    evaluateAlertsOf(deps, lastFillOf),
+  ]);
+  const answers = new Map<string, AfterFillAnswer>(ids.map((id) => [id, { trade_id: id, filled: false }]));
+  trades.forEach((t, i) =>
+    answers.set(t._id, {
+      trade_id: t._id,
+      filled: true,
+      webhooks: announced[i]!.queued,
+      monitor_armed: armed[i]!,
+    }),
+  );
+  return answers;
+}
+
+/**
+ * Enqueues the evaluation of the price alerts of the markets `lastFillOf` names (market → the last
+ * fill of it here, the evaluation's cause) that have an untriggered alert: one evaluation per
+ * market, since any covers every event of its market after each alert's `lastSeq`, and one enqueued
+ * after these fills were recorded covers them all. A market without one is skipped: an alert
+ * created after this read starts at the market's version at its creation (alerts/price-alerts.ts),
+ * so a fill recorded before it is no concern of it, and one created while the fill was being written
+ * is walked at the market's next price change, as after a lost evaluation job.
+ */
+async function evaluateAlertsOf(deps: Deps, lastFillOf: Map<string, string>): Promise<void> {
+  if (!lastFillOf.size) return;
+  const alerted = await deps.models.PriceAlert.find(
+    { marketId: { $in: [...lastFillOf.keys()] }, triggeredAt: null },
+    { marketId: 1 },
+  ).lean();
+  const markets = new Set(alerted.map((a) => a.marketId));
+  await Promise.all(
+    [...markets].map((marketId) =>
+      enqueueAlertEvaluation(deps, marketId, `trade-${lastFillOf.get(marketId)!}`),
+    ),
+  );
+}
+
+interface Waiting {
+  tradeId: string;
+  resolve: (answer: AfterFillAnswer) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Gathers the `after-trade-fill` jobs a process holds: while one batch runs, the jobs that arrive
+ * wait and go together in the next, each batch held open GATHER_MS for more. A
+ * batch that fails fails each of its jobs, which BullMQ retries: every effect is idempotent.
+ */
+class TradeEffectsBatcher {
+  private waiting: Waiting[] = [];
+  private running = false;
+
+  constructor(private readonly deps: Deps) {}
+
+  run(tradeId: string): Promise<AfterFillAnswer> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ tradeId, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiting.length) {
+        await new Promise((r) => setTimeout(r, GATHER_MS));
+        const batch = this.waiting.splice(0, MAX_EFFECTS_BATCH);
+        try {
+          const answers = await runTradeEffects(
+            this.deps,
+            batch.map((w) => w.tradeId),
+          );
+          for (const w of batch) w.resolve(answers.get(w.tradeId)!);
+        } catch (err) {
+          for (const w of batch) w.reject(err);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+const batchers = new WeakMap<Deps, TradeEffectsBatcher>();
+
+/** Runs a recorded fill's effects (the `after-trade-fill` job), in the next batch of this process. */
+export function runAfterTradeFill(deps: Deps, tradeId: string): Promise<AfterFillAnswer> {
+  let batcher = batchers.get(deps);
+  if (!batcher) batchers.set(deps, (batcher = new TradeEffectsBatcher(deps)));
+  return batcher.run(tradeId);
+}
