@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared/infra/redis.js';
 import type { Logger } from '../shared/infra/logger.js';
 
 /** node-cron's RunCoordinator (node-cron 4.6 `distributed` tasks), as its typings declare it. */
@@ -28,7 +28,7 @@ export const TICK_CLAIM_MS = 5 * 60_000;
  * When Redis does not answer, the tick runs anyway (fail open): its enqueue needs Redis too and will
  * fail the same way, recorded in schedule_runs as a failed run, which is what an operator should see.
  */
-export function redisTickClaims(redis: Redis, prefix: string, log: Logger): RunCoordinator {
+export function redisTickClaims(redis: RedisClient, prefix: string, log: Logger): RunCoordinator {
   return {
     async shouldRun(key, ttlMs) {
       try {
