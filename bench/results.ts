@@ -48,6 +48,11 @@ export interface ScalingResults {
   markets: { markets: number; trade: Row }[];
   /** Read rows (key → row) by number of seeded agents. */
   agents: { agents: number; reads: (Row & { key: string })[] }[];
+  /**
+   * Per-agent read rows (key → row) by number of recorded trades; `seededSeconds`: what inserting
+   * that step's history and re-marking the leaderboard took. Absent in results saved before it.
+   */
+  history?: { trades: number; seededSeconds: number; reads: (Row & { key: string })[] }[];
 }
 
 export interface TradeResults {

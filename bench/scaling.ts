@@ -5,7 +5,12 @@
 //     newest slice at 16 connections (closed loop, as the trade bench's first row);
 //   - agents: on the largest catalogue, 1,000 then 10,000 seeded agents; at each size the readers
 //     read a single market, context, the leaderboard and the default list, paced at 200 req/s (so
-//     the p50 is the service time, not a queue).
+//     the p50 is the service time, not a queue);
+//   - history: on the largest catalogue and population, 0, 100,000 and 1,000,000 recorded trades
+//     (straight into the database, with the ledger entries, positions and fill events each leaves
+//     behind, spread over every agent — the readers included — and 20 markets per agent); at each
+//     size context, briefing, positions, portfolio, the trades list and the leaderboard are read
+//     paced at 200 req/s.
 import { readConfig, scalingConfig, tradeConfig } from './config.js';
 import { createModels } from '../shared/domains/models.js';
 import { remarkLeaderboard } from '../shared/domains/reads/leaderboard.js';
@@ -20,9 +25,9 @@ import {
   tradeRequest,
   TRADING_BENCH_ENV,
 } from './measure.js';
-import { prepareReaders, readCases } from './reads.bench.js';
+import { historyReadCases, prepareReaders, readCases } from './reads.bench.js';
 import { scalingTables } from './report.js';
-import { seedAgents, seedMarkets } from './seed.js';
+import { historyTemplates, seedAgents, seedHistory, seedMarkets } from './seed.js';
 import { startStack } from './stack.js';
 import type { ScalingResults } from './results.js';
 
@@ -83,7 +88,45 @@ export async function runScaling(cfg = scalingConfig, log = console.log): Promis
       agents.push({ agents: size, reads });
       log(`[scaling] ${size} agents: ${reads.map((r) => `${r.key} p50 ${r.p50} ms`).join(', ')}`);
     }
-    return { seconds: cfg.seconds, connections, readRate: readConfig.rate, markets, agents };
+
+    const history: NonNullable<ScalingResults['history']> = [];
+    if (!readers) readers = await prepareReaders(stack, models);
+    const { keys, marketId } = readers;
+    const templates = await historyTemplates(models);
+    const [agentRows, marketRows] = await Promise.all([
+      models.Agent.collection.find({}, { projection: { ledgerSeq: 1 } }).toArray(),
+      models.Market.collection
+        .find({ status: 'active', importSource: 'sim' }, { projection: { 'book.version': 1 } })
+        .toArray(),
+    ]);
+    const seqs = new Map<string, number>();
+    for (const a of agentRows) seqs.set(String(a._id), Number(a.ledgerSeq ?? 0));
+    for (const m of marketRows)
+      seqs.set(String(m._id), Number((m.book as { version?: number })?.version ?? 0));
+    const pools = {
+      agents: agentRows.map((a) => String(a._id)),
+      markets: marketRows.map((m) => String(m._id)),
+      seqs,
+    };
+    let recorded = 0;
+    for (const size of cfg.historySteps) {
+      const t0 = performance.now();
+      if (size > recorded) await seedHistory(models, templates, recorded, size, pools);
+      recorded = Math.max(recorded, size);
+      await remarkLeaderboard(models, new Date());
+      const seededSeconds = (performance.now() - t0) / 1000;
+      log(`[scaling] ${size} trades recorded (seeding and re-marking took ${seededSeconds.toFixed(1)} s)`);
+      const reads: (typeof history)[number]['reads'] = [];
+      for (const [key, what, path] of historyReadCases(marketId)) {
+        const load = { seconds: cfg.seconds, connections: readConfig.connections, rate: readConfig.rate };
+        reads.push({ key, ...(await httpLoad(what, load, baseUrl, getRequest(path, keys))) });
+      }
+      history.push({ trades: size, seededSeconds, reads });
+      log(
+        `[scaling] ${size} trades: ${reads.map((r) => `${r.key} p50 ${r.p50} / p99 ${r.p99} ms`).join(', ')}`,
+      );
+    }
+    return { seconds: cfg.seconds, connections, readRate: readConfig.rate, markets, agents, history };
   } finally {
     await conn.close();
     await stack.stop();
