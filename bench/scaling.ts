@@ -11,6 +11,7 @@
 //     behind, spread over every agent — the readers included — and 20 markets per agent); at each
 //     size context, briefing, positions, portfolio, the trades list and the leaderboard are read
 //     paced at 200 req/s.
+import mongoose from 'mongoose';
 import { readConfig, scalingConfig, tradeConfig } from './config.js';
 import { createModels } from '../shared/domains/models.js';
 import { remarkLeaderboard } from '../shared/domains/reads/leaderboard.js';
@@ -92,6 +93,17 @@ export async function runScaling(cfg = scalingConfig, log = console.log): Promis
     const history: NonNullable<ScalingResults['history']> = [];
     if (!readers) readers = await prepareReaders(stack, models);
     const { keys, marketId } = readers;
+    // The history goes in over a connection of its own whose server monitor waits longer than the
+    // default 30 s: on a loaded machine a database busy ingesting may not answer a heartbeat in time,
+    // and the driver would then drop the pool under an insert in flight.
+    const seedConn = await mongoose
+      .createConnection(stack.mongoUri, {
+        dbName: 'agent_trading',
+        autoIndex: false,
+        connectTimeoutMS: 300_000,
+      })
+      .asPromise();
+    const seedModels = createModels(seedConn);
     const templates = await historyTemplates(models);
     const [agentRows, marketRows] = await Promise.all([
       models.Agent.collection.find({}, { projection: { ledgerSeq: 1 } }).toArray(),
@@ -111,7 +123,7 @@ export async function runScaling(cfg = scalingConfig, log = console.log): Promis
     let recorded = 0;
     for (const size of cfg.historySteps) {
       const t0 = performance.now();
-      if (size > recorded) await seedHistory(models, templates, recorded, size, pools);
+      if (size > recorded) await seedHistory(seedModels, templates, recorded, size, pools);
       recorded = Math.max(recorded, size);
       await remarkLeaderboard(models, new Date());
       const seededSeconds = (performance.now() - t0) / 1000;
@@ -126,6 +138,7 @@ export async function runScaling(cfg = scalingConfig, log = console.log): Promis
         `[scaling] ${size} trades: ${reads.map((r) => `${r.key} p50 ${r.p50} / p99 ${r.p99} ms`).join(', ')}`,
       );
     }
+    await seedConn.close();
     return { seconds: cfg.seconds, connections, readRate: readConfig.rate, markets, agents, history };
   } finally {
     await conn.close();

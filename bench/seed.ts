@@ -116,7 +116,7 @@ export async function historyTemplates(models: Models): Promise<HistoryTemplates
 }
 
 /** Trades per insert batch of the history (with their ledger entries and events). */
-const HISTORY_BATCH = 10_000;
+const HISTORY_BATCH = 5_000;
 
 /** Markets an agent trades again and again (its "book"): the history's positions per agent. */
 const MARKETS_PER_AGENT = 20;
