@@ -61,14 +61,16 @@ function ratioBars(b: BenchResults): RatioBar[] {
     list: 'market list',
     market: 'single market',
     leaderboard: 'leaderboard',
+    briefing: 'briefing',
   };
+  const goals: Record<string, number> = { briefing: 25 };
   for (const row of r?.closed ?? []) {
     if (!names[row.key]) continue;
     bars.push({
       label: `${names[row.key]} / bare HTTP, ${r!.connections} conn.`,
       group: RATIO_GROUPS[1]!,
       percent: (row.rps / r!.bareHttp.rps) * 100,
-      goal: 50,
+      goal: goals[row.key] ?? 50,
     });
   }
   return bars;
