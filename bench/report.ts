@@ -158,6 +158,7 @@ function historyTable(s: ScalingResults): string {
         h.reduce((n, x) => n + (x.reads[i]?.errors ?? 0), 0),
       ]),
     ),
+    ...h.filter((x) => x.failed).map((x) => `\nSeeding ${fmt(x.trades)} trades failed: ${x.failed}`),
   ].join('\n');
 }
 
