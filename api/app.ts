@@ -1,3 +1,4 @@
+import compression from 'compression';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
@@ -11,6 +12,9 @@ import { rateLimit } from './http/rate-limit.js';
 import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
 import { publicDashboard } from './web/dashboard.js';
+
+/** Bodies below this many bytes are sent as they are (a compressed small body saves nothing). */
+export const COMPRESSION_MIN_BYTES = 1024;
 
 /** The largest dataset file an operator may upload to import (larger: import on the machine). */
 const TAPE_UPLOAD_MAX_BYTES = 2 * 1024 ** 3;
@@ -42,6 +46,11 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   app.set('query parser', 'simple');
   // CSP is left to the two HTML UIs' own needs (bull-board uses inline bootstrapping); JSON needs none.
   app.use(helmet({ contentSecurityPolicy: false }));
+  // gzip/deflate/brotli as the client's Accept-Encoding asks, with `Vary: Accept-Encoding`: only
+  // compressible types (JSON, HTML, JS, CSS, SVG; not PNG or other compressed images) of at least
+  // COMPRESSION_MIN_BYTES (tiny bodies cost more to compress than they save). A client that sends
+  // no Accept-Encoding, or `x-no-compression`, gets the plain body.
+  app.use(compression({ threshold: COMPRESSION_MIN_BYTES }));
   app.use(requestLogging(deps.log));
   app.use(httpMetrics(deps.metrics));
   app.use(publicDashboard(deps));

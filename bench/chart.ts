@@ -61,17 +61,92 @@ function ratioBars(b: BenchResults): RatioBar[] {
     list: 'market list',
     market: 'single market',
     leaderboard: 'leaderboard',
+    briefing: 'briefing',
   };
+  const goals: Record<string, number> = { briefing: 25 };
   for (const row of r?.closed ?? []) {
     if (!names[row.key]) continue;
     bars.push({
       label: `${names[row.key]} / bare HTTP, ${r!.connections} conn.`,
       group: RATIO_GROUPS[1]!,
       percent: (row.rps / r!.bareHttp.rps) * 100,
-      goal: 50,
+      goal: goals[row.key] ?? 50,
     });
   }
   return bars;
+}
+
+interface HistoryPoint {
+  read: string;
+  trades: string;
+  percentile: 'p50' | 'p99';
+  ms: number;
+}
+
+/** The scaling part's history axis: each per-agent read's p50 and p99 by recorded trades. */
+function historyPoints(b: BenchResults): HistoryPoint[] {
+  return (b.scaling?.history ?? []).flatMap((h) =>
+    h.reads.flatMap((r) =>
+      (['p50', 'p99'] as const).map((percentile) => ({
+        read: r.what,
+        trades: h.trades.toLocaleString('en-US'),
+        percentile,
+        ms: Math.max(0.5, r[percentile]),
+      })),
+    ),
+  );
+}
+
+function historyPanel(b: BenchResults) {
+  const points = historyPoints(b);
+  const values = points.map((p) => p.ms);
+  const domain = [0.5, Math.max(50, ...values) * 1.5];
+  return {
+    title: {
+      text: 'Per-agent reads vs recorded trades',
+      subtitle: [
+        `paced at ${b.scaling?.readRate ?? 200}/s; solid p50, dashed p99; log scale`,
+        'red dotted line: the p99 goal (25 ms)',
+      ],
+    },
+    width: 300,
+    height: 300,
+    layer: [
+      {
+        data: { values: points },
+        mark: { type: 'line' as const, point: { size: 40, filled: true }, strokeWidth: 2 },
+        encoding: {
+          x: { field: 'trades', type: 'ordinal' as const, sort: null, title: 'recorded trades' },
+          y: {
+            field: 'ms',
+            type: 'quantitative' as const,
+            scale: { type: 'log' as const, domain, nice: false },
+            axis: { values: LOG_TICKS.filter((v) => v >= domain[0]! && v <= domain[1]!) },
+            title: 'latency (ms)',
+          },
+          color: { field: 'read', type: 'nominal' as const, title: null },
+          strokeDash: {
+            field: 'percentile',
+            type: 'nominal' as const,
+            title: null,
+            legend: null,
+            scale: {
+              domain: ['p50', 'p99'],
+              range: [
+                [1, 0],
+                [6, 4],
+              ],
+            },
+          },
+        },
+      },
+      {
+        data: { values: [{ ms: 25 }] },
+        mark: { type: 'rule' as const, color: '#d62728', strokeDash: [2, 3] },
+        encoding: { y: { field: 'ms', type: 'quantitative' as const } },
+      },
+    ],
+  };
 }
 
 export function chartSpec(b: BenchResults, title: string): TopLevelSpec {
@@ -208,6 +283,7 @@ export function chartSpec(b: BenchResults, title: string): TopLevelSpec {
           },
         ],
       },
+      ...(b.scaling?.history?.length ? [historyPanel(b)] : []),
     ],
     resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
   };

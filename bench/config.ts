@@ -11,12 +11,12 @@ function num(name: string, full: number, quick: number): number {
   return value;
 }
 
-function list(name: string, full: number[], quick: number[]): number[] {
+function list(name: string, full: number[], quick: number[], min = 1): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return QUICK ? quick : full;
   const values = raw.split(',').map((v) => Number(v.trim()));
-  if (!values.length || values.some((v) => !Number.isFinite(v) || v <= 0))
-    throw new Error(`${name} must be a comma-separated list of positive numbers`);
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < min))
+    throw new Error(`${name} must be a comma-separated list of numbers ≥ ${min}`);
   return values;
 }
 
@@ -60,6 +60,8 @@ export const scalingConfig = {
   seconds: seconds ? Number(seconds) : QUICK ? 3 : 15,
   marketSteps: list('BENCH_SCALING_MARKETS', [1_000, 10_000, 100_000], [1_000, 10_000]),
   agentSteps: list('BENCH_SCALING_AGENTS', [1_000, 10_000], [1_000, 10_000]),
+  /** Recorded trades (with their ledger entries, positions and fill events), in increasing order. */
+  historySteps: list('BENCH_SCALING_HISTORY', [0, 100_000, 1_000_000], [0, 10_000, 100_000], 0),
 };
 
 export const coldStartConfig = {

@@ -30,6 +30,19 @@ export function readCases(marketId: string): [string, string, string][] {
   ];
 }
 
+/** The per-agent reads whose cost can grow with the recorded history (the scaling part's history axis). */
+export function historyReadCases(marketId: string): [string, string, string][] {
+  const byKey = new Map(readCases(marketId).map((c) => [c[0], c]));
+  return [
+    byKey.get('context')!,
+    byKey.get('briefing')!,
+    ['positions', 'positions', '/api/sdk/positions'],
+    ['portfolio', 'portfolio', '/api/sdk/portfolio'],
+    ['trades', 'trades list', '/api/sdk/trades'],
+    byKey.get('leaderboard')!,
+  ];
+}
+
 export const PACED_READS = ['list', 'market', 'context', 'briefing'];
 
 /**

@@ -51,6 +51,17 @@ export interface ScalingResults {
   markets: { markets: number; trade: Row }[];
   /** Read rows (key → row) by number of seeded agents. */
   agents: { agents: number; reads: (Row & { key: string })[] }[];
+  /**
+   * Per-agent read rows (key → row) by number of recorded trades; `seededSeconds`: what inserting
+   * that step's history and re-marking the leaderboard took. Absent in results saved before it.
+   */
+  history?: {
+    trades: number;
+    seededSeconds: number;
+    reads: (Row & { key: string })[];
+    /** Why this step could not be seeded (its reads are then empty and the axis stops there). */
+    failed?: string;
+  }[];
 }
 
 export interface TradeResults {

@@ -89,3 +89,200 @@ export async function seedAgents(models: Models, from: number, to: number, now =
     await models.Agent.collection.insertMany(docs as never[], { ordered: false });
   }
 }
+
+/** Templates of what one real sim buy leaves behind: its trade, ledger entries, position and fill event. */
+export interface HistoryTemplates {
+  trade: Record<string, unknown>;
+  entries: Record<string, unknown>[];
+  position: Record<string, unknown>;
+  event: Record<string, unknown>;
+}
+
+/**
+ * The records of one real filled sim buy (the readers' own trades), to be cloned by seedHistory:
+ * the same fields, nesting and sizes as the service writes them.
+ */
+export async function historyTemplates(models: Models): Promise<HistoryTemplates> {
+  const trade = await models.Trade.collection.findOne({ status: 'filled', venue: 'sim', action: 'buy' });
+  if (!trade) throw new Error('no filled sim buy to copy the history from');
+  const [entries, position, event] = await Promise.all([
+    models.LedgerEntry.collection.find({ tradeId: trade._id }).toArray(),
+    models.Position.collection.findOne({ agentId: trade.agentId, marketId: trade.marketId }),
+    models.MarketEvent.collection.findOne({ _id: trade._id as never }),
+  ]);
+  if (!entries.length || !position || !event)
+    throw new Error('the template trade left no ledger/position/event');
+  return { trade, entries, position, event } as unknown as HistoryTemplates;
+}
+
+/** Trades per insert batch of the history (with their ledger entries and events). */
+const HISTORY_BATCH = 5_000;
+
+/** Markets an agent trades again and again (its "book"): the history's positions per agent. */
+const MARKETS_PER_AGENT = 20;
+
+/**
+ * Trades number `from` to `to - 1` of a recorded history, inserted straight into the database with
+ * what each filled sim buy leaves behind: the trade (one in 25 refused), its ledger entries, one
+ * fill event in the market's log, and the agent's position in that market (one per agent and
+ * market, written once at the end of each batch with the totals so far). Trade `i` belongs to
+ * agent `i mod agents.length` (so every agent, readers included, gets the same share) and to one
+ * of that agent's MARKETS_PER_AGENT markets; times spread over the last 30 days. Sequence numbers
+ * continue from `seqs` (per agent: ledger; per market: event log), which the caller keeps between
+ * calls; the agents' ledgerSeq/trade counters and the markets' book versions are moved forward to
+ * match, so a later trade continues the same logs.
+ */
+export async function seedHistory(
+  models: Models,
+  t: HistoryTemplates,
+  from: number,
+  to: number,
+  pools: { agents: string[]; markets: string[]; seqs: Map<string, number> },
+  now = Date.now(),
+): Promise<void> {
+  const { agents, markets, seqs } = pools;
+  const positions = new Map<string, Record<string, unknown>>();
+  const touchedAgents = new Map<string, { trades: number }>();
+  const touchedMarkets = new Set<string>();
+  const day = 24 * 3600_000;
+  // Two batches in flight: this process builds and serialises the next while the database inserts
+  // the last (its collections take inserts in parallel, each one at a time).
+  let inFlight: Promise<unknown> = Promise.resolve();
+  for (let start = from; start < to; start += HISTORY_BATCH) {
+    const trades: Record<string, unknown>[] = [];
+    const entries: Record<string, unknown>[] = [];
+    const events: Record<string, unknown>[] = [];
+    for (let i = start; i < Math.min(to, start + HISTORY_BATCH); i++) {
+      const agentId = agents[i % agents.length]!;
+      const round = Math.floor(i / agents.length);
+      const marketId =
+        markets[
+          (((i % agents.length) * 7919 + (round % MARKETS_PER_AGENT) * 104_729) >>> 0) % markets.length
+        ]!;
+      const tradeId = randomUUID();
+      // Oldest first: trade i of `to` happened (to - i) / to of 30 days ago.
+      const at = new Date(now - Math.round(((to - i) / Math.max(1, to)) * 30 * day));
+      const refused = i % 25 === 24;
+      const side = i % 3 === 0 ? 'no' : 'yes';
+      const amountMicro = (5 + (i % 45)) * 1_000_000;
+      const sharesMicro = Math.round(amountMicro / 0.5);
+      trades.push({
+        ...t.trade,
+        _id: tradeId,
+        agentId,
+        marketId,
+        side,
+        amountMicro,
+        status: refused ? 'rejected' : 'filled',
+        fill: refused ? null : { ...(t.trade.fill as object), sharesMicro, amountMicro },
+        errorCode: refused ? 'INSUFFICIENT_BALANCE' : null,
+        failureReason: refused ? 'insufficient balance' : null,
+        result: { ...(t.trade.result as object), trade_id: tradeId, market_id: marketId, side },
+        claimId: randomUUID(),
+        createdAt: at,
+        updatedAt: at,
+        executedAt: at,
+        finishedAt: at,
+      });
+      if (refused) continue;
+      for (const e of t.entries) {
+        const seq = (seqs.get(agentId) ?? 0) + 1;
+        seqs.set(agentId, seq);
+        entries.push({
+          ...e,
+          _id: `${tradeId}-${String(e._id).split('-').at(-1)}`,
+          agentId,
+          seq,
+          tradeId,
+          at,
+          position: e.position
+            ? { ...(e.position as object), positionId: `${agentId}:${marketId}:sim`, marketId }
+            : null,
+        });
+      }
+      const mseq = (seqs.get(marketId) ?? 0) + 1;
+      seqs.set(marketId, mseq);
+      events.push({ ...t.event, _id: tradeId, marketId, seq: mseq, side, sharesMicro, amountMicro, at });
+      const positionId = `${agentId}:${marketId}:sim`;
+      const p = positions.get(positionId) ?? {
+        ...t.position,
+        _id: positionId,
+        agentId,
+        marketId,
+        sharesYesMicro: 0,
+        sharesNoMicro: 0,
+        costYesMicro: 0,
+        costNoMicro: 0,
+        openedAt: at,
+        createdAt: at,
+      };
+      const yes = side === 'yes';
+      p[yes ? 'sharesYesMicro' : 'sharesNoMicro'] =
+        (p[yes ? 'sharesYesMicro' : 'sharesNoMicro'] as number) + sharesMicro;
+      p[yes ? 'costYesMicro' : 'costNoMicro'] =
+        (p[yes ? 'costYesMicro' : 'costNoMicro'] as number) + amountMicro;
+      Object.assign(p, { appliedSeq: seqs.get(agentId), lastTradeAt: at, updatedAt: at });
+      positions.set(positionId, p);
+      touchedAgents.set(agentId, { trades: (touchedAgents.get(agentId)?.trades ?? 0) + 1 });
+      touchedMarkets.add(marketId);
+    }
+    const batch = Promise.all([
+      models.Trade.collection.insertMany(trades as never[], { ordered: false }),
+      entries.length && models.LedgerEntry.collection.insertMany(entries as never[], { ordered: false }),
+      events.length && models.MarketEvent.collection.insertMany(events as never[], { ordered: false }),
+    ]);
+    batch.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled meanwhile
+    await inFlight;
+    inFlight = batch;
+  }
+  await inFlight;
+  // Positions: one upsert each with the totals (an agent may already hold the market from before).
+  const rows = [...positions.values()];
+  for (let k = 0; k < rows.length; k += BATCH) {
+    await models.Position.collection.bulkWrite(
+      rows.slice(k, k + BATCH).map((p) => {
+        const {
+          _id,
+          sharesYesMicro,
+          sharesNoMicro,
+          costYesMicro,
+          costNoMicro,
+          openedAt,
+          createdAt,
+          ...rest
+        } = p;
+        return {
+          updateOne: {
+            filter: { _id: _id as never },
+            update: {
+              $inc: { sharesYesMicro, sharesNoMicro, costYesMicro, costNoMicro },
+              $set: rest,
+              $setOnInsert: { openedAt, createdAt },
+            },
+            upsert: true,
+          },
+        };
+      }) as never[],
+      { ordered: false },
+    );
+  }
+  const agentOps = [...touchedAgents].map(([id, { trades }]) => ({
+    updateOne: {
+      filter: { _id: id as never },
+      update: {
+        $set: { ledgerSeq: seqs.get(id) ?? 0, lastTradeAt: new Date(now) },
+        $inc: { tradesCount: trades, simTradesCount: trades },
+      },
+    },
+  }));
+  const marketOps = [...touchedMarkets].map((id) => ({
+    updateOne: {
+      filter: { _id: id as never },
+      update: { $set: { 'book.version': seqs.get(id) ?? 0, lastTradeAt: new Date(now) } },
+    },
+  }));
+  for (let k = 0; k < agentOps.length; k += BATCH)
+    await models.Agent.collection.bulkWrite(agentOps.slice(k, k + BATCH) as never[], { ordered: false });
+  for (let k = 0; k < marketOps.length; k += BATCH)
+    await models.Market.collection.bulkWrite(marketOps.slice(k, k + BATCH) as never[], { ordered: false });
+}

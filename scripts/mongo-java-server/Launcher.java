@@ -1,12 +1,22 @@
 import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -78,6 +88,147 @@ public class Launcher {
     };
   }
 
+  /**
+   * A secondary (non-unique) index of the memory backend, which mongo-java-server does not have:
+   * it creates an empty placeholder, so every query without a unique index on exactly its fields
+   * scans the whole collection, and an agent's trades, positions or ledger got slower with every
+   * other agent's history. This one keeps, for the index's first field, each string value's
+   * documents (by position, in storage order), and serves any query that has that field equal to a
+   * string (or {@code $in} strings): the candidates are then matched against the whole query, sorted
+   * and limited by the server as before, so results are exactly those of the scan. What MongoDB's
+   * planner does with the same declared index (a bounded read by its leading field), without range
+   * or sort support: enough to make per-agent and per-market reads independent of everybody else's.
+   */
+  static final class SecondaryIndex extends Index<Integer> {
+    private final String field;
+    private final Index<Integer> firstKey;
+    private final Map<Object, TreeSet<Integer>> byValue = new HashMap<>();
+    private final Map<Object, Integer> byId = new HashMap<>();
+
+    SecondaryIndex(String name, List<IndexKey> keys, boolean sparse) {
+      super(name, keys, sparse);
+      field = keys.get(0).getKey();
+      // Computes the first field's values the way the server's own indexes do (arrays: one per element).
+      firstKey = new de.bwaldvogel.mongo.backend.EmptyIndex<>(name, List.of(keys.get(0)));
+    }
+
+    private Set<Object> valuesOf(Document document) {
+      Set<Object> values = new HashSet<>();
+      for (KeyValue kv : firstKey.getKeyValues(document)) values.add(kv.normalized().get(0));
+      return values;
+    }
+
+    private static Object idOf(Document document) {
+      return new KeyValue(document.get("_id")).normalized();
+    }
+
+    /** The query's wanted values of the first field, or null when this index cannot serve it. */
+    private List<Object> wanted(Document query) {
+      if (field.contains(".") || !query.containsKey(field)) return null;
+      Object value = query.get(field);
+      if (value instanceof String) return List.of(new KeyValue(value).normalized().get(0));
+      if (value instanceof Document d && d.size() == 1 && d.get("$in") instanceof Collection<?> in) {
+        List<Object> values = new java.util.ArrayList<>();
+        for (Object v : in) {
+          if (!(v instanceof String)) return null;
+          values.add(new KeyValue(v).normalized().get(0));
+        }
+        return values;
+      }
+      return null;
+    }
+
+    @Override
+    public synchronized boolean canHandle(Document query) {
+      return wanted(query) != null;
+    }
+
+    @Override
+    public synchronized Iterable<Integer> getPositions(Document query) {
+      List<Object> values = wanted(query);
+      TreeSet<Integer> positions = new TreeSet<>();
+      for (Object v : values) {
+        TreeSet<Integer> set = byValue.get(v);
+        if (set != null) positions.addAll(set);
+      }
+      return new java.util.ArrayList<>(positions);
+    }
+
+    @Override
+    public Integer getPosition(Document document) {
+      return null;
+    }
+
+    @Override
+    public void checkAdd(Document document, MongoCollection<Integer> collection) {}
+
+    @Override
+    public synchronized void add(Document document, Integer position, MongoCollection<Integer> collection) {
+      byId.put(idOf(document), position);
+      for (Object v : valuesOf(document)) byValue.computeIfAbsent(v, k -> new TreeSet<>()).add(position);
+    }
+
+    @Override
+    public synchronized Integer remove(Document document) {
+      Integer position = byId.remove(idOf(document));
+      if (position == null) return null;
+      for (Object v : valuesOf(document)) unlink(v, position);
+      return position;
+    }
+
+    private void unlink(Object value, Integer position) {
+      TreeSet<Integer> set = byValue.get(value);
+      if (set == null) return;
+      set.remove(position);
+      if (set.isEmpty()) byValue.remove(value);
+    }
+
+    @Override
+    public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<Integer> collection) {}
+
+    @Override
+    public synchronized void updateInPlace(
+        Document oldDocument, Document newDocument, Integer position, MongoCollection<Integer> collection) {
+      Set<Object> before = valuesOf(oldDocument);
+      Set<Object> after = valuesOf(newDocument);
+      if (before.equals(after)) return;
+      for (Object v : before) if (!after.contains(v)) unlink(v, position);
+      for (Object v : after) byValue.computeIfAbsent(v, k -> new TreeSet<>()).add(position);
+    }
+
+    @Override
+    public synchronized long getCount() {
+      return byId.size();
+    }
+
+    @Override
+    public long getDataSize() {
+      return 0;
+    }
+
+    @Override
+    public synchronized void drop() {
+      byValue.clear();
+      byId.clear();
+    }
+  }
+
+  /** The memory backend with SecondaryIndex in place of mongo-java-server's empty placeholder. */
+  static MemoryBackend indexedMemory() {
+    return new MemoryBackend() {
+      @Override
+      public MemoryDatabase openOrCreateDatabase(String name) {
+        return new MemoryDatabase(name, getCursorRegistry()) {
+          @Override
+          protected Index<Integer> openOrCreateSecondaryIndex(
+              String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+            return new SecondaryIndex(indexName, keys, sparse);
+          }
+        };
+      }
+    };
+  }
+
   public static void main(String[] args) throws Exception {
     String host = "127.0.0.1";
     int port = 27017;
@@ -93,7 +244,7 @@ public class Launcher {
         }
       }
     }
-    MongoBackend backend = h2File != null ? durableH2(h2File) : new MemoryBackend();
+    MongoBackend backend = h2File != null ? durableH2(h2File) : indexedMemory();
     backend.version(MONGO_5_0);
     MongoServer server = new MongoServer(backend);
     server.bind(host, port);

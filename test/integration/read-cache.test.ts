@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { cachedRead } from '../../shared/infra/read-cache.js';
+import { cachedRead, refreshAheadMs } from '../../shared/infra/read-cache.js';
 import { testContext } from '../support/context.js';
 import { makeMarket } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
@@ -37,6 +37,53 @@ describe('shared read cache #integration', () => {
       { n: 3 },
       'recomputed after the TTL',
     );
+  });
+
+  it('when a value is read in its last quarter of life, then it is refreshed once in the background while readers keep getting the current value, and the next readers get the refreshed one without a computation in front of them', async () => {
+    const { deps, env } = testContext();
+    const name = `t-${randomUUID()}`;
+    let computed = 0;
+    let release: () => void = () => {};
+    const compute = async () => {
+      computed++;
+      // The refresh (the second computation) waits until the test lets it finish.
+      if (computed > 1) await new Promise<void>((r) => (release = r));
+      return { n: computed };
+    };
+    const read = () => cachedRead(deps.redis, env.QUEUE_PREFIX, name, {}, 4, compute);
+    assert.deepEqual(await read(), { n: 1 });
+    assert.equal(refreshAheadMs(4), 1000);
+    // Into the refresh-ahead window (the last second of four), but not expired.
+    await new Promise((r) => setTimeout(r, 3200));
+    const during = await Promise.all(Array.from({ length: 10 }, read));
+    assert.ok(
+      during.every((v) => v.n === 1),
+      'readers get the current value at once',
+    );
+    assert.equal(computed, 2, 'one background refresh, however many readers');
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    // Past the first value's expiry: the refreshed value is there, nothing computes in front.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(await read(), { n: 2 });
+    assert.equal(computed, 2, 'served from the refresh');
+  });
+
+  it('when a background refresh fails, then the current value still serves until it expires, and the next read computes', async () => {
+    const { deps, env } = testContext();
+    const name = `t-${randomUUID()}`;
+    let computed = 0;
+    const compute = async () => {
+      computed++;
+      if (computed === 2) throw new Error('refresh failed');
+      return { n: computed };
+    };
+    const read = () => cachedRead(deps.redis, env.QUEUE_PREFIX, name, {}, 4, compute);
+    assert.deepEqual(await read(), { n: 1 });
+    await new Promise((r) => setTimeout(r, 3200));
+    assert.deepEqual(await read(), { n: 1 }, 'the failed refresh is not the reader’s error');
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.deepEqual(await read(), { n: 3 });
   });
 
   it('when Redis is unavailable, then the read is computed directly instead of failing', async () => {

@@ -70,6 +70,8 @@ const ledgerEntrySchema = new Schema(
 );
 ledgerEntrySchema.index({ agentId: 1, seq: 1 }, { unique: true });
 ledgerEntrySchema.index({ tradeId: 1 });
+// An agent's entries by time (the portfolio's realised P&L of the last 24 hours).
+ledgerEntrySchema.index({ agentId: 1, at: 1 });
 
 type LedgerEntryPaths = InferSchemaType<typeof ledgerEntrySchema>;
 

@@ -139,7 +139,11 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
     : // An open order (resting, delayed) is a trade in progress; a cancelled one shows with the failed.
       { $in: ['pending', 'executing', 'open', 'filled'] };
   const [total, trades] = await Promise.all([
-    models.Trade.countDocuments(filter),
+    // The agent's matching ids, counted here: countDocuments is an aggregation, which the
+    // development database answers by scanning every agent's trades.
+    models.Trade.find(filter, { _id: 1 })
+      .lean()
+      .then((ids) => ids.length),
     models.Trade.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.offset).limit(q.limit).lean(),
   ]);
   const markets = await models.Market.find(
@@ -299,17 +303,23 @@ export async function portfolio(
   const money = moneyScope(venue, rows);
   const inScope = rows.filter(({ p }) => money.venues.includes(p.venue as VenueId));
   const since = new Date(now.getTime() - 24 * 3600_000);
-  const [tradeCounts, pnl24h] = await Promise.all([
-    models.Trade.aggregate<{ _id: string | null; n: number }>([
-      { $match: { agentId: agent._id, venue: { $in: money.venues }, ...FILLED } },
-      { $group: { _id: '$source', n: { $sum: 1 } } },
-    ]),
+  // Both are finds by the agent (its trades' and ledger's indexes) with a projection, summed here: an
+  // aggregation's $match is a full collection scan on the development database, whatever the indexes.
+  const [filled, booked] = await Promise.all([
+    models.Trade.find(
+      { agentId: agent._id, venue: { $in: money.venues }, ...FILLED },
+      { _id: 0, source: 1 },
+    ).lean(),
     // Realised in the last 24 hours: what the ledger booked to the positions of those venues.
-    models.LedgerEntry.aggregate<{ total: number }>([
-      { $match: { agentId: agent._id, at: { $gte: since }, 'position.venue': { $in: money.venues } } },
-      { $group: { _id: null, total: { $sum: '$position.realizedPnlMicro' } } },
-    ]),
+    models.LedgerEntry.find(
+      { agentId: agent._id, at: { $gte: since }, 'position.venue': { $in: money.venues } },
+      { _id: 0, 'position.realizedPnlMicro': 1 },
+    ).lean<{ position?: { realizedPnlMicro?: number } | null }[]>(),
   ]);
+  const counts = new Map<string | null, number>();
+  for (const t of filled) counts.set(t.source ?? null, (counts.get(t.source ?? null) ?? 0) + 1);
+  const tradeCounts = [...counts].map(([_id, n]) => ({ _id, n }));
+  const pnl24h = [{ total: booked.reduce((s, e) => s + (e.position?.realizedPnlMicro ?? 0), 0) }];
   return {
     agent_id: agent._id,
     balance_usdc: balanceUsdc(cash, venue),
