@@ -21,7 +21,7 @@ export function refreshAheadMs(ttlSeconds: number): number {
   return Math.min(1000, (ttlSeconds * 1000) / 4);
 }
 
-async function store<T>(redis: Redis, key: string, value: T, ttlSeconds: number, startedAt: number) {
+async function store<T>(redis: RedisClient, key: string, value: T, ttlSeconds: number, startedAt: number) {
   const stored = await redis
     .set(key, JSON.stringify(value), 'EX', ttlSeconds)
     .then(() => true)
@@ -30,7 +30,12 @@ async function store<T>(redis: Redis, key: string, value: T, ttlSeconds: number,
   if (stored) local.set(key, { value, expiresAt, ttlSeconds }, expiresAt);
 }
 
-function refreshAhead<T>(redis: Redis, key: string, ttlSeconds: number, compute: () => Promise<T>): void {
+function refreshAhead<T>(
+  redis: RedisClient,
+  key: string,
+  ttlSeconds: number,
+  compute: () => Promise<T>,
+): void {
   if (refreshing.has(key)) return;
   refreshing.add(key);
   const startedAt = performance.now();
