@@ -11,6 +11,7 @@
 //     behind, spread over every agent — the readers included — and 20 markets per agent); at each
 //     size context, briefing, positions, portfolio, the trades list and the leaderboard are read
 //     paced at 200 req/s.
+import os from 'node:os';
 import mongoose from 'mongoose';
 import { readConfig, scalingConfig, tradeConfig } from './config.js';
 import { createModels } from '../shared/domains/models.js';
@@ -36,11 +37,14 @@ const SCALING_READS = ['market', 'context', 'leaderboard', 'list'];
 
 export async function runScaling(cfg = scalingConfig, log = console.log): Promise<ScalingResults> {
   const connections = tradeConfig.connections[0]!;
-  // A history that outgrows the memory database's heap (the JVM's default, a quarter of the RAM;
-  // 3.8 GB resident was measured while seeding 100,000 trades) must end the JVM at once, not leave
-  // it collecting garbage for minutes: the seeding then fails and the history axis stops there.
+  // The memory database holds the whole history on its heap: 3.8 GB resident was measured while
+  // seeding 100,000 trades, so 1,000,000 needs far more than the JVM's default (a quarter of the
+  // RAM). It gets two thirds of the RAM (BENCH_DATABASE_HEAP overrides), and a history that still
+  // outgrows it must end the JVM at once, not leave it collecting garbage for minutes: the seeding
+  // then fails and the history axis stops there, the rows before it kept.
   const javaOptions = process.env.JAVA_TOOL_OPTIONS;
-  process.env.JAVA_TOOL_OPTIONS = `${javaOptions ?? ''} -XX:+ExitOnOutOfMemoryError`.trim();
+  const heap = process.env.BENCH_DATABASE_HEAP ?? `${Math.floor((os.totalmem() * 2) / 3 / 2 ** 30)}g`;
+  process.env.JAVA_TOOL_OPTIONS = `${javaOptions ?? ''} -Xmx${heap} -XX:+ExitOnOutOfMemoryError`.trim();
   const stack = await startStack(TRADING_BENCH_ENV, { memoryDatabase: true }).finally(() => {
     if (javaOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
     else process.env.JAVA_TOOL_OPTIONS = javaOptions;

@@ -19,8 +19,13 @@ import { JsonText, withFields } from '../http/json-text.js';
 import { sharedRead } from '../http/shared-read.js';
 import type { marketEndpoints } from '../endpoints/markets.endpoints.js';
 
+interface TimedRow {
+  resolves_at: string | null;
+  seconds_to_resolution: number | null;
+}
+
 interface MarketList {
-  markets: { resolves_at: string | null; seconds_to_resolution: number | null }[];
+  markets: TimedRow[];
   warning?: string;
 }
 
@@ -28,36 +33,49 @@ interface MarketList {
 const secondsTo = (resolvesAt: number, now: number) =>
   Number.isFinite(resolvesAt) ? String((resolvesAt - now) / 1000) : 'null';
 
-/** A shared list serialised once, with a hole in each row where `seconds_to_resolution` goes. */
-interface ListTemplate {
+/** A shared body serialised once, with a hole in each row where `seconds_to_resolution` goes. */
+interface RowsTemplate {
   parts: string[];
   resolvesAt: number[];
   warning?: string;
 }
 
-/** One template per cached list object: it lives exactly as long as this process keeps the list. */
-const templates = new WeakMap<MarketList, ListTemplate>();
+/** One template per cached body object: it lives exactly as long as this process keeps the body. */
+const templates = new WeakMap<object, RowsTemplate>();
 
-function templateOf(list: MarketList): ListTemplate {
-  const known = templates.get(list);
+/** `body`'s template, `rows` being its market rows (the list's, or the single market). */
+function templateOf<B extends object>(
+  body: B & { warning?: string },
+  rows: (b: B) => TimedRow[],
+): RowsTemplate {
+  const known = templates.get(body);
   if (known) return known;
   const hole = randomUUID();
-  const { warning, ...body } = list;
-  const rows = list.markets.map((m) => ({ ...m, seconds_to_resolution: hole }));
+  const { warning, ...rest } = body;
+  const timed = rows(body);
+  const isRow = new Set<object>(timed);
+  const text = JSON.stringify(rest, function (this: object, key: string, value: unknown) {
+    return key === 'seconds_to_resolution' && isRow.has(this) ? hole : value;
+  });
   const template = {
-    parts: JSON.stringify({ ...body, markets: rows }).split(JSON.stringify(hole)),
-    resolvesAt: list.markets.map((m) => (m.resolves_at ? Date.parse(m.resolves_at) : NaN)),
+    parts: text.split(JSON.stringify(hole)),
+    resolvesAt: timed.map((m) => (m.resolves_at ? Date.parse(m.resolves_at) : NaN)),
     warning,
   };
-  templates.set(list, template);
+  templates.set(body, template);
   return template;
 }
 
-function render({ parts, resolvesAt }: ListTemplate, now: number): string {
+function render({ parts, resolvesAt }: RowsTemplate, now: number): string {
   let text = parts[0]!;
   for (let i = 0; i < resolvesAt.length; i++) text += secondsTo(resolvesAt[i]!, now) + parts[i + 1]!;
   return text;
 }
+
+const withSecondsToResolution = (rows: TimedRow[], now: number) => {
+  for (const m of rows)
+    m.seconds_to_resolution = m.resolves_at ? (Date.parse(m.resolves_at) - now) / 1000 : null;
+};
 
 /**
  * Lists are shared across agents for READ_CACHE_SECONDS, and served from a template serialised
@@ -73,9 +91,7 @@ async function sharedList<T extends MarketList, E extends Record<string, unknown
 ): Promise<(T & E) | JsonText<T & E>> {
   if (deps.env.READ_CACHE_SECONDS <= 0) {
     const list = await compute();
-    const now = deps.clock().getTime();
-    for (const m of list.markets)
-      m.seconds_to_resolution = m.resolves_at ? (Date.parse(m.resolves_at) - now) / 1000 : null;
+    withSecondsToResolution(list.markets, deps.clock().getTime());
     return { ...list, ...extra };
   }
   const list = await cachedRead(
@@ -86,8 +102,31 @@ async function sharedList<T extends MarketList, E extends Record<string, unknown
     deps.env.READ_CACHE_SECONDS,
     compute,
   );
-  const template = templateOf(list);
+  const template = templateOf(list, (l) => l.markets);
   return new JsonText(withFields(render(template, deps.clock().getTime()), extra), template.warning);
+}
+
+/**
+ * One market, shared across agents for READ_CACHE_SECONDS like the lists (its price moves with
+ * trades, so it is as fresh as the list that points to it), and kept serialised per process: a read
+ * writes `seconds_to_resolution` and `agent_id` into the stored text instead of building and
+ * serialising the market view again. An unknown id is not cached (getMarket throws).
+ */
+async function sharedMarket(deps: Deps, marketId: string, agentId: string) {
+  const compute = () => getMarket(deps.models, marketId, publicBaseUrl(deps.env), deps.clock());
+  if (deps.env.READ_CACHE_SECONDS <= 0) return { market: await compute(), agent_id: agentId };
+  const body = await cachedRead(
+    deps.redis,
+    deps.env.QUEUE_PREFIX,
+    'market',
+    { marketId },
+    deps.env.READ_CACHE_SECONDS,
+    async () => ({ market: await compute() }),
+  );
+  const template = templateOf(body, (b) => [b.market]);
+  return new JsonText<typeof body & { agent_id: string }>(
+    withFields(render(template, deps.clock().getTime()), { agent_id: agentId }),
+  );
 }
 
 /** The chart data of a market, shared by the public JSON route and the dashboard's market page. */
@@ -130,10 +169,7 @@ export const marketHandlers: HandlersFor<typeof marketEndpoints> = {
     res.set(answer.headers);
     return answer.body;
   },
-  getMarket: async ({ deps, agent, params }) => ({
-    market: await getMarket(deps.models, params.market_id, publicBaseUrl(deps.env), deps.clock()),
-    agent_id: agent._id,
-  }),
+  getMarket: async ({ deps, agent, params }) => sharedMarket(deps, params.market_id, agent._id),
   executablePrice: async ({ deps, params, query }) => executablePrice(deps, params.market_id, query),
   marketHistory: async ({ deps, params, query }) =>
     priceHistory(deps.models, params.market_id, query.hours, query.interval, deps.clock()),

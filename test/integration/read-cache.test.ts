@@ -140,4 +140,52 @@ describe('shared read cache #integration', () => {
       env.READ_CACHE_SECONDS = saved;
     }
   });
+
+  it('when one market is served from the shared cache, then it is the computed answer with seconds_to_resolution of the moment and the caller’s agent_id, and a trade shows in it once its entry expires', async () => {
+    const { env } = testContext();
+    const soon = Date.now() + 3600_000;
+    const market = await makeMarket({ resolvesAt: new Date(soon) });
+    const [a, b] = await Promise.all([registerAgent(), registerAgent()]);
+    const path = `/api/sdk/markets/${market._id}`;
+    const read = (key: string) => api().get(path).set('Authorization', `Bearer ${key}`).expect(200);
+    const computed = (await read(a.api_key)).body;
+    const saved = env.READ_CACHE_SECONDS;
+    env.READ_CACHE_SECONDS = 2;
+    try {
+      const first = await read(a.api_key);
+      await new Promise((r) => setTimeout(r, 1100));
+      const againAsked = Date.now();
+      const again = await read(b.api_key);
+      const againAnswered = Date.now();
+      assert.match(again.headers['content-type'] ?? '', /application\/json/);
+      const timeless = (body: { market: Row; agent_id: string }) => ({
+        ...body,
+        market: { ...body.market, seconds_to_resolution: 'x' },
+      });
+      assert.deepEqual(timeless(first.body), timeless(computed));
+      assert.deepEqual(timeless({ ...again.body, agent_id: a.agent_id }), timeless(computed));
+      assert.equal(again.body.agent_id, b.agent_id);
+      const s = again.body.market.seconds_to_resolution as number;
+      assert.ok(
+        s >= Math.floor((soon - againAnswered) / 1000) && s <= Math.ceil((soon - againAsked) / 1000),
+        `served with the seconds of its moment: ${s}`,
+      );
+      assert.ok(computed.market.seconds_to_resolution - s >= 1, 'counted down while cached');
+
+      const buy = await api()
+        .post('/api/sdk/trade')
+        .set('Authorization', `Bearer ${a.api_key}`)
+        .send({ market_id: market._id, side: 'yes', amount: 50, venue: 'sim' })
+        .expect(200);
+      assert.equal(buy.body.success, true);
+      await new Promise((r) => setTimeout(r, 2100));
+      const after = (await read(a.api_key)).body;
+      assert.ok(
+        after.market.current_probability > computed.market.current_probability,
+        `the buy moved the cached price: ${computed.market.current_probability} → ${after.market.current_probability}`,
+      );
+    } finally {
+      env.READ_CACHE_SECONDS = saved;
+    }
+  });
 });
