@@ -188,8 +188,12 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.equal(list.monitors[0]!.auto, false);
     assert.equal(list.monitors[0]!.stop_loss_pct, 0.25);
 
-    // A second buy keeps the agent's own thresholds.
-    await buyYes(agent, market._id, 10);
+    // A second buy keeps the agent's own thresholds, once its effects (which arm monitors) have run:
+    // they run after the answer, in the trade-effects queue, so without the wait the assertion
+    // could read before them, and the delete below could come before them too.
+    const second = (await buyYes(agent, market._id, 10)) as { trade_id?: string };
+    assert.ok(second.trade_id);
+    await jobCompleted('after-trade-fill', { tradeId: second.trade_id });
     assert.equal((await monitorsOf(agent)).monitors[0]!.stop_loss_pct, 0.25);
 
     await api()
