@@ -114,15 +114,23 @@ describe('Imported markets follow their venue #integration', () => {
       await polymarketAdmin('DELETE', '/faults');
     }
     await polymarketAdmin('POST', '/faults', { mode: '500', path_prefix: '/clob' });
-    for (let i = 0; i < deps.env.VENUE_BREAKER_FAILURES; i++) await syncPrices();
+    for (let i = 0; i < deps.env.VENUE_BREAKER_FAILURES - 1; i++) await syncPrices();
+    // The last failure opens the circuit somewhere inside this sync; after the cool-down it reads
+    // as half_open. On a loaded machine the admin read can come later than that, so the expected
+    // state follows from the measured times rather than from an assumption about speed.
+    const lastSyncStart = Date.now();
+    await syncPrices();
     const venues = await api()
       .get('/api/admin/venues')
       .set('Authorization', `Bearer ${testContext().operatorToken}`);
+    const readAt = Date.now();
     assert.equal(venues.status, 200);
     const clob = venues.body.venues
       .find((v: { venue: string }) => v.venue === 'polymarket')
       .hosts.find((h: { base_url: string }) => h.base_url.endsWith('/clob'));
-    assert.equal(clob.circuit, 'open');
+    assert.ok(clob.consecutive_failures >= deps.env.VENUE_BREAKER_FAILURES, JSON.stringify(clob));
+    if (readAt - lastSyncStart < deps.env.VENUE_BREAKER_COOLDOWN_MS) assert.equal(clob.circuit, 'open');
+    else assert.ok(['open', 'half_open'].includes(clob.circuit), JSON.stringify(clob));
     assert.ok(clob.last_error);
     const metrics = await deps.metrics.registry.getSingleMetricAsString('venue_requests_total');
     assert.match(metrics, /outcome="server_error"/);
