@@ -5,12 +5,30 @@ import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.backend.Missing;
+import de.bwaldvogel.mongo.backend.ValueComparator;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Collection;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
+import de.bwaldvogel.mongo.backend.h2.H2UniqueIndex;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
+import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import java.nio.ByteBuffer;
+import org.h2.mvstore.DataUtils;
+import org.h2.mvstore.WriteBuffer;
+import org.h2.mvstore.type.BasicDataType;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import java.lang.reflect.Constructor;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -57,10 +75,38 @@ public class Launcher {
    * commits: a writer whose write a commit already covered (started after it) does not commit again.
    */
   static H2Backend durableH2(String file) {
-    return new H2Backend(file) {
+    MVStore store = MVStore.open(file);
+    boolean compact = formatOf(store, store.getMapNames().isEmpty());
+    return new H2Backend(store) {
       private final Object commitLock = new Object();
       private long written; // writes finished, numbered
       private long committed; // the highest write number a finished commit covers
+
+      @Override
+      protected de.bwaldvogel.mongo.MongoDatabase openOrCreateDatabase(String name) {
+        if (!compact) return super.openOrCreateDatabase(name);
+        return new H2Database(name, store, getCursorRegistry()) {
+          @Override
+          protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
+            // The stock backend's map names; documents stored as BSON (BSON_DOCUMENTS).
+            String ns = getFullCollectionNamespace(collectionName);
+            MVMap<Object, Document> data =
+                store.openMap("databases." + ns, new MVMap.Builder<Object, Document>().valueType(BSON_DOCUMENTS));
+            MVMap<String, Object> meta = store.openMap("meta." + ns);
+            return new H2Collection(this, collectionName, options, data, meta, getCursorRegistry());
+          }
+
+          @Override
+          protected Index<Object> openOrCreateUniqueIndex(
+              String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+            // The same map name as the stock backend's, opened with the key order below.
+            String mapName = getFullCollectionNamespace(collectionName) + "._index_" + indexName;
+            MVMap<KeyValue, Object> map =
+                store.openMap(mapName, new MVMap.Builder<KeyValue, Object>().keyType(INDEX_KEYS));
+            return newUniqueIndex(map, indexName, keys, sparse);
+          }
+        };
+      }
 
       @Override
       public Document handleCommand(Channel channel, String database, String command, Document query) {
@@ -86,6 +132,129 @@ public class Launcher {
         }
       }
     };
+  }
+
+  /** Names the storage format of a file this launcher created (absent: the stock backend's). */
+  static final String FORMAT_MAP = "launcher.format";
+
+  /**
+   * Whether this file is in the compact format: documents stored as BSON (BSON_DOCUMENTS) and
+   * unique-index keys kept in value order (INDEX_KEYS). The stock H2 backend stores both with Java
+   * serialisation: each document written is serialised on its own, class descriptors and all, and
+   * every comparison of a unique-index search serialises both keys. Under the trade load those two
+   * were most of this server's CPU (a profile of 2026-12-01), and every acknowledged write commits
+   * its pages. A new file is created compact and says so; a file written before keeps the stock
+   * format, which its trees are sorted and its pages encoded in.
+   */
+  static boolean formatOf(MVStore store, boolean newFile) {
+    MVMap<String, String> marker = store.openMap(FORMAT_MAP);
+    if (newFile) {
+      marker.put("documents", "bson");
+      marker.put("unique-keys", "value-order");
+      store.commit();
+    }
+    return "bson".equals(marker.get("documents"));
+  }
+
+  /** Documents as the wire carries them (BSON): what the server decoded is what it stores back. */
+  static final BasicDataType<Document> BSON_DOCUMENTS =
+      new BasicDataType<>() {
+        @Override
+        public int getMemory(Document d) {
+          // H2 splits pages by this estimate; a rough figure keeps a page near its target size.
+          return 64 + 48 * d.size();
+        }
+
+        @Override
+        public void write(WriteBuffer buff, Document d) {
+          ByteBuf buf = Unpooled.buffer();
+          try {
+            BsonEncoder.encodeDocument(d, buf);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            buff.putVarInt(bytes.length).put(bytes);
+          } finally {
+            buf.release();
+          }
+        }
+
+        @Override
+        public Document read(ByteBuffer buff) {
+          int length = DataUtils.readVarInt(buff);
+          byte[] bytes = new byte[length];
+          buff.get(bytes);
+          return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bytes));
+        }
+
+        @Override
+        public Document[] createStorage(int size) {
+          return new Document[size];
+        }
+      };
+
+  /**
+   * Unique-index keys compared by value, in MongoDB's order (ValueComparator, element by element,
+   * shorter first on a tie), and stored as BSON (a document of the key's values, "0", "1", …; a
+   * missing field as "m0", …): no serialisation per comparison or per key written. Values MongoDB
+   * counts as equal (1 and 1.0) are one key, as in a MongoDB unique index.
+   */
+  static final BasicDataType<KeyValue> INDEX_KEYS =
+      new BasicDataType<>() {
+        private final Comparator<Object> values = ValueComparator.ascWithoutListHandling();
+
+        @Override
+        public int compare(KeyValue x, KeyValue y) {
+          int n = Math.min(x.size(), y.size());
+          for (int i = 0; i < n; i++) {
+            int c = values.compare(x.get(i), y.get(i));
+            if (c != 0) return c;
+          }
+          return Integer.compare(x.size(), y.size());
+        }
+
+        @Override
+        public int getMemory(KeyValue k) {
+          return 32 + 24 * k.size();
+        }
+
+        @Override
+        public void write(WriteBuffer buff, KeyValue k) {
+          Document d = new Document();
+          int i = 0;
+          for (Object v : k) {
+            if (v instanceof Missing) d.put("m" + i, null);
+            else d.put(String.valueOf(i), v);
+            i++;
+          }
+          BSON_DOCUMENTS.write(buff, d);
+        }
+
+        @Override
+        public KeyValue read(ByteBuffer buff) {
+          Document d = BSON_DOCUMENTS.read(buff);
+          List<Object> key = new java.util.ArrayList<>(d.size());
+          for (Map.Entry<String, Object> e : d.entrySet())
+            key.add(e.getKey().startsWith("m") ? Missing.getInstance() : e.getValue());
+          return new KeyValue(key);
+        }
+
+        @Override
+        public KeyValue[] createStorage(int size) {
+          return new KeyValue[size];
+        }
+      };
+
+  /** H2UniqueIndex's constructor is package-private. */
+  static Index<Object> newUniqueIndex(
+      MVMap<KeyValue, Object> map, String name, List<IndexKey> keys, boolean sparse) {
+    try {
+      Constructor<H2UniqueIndex> c =
+          H2UniqueIndex.class.getDeclaredConstructor(MVMap.class, String.class, List.class, boolean.class);
+      c.setAccessible(true);
+      return c.newInstance(map, name, keys, sparse);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("mongo-java-server's H2UniqueIndex changed", e);
+    }
   }
 
   /**

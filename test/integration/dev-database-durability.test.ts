@@ -1,10 +1,34 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import mongoose from 'mongoose';
-import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
+import { freePort } from '../../shared/infra/embedded/child-process.js';
+import { embeddedMongoEngine, startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** What the trade path stores: strings, numbers of each width, dates, flags, nulls, arrays, sub-documents. */
+const sample = (i: number) => ({
+  _id: `doc-${i}`,
+  agentId: `agent-${i % 3}`,
+  seq: i,
+  big: 2 ** 40 + i,
+  price: 0.25 + i / 1000,
+  at: new Date(1_700_000_000_000 + i),
+  open: i % 2 === 0,
+  note: null,
+  tags: ['a', `t${i}`],
+  fill: { sharesMicro: 1_000_000 + i, side: i % 2 ? 'yes' : 'no', path: [{ k: i }] },
+});
+
+/** Restarts the embedded server on the same directory (a clean stop: SIGTERM). */
+async function restart(server: Awaited<ReturnType<typeof startMongoServer>>, dir: string) {
+  await server.child.stop();
+  return startMongoServer({ dir, persistent: true, log: createLogger('silent', 'test') });
+}
 
 describe('the embedded database (mongod when on the PATH, else mongo-java-server on an H2 file) #integration', function () {
   this.timeout(120_000);
@@ -73,6 +97,107 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
       const after = conn.db!.collection<{ _id: string; n: number | string }>('partial');
       assert.deepEqual(await after.find().sort({ _id: 1 }).toArray(), applied);
+      await conn.close();
+      await server.child.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('when the file is new, then documents of every kind the service writes and unique indexes (compound, sparse, a missing field) read back the same after a restart, and duplicates stay refused', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'ats-format-'));
+    try {
+      let server = await startMongoServer({ dir, persistent: true, log: createLogger('silent', 'test') });
+      let conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
+      let docs = conn.db!.collection<Record<string, unknown>>('docs');
+      await docs.createIndex({ agentId: 1, seq: 1 }, { unique: true });
+      await docs.createIndex({ key: 1 }, { unique: true, sparse: true });
+      await docs.createIndex({ code: 1 }, { unique: true });
+      const written = Array.from({ length: 300 }, (_, i) => ({
+        ...sample(i),
+        ...(i % 5 ? {} : { key: `k${i}` }),
+        code: i ? `c${i}` : undefined,
+      }));
+      for (const d of written) if (d.code === undefined) delete (d as { code?: string }).code;
+      await docs.insertMany(written);
+      await docs.updateOne(
+        { _id: 'doc-7' },
+        { $set: { 'fill.side': 'no', price: 0.5 }, $inc: { seq: 1000 } },
+      );
+      const before = await docs.find().sort({ _id: 1 }).toArray();
+      await conn.close();
+      server = await restart(server, dir);
+      conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
+      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      assert.deepEqual(await docs.find().sort({ _id: 1 }).toArray(), before);
+      assert.equal((await docs.findOne({ agentId: 'agent-1', seq: 1007 }))?._id, 'doc-7');
+      assert.equal((await docs.findOne({ key: 'k10' }))?._id, 'doc-10');
+      const duplicate = (doc: Record<string, unknown>) =>
+        assert.rejects(docs.insertOne(doc), (err: { code?: number }) => err.code === 11000);
+      await duplicate({ _id: 'x1', agentId: 'agent-2', seq: 5, code: 'x1' }); // compound key taken
+      await duplicate({ _id: 'x2', agentId: 'z', seq: 0, key: 'k20', code: 'x2' }); // sparse key taken
+      await duplicate({ _id: 'x3', agentId: 'z', seq: 1 }); // `code` missing, as doc-0's is
+      await duplicate({ _id: 'doc-3', agentId: 'z', seq: 2, code: 'x4' }); // _id taken
+      await docs.insertOne({ _id: 'x5', agentId: 'z', seq: 3, code: 'x5' }); // sparse: no `key` is fine
+      assert.equal(await docs.countDocuments(), 301);
+      await conn.close();
+      await server.child.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('when the file was written by the stock mongo-java-server H2 backend (before the compact format), then it opens in that format: its documents, unique indexes and new writes work across restarts', async function () {
+    if (embeddedMongoEngine() !== 'mongo-java-server') this.skip(); // a mongod on the PATH is the embedded engine: no H2 file
+    const dir = mkdtempSync(join(tmpdir(), 'ats-format-'));
+    try {
+      const classpath = readFileSync(
+        join(root, '.cache', 'mongo-java-server', 'classpath.txt'),
+        'utf8',
+      ).trim();
+      const port = await freePort();
+      const stock = spawn(
+        'java',
+        [
+          '-cp',
+          classpath,
+          join(root, 'test/fixtures/mongo-java-server/StockH2Server.java'),
+          String(port),
+          join(dir, 'mongo-java-server.mv'),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await new Promise<void>((ok, fail) => {
+        stock.stdout!.on('data', (c: Buffer) => String(c).includes('listening') && ok());
+        stock.once('exit', (code) => fail(new Error(`stock server exited ${code}`)));
+      });
+      let conn = await mongoose
+        .createConnection(`mongodb://127.0.0.1:${port}`, { dbName: 'format' })
+        .asPromise();
+      let docs = conn.db!.collection<Record<string, unknown>>('docs');
+      await docs.createIndex({ agentId: 1, seq: 1 }, { unique: true });
+      await docs.insertMany(Array.from({ length: 50 }, (_, i) => sample(i)));
+      const before = await docs.find().sort({ _id: 1 }).toArray();
+      await conn.close();
+      const exited = new Promise((r) => stock.once('exit', r));
+      stock.kill('SIGTERM');
+      await exited;
+
+      let server = await startMongoServer({ dir, persistent: true, log: createLogger('silent', 'test') });
+      conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
+      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      assert.deepEqual(await docs.find().sort({ _id: 1 }).toArray(), before);
+      await assert.rejects(
+        docs.insertOne({ _id: 'x', agentId: 'agent-1', seq: 4 }),
+        (err: { code?: number }) => err.code === 11000,
+      );
+      await docs.insertOne(sample(50));
+      await conn.close();
+      server = await restart(server, dir);
+      conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
+      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      assert.equal(await docs.countDocuments(), 51);
+      assert.equal((await docs.findOne({ agentId: 'agent-2', seq: 50 }))?._id, 'doc-50');
       await conn.close();
       await server.child.stop();
     } finally {

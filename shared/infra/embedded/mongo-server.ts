@@ -15,6 +15,9 @@ const onPath = (bin: string) => spawnSync('sh', ['-c', `command -v ${bin}`]).sta
 
 export type MongoEngine = 'mongod' | 'mongo-java-server';
 
+/** The engine the embedded default runs: a `mongod` on the PATH, else mongo-java-server. */
+export const embeddedMongoEngine = (): MongoEngine => (onPath('mongod') ? 'mongod' : 'mongo-java-server');
+
 /**
  * A MongoDB-wire server as a child process: a real `mongod` when one is on the PATH, else the
  * mongo-java-server launcher (H2 file in `dir` when persistent, memory otherwise). The launcher's
@@ -31,7 +34,7 @@ export async function startMongoServer(opts: {
 }): Promise<EmbeddedServer & { engine: MongoEngine }> {
   ensurePrivateDir(opts.dir);
   const port = opts.port ?? (await freePort());
-  const engine: MongoEngine = onPath('mongod') ? 'mongod' : 'mongo-java-server';
+  const engine = embeddedMongoEngine();
   let child;
   if (engine === 'mongod') {
     const dbPath = join(opts.dir, 'mongod');
