@@ -5,7 +5,7 @@ import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MONITOR_NOTE =
-  'Monitors are evaluated every RISK_MONITOR_SECONDS against the venue’s current price (sim: the sim book; Polymarket/Kalshi: the venue price). When the side’s P&L reaches -stop_loss_pct or +take_profit_pct (fractions of cost: 0.5 = 50%), the monitor triggers once: on sim and on managed wallets the service sells the shares through the normal trade pipeline (`source: "risk-monitor"`, every safeguard applies); for external wallets and Kalshi it raises a risk alert (GET /api/sdk/risk-alerts) for the client to sell. A buy with the owner’s `auto_risk_monitor_enabled` arms a monitor with `default_stop_loss_pct`/`default_take_profit_pct` unless the side has one.';
+  'Monitors are evaluated every RISK_MONITOR_SECONDS against the venue’s current price (sim: the sim book; Polymarket/Kalshi: the venue price). When the side’s P&L reaches -stop_loss_pct or +take_profit_pct (fractions of cost: 0.5 = 50%), the monitor triggers once: on sim and on managed wallets the service sells the shares through the normal trade pipeline (`source: "risk-monitor"`, every safeguard applies); for external wallets and Kalshi it raises a risk alert (GET /api/sdk/risk-alerts) for the client to sell. A buy with the owner’s `auto_risk_monitor_enabled` arms a monitor with `default_stop_loss_pct`/`default_take_profit_pct` unless the side has one; a monitor the agent deleted is not armed again by a buy made before the delete (only by a later one).';
 
 /**
  * Optional: the official client never sends a venue (client-contract §7.2), so without one the

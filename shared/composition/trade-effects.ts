@@ -18,7 +18,8 @@ const GATHER_MS = 10;
 
 /**
  * A recorded fill's effects, for the fills of many jobs at once, each idempotent as alone: the
- * `trade.executed` event (its id is the trade's), the buy's default monitor (armed once), the
+ * `trade.executed` event (its id is the trade's), the buy's default monitor (armed once, and never
+ * over the agent's delete of it after the trade was made: monitors.ts `armableBy`), the
  * evaluation of the market's price alerts. One read of the trades, one of the webhooks, one of the
  * chat bridges (agents, then their owners' settings), one bulk write of the monitors and one read of
  * the markets' alerts, whatever the number of fills.

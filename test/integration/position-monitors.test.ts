@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { runTradeEffects } from '../../shared/composition/trade-effects.js';
 import { evaluateMonitors } from '../../shared/domains/monitors/evaluate-monitors.js';
 import { exitKey, exitMonitoredPosition } from '../../shared/domains/monitors/exit-position.js';
 import { raiseRiskAlert } from '../../shared/domains/monitors/risk-alerts.js';
@@ -9,7 +10,7 @@ import { syncExternalPrices } from '../../shared/domains/venue-sync/sync-externa
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { jobCompleted, jobsSettled } from '../support/jobs.js';
+import { jobCompleted, jobsSettled, pendingJobs } from '../support/jobs.js';
 import {
   externalTrader,
   importedMarket,
@@ -103,7 +104,22 @@ async function pushUntil(marketId: string, side: 'yes' | 'no', done: () => Promi
 async function buyYes(agent: RegisteredAgent, marketId: string, amount = 100) {
   const res = await trade(agent, { market_id: marketId, side: 'yes', amount, venue: 'sim' });
   assert.equal(res.body.success, true, JSON.stringify(res.body));
-  return res.body as { shares_bought: number; cost: number };
+  return res.body as { shares_bought: number; cost: number; trade_id: string };
+}
+
+/**
+ * Runs `fn` with the after-trade-fill effects held back: this process's trade-effects worker (the
+ * only one of the test run) paused, and resumed whatever happens.
+ */
+async function withEffectsHeld<T>(fn: () => Promise<T>): Promise<T> {
+  const effects = testContext().workers.find((w) => w.name === 'trade-effects');
+  assert.ok(effects, 'the trade-effects worker');
+  await effects.pause();
+  try {
+    return await fn();
+  } finally {
+    await effects.resume();
+  }
 }
 
 /** The side's P&L fraction the evaluation sees for a sim YES holding. */
@@ -207,6 +223,46 @@ describe('Position monitors and risk alerts #integration', function () {
       .expect(404);
   });
 
+  it('when the agent deletes its monitor while an earlier buy’s effects are still queued, then those effects do not re-arm it, and a buy made after the delete arms the default again', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket({ b: 400 });
+    const del = () =>
+      api().delete(`/api/sdk/positions/${market._id}/monitor?side=yes&venue=sim`).set(asAgent(agent));
+    const first = await buyYes(agent, market._id, 50);
+    await jobCompleted('after-trade-fill', { tradeId: first.trade_id });
+    assert.equal((await monitorsOf(agent)).count, 1);
+
+    // The second buy's effects are held back until the agent has deleted the monitor: the order
+    // the race produced by chance.
+    const second = await withEffectsHeld(async () => {
+      const bought = await buyYes(agent, market._id, 10);
+      assert.equal(await pendingJobs('trade-effects', (d) => d.tradeId === bought.trade_id), 1);
+      await del().expect(200);
+      return bought;
+    });
+    await jobCompleted('after-trade-fill', { tradeId: second.trade_id });
+    assert.equal((await monitorsOf(agent)).count, 0, 'the deleted monitor stays deleted');
+    // The same effects run again (a retried job) arm nothing either, and the evaluation skips it.
+    const again = await runTradeEffects(deps, [second.trade_id, first.trade_id]);
+    assert.equal((again.get(second.trade_id) as { monitor_armed?: boolean }).monitor_armed, false);
+    assert.equal((again.get(first.trade_id) as { monitor_armed?: boolean }).monitor_armed, false);
+    await evaluateMonitors(deps, new Date());
+    assert.equal((await monitorsOf(agent)).count, 0);
+    assert.notEqual((await monitorState(agent, market._id))?.state, 'active');
+    await del().expect(404);
+
+    // A buy made after the delete is protected by the owner's default again, as any new buy is.
+    const third = await buyYes(agent, market._id, 10);
+    await jobCompleted('after-trade-fill', { tradeId: third.trade_id });
+    const list = await monitorsOf(agent);
+    assert.equal(list.count, 1);
+    assert.equal(list.monitors[0]!.auto, true);
+    assert.equal(list.monitors[0]!.stop_loss_pct, 0.5);
+    assert.equal((await monitorState(agent, market._id))?.state, 'active');
+    await del().expect(200);
+  });
+
   it('when the client names no venue, then set and delete use the sim position’s venue, the monitor the buy armed included', async () => {
     const agent = await registerAgent();
     const market = await makeMarket({ b: 400 });
@@ -227,7 +283,9 @@ describe('Position monitors and risk alerts #integration', function () {
     assert.equal(set.body.venue, 'sim');
     assert.equal((await monitorState(agent, market._id))?.stopLossPct, 0.3);
     await api().delete(`/api/sdk/positions/${market._id}/monitor?side=yes`).set(asAgent(agent)).expect(200);
-    assert.equal(await monitorState(agent, market._id), null);
+    // Kept as a tombstone (so that the effects of earlier buys cannot re-arm it), listed no more.
+    assert.equal((await monitorState(agent, market._id))?.state, 'deleted');
+    assert.equal((await monitorsOf(agent)).count, 0);
   });
 
   it('when the agent holds the side on two venues and names none, then set and delete answer 409 listing them with a fix naming ?venue=', async () => {

@@ -62,7 +62,8 @@ async function decide(
 }
 
 /**
- * The `evaluate-position-monitors` job: every active monitor, in batches by id, each batch with
+ * The `evaluate-position-monitors` job: every active monitor (never a deleted one's tombstone, nor a
+ * finished one), in batches by id, each batch with
  * one read of its positions and one of its markets (a market read once however many positions
  * watch it). Exits run as their own jobs, so a slow venue sell does not hold up the evaluation;
  * an exit left unfinished (its job lost or failed for good) is enqueued again.

@@ -38,6 +38,7 @@ const armed = (
     exitOutcome: null,
     exitTradeId: null,
     exitError: null,
+    deletedAt: null,
   },
   $inc: { generation: 1 },
 });
@@ -113,7 +114,10 @@ export async function setMonitor(
   };
 }
 
-/** `GET /api/sdk/positions/monitors`: monitors watching or exiting, under both keys clients read. */
+/**
+ * `GET /api/sdk/positions/monitors`: monitors watching or exiting, under both keys clients read
+ * (finished ones and the tombstones of deleted ones are not listed).
+ */
 export async function listMonitors(deps: MonitorsDeps, agent: AgentRecord) {
   const { PositionMonitor, Position, Market } = deps.models;
   const monitors = (await PositionMonitor.find({
@@ -157,7 +161,18 @@ export async function listMonitors(deps: MonitorsDeps, agent: AgentRecord) {
   return { monitors: rows, settings: rows, count: rows.length };
 }
 
-/** `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching (no `venue`: the side's). */
+/**
+ * `DELETE /api/sdk/positions/{market_id}/monitor?side=`: an active monitor stops watching (no `venue`: the side's).
+ *
+ * The monitor is not removed but tombstoned (`state: deleted`, `deletedAt`), by one guarded
+ * update. Why: a buy's default monitor is armed by its after-trade-fill effects, which run after
+ * the trade's answer (batched, queued, retried), so the effects of a buy the agent made before
+ * this delete can land after it. Against a removed document their upsert would insert a fresh
+ * monitor and re-arm what the agent deleted; against the tombstone their filter
+ * (`armableBy`) misses and the insert is a duplicate key, i.e. "not armed". The tombstone also
+ * keeps the `generation`, so a monitor armed again later starts a generation (and an exit
+ * idempotency key) no earlier trigger of this side has used.
+ */
 export async function deleteMonitor(
   deps: MonitorsDeps,
   agent: AgentRecord,
@@ -168,13 +183,14 @@ export async function deleteMonitor(
   const venue =
     venueAsked ?? (await venueMonitoringSide(deps.models, { agentId: agent._id, marketId, side }));
   const id = monitorId(agent._id, marketId, venue, side);
-  const { deletedCount } = await deps.models.PositionMonitor.deleteOne({
-    _id: id,
-    state: { $ne: 'triggered' },
-  });
-  if (!deletedCount) {
-    const left = await deps.models.PositionMonitor.exists({ _id: id });
-    if (left) throw exitInProgress();
+  // Wall clock, as the trades' mongoose `createdAt` it is compared with (not deps.clock).
+  const { matchedCount } = await deps.models.PositionMonitor.updateOne(
+    { _id: id, state: { $in: ['active', 'done'] } },
+    { $set: { state: 'deleted', deletedAt: new Date() } },
+  );
+  if (!matchedCount) {
+    const exiting = await deps.models.PositionMonitor.exists({ _id: id, state: 'triggered' });
+    if (exiting) throw exitInProgress();
     throw new AppError(
       404,
       'monitor_not_found',
@@ -186,10 +202,28 @@ export async function deleteMonitor(
 }
 
 /**
+ * The filter of a buy's default-monitor upsert: the side's monitor may be (re)armed by this trade
+ * when it is finished (`done`) or was deleted by the agent before the trade was made. Semantics:
+ * the agent's later word about a side wins over its earlier one. A buy made before the delete
+ * (its `createdAt` at or before `deletedAt`; resting orders that fill after the delete included)
+ * does not bring back the monitor the agent removed, however late its effects run; a buy made
+ * after the delete is protected by the owner's default as any new buy is (what a buy does when
+ * the side has no monitor). Clocks: `deletedAt` and the trade's `createdAt` are both stamped by
+ * the service's own processes; only a buy and a delete sent within their clock skew of each other
+ * could be ordered either way, and then either answer is one the agent's requests allowed.
+ */
+const armableBy = (id: string, tradeMadeAt: Date) => ({
+  _id: id,
+  state: { $in: ['done' as const, 'deleted' as const] },
+  deletedAt: { $not: { $gte: tradeMadeAt } },
+});
+
+/**
  * A filled buy is protected by the owner's default monitor when `auto_risk_monitor_enabled`: armed
  * unless the side already has one (an agent's own thresholds are kept; an exit running is left
- * alone). One write: the upsert matches only a finished monitor, and an existing live one makes
- * the insert a duplicate key, which is the "already protected" answer.
+ * alone) or the agent deleted it after this buy was made (`armableBy`). One write: the upsert
+ * matches only a finished or earlier-deleted monitor, and any other existing one makes the insert a
+ * duplicate key, which is the "not armed" answer.
  */
 export async function protectFilledBuy(
   deps: Pick<MonitorsDeps, 'models' | 'caches'>,
@@ -200,6 +234,8 @@ export async function protectFilledBuy(
     side: 'yes' | 'no';
     action: string;
     ownerKey: string | null;
+    /** When the trade was made (its record's `createdAt`). */
+    createdAt: Date;
   },
 ) {
   if (t.action !== 'buy' || !t.ownerKey) return false;
@@ -208,7 +244,7 @@ export async function protectFilledBuy(
     return false;
   try {
     await deps.models.PositionMonitor.updateOne(
-      { _id: monitorId(t.agentId, t.marketId, t.venue, t.side), state: 'done' },
+      armableBy(monitorId(t.agentId, t.marketId, t.venue, t.side), t.createdAt),
       armed(
         { agentId: t.agentId, marketId: t.marketId, venue: t.venue, side: t.side },
         { stopLossPct: s.defaultStopLossPct, takeProfitPct: s.defaultTakeProfitPct, origin: 'auto' },
@@ -228,7 +264,7 @@ type FilledBuy = Parameters<typeof protectFilledBuy>[1];
 /**
  * `protectFilledBuy` for many fills at once (the effects of a batch of fills): the same upserts, in
  * one bulk command. Answers in order, whether each armed a monitor (a duplicate key is a side
- * already protected, as in the one-fill write).
+ * already protected or deleted after the trade, as in the one-fill write).
  */
 export async function protectFilledBuys(
   deps: Pick<MonitorsDeps, 'models' | 'caches'>,
@@ -242,7 +278,7 @@ export async function protectFilledBuys(
         return null;
       return {
         updateOne: {
-          filter: { _id: monitorId(t.agentId, t.marketId, t.venue, t.side), state: 'done' as const },
+          filter: armableBy(monitorId(t.agentId, t.marketId, t.venue, t.side), t.createdAt),
           update: armed(
             { agentId: t.agentId, marketId: t.marketId, venue: t.venue, side: t.side },
             {

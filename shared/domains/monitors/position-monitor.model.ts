@@ -5,9 +5,11 @@ import { venueIdPath, type VenueId } from '../venues/venue-id.js';
 /**
  * `active` is watched by the evaluation; `triggered` has crossed its threshold and its exit is
  * being carried out (a sell, or a risk alert for a wallet the service does not sign for); `done` is
- * finished (listed no more). A new monitor on the same position side starts a new `generation`.
+ * finished (listed no more); `deleted` is the tombstone of a monitor the agent removed (listed no
+ * more, never evaluated; `deletedAt` says when, see monitors.ts for why it is kept). A new monitor
+ * on the same position side starts a new `generation`.
  */
-export const MONITOR_STATES = ['active', 'triggered', 'done'] as const;
+export const MONITOR_STATES = ['active', 'triggered', 'done', 'deleted'] as const;
 export type MonitorState = (typeof MONITOR_STATES)[number];
 export type ExitReason = 'stop_loss' | 'take_profit';
 
@@ -42,6 +44,11 @@ const positionMonitorSchema = new Schema(
     exitOutcome: { type: String, enum: ['sold', 'alerted', 'refused'], default: null },
     exitTradeId: { type: String, default: null },
     exitError: { type: String, default: null },
+    /**
+     * When the agent removed it (`state: deleted`), on the clock trades' `createdAt` is written
+     * with; null on every other state. Read only together with `_id`, so no index of its own.
+     */
+    deletedAt: { type: Date, default: null },
   },
   { collection: 'position_monitors', timestamps: true, versionKey: false },
 );
@@ -65,6 +72,7 @@ export type PositionMonitorRecord = SchemaRecord<
     exitOutcome: 'sold' | 'alerted' | 'refused' | null;
     exitTradeId: string | null;
     exitError: string | null;
+    deletedAt: Date | null;
     createdAt: Date;
     updatedAt: Date;
   }
