@@ -1,6 +1,7 @@
 import { enqueueAlertEvaluation } from '../domains/alerts/evaluate-price-alerts.js';
 import { protectFilledBuys } from '../domains/monitors/monitors.js';
 import { announceTradesExecuted, filledTrades } from '../domains/webhooks/events.js';
+import { Batcher } from '../util/batcher.js';
 import type { Deps } from './deps.js';
 
 /** What the `after-trade-fill` job answers. */
@@ -71,57 +72,27 @@ async function evaluateAlertsOf(deps: Deps, lastFillOf: Map<string, string>): Pr
   );
 }
 
-interface Waiting {
-  tradeId: string;
-  resolve: (answer: AfterFillAnswer) => void;
-  reject: (err: unknown) => void;
-}
+const batchers = new WeakMap<Deps, Batcher<string, AfterFillAnswer>>();
 
 /**
- * Gathers the `after-trade-fill` jobs a process holds: while one batch runs, the jobs that arrive
- * wait and go together in the next, each batch held open GATHER_MS for more. A
- * batch that fails fails each of its jobs, which BullMQ retries: every effect is idempotent.
+ * Runs a recorded fill's effects (the `after-trade-fill` job), in the next batch of this process:
+ * while one batch runs, the jobs that arrive wait and go together in the next, each batch held open
+ * GATHER_MS for more. A batch that fails fails each of its jobs, which BullMQ retries: every effect
+ * is idempotent.
  */
-class TradeEffectsBatcher {
-  private waiting: Waiting[] = [];
-  private running = false;
-
-  constructor(private readonly deps: Deps) {}
-
-  run(tradeId: string): Promise<AfterFillAnswer> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ tradeId, resolve, reject });
-      if (!this.running) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.waiting.length) {
-        await new Promise((r) => setTimeout(r, GATHER_MS));
-        const batch = this.waiting.splice(0, MAX_EFFECTS_BATCH);
-        try {
-          const answers = await runTradeEffects(
-            this.deps,
-            batch.map((w) => w.tradeId),
-          );
-          for (const w of batch) w.resolve(answers.get(w.tradeId)!);
-        } catch (err) {
-          for (const w of batch) w.reject(err);
-        }
-      }
-    } finally {
-      this.running = false;
-    }
-  }
-}
-
-const batchers = new WeakMap<Deps, TradeEffectsBatcher>();
-
-/** Runs a recorded fill's effects (the `after-trade-fill` job), in the next batch of this process. */
 export function runAfterTradeFill(deps: Deps, tradeId: string): Promise<AfterFillAnswer> {
   let batcher = batchers.get(deps);
-  if (!batcher) batchers.set(deps, (batcher = new TradeEffectsBatcher(deps)));
+  if (!batcher) {
+    batcher = new Batcher({
+      maxBatch: MAX_EFFECTS_BATCH,
+      waitMs: GATHER_MS,
+      itemName: 'after-trade-fill of trade',
+      runBatch: async (tradeIds) => {
+        const answers = await runTradeEffects(deps, tradeIds);
+        return new Map([...answers].map(([id, answer]) => [id, { result: answer }]));
+      },
+    });
+    batchers.set(deps, batcher);
+  }
   return batcher.run(tradeId);
 }
