@@ -10,6 +10,9 @@ import { createLogger } from '../../shared/infra/logger.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
+/** A test document: a string id, anything else. */
+type Doc = { _id: string; [field: string]: unknown };
+
 /** What the trade path stores: strings, numbers of each width, dates, flags, nulls, arrays, sub-documents. */
 const sample = (i: number) => ({
   _id: `doc-${i}`,
@@ -109,7 +112,7 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
     try {
       let server = await startMongoServer({ dir, persistent: true, log: createLogger('silent', 'test') });
       let conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
-      let docs = conn.db!.collection<Record<string, unknown>>('docs');
+      let docs = conn.db!.collection<Doc>('docs');
       await docs.createIndex({ agentId: 1, seq: 1 }, { unique: true });
       await docs.createIndex({ key: 1 }, { unique: true, sparse: true });
       await docs.createIndex({ code: 1 }, { unique: true });
@@ -122,17 +125,17 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       await docs.insertMany(written);
       await docs.updateOne(
         { _id: 'doc-7' },
-        { $set: { 'fill.side': 'no', price: 0.5 }, $inc: { seq: 1000 } },
+        { $set: { 'fill.side': 'no', price: 0.5 }, $inc: { seq: 1000 } } as object,
       );
       const before = await docs.find().sort({ _id: 1 }).toArray();
       await conn.close();
       server = await restart(server, dir);
       conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
-      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      docs = conn.db!.collection<Doc>('docs');
       assert.deepEqual(await docs.find().sort({ _id: 1 }).toArray(), before);
       assert.equal((await docs.findOne({ agentId: 'agent-1', seq: 1007 }))?._id, 'doc-7');
       assert.equal((await docs.findOne({ key: 'k10' }))?._id, 'doc-10');
-      const duplicate = (doc: Record<string, unknown>) =>
+      const duplicate = (doc: Doc) =>
         assert.rejects(docs.insertOne(doc), (err: { code?: number }) => err.code === 11000);
       await duplicate({ _id: 'x1', agentId: 'agent-2', seq: 5, code: 'x1' }); // compound key taken
       await duplicate({ _id: 'x2', agentId: 'z', seq: 0, key: 'k20', code: 'x2' }); // sparse key taken
@@ -174,7 +177,7 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       let conn = await mongoose
         .createConnection(`mongodb://127.0.0.1:${port}`, { dbName: 'format' })
         .asPromise();
-      let docs = conn.db!.collection<Record<string, unknown>>('docs');
+      let docs = conn.db!.collection<Doc>('docs');
       await docs.createIndex({ agentId: 1, seq: 1 }, { unique: true });
       await docs.insertMany(Array.from({ length: 50 }, (_, i) => sample(i)));
       const before = await docs.find().sort({ _id: 1 }).toArray();
@@ -185,7 +188,7 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
 
       let server = await startMongoServer({ dir, persistent: true, log: createLogger('silent', 'test') });
       conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
-      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      docs = conn.db!.collection<Doc>('docs');
       assert.deepEqual(await docs.find().sort({ _id: 1 }).toArray(), before);
       await assert.rejects(
         docs.insertOne({ _id: 'x', agentId: 'agent-1', seq: 4 }),
@@ -195,7 +198,7 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       await conn.close();
       server = await restart(server, dir);
       conn = await mongoose.createConnection(server.url, { dbName: 'format' }).asPromise();
-      docs = conn.db!.collection<Record<string, unknown>>('docs');
+      docs = conn.db!.collection<Doc>('docs');
       assert.equal(await docs.countDocuments(), 51);
       assert.equal((await docs.findOne({ agentId: 'agent-2', seq: 50 }))?._id, 'doc-50');
       await conn.close();

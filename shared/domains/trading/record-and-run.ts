@@ -26,6 +26,7 @@ import {
 import { settleAdmission, stopNeverRunTrade, stopPendingTrade, tradeJobState } from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
+import { recordTrade } from './trade-inserts.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -234,7 +235,7 @@ export async function recordAndRun({
   }
 
   try {
-    await models.Trade.create({
+    await recordTrade(models, {
       _id: tradeId,
       agentId: agent._id,
       marketId: market._id,

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import mongoose from 'mongoose';
+import { recordTrade } from '../../shared/domains/trading/trade-inserts.js';
+import type { Models } from '../../shared/domains/models.js';
+import { testContext } from '../support/context.js';
+import { makeMarket } from '../support/factories.js';
+import { registerAgent } from '../support/http.js';
+
+/** The Trade model with its insertMany calls counted (sizes, in order). */
+function countedInserts(Trade: Models['Trade']) {
+  const sizes: number[] = [];
+  const counted = new Proxy(Trade, {
+    get: (target, name, receiver) => {
+      const real = Reflect.get(target, name, receiver) as unknown;
+      if (name !== 'insertMany' || typeof real !== 'function') return real;
+      return (docs: unknown[], ...rest: unknown[]) => {
+        sizes.push(docs.length);
+        return (real as (...a: unknown[]) => unknown).apply(target, [docs, ...rest]);
+      };
+    },
+  });
+  return { models: { Trade: counted }, sizes };
+}
+
+describe('trade records written together #integration', () => {
+  it('when trades are recorded at once, then the first goes alone and the rest share one insert, and each is stored whole with its timestamps', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const { models, sizes } = countedInserts(deps.models.Trade);
+    const trade = (i: number) => ({
+      _id: `ins-${randomUUID()}`,
+      agentId: agent.agent_id,
+      marketId: market._id,
+      venue: 'sim' as const,
+      side: i % 2 ? ('yes' as const) : ('no' as const),
+      action: 'buy' as const,
+      amountMicro: 1_000_000 + i,
+      sharesMicro: 0,
+      orderType: 'market' as const,
+      status: 'pending' as const,
+    });
+    const trades = Array.from({ length: 10 }, (_, i) => trade(i));
+    await Promise.all(trades.map((t) => recordTrade(models, t)));
+    assert.deepEqual(sizes, [1, 9]);
+    const stored = await deps.models.Trade.find({ _id: { $in: trades.map((t) => t._id) } }).lean();
+    assert.equal(stored.length, 10);
+    for (const t of trades) {
+      const s = stored.find((x) => x._id === t._id)!;
+      assert.equal(s.amountMicro, t.amountMicro);
+      assert.equal(s.side, t.side);
+      assert.ok(s.createdAt instanceof Date && s.updatedAt instanceof Date);
+    }
+  });
+
+  it('when one record of a shared insert is refused (a duplicate id, an invalid field), then only its request fails, with the error a single insert gives, and the others are stored', async () => {
+    const { deps } = testContext();
+    const agent = await registerAgent();
+    const market = await makeMarket();
+    const { models, sizes } = countedInserts(deps.models.Trade);
+    const base = {
+      agentId: agent.agent_id,
+      marketId: market._id,
+      venue: 'sim' as const,
+      side: 'yes' as const,
+      action: 'buy' as const,
+      amountMicro: 2_000_000,
+      sharesMicro: 0,
+      orderType: 'market' as const,
+      status: 'pending' as const,
+    };
+    const taken = `ins-${randomUUID()}`;
+    await recordTrade(models, { ...base, _id: taken });
+    sizes.length = 0;
+    // A first record goes alone; the next four share the second insert.
+    const first = recordTrade(models, { ...base, _id: `ins-${randomUUID()}` });
+    const ok = [`ins-${randomUUID()}`, `ins-${randomUUID()}`];
+    const outcomes = await Promise.allSettled([
+      first,
+      recordTrade(models, { ...base, _id: ok[0]! }),
+      recordTrade(models, { ...base, _id: taken }),
+      recordTrade(models, { ...base, _id: `ins-${randomUUID()}`, status: 'nonsense' as never }),
+      recordTrade(models, { ...base, _id: ok[1]! }),
+    ]);
+    assert.deepEqual(sizes, [1, 4]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    const duplicate = (outcomes[2] as PromiseRejectedResult).reason as { code?: number };
+    assert.ok(duplicate instanceof mongoose.mongo.MongoServerError, String(duplicate));
+    assert.equal(duplicate.code, 11000);
+    assert.ok((outcomes[3] as PromiseRejectedResult).reason instanceof mongoose.Error.ValidationError);
+    assert.equal(await deps.models.Trade.countDocuments({ _id: { $in: ok } }), 2);
+    assert.equal((await deps.models.Trade.findById(taken).lean())?.amountMicro, 2_000_000);
+  });
+});
