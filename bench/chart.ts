@@ -1,6 +1,7 @@
 // The chart of `npm run bench`, drawn with Vega-Lite: on the left the latency percentiles (p50, p99)
 // of sim trades and of the no-op BullMQ round trip against the offered load, on the right each
-// throughput as a share of its floor in the same run, with the goal of issue 11 as a tick. Vega
+// throughput as a share of its floor in the same run, with its goal as a tick, and the history
+// axis's per-agent reads; every goal line and tick is bench/goals.ts's (as the report's table). Vega
 // renders the SVG headless (no canvas), resvg rasterises it to PNG.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { isMain } from '../shared/infra/process/is-main.js';
+import { HISTORY, READ_SHARE_OF_BARE_HTTP, TRADE_P99, TRADE_SHARE_OF_NO_OP } from './goals.js';
 import type { BenchResults } from './report.js';
 
 const FONT = 'DejaVu Sans';
@@ -54,23 +56,17 @@ function ratioBars(b: BenchResults): RatioBar[] {
     label: `trades / no-op, ${c.connections} conn.`,
     group: RATIO_GROUPS[0]!,
     percent: (c.trade.rps / c.noOp.rps) * 100,
-    goal: 25,
+    goal: TRADE_SHARE_OF_NO_OP.share * 100,
   }));
   const r = b.reads;
-  const names: Record<string, string> = {
-    list: 'market list',
-    market: 'single market',
-    leaderboard: 'leaderboard',
-    briefing: 'briefing',
-  };
-  const goals: Record<string, number> = { briefing: 25 };
   for (const row of r?.closed ?? []) {
-    if (!names[row.key]) continue;
+    const goal = READ_SHARE_OF_BARE_HTTP.find((g) => g.key === row.key);
+    if (!goal) continue;
     bars.push({
-      label: `${names[row.key]} / bare HTTP, ${r!.connections} conn.`,
+      label: `${goal.label} / bare HTTP, ${r!.connections} conn.`,
       group: RATIO_GROUPS[1]!,
       percent: (row.rps / r!.bareHttp.rps) * 100,
-      goal: goals[row.key] ?? 50,
+      goal: goal.share * 100,
     });
   }
   return bars;
@@ -105,8 +101,8 @@ function historyPanel(b: BenchResults) {
     title: {
       text: 'Per-agent reads vs recorded trades',
       subtitle: [
-        `paced at ${b.scaling?.readRate ?? 200}/s; solid p50, dashed p99; log scale`,
-        'red dotted line: the p99 goal (25 ms)',
+        `paced at ${b.scaling?.readRate ?? HISTORY.rate}/s; solid p50, dashed p99; log scale`,
+        `red dotted line: the p99 goal (${HISTORY.p99Ms} ms)`,
       ],
     },
     width: 300,
@@ -141,7 +137,7 @@ function historyPanel(b: BenchResults) {
         },
       },
       {
-        data: { values: [{ ms: 25 }] },
+        data: { values: [{ ms: HISTORY.p99Ms }] },
         mark: { type: 'rule' as const, color: '#d62728', strokeDash: [2, 3] },
         encoding: { y: { field: 'ms', type: 'quantitative' as const } },
       },
@@ -180,7 +176,7 @@ export function chartSpec(b: BenchResults, title: string): TopLevelSpec {
           text: 'Latency vs offered load',
           subtitle: [
             'open loop, latency from each scheduled start, ≤ 64 in flight; log scales',
-            'red dotted line: the trade p99 goal at 200/s (100 ms)',
+            `red dotted line and diamond: the trade p99 goal at ${TRADE_P99.rate}/s (${TRADE_P99.ms} ms)`,
           ],
         },
         width: 440,
@@ -234,9 +230,18 @@ export function chartSpec(b: BenchResults, title: string): TopLevelSpec {
             },
           },
           {
-            data: { values: [{ ms: 100 }] },
+            data: { values: [{ ms: TRADE_P99.ms }] },
             mark: { type: 'rule', color: '#d62728', strokeDash: [2, 3] },
             encoding: { y: { field: 'ms', type: 'quantitative' } },
+          },
+          // The load the goal is set at, on its line.
+          {
+            data: { values: [{ offered: TRADE_P99.rate, ms: TRADE_P99.ms }] },
+            mark: { type: 'point', shape: 'diamond', color: '#d62728', filled: true, size: 90 },
+            encoding: {
+              x: { field: 'offered', type: 'quantitative' },
+              y: { field: 'ms', type: 'quantitative' },
+            },
           },
         ],
       },

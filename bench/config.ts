@@ -62,7 +62,30 @@ export const scalingConfig = {
   agentSteps: list('BENCH_SCALING_AGENTS', [1_000, 10_000], [1_000, 10_000]),
   /** Recorded trades (with their ledger entries, positions and fill events), in increasing order. */
   historySteps: list('BENCH_SCALING_HISTORY', [0, 100_000, 1_000_000], [0, 10_000, 100_000], 0),
+  /**
+   * The history axis's own stack (bench/scaling.ts says why it has one): its seeded catalogue and
+   * agent population, on which the history is recorded.
+   */
+  historyMarkets: num('BENCH_SCALING_HISTORY_MARKETS', 1_000, 1_000),
+  historyAgents: num('BENCH_SCALING_HISTORY_AGENTS', 10_000, 10_000),
+  /** `BENCH_SCALING_AXES=history` (or any of markets, agents, history, comma-separated) runs only those. */
+  axes: axes('BENCH_SCALING_AXES'),
 };
+
+export type ScalingAxis = 'markets' | 'agents' | 'history';
+
+function axes(name: string): Set<ScalingAxis> {
+  const all: ScalingAxis[] = ['markets', 'agents', 'history'];
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return new Set(all);
+  const picked = raw.split(',').map((v) => v.trim());
+  const unknown = picked.filter((v) => !all.includes(v as ScalingAxis));
+  if (unknown.length || !picked.length)
+    throw new Error(
+      `${name} must be a comma-separated list of ${all.join(', ')} (got ${unknown.join(', ')})`,
+    );
+  return new Set(picked as ScalingAxis[]);
+}
 
 export const coldStartConfig = {
   idleSeconds: num('BENCH_IDLE_SECONDS', 600, 5),

@@ -62,6 +62,9 @@ export interface ScalingResults {
     /** Why this step could not be seeded (its reads are then empty and the axis stops there). */
     failed?: string;
   }[];
+  /** The history axis's own catalogue and population (absent in results saved before it had its own stack). */
+  historyMarkets?: number;
+  historyAgents?: number;
 }
 
 export interface TradeResults {
