@@ -58,6 +58,26 @@ const rowCells = (r: Row) => [
 ];
 const ROW_HEAD = ['what', 'connections', 'offered req/s', 'req/s', 'p50 ms', 'p99 ms', 'errors'];
 
+/** CPU per trade by kind of process, one line per closed-loop row that measured it. */
+function cpuLines(t: TradeResults): string[] {
+  const measured = t.closed.filter((c) => c.cpuMsPerTrade);
+  if (!measured.length) return [];
+  return [
+    'CPU per trade (ms, user + system, by kind of process; the load generator left out): ' +
+      measured
+        .map(
+          (c) =>
+            `${c.connections} connections ` +
+            Object.entries(c.cpuMsPerTrade!)
+              .map(([kind, ms]) => `${kind} ${fmt(ms)}`)
+              .join(', '),
+        )
+        .join('; ') +
+      '.',
+    '',
+  ];
+}
+
 export function tradeTables(t: TradeResults): string {
   const closed = t.closed.flatMap((c) => [c.noOp, c.trade]);
   const ratios = t.closed
@@ -74,6 +94,7 @@ export function tradeTables(t: TradeResults): string {
         ? `; trade / bare HTTP (${first.connections} connections): ${pct(first.trade.rps / t.bareHttp.rps)}.`
         : '.'),
     '',
+    ...cpuLines(t),
     `#### Latency vs offered load (paced, at most ${t.curve[0]?.trade.connections ?? '–'} in flight)`,
     '',
     table(

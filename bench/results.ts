@@ -1,5 +1,6 @@
 /** The result shapes of the bench parts, shared by each part and the report (report.ts). */
 import type { Row } from './measure.js';
+import type { ProcessKind } from './process-cpu.js';
 
 export interface ColdStartResults {
   idleSeconds: number;
@@ -72,8 +73,16 @@ export interface TradeResults {
   agents: number;
   markets: number;
   bareHttp: Row;
-  /** Closed loop at each connection count: the no-op floor and sim trades. */
-  closed: { connections: number; noOp: Row; trade: Row }[];
+  /**
+   * Closed loop at each connection count: the no-op floor and sim trades, and the CPU milliseconds
+   * per trade each kind of the stack's processes spent (absent in results saved before it was measured).
+   */
+  closed: {
+    connections: number;
+    noOp: Row;
+    trade: Row;
+    cpuMsPerTrade?: Partial<Record<ProcessKind, number>>;
+  }[];
   /** Paced at each offered load (req/s), `pacedConnections` at most in flight. */
   curve: { rate: number; noOp: Row; trade: Row }[];
   /** The same trade load on the roles split across processes (bench/split-trades.ts); absent when left out. */

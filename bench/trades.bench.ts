@@ -18,6 +18,7 @@ import {
   TRADING_BENCH_ENV,
 } from './measure.js';
 import { tradeTables } from './report.js';
+import { withStackCpu, type ProcessKind } from './process-cpu.js';
 import { startStack } from './stack.js';
 import type { TradeResults } from './results.js';
 import { runSplitTradeBench } from './split-trades.js';
@@ -58,11 +59,18 @@ async function runOneProcessTradeBench(
     for (const connections of cfg.connections) {
       const load = { seconds: cfg.seconds, connections };
       const noOp = await noOpRoundTrips(redisUrl, load);
-      const trade = await httpLoad(tradeName(''), load, baseUrl, trades);
+      // What each kind of process spent per trade: the profile that says where the time goes.
+      const { result: trade, cpuSeconds } = await withStackCpu(() =>
+        httpLoad(tradeName(''), load, baseUrl, trades),
+      );
       await drainQueues(redisUrl);
-      closed.push({ connections, noOp, trade });
+      const cpuMsPerTrade = perTrade(cpuSeconds, trade.rps * cfg.seconds);
+      closed.push({ connections, noOp, trade, cpuMsPerTrade });
       log(
-        `[trades] ${connections} connections: no-op ${Math.round(noOp.rps)}/s, trades ${Math.round(trade.rps)}/s`,
+        `[trades] ${connections} connections: no-op ${Math.round(noOp.rps)}/s, trades ${Math.round(trade.rps)}/s; ` +
+          `CPU ms per trade: ${Object.entries(cpuMsPerTrade)
+            .map(([kind, ms]) => `${kind} ${ms.toFixed(1)}`)
+            .join(', ')}`,
       );
     }
     const curve: TradeResults['curve'] = [];
@@ -86,6 +94,12 @@ async function runOneProcessTradeBench(
     await stack.stop();
   }
 }
+
+/** CPU seconds by kind over `trades` trades, as milliseconds per trade. */
+const perTrade = (cpu: Partial<Record<ProcessKind, number>>, trades: number) =>
+  Object.fromEntries(
+    Object.entries(cpu).map(([kind, seconds]) => [kind, (seconds * 1000) / Math.max(trades, 1)]),
+  ) as Partial<Record<ProcessKind, number>>;
 
 if (isMain(import.meta.url)) {
   const results = await runTradeBench();

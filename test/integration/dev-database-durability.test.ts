@@ -123,10 +123,10 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       }));
       for (const d of written) if (d.code === undefined) delete (d as { code?: string }).code;
       await docs.insertMany(written);
-      await docs.updateOne(
-        { _id: 'doc-7' },
-        { $set: { 'fill.side': 'no', price: 0.5 }, $inc: { seq: 1000 } } as object,
-      );
+      await docs.updateOne({ _id: 'doc-7' }, {
+        $set: { 'fill.side': 'no', price: 0.5 },
+        $inc: { seq: 1000 },
+      } as object);
       const before = await docs.find().sort({ _id: 1 }).toArray();
       await conn.close();
       server = await restart(server, dir);
