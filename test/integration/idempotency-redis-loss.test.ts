@@ -115,11 +115,12 @@ describe('idempotency_key when Redis lost the answer #integration', () => {
     const market = await makeMarket();
     const body = { market_id: market._id, side: 'yes', amount: 3, idempotency_key: 'reply-lost-1' };
     // The insert is applied, then the connection drops before its reply (a database SIGKILLed then).
+    // (The API records trades with insertMany, several per command: trade-inserts.ts.)
     const lostReply = new Proxy(Trade, {
       get: (target, name, receiver) =>
-        name === 'create'
-          ? async (doc: object) => {
-              await target.create(doc);
+        name === 'insertMany'
+          ? async (docs: object[], options: object) => {
+              await target.insertMany(docs, options);
               throw new mongoose.mongo.MongoNetworkError('connection 7 to 127.0.0.1:27017 closed');
             }
           : Reflect.get(target, name, receiver),

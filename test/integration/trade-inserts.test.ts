@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { recordTrade } from '../../shared/domains/trading/trade-inserts.js';
-import type { Models } from '../../shared/domains/models.js';
+import { createModels, type Models } from '../../shared/domains/models.js';
+import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
+import { createLogger } from '../../shared/infra/logger.js';
 import { testContext } from '../support/context.js';
 import { makeMarket } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
@@ -94,5 +99,42 @@ describe('trade records written together #integration', () => {
     assert.ok((outcomes[3] as PromiseRejectedResult).reason instanceof mongoose.Error.ValidationError);
     assert.equal(await deps.models.Trade.countDocuments({ _id: { $in: ok } }), 2);
     assert.equal((await deps.models.Trade.findById(taken).lean())?.amountMicro, 2_000_000);
+  });
+
+  it('when the insert command itself fails (the database is unreachable), then every request of the batch fails with that error and none counts as recorded', async () => {
+    // Found by a chaos run: with the database killed, mongoose listed every record of the failed
+    // insertMany beside a write error-less MongoBulkWriteError, and they were taken for written.
+    const dir = mkdtempSync(join(tmpdir(), 'ats-inserts-'));
+    const server = await startMongoServer({ dir, persistent: false, log: createLogger('silent', 'test') });
+    const dead = await mongoose
+      .createConnection(server.url, { dbName: 'inserts', serverSelectionTimeoutMS: 500 })
+      .asPromise();
+    dead.on('error', () => undefined);
+    await server.child.stop();
+    try {
+      const { models, sizes } = countedInserts(createModels(dead).Trade);
+      const record = (i: number) =>
+        recordTrade(models, {
+          _id: `ins-${randomUUID()}`,
+          agentId: 'agent-x',
+          marketId: 'market-x',
+          venue: 'sim' as const,
+          side: 'yes' as const,
+          action: 'buy' as const,
+          amountMicro: 1_000_000 + i,
+          sharesMicro: 0,
+          orderType: 'market' as const,
+          status: 'pending' as const,
+        });
+      const outcomes = await Promise.allSettled([0, 1, 2, 3].map(record));
+      assert.deepEqual(sizes, [1, 3]);
+      for (const o of outcomes) {
+        assert.equal(o.status, 'rejected');
+        assert.match(String((o as PromiseRejectedResult).reason), /ECONNREFUSED|Server selection|closed/i);
+      }
+    } finally {
+      await dead.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -52,12 +52,27 @@ class TradeInserts {
       // Unordered: the database tried every record, and mongoose lists each one's outcome. Without
       // that list (the command itself failed: unreachable, timed out) no record is known written,
       // and every request of the batch fails with the error, as its own insert would have.
-      const results = (err as { results?: unknown[] }).results;
+      const results = perRecordOutcomes(err);
       if (!results) throw err;
       ids.forEach((id, i) => answers.set(id, outcomeOf(results[i])));
     }
     return answers;
   }
+}
+
+/**
+ * The per-record outcomes of a failed insertMany, when the database answered for each record: some
+ * were refused (write errors in its reply), or mongoose refused some before sending the rest (its
+ * MongooseBulkWriteError, thrown after the others were written). Null when the command itself
+ * failed: mongoose then still lists every record, unrefused, beside a MongoBulkWriteError with no
+ * write errors (a chaos run's killed database: "connect ECONNREFUSED"), and none of them is known
+ * written.
+ */
+function perRecordOutcomes(err: unknown): unknown[] | null {
+  const e = err as { results?: unknown[]; writeErrors?: unknown[]; name?: string };
+  if (!e.results) return null;
+  if (e.name === 'MongooseBulkWriteError' || (e.writeErrors?.length ?? 0) > 0) return e.results;
+  return null;
 }
 
 /** The driver's per-record refusal (its WriteError class is not exported): code, message, details. */
