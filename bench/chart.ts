@@ -79,16 +79,22 @@ interface HistoryPoint {
   ms: number;
 }
 
-/** The scaling part's history axis: each per-agent read's p50 and p99 by recorded trades. */
+/**
+ * The scaling part's history axis: each per-agent read's p50 and p99 by recorded trades. A read
+ * whose every request failed has no latency (NaN) and is left out: one NaN made the whole log
+ * scale's domain NaN and the panel drew no line at all.
+ */
 function historyPoints(b: BenchResults): HistoryPoint[] {
   return (b.scaling?.history ?? []).flatMap((h) =>
     h.reads.flatMap((r) =>
-      (['p50', 'p99'] as const).map((percentile) => ({
-        read: r.what,
-        trades: h.trades.toLocaleString('en-US'),
-        percentile,
-        ms: Math.max(0.5, r[percentile]),
-      })),
+      (['p50', 'p99'] as const)
+        .filter((percentile) => Number.isFinite(r[percentile]))
+        .map((percentile) => ({
+          read: r.what,
+          trades: h.trades.toLocaleString('en-US'),
+          percentile,
+          ms: Math.max(0.5, r[percentile]),
+        })),
     ),
   );
 }
