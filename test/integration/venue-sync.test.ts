@@ -114,23 +114,21 @@ describe('Imported markets follow their venue #integration', () => {
       await polymarketAdmin('DELETE', '/faults');
     }
     await polymarketAdmin('POST', '/faults', { mode: '500', path_prefix: '/clob' });
-    for (let i = 0; i < deps.env.VENUE_BREAKER_FAILURES - 1; i++) await syncPrices();
-    // The last failure opens the circuit somewhere inside this sync; after the cool-down it reads
-    // as half_open. On a loaded machine the admin read can come later than that, so the expected
-    // state follows from the measured times rather than from an assumption about speed.
-    const lastSyncStart = Date.now();
-    await syncPrices();
+    // Enough failing syncs to open the circuit. When it opened is not visible from here: the fault
+    // syncs above already count (no success came between them), a sync may send more than one
+    // request, and once the 1 s cool-down passes a sync's trial fails and re-opens it. So the read
+    // below may find it open or, past a cool-down, half_open (CI saw both); either means it opened,
+    // and closing after the cool-down is checked further down.
+    for (let i = 0; i < deps.env.VENUE_BREAKER_FAILURES; i++) await syncPrices();
     const venues = await api()
       .get('/api/admin/venues')
       .set('Authorization', `Bearer ${testContext().operatorToken}`);
-    const readAt = Date.now();
     assert.equal(venues.status, 200);
     const clob = venues.body.venues
       .find((v: { venue: string }) => v.venue === 'polymarket')
       .hosts.find((h: { base_url: string }) => h.base_url.endsWith('/clob'));
     assert.ok(clob.consecutive_failures >= deps.env.VENUE_BREAKER_FAILURES, JSON.stringify(clob));
-    if (readAt - lastSyncStart < deps.env.VENUE_BREAKER_COOLDOWN_MS) assert.equal(clob.circuit, 'open');
-    else assert.ok(['open', 'half_open'].includes(clob.circuit), JSON.stringify(clob));
+    assert.ok(['open', 'half_open'].includes(clob.circuit), JSON.stringify(clob));
     assert.ok(clob.last_error);
     const metrics = await deps.metrics.registry.getSingleMetricAsString('venue_requests_total');
     assert.match(metrics, /outcome="server_error"/);
