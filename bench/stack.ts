@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../shared/infra/embedded/child-process.js';
@@ -51,6 +51,13 @@ export async function startStack(
     throw err;
   });
   const { proc } = service;
+  // BENCH_SERVICE_LOG names a file that gets everything the service prints from here on: a row whose
+  // requests all fail says why there (a crash, a blocked event loop, an error it logged).
+  if (process.env.BENCH_SERVICE_LOG) {
+    const file = createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' });
+    proc.stdout!.pipe(file);
+    proc.stderr!.pipe(file);
+  }
   const out = service.output();
   const redisUrl = servers[0]?.url ?? /redis-server at (redis:\/\/\S+)/.exec(out)?.[1];
   const mongoUri = servers[1]?.url ?? /(?:mongo-java-server|mongod) at (mongodb:\/\/\S+)/.exec(out)?.[1];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
+import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -96,5 +97,44 @@ describe('briefing #integration', () => {
       current_version: null,
       latest_version: '0.27.0',
     });
+  });
+
+  it('when the board is re-marked, then the rank and board size follow at once, also when two marks share an instant', async () => {
+    const { models } = testContext().deps;
+    const [bull, bear, whale] = [await registerAgent(), await registerAgent(), await registerAgent()];
+    const m = await makeMarket({ p0: 0.5 });
+    await trade(bull, { market_id: m._id, side: 'yes', amount: 100 });
+    await trade(bear, { market_id: m._id, side: 'no', amount: 100 });
+    // What the rank means: 1 + the ranked agents with a higher board P&L (other files' agents included).
+    const counted = async (id: string) => {
+      const a = (await models.Agent.findById(id).lean())!;
+      const ahead = await models.Agent.countDocuments({
+        simTradesCount: { $gt: 0 },
+        leaderboardPnlMicro: { $gt: a.leaderboardPnlMicro },
+      });
+      return 1 + ahead;
+    };
+    const standing = async (agent: RegisteredAgent) => {
+      const res = await brief(agent);
+      assert.equal(res.status, 200);
+      return res.body.performance as { rank: number; total_agents: number };
+    };
+    // A fixed instant for both marks: a copy of the board keyed by its mark time alone would survive.
+    const at = new Date();
+    for (let i = 0; i < 4; i++) await trade(whale, { market_id: m._id, side: 'yes', amount: 500 });
+    await remarkLeaderboard(models, at);
+    const [bull1, bear1] = [await standing(bull), await standing(bear)];
+    assert.equal(bull1.rank, await counted(bull.agent_id));
+    assert.equal(bear1.rank, await counted(bear.agent_id));
+    assert.ok(bull1.rank < bear1.rank, 'YES rose: the bull is ahead');
+    const ranked = await models.Agent.countDocuments({ simTradesCount: { $gt: 0 } });
+    assert.equal(bull1.total_agents, ranked);
+
+    for (let i = 0; i < 10; i++) await trade(whale, { market_id: m._id, side: 'no', amount: 500 });
+    await remarkLeaderboard(models, at);
+    const [bull2, bear2] = [await standing(bull), await standing(bear)];
+    assert.equal(bull2.rank, await counted(bull.agent_id));
+    assert.equal(bear2.rank, await counted(bear.agent_id));
+    assert.ok(bull2.rank > bear2.rank, 'YES fell: the bear is ahead');
   });
 });

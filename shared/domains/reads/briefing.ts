@@ -1,6 +1,6 @@
 import type { SkillUpdate } from '../skills/skills.js';
 import type { AgentRecord } from '../agents/agent.model.js';
-import { priceAt } from '../markets/history.js';
+import { priceAtMinute } from '../markets/history.js';
 import { marketView } from '../markets/market-view.js';
 import type { Models } from '../models.js';
 import { recommendSkills } from '../skills/skills.js';
@@ -12,7 +12,7 @@ import { bucketCash, type WalletCash } from '../trading/wallet-cash.js';
 import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
-import { rankOf, SDK_AGENTS_BOARD } from './leaderboard.js';
+import { boardStanding } from './board-ranks.js';
 import { resolutionLabel } from '../markets/resolution.js';
 
 const BIG_MOVE = 0.1;
@@ -86,7 +86,10 @@ async function venueAttention(
     valueMicro += value;
     unrealizedMicro += value - cost;
     const side = p.sharesYesMicro >= p.sharesNoMicro ? 'yes' : 'no';
-    const before = await priceAt(models, m, since);
+    // The price at the start of the minute of `since` (shared by every agent holding the market and
+    // cached per process): one log read per market and minute rather than per position and request.
+    // A move from up to 59 s before `since` counts too; BIG_MOVE is 10 points, so it rarely matters.
+    const before = await priceAtMinute(models, m, since);
     const move = m.currentPrice - before;
     const seconds = m.resolvesAt ? (m.resolvesAt.getTime() - now.getTime()) / 1000 : null;
     const reasons: string[] = [];
@@ -193,11 +196,9 @@ export async function briefing(
       'You have not traded yet: find a market with GET /api/sdk/markets and check it with GET /api/sdk/context/{market_id}.',
     );
 
-  const [newMarkets, rank, meta] = await Promise.all([
+  const [newMarkets, { rank, totalAgents }] = await Promise.all([
     (opts.newMarkets ?? ((from: Date) => newMarketsSince(models, from, baseUrl, now)))(since),
-
-    rankOf(models, agent),
-    models.LeaderboardMeta.findById(SDK_AGENTS_BOARD).lean(),
+    boardStanding(models, agent),
   ]);
   const decided = agent.winCount + agent.lossCount;
   return {
@@ -233,7 +234,7 @@ export async function briefing(
         : 0,
       win_rate: decided ? Math.round((agent.winCount / decided) * 1e4) / 1e4 : 0,
       rank,
-      total_agents: meta?.totalAgents ?? 0,
+      total_agents: totalAgents,
     },
     ...(await briefingRiskAlerts(models, agent._id, now)),
     risk_warnings: [...riskWarnings, ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : []))],

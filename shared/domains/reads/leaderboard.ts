@@ -4,8 +4,7 @@ import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
-
-export const SDK_AGENTS_BOARD = 'sdk-agents';
+import { boardStanding, forgetBoardCopy, SDK_AGENTS_BOARD } from './board-ranks.js';
 
 /**
  * Positions with their unrealised P&L: open shares marked at current prices (imported markets at the
@@ -91,6 +90,7 @@ export async function remarkLeaderboard(
     { $set: { totalAgents: agents.length, markedAt: now } },
     { upsert: true },
   );
+  forgetBoardCopy(models);
   return { agents: agents.length, changed: ops.length };
 }
 
@@ -187,19 +187,12 @@ export async function sdkAgentsBoard(models: Models, limit: number, offset: numb
   };
 }
 
-/** An agent's place on the board: 1 + the number of agents ahead of it (an indexed count). */
+/** An agent's place on the sim board (board-ranks.ts), null before its first sim trade. */
 export async function rankOf(
   models: Models,
   agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
 ): Promise<number | null> {
-  if (agent.simTradesCount === 0) return null;
-  return (
-    1 +
-    (await models.Agent.countDocuments({
-      simTradesCount: { $gt: 0 },
-      leaderboardPnlMicro: { $gt: agent.leaderboardPnlMicro },
-    }))
-  );
+  return (await boardStanding(models, agent)).rank;
 }
 
 export const TRADER_TYPES = ['all', 'agent', 'human'] as const;
