@@ -65,6 +65,7 @@ export async function createDeps(
     env.MONGODB_DB,
     env.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
     log,
+    env.MONGODB_SLOW_COMMAND_MS,
   );
   watchMongo(mongo, infra.mongoUri, log);
   const models = { ...createModels(mongo), ...createVenueModels(mongo) };

@@ -39,10 +39,13 @@ export async function connectMongo(
    * Without one, it gives up after STARTUP_PATIENCE_MS.
    */
   log?: Pick<Logger, 'info' | 'warn'>,
+  /** Commands that take at least this long are logged (MONGODB_SLOW_COMMAND_MS; 0: none). */
+  slowCommandMs = 0,
 ): Promise<Connection> {
   const deadline = Date.now() + STARTUP_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     const conn = mongoose.createConnection(uri, {
+      monitorCommands: slowCommandMs > 0 && !!log,
       dbName: databaseInUri(uri) ?? defaultDb,
       serverSelectionTimeoutMS,
       // Indexes are created explicitly at start (ensureIndexes), not lazily on first use.
@@ -52,6 +55,7 @@ export async function connectMongo(
       // held by a majority of a replica set (on a standalone server: by it).
       writeConcern: DURABLE_WRITES,
     });
+    if (slowCommandMs > 0 && log) logSlowCommands(conn, slowCommandMs, log);
     try {
       const connected = await conn.asPromise();
       if (attempt > 1) log?.info({ attempts: attempt }, 'the database answers now');
@@ -72,6 +76,46 @@ export async function connectMongo(
       await new Promise((r) => setTimeout(r, delayMs));
     }
   }
+}
+
+/** The field names a command selects by (never their values: filters hold keys and ids). */
+function selectorShape(command: Record<string, unknown>): string[] {
+  const first = (v: unknown) =>
+    Array.isArray(v) ? (v[0] as Record<string, unknown> | undefined) : undefined;
+  const selector =
+    command.filter ??
+    command.query ??
+    first(command.updates)?.q ??
+    first(command.deletes)?.q ??
+    first(command.pipeline)?.$match;
+  return selector && typeof selector === 'object' ? Object.keys(selector) : [];
+}
+
+/**
+ * Logs every command that took at least `thresholdMs` (name, collection, the fields it selects by,
+ * and its time including any wait on the server). The way to find the query that holds a collection
+ * when reads stall: on the development database a collection answers one command at a time, so one
+ * scan delays everything queued behind it.
+ */
+function logSlowCommands(conn: Connection, thresholdMs: number, log: Pick<Logger, 'warn'>): void {
+  const started = new Map<number, { command: string; collection: unknown; selects: string[] }>();
+  const client = conn.getClient();
+  client.on('commandStarted', (e) => {
+    const collection = (e.command as Record<string, unknown>)[e.commandName];
+    started.set(e.requestId, {
+      command: e.commandName,
+      collection: typeof collection === 'string' ? collection : undefined,
+      selects: selectorShape(e.command as Record<string, unknown>),
+    });
+  });
+  const finished = (e: { requestId: number; duration: number }, failed: boolean) => {
+    const what = started.get(e.requestId);
+    started.delete(e.requestId);
+    if (what && e.duration >= thresholdMs)
+      log.warn({ ...what, durationMs: Math.round(e.duration), failed }, 'slow database command');
+  };
+  client.on('commandSucceeded', (e) => finished(e, false));
+  client.on('commandFailed', (e) => finished(e, true));
 }
 
 export async function pingMongo(conn: Connection): Promise<void> {

@@ -446,6 +446,14 @@ export const EnvSchema = z.object({
     .describe(
       'How long a database command waits for a reachable MongoDB server before failing: during an outage requests answer 503 with Retry-After after this long. (Startup waits up to 30 s for the database.)',
     ),
+  MONGODB_SLOW_COMMAND_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Logs every database command that takes at least this many milliseconds (its name, collection and the fields it selects by, never values), to find the query that stalls the others. 0: off.',
+    ),
   EMBEDDED_RESTART_MAX_FAILURES: positiveInt
     .default(5)
     .describe(

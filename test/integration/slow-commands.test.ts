@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { connectMongo } from '../../shared/infra/mongo.js';
+import type { Logger } from '../../shared/infra/logger.js';
+import { testContext } from '../support/context.js';
+
+describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () => {
+  it('when commands reach the threshold, then each is logged with its collection and the fields it selects by, never their values', async () => {
+    const logged: { fields: Record<string, unknown>; msg: string }[] = [];
+    const log = {
+      info: () => undefined,
+      warn: (fields: object, msg?: string) => {
+        logged.push({ fields: fields as Record<string, unknown>, msg: msg ?? '' });
+      },
+    } as unknown as Pick<Logger, 'info' | 'warn'>;
+    // A threshold below any command's time (1 ms could miss fast ones; 0 is off): every command is logged.
+    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, log, 1e-9);
+    try {
+      const secret = 'sk_live_do-not-log-me';
+      const docs = conn.db!.collection('slow_docs');
+      await docs.insertOne({ apiKeyHash: secret, n: 1 });
+      await docs.find({ apiKeyHash: secret, n: { $gt: 0 } }).toArray();
+      await docs.aggregate([{ $match: { apiKeyHash: secret } }, { $count: 'n' }]).toArray();
+      await docs.updateOne({ apiKeyHash: secret }, { $set: { n: 2 } });
+      const ours = logged.filter((l) => l.fields.collection === 'slow_docs');
+      assert.deepEqual(
+        ours.map((l) => [l.fields.command, l.fields.selects]),
+        [
+          ['insert', []],
+          ['find', ['apiKeyHash', 'n']],
+          ['aggregate', ['apiKeyHash']],
+          ['update', ['apiKeyHash']],
+        ],
+      );
+      for (const l of ours) {
+        assert.equal(l.msg, 'slow database command');
+        assert.equal(typeof l.fields.durationMs, 'number');
+        assert.equal(l.fields.failed, false);
+      }
+      assert.ok(!JSON.stringify(logged).includes(secret), 'no value is logged');
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('when the threshold is 0, then the driver does not report commands at all', async () => {
+    const quiet = { info: () => undefined, warn: () => undefined } as unknown as Pick<
+      Logger,
+      'info' | 'warn'
+    >;
+    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet);
+    try {
+      let seen = 0;
+      conn.getClient().on('commandStarted', () => seen++);
+      await conn.db!.collection('slow_docs').findOne({});
+      assert.equal(seen, 0);
+    } finally {
+      await conn.close();
+    }
+  });
+});
