@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { markedPositions, openOn } from '../../shared/domains/reads/leaderboard.js';
 import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
@@ -112,5 +113,36 @@ describe('venue leaderboards as read models #integration', () => {
       page.entries.map((e) => e.rank),
       page.entries.map((_, i) => i + 1),
     );
+  });
+
+  it('when the re-mark job hands over sim marks it made for the main board, then the boards are the ones a re-mark marking by itself writes', async () => {
+    const { models } = testContext().deps;
+    const [a, b] = [await registerAgent(), await registerAgent()];
+    const m = await makeMarket({ p0: 0.4 });
+    await trade(a, { market_id: m._id, side: 'yes', amount: 200 });
+    await trade(b, { market_id: m._id, side: 'no', amount: 50 });
+    await trade(a, { market_id: m._id, action: 'sell', side: 'yes', shares: 100 });
+    const at = new Date();
+    const shared = await remarkVenueBoards(models, at, undefined, {
+      sim: await markedPositions(models, openOn('sim')),
+    });
+    assert.ok(shared.sim!.ranked >= 2);
+    const rows = await models.VenueStanding.find({ venue: 'sim', agentId: { $in: [a.agent_id, b.agent_id] } })
+      .sort({ agentId: 1 })
+      .lean();
+    assert.equal(rows.length, 2);
+    // The same instant marked by itself: every row the same, none written or removed.
+    const alone = await remarkVenueBoards(models, at);
+    assert.deepEqual(alone.sim, { ranked: shared.sim!.ranked, changed: 0, removed: 0 });
+    const again = await models.VenueStanding.find({
+      venue: 'sim',
+      agentId: { $in: [a.agent_id, b.agent_id] },
+    })
+      .sort({ agentId: 1 })
+      .lean();
+    assert.deepEqual(again, rows);
+    const seller = rows.find((r) => r.agentId === a.agent_id)!;
+    assert.equal(seller.tradesCount, 2);
+    assert.equal(seller.spentMicro, 200_000_000);
   });
 });

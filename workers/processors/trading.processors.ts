@@ -1,7 +1,7 @@
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
-import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { markedPositions, openOn, remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
@@ -45,9 +45,11 @@ export const settleMarketProcessor: Processor<'settle-market'> = async (data, { 
 export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) => {
   const now = deps.clock();
   const window = deps.env.LEADERBOARD_LINK_WINDOW_HOURS;
+  // Sim's open positions are marked once for both boards: the largest read of the re-mark.
+  const sim = await markedPositions(deps.models, openOn('sim'));
   return {
-    ...(await remarkLeaderboard(deps.models, now, window)),
-    venues: await remarkVenueBoards(deps.models, now, window),
+    ...(await remarkLeaderboard(deps.models, now, window, sim)),
+    venues: await remarkVenueBoards(deps.models, now, window, { sim }),
   };
 };
 

@@ -1,17 +1,43 @@
 import type { AgentRecord } from '../agents/agent.model.js';
 import { nameSkeleton } from '../agents/agent-name.js';
 import type { Models } from '../models.js';
+import type { PositionRecord } from '../positions/position.model.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 import { boardStanding, forgetBoardCopy, SDK_AGENTS_BOARD } from './board-ranks.js';
+
+/** A position with its unrealised P&L at current prices (markedPositions). */
+export interface Marked {
+  p: Pick<
+    PositionRecord,
+    | '_id'
+    | 'agentId'
+    | 'marketId'
+    | 'venue'
+    | 'status'
+    | 'sharesYesMicro'
+    | 'sharesNoMicro'
+    | 'reservedYesMicro'
+    | 'reservedNoMicro'
+    | 'costYesMicro'
+    | 'costNoMicro'
+    | 'realizedPnlMicro'
+    | 'openedAt'
+    | 'lastTradeAt'
+  >;
+  unrealizedMicro: number;
+}
+
+/** The filter of a venue's positions that are not settled: the ones a re-mark marks. */
+export const openOn = (venue: string) => ({ venue, status: { $ne: 'settled' } });
 
 /**
  * Positions with their unrealised P&L: open shares marked at current prices (imported markets at the
  * venue's price, so an agent cannot pump its own mark on the sim book) less their cost; settled
  * positions have none. Positions of a market not found are left out.
  */
-export async function markedPositions(models: Models, filter: Record<string, unknown>) {
+export async function markedPositions(models: Models, filter: Record<string, unknown>): Promise<Marked[]> {
   const positions = await models.Position.find(filter, {
     agentId: 1,
     marketId: 1,
@@ -53,12 +79,11 @@ export async function remarkLeaderboard(
   models: Models,
   now: Date,
   linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
+  /** Sim's open positions marked already (the job marks them once for this board and sim's venue board). */
+  markedOpenSim?: Marked[],
 ): Promise<{ agents: number; changed: number }> {
   const unrealized = new Map<string, number>();
-  for (const { p, unrealizedMicro } of await markedPositions(models, {
-    venue: 'sim',
-    status: { $ne: 'settled' },
-  }))
+  for (const { p, unrealizedMicro } of markedOpenSim ?? (await markedPositions(models, openOn('sim'))))
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { simTradesCount: { $gt: 0 } },

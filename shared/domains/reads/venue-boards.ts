@@ -3,7 +3,15 @@ import { fromMicro } from '../money.js';
 import { FILLED } from '../trading/trade.model.js';
 import type { VenueStandingRecord } from '../system/venue-standing.model.js';
 import { venueIds, type VenueId } from '../venues/venue-id.js';
-import { leaderboardEntry, markedPositions, shownNames, winRate, type TraderType } from './leaderboard.js';
+import {
+  leaderboardEntry,
+  markedPositions,
+  openOn,
+  shownNames,
+  winRate,
+  type Marked,
+  type TraderType,
+} from './leaderboard.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 
 /**
@@ -37,54 +45,70 @@ type Standing = Pick<
   'pnlMicro' | 'unrankedMicro' | 'spentMicro' | 'tradesCount' | 'winCount' | 'lossCount'
 >;
 
-const byAgent = (rows: { _id: string; v: number }[]) => new Map(rows.map((r) => [r._id, r.v]));
+type TradeSums = { _id: string; trades: number; spent: number };
+type PositionSums = { _id: string; realized: number; wins: number; losses: number };
+
+/** A closed or settled position counts as a win when it made money, else as a loss. */
+const decided = (won: boolean) => ({
+  $cond: [
+    {
+      $and: [
+        { $ne: ['$status', 'open'] },
+        won ? { $gt: ['$realizedPnlMicro', 0] } : { $lte: ['$realizedPnlMicro', 0] },
+      ],
+    },
+    1,
+    0,
+  ],
+});
 
 /**
- * Every ranked agent's standing on `venue`. Sums come from aggregations (settled positions are never
- * loaded); only open positions are loaded to be marked, and the linked agents' positions to find
- * what does not rank.
+ * Every ranked agent's standing on `venue`. Sums come from two aggregations, one over the venue's
+ * filled trades and one over its positions (each reads its collection once; settled positions are
+ * never loaded); only open positions are loaded to be marked (or taken from the caller, who marked
+ * them already), and the linked agents' positions to find what does not rank.
  */
-async function standingsOn(models: Models, venue: VenueId, linkWindowHours: number) {
-  const sum = (field: string) => ({ $sum: field });
-  const count = { $sum: 1 };
-  const [trades, spent, realized, wins, losses, open] = await Promise.all([
-    models.Trade.aggregate<{ _id: string; v: number }>([
+async function standingsOn(models: Models, venue: VenueId, linkWindowHours: number, markedOpen?: Marked[]) {
+  const [tradeSums, positionSums, open] = await Promise.all([
+    models.Trade.aggregate<TradeSums>([
       { $match: { venue, ...FILLED } },
-      { $group: { _id: '$agentId', v: count } },
+      {
+        $group: {
+          _id: '$agentId',
+          trades: { $sum: 1 },
+          spent: { $sum: { $cond: [{ $eq: ['$action', 'buy'] }, '$fill.amountMicro', 0] } },
+        },
+      },
     ]),
-    models.Trade.aggregate<{ _id: string; v: number }>([
-      { $match: { venue, action: 'buy', ...FILLED } },
-      { $group: { _id: '$agentId', v: sum('$fill.amountMicro') } },
-    ]),
-    models.Position.aggregate<{ _id: string; v: number }>([
+    models.Position.aggregate<PositionSums>([
       { $match: { venue } },
-      { $group: { _id: '$agentId', v: sum('$realizedPnlMicro') } },
+      {
+        $group: {
+          _id: '$agentId',
+          realized: { $sum: '$realizedPnlMicro' },
+          wins: { $sum: decided(true) },
+          losses: { $sum: decided(false) },
+        },
+      },
     ]),
-    models.Position.aggregate<{ _id: string; v: number }>([
-      { $match: { venue, status: { $ne: 'open' }, realizedPnlMicro: { $gt: 0 } } },
-      { $group: { _id: '$agentId', v: count } },
-    ]),
-    models.Position.aggregate<{ _id: string; v: number }>([
-      { $match: { venue, status: { $ne: 'open' }, realizedPnlMicro: { $lte: 0 } } },
-      { $group: { _id: '$agentId', v: count } },
-    ]),
-    markedPositions(models, { venue, status: { $ne: 'settled' } }),
+    markedOpen ?? markedPositions(models, openOn(venue)),
   ]);
   const holders = await models.Agent.find(
-    { _id: { $in: trades.map((t) => t._id) } },
+    { _id: { $in: tradeSums.map((t) => t._id) } },
     { claimedBy: 1, registeredFrom: 1 },
   ).lean();
   const realMoney = venue !== 'sim';
-  const [spentOf, realizedOf, winsOf, lossesOf] = [spent, realized, wins, losses].map(byAgent);
+  const byAgent = new Map(positionSums.map((r) => [r._id, r]));
   const standings = new Map<string, Standing>();
-  for (const [agentId, n] of byAgent(trades)) {
-    standings.set(agentId, {
-      pnlMicro: realizedOf!.get(agentId) ?? 0,
+  for (const t of tradeSums) {
+    const held = byAgent.get(t._id);
+    standings.set(t._id, {
+      pnlMicro: held?.realized ?? 0,
       unrankedMicro: 0,
-      spentMicro: spentOf!.get(agentId) ?? 0,
-      tradesCount: n,
-      winCount: winsOf!.get(agentId) ?? 0,
-      lossCount: lossesOf!.get(agentId) ?? 0,
+      spentMicro: t.spent,
+      tradesCount: t.trades,
+      winCount: held?.wins ?? 0,
+      lossCount: held?.losses ?? 0,
     });
   }
   for (const { p, unrealizedMicro } of open) {
@@ -128,10 +152,12 @@ export async function remarkVenueBoards(
   models: Models,
   now: Date,
   linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
+  /** Venues' open positions marked already at `now` (the main board's re-mark marks sim's). */
+  markedOpen: Partial<Record<VenueId, Marked[]>> = {},
 ): Promise<Record<string, { ranked: number; changed: number; removed: number }>> {
   const done: Record<string, { ranked: number; changed: number; removed: number }> = {};
   for (const venue of venueIds()) {
-    const standings = await standingsOn(models, venue, linkWindowHours);
+    const standings = await standingsOn(models, venue, linkWindowHours, markedOpen[venue]);
     const stored = new Map(
       (await models.VenueStanding.find({ venue }).lean()).map((row) => [row.agentId, row]),
     );
