@@ -20,6 +20,7 @@ import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.WriteBuffer;
@@ -63,6 +64,16 @@ public class Launcher {
           return 13;
         }
       };
+
+  /**
+   * Threads answering connections (--threads). mongo-java-server runs each command on its connection's
+   * network thread, and Netty's default is two threads per core: with 2 cores, every connection shared
+   * one of 4 threads, so one long command (a minute's re-mark aggregating 100,000 trades took 8 s)
+   * held a quarter of all connections, reads of other collections and the driver's heartbeats
+   * included (the heartbeat timed out, the driver dropped its pool, requests failed). mongod gives
+   * each connection a thread of its own; this many threads come close for the pools the service opens.
+   */
+  static final int NETWORK_THREADS = 128;
 
   /** Commands that change data; each is committed to the H2 file before its answer goes out. */
   static final Set<String> WRITES =
@@ -402,11 +413,13 @@ public class Launcher {
     String host = "127.0.0.1";
     int port = 27017;
     String h2File = null;
+    int threads = NETWORK_THREADS;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--host" -> host = args[++i];
         case "--port" -> port = Integer.parseInt(args[++i]);
         case "--h2" -> h2File = args[++i];
+        case "--threads" -> threads = Integer.parseInt(args[++i]);
         default -> {
           System.err.println("unknown argument " + args[i]);
           System.exit(2);
@@ -416,7 +429,7 @@ public class Launcher {
     MongoBackend backend = h2File != null ? durableH2(h2File) : indexedMemory();
     backend.version(MONGO_5_0);
     MongoServer server = new MongoServer(backend);
-    server.bind(host, port);
+    server.bind(new InetSocketAddress(host, port), 1, threads);
     CountDownLatch stopped = new CountDownLatch(1);
     // SIGTERM/SIGINT run this hook: closing the backend commits the H2 file, so no acknowledged write is lost.
     Runtime.getRuntime()
