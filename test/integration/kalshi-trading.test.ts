@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { rankOf, remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
+import { boardStanding } from '../../shared/domains/reads/board-ranks.js';
+import { remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
 import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
 import { QUOTE_TTL_SECONDS } from '../../shared/domains/venues/kalshi/kalshi-trade.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
@@ -129,7 +130,7 @@ async function assertCurrenciesApart(t: KalshiTrader) {
   const { models } = testContext().deps;
   // Only a Kalshi trade so far: not on the sim board at all (it ranked there at 0 $SIM before).
   const kalshiOnly = (await models.Agent.findById(t.agent.agent_id).lean())!;
-  assert.equal(await rankOf(models, kalshiOnly), null);
+  assert.equal((await boardStanding(models, kalshiOnly)).rank, null);
   const simMarket = await makeMarket({ p0: 0.5, b: 300 });
   const simBuy = await trade(t.agent, { market_id: simMarket._id, side: 'yes', amount: 10, venue: 'sim' });
   assert.equal(simBuy.body.success, true, JSON.stringify(simBuy.body));
@@ -152,7 +153,7 @@ async function assertCurrenciesApart(t: KalshiTrader) {
   await remarkVenueBoards(models, new Date());
   const agent = (await models.Agent.findById(t.agent.agent_id).lean())!;
   assert.equal(agent.leaderboardPnlMicro, Math.round(simPnl * 1e6));
-  assert.notEqual(await rankOf(models, agent), null, 'its sim trade puts it on the sim board');
+  assert.notEqual((await boardStanding(models, agent)).rank, null, 'its sim trade puts it on the sim board');
   const kalshiBoard = await venueBoard(models, 'kalshi', 'all', 500, 0);
   const onKalshi = kalshiBoard.entries.find((e) => e.id === t.agent.agent_id);
   assert.equal(onKalshi?.total_pnl, -0.1);

@@ -1,7 +1,8 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
-import { leaderboardEntry, rankOf } from './leaderboard.js';
+import { boardStanding } from './board-ranks.js';
+import { leaderboardEntry } from './leaderboard.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { claimInfoView } from '../agents/agent-views.js';
 import { assertClaimCodeLive, claimCodeExpiresAt } from '../agents/claim-code.js';
@@ -43,7 +44,7 @@ const claimView = (agent: AgentRecord, clock: ClaimCodeClock) => ({
  */
 export async function claimPageData(models: Models, code: string, clock: ClaimCodeClock) {
   const agent = await liveClaimAgent(models, code, clock);
-  const rank = await rankOf(models, agent);
+  const { rank } = await boardStanding(models, agent);
   const entry = leaderboardEntry(agent, rank ?? 0);
   return {
     ...claimView(agent, clock),

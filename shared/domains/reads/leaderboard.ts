@@ -5,27 +5,28 @@ import type { PositionRecord } from '../positions/position.model.js';
 import { fromMicro } from '../money.js';
 import { markMicro } from '../positions/position-views.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
-import { boardStanding, forgetBoardCopy, SDK_AGENTS_BOARD } from './board-ranks.js';
+import { forgetBoardCopy, SDK_AGENTS_BOARD } from './board-ranks.js';
+
+/** What marking a position reads of it. */
+const MARKED_FIELDS = {
+  agentId: 1,
+  marketId: 1,
+  venue: 1,
+  status: 1,
+  sharesYesMicro: 1,
+  sharesNoMicro: 1,
+  reservedYesMicro: 1,
+  reservedNoMicro: 1,
+  costYesMicro: 1,
+  costNoMicro: 1,
+  realizedPnlMicro: 1,
+  openedAt: 1,
+  lastTradeAt: 1,
+} as const;
 
 /** A position with its unrealised P&L at current prices (markedPositions). */
 export interface Marked {
-  p: Pick<
-    PositionRecord,
-    | '_id'
-    | 'agentId'
-    | 'marketId'
-    | 'venue'
-    | 'status'
-    | 'sharesYesMicro'
-    | 'sharesNoMicro'
-    | 'reservedYesMicro'
-    | 'reservedNoMicro'
-    | 'costYesMicro'
-    | 'costNoMicro'
-    | 'realizedPnlMicro'
-    | 'openedAt'
-    | 'lastTradeAt'
-  >;
+  p: Pick<PositionRecord, '_id' | keyof typeof MARKED_FIELDS>;
   unrealizedMicro: number;
 }
 
@@ -38,21 +39,7 @@ export const openOn = (venue: string) => ({ venue, status: { $ne: 'settled' } })
  * positions have none. Positions of a market not found are left out.
  */
 export async function markedPositions(models: Models, filter: Record<string, unknown>): Promise<Marked[]> {
-  const positions = await models.Position.find(filter, {
-    agentId: 1,
-    marketId: 1,
-    venue: 1,
-    status: 1,
-    sharesYesMicro: 1,
-    sharesNoMicro: 1,
-    reservedYesMicro: 1,
-    reservedNoMicro: 1,
-    costYesMicro: 1,
-    costNoMicro: 1,
-    realizedPnlMicro: 1,
-    openedAt: 1,
-    lastTradeAt: 1,
-  }).lean();
+  const positions = await models.Position.find(filter, MARKED_FIELDS).lean();
   const markets = await models.Market.find(
     { _id: { $in: [...new Set(positions.map((p) => p.marketId))] } },
     { currentPrice: 1, externalPriceYes: 1, status: 1, outcome: 1, payoutYesMicro: 1 },
@@ -210,14 +197,6 @@ export async function sdkAgentsBoard(models: Models, limit: number, offset: numb
     total_agents: meta?.totalAgents ?? 0,
     marked_at: meta?.markedAt ? meta.markedAt.toISOString() : null,
   };
-}
-
-/** An agent's place on the sim board (board-ranks.ts), null before its first sim trade. */
-export async function rankOf(
-  models: Models,
-  agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
-): Promise<number | null> {
-  return (await boardStanding(models, agent)).rank;
 }
 
 export const TRADER_TYPES = ['all', 'agent', 'human'] as const;
