@@ -95,9 +95,10 @@ function selectorShape(command: Record<string, unknown>): string[] {
  * Logs every command that took at least `thresholdMs` (name, collection, the fields it selects by,
  * and its time including any wait on the server). The way to find the query that holds a collection
  * when reads stall: on the development database a collection answers one command at a time, so one
- * scan delays everything queued behind it.
+ * scan delays everything queued behind it. The driver times commands in whole milliseconds, so a
+ * threshold of 1 leaves out those under a millisecond. The connection must monitor commands.
  */
-function logSlowCommands(conn: Connection, thresholdMs: number, log: Pick<Logger, 'warn'>): void {
+export function logSlowCommands(conn: Connection, thresholdMs: number, log: Pick<Logger, 'warn'>): void {
   const started = new Map<number, { command: string; collection: unknown; selects: string[] }>();
   const client = conn.getClient();
   client.on('commandStarted', (e) => {

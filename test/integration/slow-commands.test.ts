@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { connectMongo } from '../../shared/infra/mongo.js';
+import mongoose from 'mongoose';
+import { connectMongo, logSlowCommands } from '../../shared/infra/mongo.js';
 import type { Logger } from '../../shared/infra/logger.js';
 import { testContext } from '../support/context.js';
 
@@ -12,8 +13,12 @@ describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () 
         logged.push({ fields: fields as Record<string, unknown>, msg: msg ?? '' });
       },
     } as unknown as Pick<Logger, 'info' | 'warn'>;
-    // A threshold below any command's time (1 ms could miss fast ones; 0 is off): every command is logged.
-    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, log, 1e-9);
+    // Threshold 0 logs every command: the driver times them in whole milliseconds, so any positive
+    // threshold would leave out the fast ones (a CI run lost an update that took 0 ms).
+    const conn = await mongoose
+      .createConnection(testContext().mongoUri, { dbName: 'slow_commands_test', monitorCommands: true })
+      .asPromise();
+    logSlowCommands(conn, 0, log);
     try {
       const secret = 'sk_live_do-not-log-me';
       const docs = conn.db!.collection('slow_docs');
@@ -53,6 +58,22 @@ describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () 
       conn.getClient().on('commandStarted', () => seen++);
       await conn.db!.collection('slow_docs').findOne({});
       assert.equal(seen, 0);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('when MONGODB_SLOW_COMMAND_MS is set, then the service connection reports its commands', async () => {
+    const quiet = { info: () => undefined, warn: () => undefined } as unknown as Pick<
+      Logger,
+      'info' | 'warn'
+    >;
+    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet, 1);
+    try {
+      let seen = 0;
+      conn.getClient().on('commandStarted', () => seen++);
+      await conn.db!.collection('slow_docs').findOne({});
+      assert.ok(seen >= 1);
     } finally {
       await conn.close();
     }
