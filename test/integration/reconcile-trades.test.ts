@@ -70,7 +70,16 @@ describe('stuck trades are reconciled #integration', () => {
       'the trade to fill',
     );
     assert.equal(trade!.resumeCount, 1);
-    const rerun = await deps.queues.findJob('execute-trade', { tradeId });
+    // The trade is filled inside the job; BullMQ counts the attempt only when it then marks the job
+    // completed, so read the count once it has (read at once, it was 0 in two CI runs).
+    const rerun = await until(
+      async () => {
+        const j = await deps.queues.findJob('execute-trade', { tradeId });
+        return j && (await j.getState()) === 'completed' ? j : null;
+      },
+      (j) => j !== null,
+      'the fresh job to complete',
+    );
     assert.equal(rerun!.attemptsMade, 1, 'a fresh job: its first attempt, not the failed job’s second');
     const a = await deps.models.Agent.findById(agent.agent_id).lean();
     assert.equal(a!.balanceMicro, 10_000_000_000 - 10_000_000);
