@@ -47,35 +47,28 @@ describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () 
     }
   });
 
-  it('when the threshold is 0, then the driver does not report commands at all', async () => {
+  /** How many commands a service connection with `slowCommandMs` reports for one find. */
+  async function reportedCommands(slowCommandMs: number): Promise<number> {
     const quiet = { info: () => undefined, warn: () => undefined } as unknown as Pick<
       Logger,
       'info' | 'warn'
     >;
-    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet);
+    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet, slowCommandMs);
     try {
       let seen = 0;
       conn.getClient().on('commandStarted', () => seen++);
       await conn.db!.collection('slow_docs').findOne({});
-      assert.equal(seen, 0);
+      return seen;
     } finally {
       await conn.close();
     }
+  }
+
+  it('when the threshold is 0, then the driver does not report commands at all', async () => {
+    assert.equal(await reportedCommands(0), 0);
   });
 
   it('when MONGODB_SLOW_COMMAND_MS is set, then the service connection reports its commands', async () => {
-    const quiet = { info: () => undefined, warn: () => undefined } as unknown as Pick<
-      Logger,
-      'info' | 'warn'
-    >;
-    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet, 1);
-    try {
-      let seen = 0;
-      conn.getClient().on('commandStarted', () => seen++);
-      await conn.db!.collection('slow_docs').findOne({});
-      assert.ok(seen >= 1);
-    } finally {
-      await conn.close();
-    }
+    assert.ok((await reportedCommands(1)) >= 1);
   });
 });
