@@ -21,6 +21,7 @@ import { depositWalletBatchModel } from './wallets/deposit-wallet-batch.model.js
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { venueStandingModel } from './system/venue-standing.model.js';
+import { venueTallyModel } from './system/venue-tally.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
 import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
@@ -59,6 +60,7 @@ export function createModels(conn: Connection) {
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),
     VenueStanding: venueStandingModel(conn),
+    VenueTally: venueTallyModel(conn),
     ScheduleRun: scheduleRunModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { markedPositions, openOn } from '../../shared/domains/reads/leaderboard.js';
 import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
+import { RECOUNT_WINDOW_MS, recountTallies, tallyAgents } from '../../shared/domains/reads/venue-tallies.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
@@ -144,5 +145,36 @@ describe('venue leaderboards as read models #integration', () => {
     const seller = rows.find((r) => r.agentId === a.agent_id)!;
     assert.equal(seller.tradesCount, 2);
     assert.equal(seller.spentMicro, 200_000_000);
+  });
+
+  it('when only one agent traded since the last count, then only that agent is counted again, and the boards equal ones counted from scratch', async () => {
+    const { models } = testContext().deps;
+    const [a, b] = [await registerAgent(), await registerAgent()];
+    const m = await makeMarket({ p0: 0.5 });
+    await trade(a, { market_id: m._id, side: 'yes', amount: 40 });
+    await trade(b, { market_id: m._id, side: 'no', amount: 30 });
+    // Past every agent's recount window: nothing moved, so nobody is counted.
+    let now = new Date(Date.now() + RECOUNT_WINDOW_MS + 60_000);
+    await remarkVenueBoards(models, now);
+    now = new Date(now.getTime() + RECOUNT_WINDOW_MS + 1);
+    assert.deepEqual(await recountTallies(models, await tallyAgents(models), now), { counted: 0, written: 0 });
+
+    await trade(a, { market_id: m._id, action: 'sell', side: 'yes', shares: 20 });
+    const moved = await recountTallies(models, await tallyAgents(models), now);
+    assert.deepEqual(moved, { counted: 1, written: 1 }, 'the seller alone, its sim tally changed');
+    await remarkVenueBoards(models, now);
+    const tally = (await models.VenueTally.findById(`sim:${a.agent_id}`).lean())!;
+    assert.equal(tally.tradesCount, 2);
+    assert.equal(tally.spentMicro, 40_000_000);
+    const position = (await models.Position.findById(`${a.agent_id}:${m._id}:sim`).lean())!;
+    assert.equal(tally.realizedMicro, position.realizedPnlMicro);
+
+    // Every tally dropped and every agent counted afresh: the same boards, nothing rewritten.
+    const kept = await models.VenueStanding.find({}).sort({ _id: 1 }).lean();
+    await models.VenueTally.deleteMany({});
+    await models.Agent.updateMany({}, { $set: { talliedSeq: null } });
+    const fresh = await remarkVenueBoards(models, now);
+    for (const venue of ['sim', 'polymarket', 'kalshi']) assert.equal(fresh[venue]!.changed, 0, venue);
+    assert.deepEqual(await models.VenueStanding.find({}).sort({ _id: 1 }).lean(), kept);
   });
 });

@@ -38,6 +38,10 @@ const agentSchema = new Schema(
     realizedPnlMicro: { type: Number, required: true, default: 0 },
     /** Sequence number of the last ledger entry applied to this document (see ledger/ledger.ts). */
     ledgerSeq: { type: Number, required: true, default: 0 },
+    /** The `ledgerSeq` the agent's venue tallies were last counted at (reads/venue-tallies.ts). */
+    talliedSeq: { type: Number, default: null },
+    /** When a count last found the ledger moved: the agent is counted again until a while after. */
+    talliedChangeAt: { type: Date, default: null },
     simTradesCount: { type: Number, required: true, default: 0 },
     /** Realised P&L plus open positions marked at the last leaderboard re-mark, as ranked (see reads/leaderboard.ts). */
     leaderboardPnlMicro: { type: Number, required: true, default: 0 },

@@ -1,6 +1,5 @@
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
-import { FILLED } from '../trading/trade.model.js';
 import type { VenueStandingRecord } from '../system/venue-standing.model.js';
 import { venueIds, type VenueId } from '../venues/venue-id.js';
 import {
@@ -13,11 +12,14 @@ import {
   type TraderType,
 } from './leaderboard.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
+import { recountTallies, tallyAgents, type TallyAgent } from './venue-tallies.js';
 
 /**
  * The venue boards (GET /api/leaderboard/{venue}, and the venue lists of /api/leaderboard/all) are
  * read models: the minute's re-mark (remarkVenueBoards, run by the remark-leaderboard job) writes one
- * row per ranked agent and venue, and a page is one indexed query.
+ * row per ranked agent and venue, and a page is one indexed query. The re-mark reads each agent's
+ * sums from its venue tallies (venue-tallies.ts: counted again only for agents whose ledger moved)
+ * and marks the open positions: its work grows with agents and open positions, not with history.
  *
  * Who ranks on a venue: the agents with at least one filled trade there — on a real venue only
  * claimed agents (real money needs a human; an agent released later keeps its place and history).
@@ -45,70 +47,37 @@ type Standing = Pick<
   'pnlMicro' | 'unrankedMicro' | 'spentMicro' | 'tradesCount' | 'winCount' | 'lossCount'
 >;
 
-type TradeSums = { _id: string; trades: number; spent: number };
-type PositionSums = { _id: string; realized: number; wins: number; losses: number };
-
-/** A closed or settled position counts as a win when it made money, else as a loss. */
-const decided = (won: boolean) => ({
-  $cond: [
-    {
-      $and: [
-        { $ne: ['$status', 'open'] },
-        won ? { $gt: ['$realizedPnlMicro', 0] } : { $lte: ['$realizedPnlMicro', 0] },
-      ],
-    },
-    1,
-    0,
-  ],
-});
-
 /**
- * Every ranked agent's standing on `venue`. Sums come from two aggregations, one over the venue's
- * filled trades and one over its positions (each reads its collection once; settled positions are
- * never loaded); only open positions are loaded to be marked (or taken from the caller, who marked
- * them already), and the linked agents' positions to find what does not rank.
+ * Every ranked agent's standing on `venue`, from the venue's tallies (venue-tallies.ts, counted just
+ * before) and its open positions marked now (or taken from the caller, who marked them already);
+ * the linked agents' positions are read to find what does not rank.
  */
-async function standingsOn(models: Models, venue: VenueId, linkWindowHours: number, markedOpen?: Marked[]) {
-  const [tradeSums, positionSums, open] = await Promise.all([
-    models.Trade.aggregate<TradeSums>([
-      { $match: { venue, ...FILLED } },
-      {
-        $group: {
-          _id: '$agentId',
-          trades: { $sum: 1 },
-          spent: { $sum: { $cond: [{ $eq: ['$action', 'buy'] }, '$fill.amountMicro', 0] } },
-        },
-      },
-    ]),
-    models.Position.aggregate<PositionSums>([
-      { $match: { venue } },
-      {
-        $group: {
-          _id: '$agentId',
-          realized: { $sum: '$realizedPnlMicro' },
-          wins: { $sum: decided(true) },
-          losses: { $sum: decided(false) },
-        },
-      },
-    ]),
+async function standingsOn(
+  models: Models,
+  venue: VenueId,
+  agents: ReadonlyMap<string, TallyAgent>,
+  linkWindowHours: number,
+  markedOpen?: Marked[],
+) {
+  const [tallies, open] = await Promise.all([
+    models.VenueTally.find({ venue }).lean(),
     markedOpen ?? markedPositions(models, openOn(venue)),
   ]);
-  const holders = await models.Agent.find(
-    { _id: { $in: tradeSums.map((t) => t._id) } },
-    { claimedBy: 1, registeredFrom: 1 },
-  ).lean();
+  const holders = tallies.flatMap((t) => agents.get(t.agentId) ?? []);
   const realMoney = venue !== 'sim';
-  const byAgent = new Map(positionSums.map((r) => [r._id, r]));
   const standings = new Map<string, Standing>();
-  for (const t of tradeSums) {
-    const held = byAgent.get(t._id);
-    standings.set(t._id, {
-      pnlMicro: held?.realized ?? 0,
+  for (const t of tallies) {
+    const holder = agents.get(t.agentId);
+    // Real money needs a human: on a real venue only claimed agents rank (the tallies of the others
+    // are kept, so a claim puts the agent back at the next re-mark).
+    if (!holder || (realMoney && !holder.claimedBy)) continue;
+    standings.set(t.agentId, {
+      pnlMicro: t.realizedMicro,
       unrankedMicro: 0,
-      spentMicro: t.spent,
-      tradesCount: t.trades,
-      winCount: held?.wins ?? 0,
-      lossCount: held?.losses ?? 0,
+      spentMicro: t.spentMicro,
+      tradesCount: t.tradesCount,
+      winCount: t.winCount,
+      lossCount: t.lossCount,
     });
   }
   for (const { p, unrealizedMicro } of open) {
@@ -133,8 +102,6 @@ async function standingsOn(models: Models, venue: VenueId, linkWindowHours: numb
       if (p.status !== 'open') s[p.realizedPnlMicro > 0 ? 'winCount' : 'lossCount'] -= 1;
     }
   }
-  const claimed = new Set(holders.filter((a) => a.claimedBy).map((a) => a._id));
-  for (const agentId of standings.keys()) if (realMoney && !claimed.has(agentId)) standings.delete(agentId);
   for (const s of standings.values()) {
     s.pnlMicro = Math.round(s.pnlMicro);
     s.unrankedMicro = Math.round(s.unrankedMicro);
@@ -155,9 +122,12 @@ export async function remarkVenueBoards(
   /** Venues' open positions marked already at `now` (the main board's re-mark marks sim's). */
   markedOpen: Partial<Record<VenueId, Marked[]>> = {},
 ): Promise<Record<string, { ranked: number; changed: number; removed: number }>> {
+  const everyone = await tallyAgents(models);
+  await recountTallies(models, everyone, now);
+  const agents = new Map(everyone.map((a) => [a._id, a]));
   const done: Record<string, { ranked: number; changed: number; removed: number }> = {};
   for (const venue of venueIds()) {
-    const standings = await standingsOn(models, venue, linkWindowHours, markedOpen[venue]);
+    const standings = await standingsOn(models, venue, agents, linkWindowHours, markedOpen[venue]);
     const stored = new Map(
       (await models.VenueStanding.find({ venue }).lean()).map((row) => [row.agentId, row]),
     );

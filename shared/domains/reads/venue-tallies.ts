@@ -1,0 +1,130 @@
+import type { AgentRecord } from '../agents/agent.model.js';
+import type { Models } from '../models.js';
+import { FILLED } from '../trading/trade.model.js';
+import type { VenueTallyRecord } from '../system/venue-tally.model.js';
+
+/**
+ * The venue boards' tallies (system/venue-tally.model.ts), counted again for the agents whose history
+ * moved rather than summed over every trade each minute: at 100,000 trades the whole-history sums
+ * held the trades collection for minutes on the development database and grew without bound on
+ * MongoDB.
+ *
+ * What moved: everything a tally sums (a fill, a sale, a settlement, a redemption, a reversed match)
+ * is also an entry in the agent's ledger, so an agent whose `ledgerSeq` is not the one its tallies
+ * were counted at is counted again. The trade record is marked filled just after its ledger entry is
+ * applied, so a count can see the entry and not yet the trade: an agent is therefore counted once
+ * more on every run within RECOUNT_WINDOW_MS of the last count that found its ledger moved.
+ */
+export const RECOUNT_WINDOW_MS = 3 * 60_000;
+
+/** Agents counted per pair of reads (bounds each `$in`). */
+const CHUNK = 500;
+
+export type TallyAgent = Pick<
+  AgentRecord,
+  '_id' | 'ledgerSeq' | 'talliedSeq' | 'talliedChangeAt' | 'claimedBy' | 'registeredFrom'
+>;
+
+/** Every agent with what the boards need of it: its ledger position for the tallies, its links and claim. */
+export function tallyAgents(models: Models): Promise<TallyAgent[]> {
+  return models.Agent.find(
+    {},
+    { ledgerSeq: 1, talliedSeq: 1, talliedChangeAt: 1, claimedBy: 1, registeredFrom: 1 },
+  ).lean() as Promise<TallyAgent[]>;
+}
+
+/** The agents whose tallies may be out of date at `now`. */
+export function dueForRecount(agents: readonly TallyAgent[], now: Date): TallyAgent[] {
+  return agents.filter(
+    (a) =>
+      a.talliedSeq !== a.ledgerSeq ||
+      (a.talliedChangeAt != null && now.getTime() - a.talliedChangeAt.getTime() < RECOUNT_WINDOW_MS),
+  );
+}
+
+type Tally = Omit<VenueTallyRecord, '_id'>;
+const SUMS = ['tradesCount', 'spentMicro', 'realizedMicro', 'winCount', 'lossCount'] as const;
+
+/** Sums `agentIds`' whole history on every venue: two projected finds on the agents' own indexes. */
+async function countAgents(models: Models, agentIds: string[]): Promise<Map<string, Tally>> {
+  const [trades, positions] = await Promise.all([
+    models.Trade.find(
+      { agentId: { $in: agentIds }, ...FILLED },
+      { agentId: 1, venue: 1, action: 1, fill: 1 },
+    ).lean(),
+    models.Position.find(
+      { agentId: { $in: agentIds } },
+      { agentId: 1, venue: 1, status: 1, realizedPnlMicro: 1 },
+    ).lean(),
+  ]);
+  const tallies = new Map<string, Tally>();
+  const of = (venue: string, agentId: string) => {
+    const id = `${venue}:${agentId}`;
+    let t = tallies.get(id);
+    if (!t) {
+      t = { venue, agentId, tradesCount: 0, spentMicro: 0, realizedMicro: 0, winCount: 0, lossCount: 0 };
+      tallies.set(id, t);
+    }
+    return t;
+  };
+  for (const t of trades) {
+    const tally = of(t.venue, t.agentId);
+    tally.tradesCount += 1;
+    if (t.action === 'buy') tally.spentMicro += t.fill?.amountMicro ?? 0;
+  }
+  for (const p of positions) {
+    // A position on a venue the agent never filled a trade on (a transfer in) ranks nowhere.
+    const tally = tallies.get(`${p.venue}:${p.agentId}`);
+    if (!tally) continue;
+    tally.realizedMicro += p.realizedPnlMicro;
+    // A closed or settled position counts as a win when it made money, else as a loss.
+    if (p.status !== 'open') tally[p.realizedPnlMicro > 0 ? 'winCount' : 'lossCount'] += 1;
+  }
+  return tallies;
+}
+
+/**
+ * Counts the due agents' tallies again and writes those that changed; then records the ledger
+ * position each agent was counted at (read before its history was, so an entry applied meanwhile
+ * leaves it due). Returns how many agents were counted and how many tallies were written.
+ */
+export async function recountTallies(
+  models: Models,
+  agents: readonly TallyAgent[],
+  now: Date,
+): Promise<{ counted: number; written: number }> {
+  const due = dueForRecount(agents, now);
+  let written = 0;
+  for (let k = 0; k < due.length; k += CHUNK) {
+    const chunk = due.slice(k, k + CHUNK);
+    const ids = chunk.map((a) => a._id);
+    const [counted, stored] = await Promise.all([
+      countAgents(models, ids),
+      models.VenueTally.find({ agentId: { $in: ids } }).lean(),
+    ]);
+    const before = new Map(stored.map((t) => [t._id, t]));
+    const writes = [...counted]
+      .filter(([id, t]) => {
+        const was = before.get(id);
+        return !was || SUMS.some((f) => was[f] !== t[f]);
+      })
+      .map(([id, t]) => ({ updateOne: { filter: { _id: id }, update: { $set: t }, upsert: true } }));
+    if (writes.length) await models.VenueTally.bulkWrite(writes, { ordered: false });
+    written += writes.length;
+    await models.Agent.bulkWrite(
+      chunk.map((a) => ({
+        updateOne: {
+          filter: { _id: a._id },
+          update: {
+            $set: {
+              talliedSeq: a.ledgerSeq,
+              ...(a.talliedSeq !== a.ledgerSeq ? { talliedChangeAt: now } : {}),
+            },
+          },
+        },
+      })),
+      { ordered: false, timestamps: false },
+    );
+  }
+  return { counted: due.length, written };
+}
