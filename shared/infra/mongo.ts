@@ -45,7 +45,9 @@ export async function connectMongo(
   const deadline = Date.now() + STARTUP_PATIENCE_MS;
   for (let attempt = 1; ; attempt++) {
     const conn = mongoose.createConnection(uri, {
-      monitorCommands: slowCommandMs > 0 && !!log,
+      // Only ever turned on here: `false` would override a `monitorCommands=true` in the URI, which
+      // the bench's command count (bench/command-count.ts) opens its connections with.
+      ...(slowCommandMs > 0 && log ? { monitorCommands: true } : {}),
       dbName: databaseInUri(uri) ?? defaultDb,
       serverSelectionTimeoutMS,
       // Indexes are created explicitly at start (ensureIndexes), not lazily on first use.

@@ -48,12 +48,13 @@ describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () 
   });
 
   /** How many commands a service connection with `slowCommandMs` reports for one find. */
-  async function reportedCommands(slowCommandMs: number): Promise<number> {
+  async function reportedCommands(slowCommandMs: number, uriOptions = ''): Promise<number> {
     const quiet = { info: () => undefined, warn: () => undefined } as unknown as Pick<
       Logger,
       'info' | 'warn'
     >;
-    const conn = await connectMongo(testContext().mongoUri, 'slow_commands_test', 750, quiet, slowCommandMs);
+    const uri = testContext().mongoUri + uriOptions;
+    const conn = await connectMongo(uri, 'slow_commands_test', 750, quiet, slowCommandMs);
     try {
       let seen = 0;
       conn.getClient().on('commandStarted', () => seen++);
@@ -70,5 +71,9 @@ describe('slow database command log (MONGODB_SLOW_COMMAND_MS) #integration', () 
 
   it('when MONGODB_SLOW_COMMAND_MS is set, then the service connection reports its commands', async () => {
     assert.ok((await reportedCommands(1)) >= 1);
+  });
+
+  it('when the URI asks for monitorCommands and no threshold is set, then the driver still reports commands (the bench counts them so)', async () => {
+    assert.ok((await reportedCommands(0, '/?monitorCommands=true')) >= 1);
   });
 });
