@@ -21,6 +21,7 @@ import mongoose from 'mongoose';
 import { readConfig, scalingConfig, tradeConfig } from './config.js';
 import { createModels, type Models } from '../shared/domains/models.js';
 import { remarkLeaderboard } from '../shared/domains/reads/leaderboard.js';
+import { remarkAllBoards } from '../shared/domains/reads/venue-boards.js';
 import { connectMongo } from '../shared/infra/mongo.js';
 import { isMain } from '../shared/infra/process/is-main.js';
 import {
@@ -208,7 +209,10 @@ async function recordHistory(
         return;
       }
       recorded = Math.max(recorded, size);
-      await remarkLeaderboard(models, new Date());
+      // The whole minute's re-mark, as the job runs it: a history that grew over time would have been
+      // counted into the venue tallies minute by minute; seeded at once, it is counted here, not by
+      // the service's first job in the middle of the measured rows.
+      await remarkAllBoards(models, new Date());
       const seededSeconds = (performance.now() - t0) / 1000;
       log(`[scaling] ${size} trades recorded (seeding and re-marking took ${seededSeconds.toFixed(1)} s)`);
       // Each read once lightly before any is measured: the first rows after seeding otherwise pay the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { markedPositions, openOn } from '../../shared/domains/reads/leaderboard.js';
 import { remarkVenueBoards, venueBoard } from '../../shared/domains/reads/venue-boards.js';
-import { RECOUNT_WINDOW_MS, recountTallies, tallyAgents } from '../../shared/domains/reads/venue-tallies.js';
+import { recountTallies, tallyAgents } from '../../shared/domains/reads/venue-tallies.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
@@ -153,21 +153,43 @@ describe('venue leaderboards as read models #integration', () => {
     const m = await makeMarket({ p0: 0.5 });
     await trade(a, { market_id: m._id, side: 'yes', amount: 40 });
     await trade(b, { market_id: m._id, side: 'no', amount: 30 });
-    // Past every agent's recount window: nothing moved, so nobody is counted.
-    let now = new Date(Date.now() + RECOUNT_WINDOW_MS + 60_000);
+    const ours = async () =>
+      (await tallyAgents(models)).filter((t) => t._id === a.agent_id || t._id === b.agent_id);
+    const now = new Date();
     await remarkVenueBoards(models, now);
-    now = new Date(now.getTime() + RECOUNT_WINDOW_MS + 1);
-    assert.deepEqual(await recountTallies(models, await tallyAgents(models), now), { counted: 0, written: 0 });
+    // Counted, nothing in flight, the ledgers still: nobody is counted again.
+    assert.deepEqual(await recountTallies(models, await ours()), { counted: 0, written: 0 });
 
     await trade(a, { market_id: m._id, action: 'sell', side: 'yes', shares: 20 });
-    const moved = await recountTallies(models, await tallyAgents(models), now);
+    const moved = await recountTallies(models, await ours());
     assert.deepEqual(moved, { counted: 1, written: 1 }, 'the seller alone, its sim tally changed');
-    await remarkVenueBoards(models, now);
     const tally = (await models.VenueTally.findById(`sim:${a.agent_id}`).lean())!;
     assert.equal(tally.tradesCount, 2);
     assert.equal(tally.spentMicro, 40_000_000);
     const position = (await models.Position.findById(`${a.agent_id}:${m._id}:sim`).lean())!;
     assert.equal(tally.realizedMicro, position.realizedPnlMicro);
+
+    // A trade whose ledger entry is applied but whose record is not yet filled (the worker between
+    // the two writes): counted without it, and counted again at the next run, ledger unmoved.
+    await models.Trade.updateOne(
+      { agentId: b.agent_id, status: 'filled' },
+      { $set: { status: 'executing' } },
+    );
+    await models.Agent.updateOne({ _id: b.agent_id }, { $set: { talliedSeq: null } });
+    assert.deepEqual(await recountTallies(models, await ours()), { counted: 1, written: 1 });
+    assert.equal(
+      await models.VenueTally.findById(`sim:${b.agent_id}`).lean(),
+      null,
+      'no filled trade: no tally',
+    );
+    await models.Trade.updateOne(
+      { agentId: b.agent_id, status: 'executing' },
+      { $set: { status: 'filled' } },
+    );
+    assert.deepEqual(await recountTallies(models, await ours()), { counted: 1, written: 1 });
+    assert.equal((await models.VenueTally.findById(`sim:${b.agent_id}`).lean())!.tradesCount, 1);
+    assert.deepEqual(await recountTallies(models, await ours()), { counted: 0, written: 0 });
+    await remarkVenueBoards(models, now);
 
     // Every tally dropped and every agent counted afresh: the same boards, nothing rewritten.
     const kept = await models.VenueStanding.find({}).sort({ _id: 1 }).lean();

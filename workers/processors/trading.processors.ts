@@ -1,8 +1,7 @@
 import { refreshVolumes } from '../../shared/domains/markets/refresh-volumes.js';
 import { snapshotPrices } from '../../shared/domains/markets/snapshot-prices.js';
 
-import { markedPositions, openOn, remarkLeaderboard } from '../../shared/domains/reads/leaderboard.js';
-import { remarkVenueBoards } from '../../shared/domains/reads/venue-boards.js';
+import { remarkAllBoards } from '../../shared/domains/reads/venue-boards.js';
 
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { followVenueOrder } from '../../shared/domains/trading/venue-orders.js';
@@ -42,16 +41,8 @@ export const settleMarketProcessor: Processor<'settle-market'> = async (data, { 
 };
 
 /** The main board's marks, then every venue's board (reads/venue-boards.ts), at one time. */
-export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) => {
-  const now = deps.clock();
-  const window = deps.env.LEADERBOARD_LINK_WINDOW_HOURS;
-  // Sim's open positions are marked once for both boards: the largest read of the re-mark.
-  const sim = await markedPositions(deps.models, openOn('sim'));
-  return {
-    ...(await remarkLeaderboard(deps.models, now, window, sim)),
-    venues: await remarkVenueBoards(deps.models, now, window, { sim }),
-  };
-};
+export const remarkLeaderboardProcessor: Processor<'remark-leaderboard'> = async (_data, { deps }) =>
+  remarkAllBoards(deps.models, deps.clock(), deps.env.LEADERBOARD_LINK_WINDOW_HOURS);
 
 export const refreshVolumesProcessor: Processor<'refresh-volumes'> = async (_data, { deps }) =>
   refreshVolumes(deps.models, deps.clock());

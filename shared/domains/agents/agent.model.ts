@@ -40,8 +40,8 @@ const agentSchema = new Schema(
     ledgerSeq: { type: Number, required: true, default: 0 },
     /** The `ledgerSeq` the agent's venue tallies were last counted at (reads/venue-tallies.ts). */
     talliedSeq: { type: Number, default: null },
-    /** When a count last found the ledger moved: the agent is counted again until a while after. */
-    talliedChangeAt: { type: Date, default: null },
+    /** A trade of the agent's was in flight at that count: the next re-mark counts it again. */
+    talliedInFlight: { type: Boolean, default: null },
     simTradesCount: { type: Number, required: true, default: 0 },
     /** Realised P&L plus open positions marked at the last leaderboard re-mark, as ranked (see reads/leaderboard.ts). */
     leaderboardPnlMicro: { type: Number, required: true, default: 0 },

@@ -6,6 +6,7 @@ import {
   leaderboardEntry,
   markedPositions,
   openOn,
+  remarkLeaderboard,
   shownNames,
   winRate,
   type Marked,
@@ -123,7 +124,7 @@ export async function remarkVenueBoards(
   markedOpen: Partial<Record<VenueId, Marked[]>> = {},
 ): Promise<Record<string, { ranked: number; changed: number; removed: number }>> {
   const everyone = await tallyAgents(models);
-  await recountTallies(models, everyone, now);
+  await recountTallies(models, everyone);
   const agents = new Map(everyone.map((a) => [a._id, a]));
   const done: Record<string, { ranked: number; changed: number; removed: number }> = {};
   for (const venue of venueIds()) {
@@ -155,6 +156,18 @@ export async function remarkVenueBoards(
     done[venue] = { ranked: standings.size, changed: writes.length, removed: gone.length };
   }
   return done;
+}
+
+/**
+ * The minute's whole re-mark (the remark-leaderboard job): the main board's marks, then every venue's
+ * board, at one time. Sim's open positions are marked once for both: the largest read of the re-mark.
+ */
+export async function remarkAllBoards(models: Models, now: Date, linkWindowHours = DEFAULT_LINK_WINDOW_HOURS) {
+  const sim = await markedPositions(models, openOn('sim'));
+  return {
+    ...(await remarkLeaderboard(models, now, linkWindowHours, sim)),
+    venues: await remarkVenueBoards(models, now, linkWindowHours, { sim }),
+  };
 }
 
 /** A page of a venue's board, read from its rows (RANKING_RULE). */

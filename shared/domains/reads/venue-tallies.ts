@@ -1,6 +1,6 @@
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
-import { FILLED } from '../trading/trade.model.js';
+import { FILLED, type TradeStatus } from '../trading/trade.model.js';
 import type { VenueTallyRecord } from '../system/venue-tally.model.js';
 
 /**
@@ -11,46 +11,53 @@ import type { VenueTallyRecord } from '../system/venue-tally.model.js';
  *
  * What moved: everything a tally sums (a fill, a sale, a settlement, a redemption, a reversed match)
  * is also an entry in the agent's ledger, so an agent whose `ledgerSeq` is not the one its tallies
- * were counted at is counted again. The trade record is marked filled just after its ledger entry is
- * applied, so a count can see the entry and not yet the trade: an agent is therefore counted once
- * more on every run within RECOUNT_WINDOW_MS of the last count that found its ledger moved.
+ * were counted at is counted again. A trade record is marked filled just after its ledger entry is
+ * applied, so a count can see the entry and not yet the trade: an agent that had a trade in flight
+ * (`pending` or `executing`) when it was counted is counted again at the next run, whether or not
+ * its ledger moved meanwhile.
  */
-export const RECOUNT_WINDOW_MS = 3 * 60_000;
 
 /** Agents counted per pair of reads (bounds each `$in`). */
 const CHUNK = 500;
 
 export type TallyAgent = Pick<
   AgentRecord,
-  '_id' | 'ledgerSeq' | 'talliedSeq' | 'talliedChangeAt' | 'claimedBy' | 'registeredFrom'
+  '_id' | 'ledgerSeq' | 'talliedSeq' | 'talliedInFlight' | 'claimedBy' | 'registeredFrom'
 >;
 
 /** Every agent with what the boards need of it: its ledger position for the tallies, its links and claim. */
 export function tallyAgents(models: Models): Promise<TallyAgent[]> {
   return models.Agent.find(
     {},
-    { ledgerSeq: 1, talliedSeq: 1, talliedChangeAt: 1, claimedBy: 1, registeredFrom: 1 },
+    { ledgerSeq: 1, talliedSeq: 1, talliedInFlight: 1, claimedBy: 1, registeredFrom: 1 },
   ).lean() as Promise<TallyAgent[]>;
 }
 
-/** The agents whose tallies may be out of date at `now`. */
-export function dueForRecount(agents: readonly TallyAgent[], now: Date): TallyAgent[] {
-  return agents.filter(
-    (a) =>
-      a.talliedSeq !== a.ledgerSeq ||
-      (a.talliedChangeAt != null && now.getTime() - a.talliedChangeAt.getTime() < RECOUNT_WINDOW_MS),
-  );
+/** The agents whose tallies may be out of date. */
+export function dueForRecount(agents: readonly TallyAgent[]): TallyAgent[] {
+  return agents.filter((a) => a.talliedSeq !== a.ledgerSeq || a.talliedInFlight === true);
 }
+
+/** Trades that may still fill: their ledger entry can be applied before the record says filled. */
+const IN_FLIGHT: TradeStatus[] = ['pending', 'executing'];
+/** FILLED's statuses: a trade in them that moved shares counts. */
+const MOVED_SHARES: readonly TradeStatus[] = FILLED.status.$in;
 
 type Tally = Omit<VenueTallyRecord, '_id'>;
 const SUMS = ['tradesCount', 'spentMicro', 'realizedMicro', 'winCount', 'lossCount'] as const;
 
-/** Sums `agentIds`' whole history on every venue: two projected finds on the agents' own indexes. */
-async function countAgents(models: Models, agentIds: string[]): Promise<Map<string, Tally>> {
-  const [trades, positions] = await Promise.all([
+/**
+ * Sums `agentIds`' whole history on every venue (two projected finds on the agents' own indexes), and
+ * names the agents with a trade in flight.
+ */
+async function countAgents(models: Models, agentIds: string[]) {
+  const [found, positions] = await Promise.all([
+    // By agent alone, statuses sorted here: with a status in the filter the development database
+    // serves it from the `{status, …}` index, every agent's trades, matched against 500 agent ids
+    // each (one such read held the trades collection for minutes at 100,000 trades).
     models.Trade.find(
-      { agentId: { $in: agentIds }, ...FILLED },
-      { agentId: 1, venue: 1, action: 1, fill: 1 },
+      { agentId: { $in: agentIds } },
+      { agentId: 1, venue: 1, action: 1, status: 1, fill: 1 },
     ).lean(),
     models.Position.find(
       { agentId: { $in: agentIds } },
@@ -67,7 +74,11 @@ async function countAgents(models: Models, agentIds: string[]): Promise<Map<stri
     }
     return t;
   };
-  for (const t of trades) {
+  const inFlight = new Set<string>();
+  for (const t of found) {
+    if (IN_FLIGHT.includes(t.status)) inFlight.add(t.agentId);
+    // FILLED: a trade that moved shares.
+    if (!MOVED_SHARES.includes(t.status) || !(t.fill?.sharesMicro ?? 0)) continue;
     const tally = of(t.venue, t.agentId);
     tally.tradesCount += 1;
     if (t.action === 'buy') tally.spentMicro += t.fill?.amountMicro ?? 0;
@@ -80,25 +91,24 @@ async function countAgents(models: Models, agentIds: string[]): Promise<Map<stri
     // A closed or settled position counts as a win when it made money, else as a loss.
     if (p.status !== 'open') tally[p.realizedPnlMicro > 0 ? 'winCount' : 'lossCount'] += 1;
   }
-  return tallies;
+  return { tallies, inFlight };
 }
 
 /**
  * Counts the due agents' tallies again and writes those that changed; then records the ledger
  * position each agent was counted at (read before its history was, so an entry applied meanwhile
- * leaves it due). Returns how many agents were counted and how many tallies were written.
+ * leaves it due). Returns how many agents were counted and how many tallies were written or removed.
  */
 export async function recountTallies(
   models: Models,
   agents: readonly TallyAgent[],
-  now: Date,
 ): Promise<{ counted: number; written: number }> {
-  const due = dueForRecount(agents, now);
+  const due = dueForRecount(agents);
   let written = 0;
   for (let k = 0; k < due.length; k += CHUNK) {
     const chunk = due.slice(k, k + CHUNK);
     const ids = chunk.map((a) => a._id);
-    const [counted, stored] = await Promise.all([
+    const [{ tallies: counted, inFlight }, stored] = await Promise.all([
       countAgents(models, ids),
       models.VenueTally.find({ agentId: { $in: ids } }).lean(),
     ]);
@@ -109,17 +119,19 @@ export async function recountTallies(
         return !was || SUMS.some((f) => was[f] !== t[f]);
       })
       .map(([id, t]) => ({ updateOne: { filter: { _id: id }, update: { $set: t }, upsert: true } }));
-    if (writes.length) await models.VenueTally.bulkWrite(writes, { ordered: false });
-    written += writes.length;
+    // A venue none of whose trades moved shares any more (a match the chain reverted): no tally.
+    const gone = stored
+      .filter((t) => !counted.has(t._id))
+      .map((t) => ({ deleteOne: { filter: { _id: t._id } } }));
+    if (writes.length + gone.length)
+      await models.VenueTally.bulkWrite([...writes, ...gone], { ordered: false });
+    written += writes.length + gone.length;
     await models.Agent.bulkWrite(
       chunk.map((a) => ({
         updateOne: {
           filter: { _id: a._id },
           update: {
-            $set: {
-              talliedSeq: a.ledgerSeq,
-              ...(a.talliedSeq !== a.ledgerSeq ? { talliedChangeAt: now } : {}),
-            },
+            $set: { talliedSeq: a.ledgerSeq, talliedInFlight: inFlight.has(a._id) },
           },
         },
       })),
