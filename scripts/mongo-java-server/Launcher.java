@@ -278,15 +278,26 @@ public class Launcher {
    * and limited by the server as before, so results are exactly those of the scan. What MongoDB's
    * planner does with the same declared index (a bounded read by its leading field), without range
    * or sort support: enough to make per-agent and per-market reads independent of everybody else's.
+   *
+   * <p>mongo-java-server takes the first index whose {@code canHandle} is true, so a query naming an
+   * agent and a status was served by whichever of the two indexes came first: by `{status, …}`,
+   * every filled trade, each matched against the query while the collection stays locked (minutes
+   * at 100,000 trades with an `$in` of 500 agents). So an index says it can serve a query only when
+   * no other secondary index of its collection would give fewer candidates (ties: the first
+   * created), as MongoDB's planner prefers the more selective index. The collection's lock
+   * serialises every query and write, so the siblings' counts are read without their own locks.
    */
   static final class SecondaryIndex extends Index<Integer> {
+    private final List<SecondaryIndex> siblings;
     private final String field;
     private final Index<Integer> firstKey;
     private final Map<Object, TreeSet<Integer>> byValue = new HashMap<>();
     private final Map<Object, Integer> byId = new HashMap<>();
 
-    SecondaryIndex(String name, List<IndexKey> keys, boolean sparse) {
+    SecondaryIndex(String name, List<IndexKey> keys, boolean sparse, List<SecondaryIndex> siblings) {
       super(name, keys, sparse);
+      this.siblings = siblings;
+      siblings.add(this);
       field = keys.get(0).getKey();
       // Computes the first field's values the way the server's own indexes do (arrays: one per element).
       firstKey = new de.bwaldvogel.mongo.backend.EmptyIndex<>(name, List.of(keys.get(0)));
@@ -318,9 +329,32 @@ public class Launcher {
       return null;
     }
 
+    /** How many documents this index would hand over for `query`; -1 when it cannot serve it. */
+    private long candidates(Document query) {
+      List<Object> values = wanted(query);
+      if (values == null) return -1;
+      long n = 0;
+      for (Object v : values) {
+        TreeSet<Integer> set = byValue.get(v);
+        if (set != null) n += set.size();
+      }
+      return n;
+    }
+
     @Override
-    public synchronized boolean canHandle(Document query) {
-      return wanted(query) != null;
+    public boolean canHandle(Document query) {
+      long mine = candidates(query);
+      if (mine < 0) return false;
+      for (SecondaryIndex other : siblings) {
+        if (other == this) break; // an earlier sibling wins a tie; a later one must be smaller
+        long theirs = other.candidates(query);
+        if (theirs >= 0 && theirs <= mine) return false;
+      }
+      for (int i = siblings.indexOf(this) + 1; i < siblings.size(); i++) {
+        long theirs = siblings.get(i).candidates(query);
+        if (theirs >= 0 && theirs < mine) return false;
+      }
+      return true;
     }
 
     @Override
@@ -390,6 +424,7 @@ public class Launcher {
     public synchronized void drop() {
       byValue.clear();
       byId.clear();
+      siblings.remove(this);
     }
   }
 
@@ -399,10 +434,15 @@ public class Launcher {
       @Override
       public MemoryDatabase openOrCreateDatabase(String name) {
         return new MemoryDatabase(name, getCursorRegistry()) {
+          /** Each collection's secondary indexes, in creation order (SecondaryIndex.canHandle). */
+          private final Map<String, List<SecondaryIndex>> byCollection = new HashMap<>();
+
           @Override
-          protected Index<Integer> openOrCreateSecondaryIndex(
+          protected synchronized Index<Integer> openOrCreateSecondaryIndex(
               String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
-            return new SecondaryIndex(indexName, keys, sparse);
+            List<SecondaryIndex> siblings =
+                byCollection.computeIfAbsent(collectionName, k -> new java.util.concurrent.CopyOnWriteArrayList<>());
+            return new SecondaryIndex(indexName, keys, sparse, siblings);
           }
         };
       }
