@@ -162,7 +162,11 @@ export async function remarkVenueBoards(
  * The minute's whole re-mark (the remark-leaderboard job): the main board's marks, then every venue's
  * board, at one time. Sim's open positions are marked once for both: the largest read of the re-mark.
  */
-export async function remarkAllBoards(models: Models, now: Date, linkWindowHours = DEFAULT_LINK_WINDOW_HOURS) {
+export async function remarkAllBoards(
+  models: Models,
+  now: Date,
+  linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
+) {
   const sim = await markedPositions(models, openOn('sim'));
   return {
     ...(await remarkLeaderboard(models, now, linkWindowHours, sim)),
