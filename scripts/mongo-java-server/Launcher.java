@@ -449,6 +449,79 @@ public class Launcher {
     };
   }
 
+  /**
+   * With MONGO_WIRE_SLOW_LOG set (a file), every message that runs MONGO_WIRE_SLOW_MS (default 1000)
+   * or longer is appended there with its database, the command and its document (cut at 2,000
+   * characters): once while it still runs (a scan that never ends is the one that holds a
+   * collection: the client logs only what finished) and once when it ends. A development aid: the
+   * client's own slow-command log names the fields of a filter, this names the query the server ran.
+   */
+  static final class SlowCommands {
+    private record Running(long startedNanos, String what) {}
+
+    private static final Map<Thread, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static MongoBackend logging(MongoBackend backend, String file) {
+      long thresholdMs = Long.parseLong(System.getenv().getOrDefault("MONGO_WIRE_SLOW_MS", "1000"));
+      java.io.PrintWriter out;
+      try {
+        out = new java.io.PrintWriter(new java.io.FileWriter(file, true), true);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      Set<Running> reported = java.util.Collections.newSetFromMap(new java.util.concurrent.ConcurrentHashMap<>());
+      Thread watch =
+          new Thread(
+              () -> {
+                while (true) {
+                  try {
+                    Thread.sleep(Math.max(100, thresholdMs / 2));
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                  long now = System.nanoTime();
+                  for (Running r : running.values())
+                    if ((now - r.startedNanos) / 1_000_000 >= thresholdMs && reported.add(r))
+                      out.println(java.time.Instant.now() + " RUNNING " + (now - r.startedNanos) / 1_000_000 + " ms " + r.what);
+                  reported.retainAll(running.values());
+                }
+              },
+              "slow-command-watch");
+      watch.setDaemon(true);
+      watch.start();
+      return (MongoBackend)
+          java.lang.reflect.Proxy.newProxyInstance(
+              MongoBackend.class.getClassLoader(),
+              new Class<?>[] {MongoBackend.class},
+              (proxy, method, args) -> {
+                // The wire handler enters through handleMessage (commands) and handleQuery (legacy queries).
+                if (!method.getName().startsWith("handle") || method.getName().equals("handleClose"))
+                  return invoke(backend, method, args);
+                StringBuilder text = new StringBuilder(method.getName());
+                for (Object arg : args) if (!(arg instanceof Channel)) text.append(' ').append(arg);
+                Running r =
+                    new Running(
+                        System.nanoTime(), text.length() > 2000 ? text.substring(0, 2000) + "…" : text.toString());
+                running.put(Thread.currentThread(), r);
+                try {
+                  return invoke(backend, method, args);
+                } finally {
+                  running.remove(Thread.currentThread());
+                  long ms = (System.nanoTime() - r.startedNanos) / 1_000_000;
+                  if (ms >= thresholdMs) out.println(java.time.Instant.now() + " DONE " + ms + " ms " + r.what);
+                }
+              });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+      try {
+        return method.invoke(target, args);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        throw e.getCause();
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     String host = "127.0.0.1";
     int port = 27017;
@@ -468,7 +541,8 @@ public class Launcher {
     }
     MongoBackend backend = h2File != null ? durableH2(h2File) : indexedMemory();
     backend.version(MONGO_5_0);
-    MongoServer server = new MongoServer(backend);
+    String slowLog = System.getenv("MONGO_WIRE_SLOW_LOG");
+    MongoServer server = new MongoServer(slowLog == null || slowLog.isEmpty() ? backend : SlowCommands.logging(backend, slowLog));
     server.bind(new InetSocketAddress(host, port), 1, threads);
     CountDownLatch stopped = new CountDownLatch(1);
     // SIGTERM/SIGINT run this hook: closing the backend commits the H2 file, so no acknowledged write is lost.

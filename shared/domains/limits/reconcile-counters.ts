@@ -1,6 +1,7 @@
 import { getMany, scanKeys, type RedisClient } from '../../infra/redis.js';
 import type { TradeModel } from '../trading/trade.model.js';
 import type { Admission } from '../trading/trade.model.js';
+import { chunks } from '../../util/chunks.js';
 import { DAY_TTL_SECONDS, limitKeys, utcDay } from './counters.js';
 
 const CHUNK = 500;
@@ -11,9 +12,6 @@ export interface CounterRepairs {
   dailyCounts: number;
   cooldowns: number;
 }
-
-const chunks = <T>(items: T[]) =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
 
 /**
  * Rebuilds the Redis safeguards from the trades the database holds. Redis counts an admission when
@@ -51,7 +49,7 @@ async function reconcileDailyCounts(redis: RedisClient, prefix: string, Trade: T
     .map((t) => t.admission)
     .filter((a): a is Admission => !!a && days.includes(a.day));
   const released = new Set<string>();
-  for (const chunk of chunks(admissions)) {
+  for (const chunk of chunks(admissions, CHUNK)) {
     const markers = await getMany(
       redis,
       chunk.map((a) => keys.released(a.ownerKey, a.id)),
@@ -99,7 +97,7 @@ async function reconcileMarketCooldowns(redis: RedisClient, prefix: string, Trad
     }
   }
   let removed = 0;
-  for (const chunk of chunks(running)) {
+  for (const chunk of chunks(running, CHUNK)) {
     const opened = await Trade.find(
       {
         agentId: { $in: [...new Set(chunk.map((c) => c.agentId))] },

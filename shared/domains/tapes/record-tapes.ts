@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InfraDeps } from '../../infra/infra-deps.js';
+import { chunks } from '../../util/chunks.js';
 import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import { compactStore, type Compaction } from './compact-store.js';
@@ -48,6 +49,8 @@ const VENUE_MARKETS_PER_RUN = 200;
 const VENUE_CONCURRENCY = 4;
 /** Sim fill events read per market per run. */
 const SIM_EVENTS_PER_RUN = 5000;
+/** Trades read at once to name the takers of sim prints. */
+const TAKERS_PER_READ = 1000;
 /** Markets changed since the last run are looked at again from a little earlier (clock skew between processes). */
 const RESCAN_MS = 5 * 60_000;
 
@@ -205,11 +208,14 @@ async function recordSimFills(deps: RecordTapesDeps, dirs: TapeDirs, since: Date
 async function nameTakers(deps: RecordTapesDeps, prints: TapePrintRow[]) {
   if (!prints.length) return;
   const key = tapeKey(deps.env, 'tape-parties');
-  const trades = await deps.models.Trade.find(
-    { _id: { $in: prints.map((p) => p.print_id) } },
-    { agentId: 1 },
-  ).lean();
-  const agentOf = new Map(trades.map((t) => [t._id, t.agentId]));
+  // In bounded reads: a first run (or one after a pause) can find every fill ever made.
+  const agentOf = new Map<string, string>();
+  for (const ids of chunks(
+    prints.map((p) => p.print_id),
+    TAKERS_PER_READ,
+  ))
+    for (const t of await deps.models.Trade.find({ _id: { $in: ids } }, { agentId: 1 }).lean())
+      agentOf.set(t._id, t.agentId);
   for (const p of prints) {
     const agentId = agentOf.get(p.print_id);
     p.taker = agentId ? partyPseudonym(key, agentId) : null;
