@@ -88,6 +88,44 @@ describe('tape recorder #integration', () => {
     assert.match(String(markets[0]!.outcome_prices), /^\['0\.\d+', '0\.\d+'\]$/);
   });
 
+  it('when a market has more fills than a run reads, then the next runs read the rest though it trades no more, and the run budget carries over', async () => {
+    const ctx = testContext();
+    const limits = { perMarket: 2, perRun: 3 };
+    const m = await makeMarket({ question: `Will the backlog ${randomUUID().slice(0, 6)} clear?` });
+    const other = await makeMarket({ question: `Will the budget ${randomUUID().slice(0, 6)} hold?` });
+    const agent = await registerAgent({ name: 'tape-backlog' });
+    for (const [market, amount] of [
+      [m, 20],
+      [m, 30],
+      [m, 10],
+      [other, 15],
+    ] as const) {
+      const res = await trade(agent, { market_id: market._id, side: 'yes', amount, venue: 'sim' });
+      assert.equal(res.body.success, true, JSON.stringify(res.body));
+    }
+    const cursor = async (id: string) => ctx.deps.models.TapeCursor.findById(`sim:${id}`).lean();
+    // Runs until both markets are through; each run also reads whatever the other tests left.
+    await recordTapes(ctx.deps, limits);
+    // From now on neither market counts as traded since the last run: only their backlog brings them back.
+    await ctx.deps.models.Market.updateMany(
+      { _id: { $in: [m._id, other._id] } },
+      { $set: { lastTradeAt: new Date(Date.now() - 3600_000) } },
+    );
+    for (let run = 0; run < 10; run++) {
+      const [a, b] = [await cursor(m._id), await cursor(other._id)];
+      if (a?.seqThrough === 3 && b?.seqThrough === 1 && !a.backlog && !b.backlog) break;
+      await recordTapes(ctx.deps, limits);
+    }
+    const [a, b] = [await cursor(m._id), await cursor(other._id)];
+    assert.equal(a?.seqThrough, 3, 'all three fills of the first market recorded');
+    assert.equal(b?.seqThrough, 1, 'the fill of the second market recorded');
+    assert.equal(a?.backlog, undefined, 'nothing left to read: the mark is gone');
+    assert.equal(b?.backlog, undefined);
+    const again = await recordTapes(ctx.deps, limits);
+    assert.equal((await cursor(m._id))?.seqThrough, 3, 'a run after that reads nothing more of it');
+    assert.equal(again.errors.length, 0);
+  });
+
   it('writes a market again once it resolves: the tape carries its final prices and closed', async () => {
     const ctx = testContext();
     const word = `heron${randomUUID().slice(0, 6)}`;

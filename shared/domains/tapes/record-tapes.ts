@@ -47,8 +47,12 @@ const VENUE_BACKFILL_SECONDS = 24 * 3600;
 const VENUE_PAGE = 1000;
 const VENUE_MARKETS_PER_RUN = 200;
 const VENUE_CONCURRENCY = 4;
-/** Sim fill events read per market per run. */
-const SIM_EVENTS_PER_RUN = 5000;
+/** Sim fill events read per market per run, and in all per run (recordSimFills). */
+export interface SimFillLimits {
+  perMarket: number;
+  perRun: number;
+}
+const SIM_FILL_LIMITS: SimFillLimits = { perMarket: 5000, perRun: 50_000 };
 /** Trades read at once to name the takers of sim prints. */
 const TAKERS_PER_READ = 1000;
 /** Markets changed since the last run are looked at again from a little earlier (clock skew between processes). */
@@ -61,7 +65,10 @@ const cursorId = (source: string, marketId: string) => `${source}:${marketId}`;
  * fills and imported markets' new venue prints into the tape store, then moves the cursors. One
  * run at a time across processes (a lease); idempotent: the cursors move only past what is written.
  */
-export async function recordTapes(deps: RecordTapesDeps): Promise<RecorderRun> {
+export async function recordTapes(
+  deps: RecordTapesDeps,
+  simLimits: SimFillLimits = SIM_FILL_LIMITS,
+): Promise<RecorderRun> {
   const startedAt = deps.clock();
   const leaseId = randomUUID();
   const lease = await takeLease(deps, leaseId, startedAt);
@@ -81,7 +88,7 @@ export async function recordTapes(deps: RecordTapesDeps): Promise<RecorderRun> {
     clearOlderThan(dirs.uploads, SLICE_RETENTION_MS, startedAt);
     const since = lease.lastRunAt ? new Date(lease.lastRunAt.getTime() - RESCAN_MS) : null;
     run.markets = await recordMarketRows(deps, dirs, since, startedAt);
-    run.prints.sim = await recordSimFills(deps, dirs, since);
+    run.prints.sim = await recordSimFills(deps, dirs, since, simLimits);
     await recordVenuePrints(deps, dirs, startedAt, run);
     run.compacted = await compactStore(dirs, startedAt);
   } finally {
@@ -157,25 +164,49 @@ async function recordMarketRows(
 /**
  * Sim markets' fills since their cursor, read off each market's event log (gapless sequence
  * numbers: the log is the book's one writer, so nothing can land behind the cursor later).
+ * Bounded: at most `limits.perMarket` events of a market and `limits.perRun` in all. A market left
+ * with more to read is marked on its cursor (`backlog`) and read again by the next runs until it is
+ * through, whether or not it trades again (a run looks only at markets traded since the last run).
  */
-async function recordSimFills(deps: RecordTapesDeps, dirs: TapeDirs, since: Date | null): Promise<number> {
-  const markets = await deps.models.Market.find(
+async function recordSimFills(
+  deps: RecordTapesDeps,
+  dirs: TapeDirs,
+  since: Date | null,
+  limits: SimFillLimits,
+): Promise<number> {
+  const traded = await deps.models.Market.find(
     { importSource: 'sim', lastTradeAt: since ? { $gte: since } : { $ne: null } },
     { eventId: 1 },
   ).lean();
+  const seen = new Set(traded.map((m) => m._id));
+  const behind = (await deps.models.TapeCursor.find({ backlog: 'sim' }, { marketId: 1 }).lean())
+    .map((c) => c.marketId)
+    .filter((id) => !seen.has(id));
+  const markets = [...traded];
+  for (const ids of chunks(behind, TAKERS_PER_READ))
+    markets.push(...(await deps.models.Market.find({ _id: { $in: ids } }, { eventId: 1 }).lean()));
   if (!markets.length) return 0;
   const cursors = await cursorsOf(
     deps,
     markets.map((m) => cursorId('sim', m._id)),
   );
   const prints: TapePrintRow[] = [];
-  const through = new Map<string, number>();
+  /** Per market read: the sequence number recorded through, and whether more may follow. */
+  const read = new Map<string, { through: number | null; more: boolean }>();
+  let budget = limits.perRun;
   for (const m of markets) {
     const from = cursors.get(cursorId('sim', m._id))?.seqThrough ?? 0;
+    if (budget <= 0) {
+      // Not read this run: marked, so that the next run reads it whether it trades again or not.
+      if (!cursors.get(cursorId('sim', m._id))?.backlog) read.set(m._id, { through: null, more: true });
+      continue;
+    }
+    const limit = Math.min(limits.perMarket, budget);
     const events = await deps.models.MarketEvent.find({ marketId: m._id, seq: { $gt: from } })
       .sort({ seq: 1 })
-      .limit(SIM_EVENTS_PER_RUN)
+      .limit(limit)
       .lean();
+    budget -= events.length;
     let last = from;
     for (const e of events) {
       if (e.seq !== last + 1) break; // a gap: read again from here next run
@@ -184,22 +215,31 @@ async function recordSimFills(deps: RecordTapesDeps, dirs: TapeDirs, since: Date
       const print = simFillPrint(e, m.eventId, null);
       if (print) prints.push(print);
     }
-    if (last > from) through.set(m._id, last);
+    const more = events.length === limit;
+    if (last > from || more !== Boolean(cursors.get(cursorId('sim', m._id))?.backlog))
+      read.set(m._id, { through: last > from ? last : null, more });
   }
   await nameTakers(deps, prints);
   await appendPrints(dirs, 'sim', prints);
-  if (through.size)
+  if (read.size)
     await deps.models.TapeCursor.bulkWrite(
-      [...through].map(([marketId, seq]) => ({
-        updateOne: {
-          filter: { _id: cursorId('sim', marketId) },
-          update: {
-            $set: { seqThrough: seq, recordedAt: deps.clock() },
-            $setOnInsert: { source: 'sim', marketId },
+      [...read].map(([marketId, { through, more }]) => {
+        const set = {
+          ...(through !== null && { seqThrough: through, recordedAt: deps.clock() }),
+          ...(more && { backlog: 'sim' }),
+        };
+        return {
+          updateOne: {
+            filter: { _id: cursorId('sim', marketId) },
+            update: {
+              ...(Object.keys(set).length > 0 && { $set: set }),
+              ...(!more && { $unset: { backlog: '' } }),
+              $setOnInsert: { source: 'sim', marketId },
+            },
+            upsert: true,
           },
-          upsert: true,
-        },
-      })),
+        };
+      }),
     );
   return prints.length;
 }

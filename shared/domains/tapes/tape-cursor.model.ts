@@ -20,10 +20,16 @@ const tapeCursorSchema = new Schema(
     /** The market row last written, as its tape-visible fingerprint. */
     fingerprint: { type: String, default: null },
     recordedAt: { type: Date, default: null },
+    /**
+     * The source, while the market has prints the recorder has not read yet (a run reads a bounded
+     * number); absent otherwise, so that the sparse index holds only the markets behind.
+     */
+    backlog: { type: String },
   },
   { collection: 'tape_cursors', versionKey: false },
 );
 tapeCursorSchema.index({ source: 1, recordedAt: 1 });
+tapeCursorSchema.index({ backlog: 1 }, { sparse: true });
 
 /** The recorder's lease and its last run, one document (`_id: 'recorder'`). */
 const tapeRecorderSchema = new Schema(
