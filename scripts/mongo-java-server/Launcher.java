@@ -114,7 +114,7 @@ public class Launcher {
             String mapName = getFullCollectionNamespace(collectionName) + "._index_" + indexName;
             MVMap<KeyValue, Object> map =
                 store.openMap(mapName, new MVMap.Builder<KeyValue, Object>().keyType(INDEX_KEYS));
-            return newUniqueIndex(map, indexName, keys, sparse);
+            return IdLookup.wrap(newUniqueIndex(map, indexName, keys, sparse), keys);
           }
         };
       }
@@ -265,6 +265,106 @@ public class Launcher {
       return c.newInstance(map, name, keys, sparse);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("mongo-java-server's H2UniqueIndex changed", e);
+    }
+  }
+
+  /**
+   * The `_id` index, which also serves a query naming `_id` (a string or `$in` strings) beside other
+   * fields. mongo-java-server's unique index serves only a query on exactly its fields, so
+   * `{_id: id, status: 'filled'}` (how the service reads a trade it expects in a state, and guards
+   * its updates) went to a secondary index on `status` (every filled trade as a candidate) or, on
+   * the H2 file, to a scan of the collection: per trade, a cost that grew with everybody's history.
+   * The candidates are the named ids; the server matches them against the whole query as always.
+   */
+  static final class IdLookup<P> extends Index<P> {
+    private final Index<P> inner;
+
+    IdLookup(Index<P> inner) {
+      super(inner.getName(), inner.getKeys(), false);
+      this.inner = inner;
+    }
+
+    static <P> Index<P> wrap(Index<P> index, List<IndexKey> keys) {
+      return keys.size() == 1 && "_id".equals(keys.get(0).getKey()) ? new IdLookup<>(index) : index;
+    }
+
+    /** `{_id: <the query's _id>}` when the query names ids other fields beside; null otherwise. */
+    private static Document idsOnly(Document query) {
+      if (query.size() < 2 || !query.containsKey("_id")) return null;
+      Object value = query.get("_id");
+      if (value instanceof String) return new Document("_id", value);
+      if (value instanceof Document d
+          && d.size() == 1
+          && d.get("$in") instanceof Collection<?> in
+          && in.stream().allMatch(v -> v instanceof String)) return new Document("_id", d);
+      return null;
+    }
+
+    @Override
+    public boolean canHandle(Document query) {
+      return inner.canHandle(query) || idsOnly(query) != null;
+    }
+
+    @Override
+    public Iterable<P> getPositions(Document query) {
+      if (inner.canHandle(query)) return inner.getPositions(query);
+      return inner.getPositions(idsOnly(query));
+    }
+
+    @Override
+    public P getPosition(Document document) {
+      return inner.getPosition(document);
+    }
+
+    @Override
+    public void checkAdd(Document document, MongoCollection<P> collection) {
+      inner.checkAdd(document, collection);
+    }
+
+    @Override
+    public void add(Document document, P position, MongoCollection<P> collection) {
+      inner.add(document, position, collection);
+    }
+
+    @Override
+    public P remove(Document document) {
+      return inner.remove(document);
+    }
+
+    @Override
+    public long getCount() {
+      return inner.getCount();
+    }
+
+    @Override
+    public long getDataSize() {
+      return inner.getDataSize();
+    }
+
+    @Override
+    public void checkUpdate(Document oldDocument, Document newDocument, MongoCollection<P> collection) {
+      inner.checkUpdate(oldDocument, newDocument, collection);
+    }
+
+    @Override
+    public void updateInPlace(Document oldDocument, Document newDocument, P position, MongoCollection<P> collection)
+        throws de.bwaldvogel.mongo.exception.KeyConstraintError {
+      inner.updateInPlace(oldDocument, newDocument, position, collection);
+    }
+
+    @Override
+    public void drop() {
+      inner.drop();
+    }
+
+    @Override
+    public boolean isUnique() {
+      return inner.isUnique();
+    }
+
+    @Override
+    public Document toIndexDescription() {
+      return inner.toIndexDescription();
     }
   }
 
@@ -436,6 +536,12 @@ public class Launcher {
         return new MemoryDatabase(name, getCursorRegistry()) {
           /** Each collection's secondary indexes, in creation order (SecondaryIndex.canHandle). */
           private final Map<String, List<SecondaryIndex>> byCollection = new HashMap<>();
+
+          @Override
+          protected Index<Integer> openOrCreateUniqueIndex(
+              String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+            return IdLookup.wrap(super.openOrCreateUniqueIndex(collectionName, indexName, keys, sparse), keys);
+          }
 
           @Override
           protected synchronized Index<Integer> openOrCreateSecondaryIndex(
