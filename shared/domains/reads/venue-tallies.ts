@@ -2,6 +2,7 @@ import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
 import { FILLED, type TradeStatus } from '../trading/trade.model.js';
 import type { VenueTallyRecord } from '../system/venue-tally.model.js';
+import { chunks } from '../../util/chunks.js';
 
 /**
  * The venue boards' tallies (system/venue-tally.model.ts), counted again for the agents whose history
@@ -105,8 +106,7 @@ export async function recountTallies(
 ): Promise<{ counted: number; written: number }> {
   const due = dueForRecount(agents);
   let written = 0;
-  for (let k = 0; k < due.length; k += CHUNK) {
-    const chunk = due.slice(k, k + CHUNK);
+  for (const chunk of chunks(due, CHUNK)) {
     const ids = chunk.map((a) => a._id);
     const [{ tallies: counted, inFlight }, stored] = await Promise.all([
       countAgents(models, ids),

@@ -53,8 +53,8 @@ export interface SimFillLimits {
   perRun: number;
 }
 const SIM_FILL_LIMITS: SimFillLimits = { perMarket: 5000, perRun: 50_000 };
-/** Trades read at once to name the takers of sim prints. */
-const TAKERS_PER_READ = 1000;
+/** Ids per read by `$in` (the takers' trades, the markets behind). */
+const IDS_PER_READ = 1000;
 /** Markets changed since the last run are looked at again from a little earlier (clock skew between processes). */
 const RESCAN_MS = 5 * 60_000;
 
@@ -183,7 +183,7 @@ async function recordSimFills(
     .map((c) => c.marketId)
     .filter((id) => !seen.has(id));
   const markets = [...traded];
-  for (const ids of chunks(behind, TAKERS_PER_READ))
+  for (const ids of chunks(behind, IDS_PER_READ))
     markets.push(...(await deps.models.Market.find({ _id: { $in: ids } }, { eventId: 1 }).lean()));
   if (!markets.length) return 0;
   const cursors = await cursorsOf(
@@ -195,10 +195,11 @@ async function recordSimFills(
   const read = new Map<string, { through: number | null; more: boolean }>();
   let budget = limits.perRun;
   for (const m of markets) {
-    const from = cursors.get(cursorId('sim', m._id))?.seqThrough ?? 0;
+    const cursor = cursors.get(cursorId('sim', m._id));
+    const from = cursor?.seqThrough ?? 0;
     if (budget <= 0) {
       // Not read this run: marked, so that the next run reads it whether it trades again or not.
-      if (!cursors.get(cursorId('sim', m._id))?.backlog) read.set(m._id, { through: null, more: true });
+      if (!cursor?.backlog) read.set(m._id, { through: null, more: true });
       continue;
     }
     const limit = Math.min(limits.perMarket, budget);
@@ -216,7 +217,7 @@ async function recordSimFills(
       if (print) prints.push(print);
     }
     const more = events.length === limit;
-    if (last > from || more !== Boolean(cursors.get(cursorId('sim', m._id))?.backlog))
+    if (last > from || more !== Boolean(cursor?.backlog))
       read.set(m._id, { through: last > from ? last : null, more });
   }
   await nameTakers(deps, prints);
@@ -252,7 +253,7 @@ async function nameTakers(deps: RecordTapesDeps, prints: TapePrintRow[]) {
   const agentOf = new Map<string, string>();
   for (const ids of chunks(
     prints.map((p) => p.print_id),
-    TAKERS_PER_READ,
+    IDS_PER_READ,
   ))
     for (const t of await deps.models.Trade.find({ _id: { $in: ids } }, { agentId: 1 }).lean())
       agentOf.set(t._id, t.agentId);

@@ -4,6 +4,7 @@ import { deleteMany, getMany, scanKeys } from '../../infra/redis.js';
 import { reconcileCounters, type CounterRepairs } from '../limits/reconcile-counters.js';
 import { idempotencyKeyPattern, tradeIdOfStoredIdempotency } from './idempotency.js';
 import type { TradeModel } from './trade.model.js';
+import { chunks } from '../../util/chunks.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ReconcileRedisDeps = Pick<InfraDeps, 'env' | 'log' | 'redis' | 'clock'> & { models: Models };
@@ -21,8 +22,7 @@ export interface RedisRepairs extends CounterRepairs {
 async function reconcileIdempotencyKeys(deps: ReconcileRedisDeps, Trade: TradeModel): Promise<number> {
   const keys = await scanKeys(deps.redis, idempotencyKeyPattern(deps.env.QUEUE_PREFIX));
   let removed = 0;
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const chunk = keys.slice(i, i + CHUNK);
+  for (const chunk of chunks(keys, CHUNK)) {
     const stored = await getMany(deps.redis, chunk);
     const pointing = chunk
       .map((key, k) => ({ key, tradeId: stored[k] ? tradeIdOfStoredIdempotency(stored[k]) : null }))

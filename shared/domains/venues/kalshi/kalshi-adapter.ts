@@ -34,6 +34,7 @@ import { kalshiMarketUrlMatch, kalshiTickerOrNull as tickerOrNull, parseKalshiIn
 import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from './map-market.js';
 import { kalshiImporting } from './kalshi-importing.js';
 import { kalshiPrint } from './public-prints.js';
+import { chunks } from '../../../util/chunks.js';
 
 export interface KalshiAdapterOptions extends VenueClientSettings {
   /** KALSHI_BASE_URL, ending in /trade-api/v2. */
@@ -273,8 +274,7 @@ export class KalshiAdapter implements VenueAdapter {
   private async marketsByTicker(keys: VenueMarketKey[]): Promise<Map<string, KalshiMarket>> {
     const tickers = [...new Set(keys.map((k) => tickerOrNull(k.externalId)).filter((t): t is string => !!t))];
     const byTicker = new Map<string, KalshiMarket>();
-    for (let i = 0; i < tickers.length; i += TICKERS_PER_CALL) {
-      const chunk = tickers.slice(i, i + TICKERS_PER_CALL);
+    for (const chunk of chunks(tickers, TICKERS_PER_CALL)) {
       const answer = await this.http.get('/markets', {
         endpoint: 'kalshi.markets',
         schema: KalshiMarketListSchema,

@@ -42,6 +42,7 @@ import { bookFromWire, quoteFromBook } from './order-book.js';
 import { MAX_SLUG_LENGTH, parsePolymarketUrl, polymarketMarketUrlMatch } from './polymarket-urls.js';
 import { ClobTrading } from './orders/clob-trading.js';
 import { polymarketImporting } from './polymarket-importing.js';
+import { chunks } from '../../../util/chunks.js';
 
 export interface PolymarketAdapterOptions extends VenueClientSettings {
   gammaUrl: string;
@@ -456,10 +457,4 @@ function matchesCategory(m: VenueMarket, category: string): boolean {
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
-}
-
-function chunks<T>(xs: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
-  return out;
 }
