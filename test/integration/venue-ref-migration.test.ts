@@ -29,7 +29,24 @@ const FIXTURE = readFileSync(
   new URL('../fixtures/venue-ref/markets-before-venue-ref.json', import.meta.url),
   'utf8',
 );
-const fixture = () => EJSON.parse(FIXTURE, { relaxed: false }) as Fixture;
+/** When the fixture was dumped: its last stored time. Its markets resolve a week or so after it. */
+const RECORDED_AT = Date.parse('2026-11-27T19:35:13Z');
+/**
+ * Every date of the fixture moves by how long ago it was recorded (one shift for the whole run), so
+ * its active markets are as far from resolution as when they were dumped: without it the sim
+ * catalogue markets close once their stored `resolvesAt` has passed and the trading tests fail by date.
+ */
+const SHIFT_MS = Math.max(0, Date.now() - RECORDED_AT);
+
+function shiftDates(value: unknown): unknown {
+  if (value instanceof Date) return new Date(value.getTime() + SHIFT_MS);
+  if (Array.isArray(value)) return value.map(shiftDates);
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shiftDates(v)]));
+  return value;
+}
+
+const fixture = () => shiftDates(EJSON.parse(FIXTURE, { relaxed: false })) as Fixture;
 const LEGACY = [
   'polymarketId',
   'polymarketTokenId',
