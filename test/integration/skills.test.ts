@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { MAX_PENDING_PER_AGENT } from '../../shared/domains/skills/skills.js';
+import { MAX_PENDING_PER_AGENT, noteSkillUsed } from '../../shared/domains/skills/skills.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
@@ -154,5 +154,35 @@ describe('community skills #integration', () => {
       install: `clawhub install ${fresh}`,
       best_when: 'Markets move on news',
     });
+  });
+  it('when an agent from before the kept skill list asks for a briefing or trades with a skill, then its earlier trades are counted once and kept', async () => {
+    const { models } = testContext().deps;
+    const [author, trader] = await Promise.all([registerAgent(), registerAgent()]);
+    const [used, second, fresh] = [slugOf(), slugOf(), slugOf()];
+    for (const slug of [used, second, fresh]) {
+      await submit(author, submission(slug)).expect(200);
+      await review(slug, { status: 'approved' }).expect(200);
+    }
+    const market = await makeMarket();
+    await trade(trader, { market_id: market._id, side: 'yes', amount: 1, skill_slug: used });
+    const kept = async () =>
+      (await models.Agent.findById(trader.agent_id, { skillSlugs: 1 }).lean())?.skillSlugs;
+    assert.deepEqual(await kept(), [used], 'the trade added its skill');
+
+    // As an agent stored before the list: its skills are only in its trades.
+    await models.Agent.updateOne({ _id: trader.agent_id }, { $unset: { skillSlugs: 1 } });
+    const res = await api().get('/api/sdk/briefing').set(asAgent(trader)).expect(200);
+    const ids = res.body.opportunities.recommended_skills.map((s: { id: string }) => s.id);
+    assert.ok(!ids.includes(used), 'a skill traded with before the list is still left out');
+    assert.ok(ids.includes(fresh));
+    assert.deepEqual(await kept(), [used], 'the briefing counted it from the trades and kept it');
+
+    await models.Agent.updateOne({ _id: trader.agent_id }, { $unset: { skillSlugs: 1 } });
+    await noteSkillUsed(models, { _id: trader.agent_id, skillSlugs: undefined }, second);
+    assert.deepEqual(
+      ((await kept()) ?? []).sort(),
+      [used, second].sort(),
+      'a new skill, and the ones before it',
+    );
   });
 });

@@ -56,6 +56,11 @@ const agentSchema = new Schema(
     lossCount: { type: Number, required: true, default: 0 },
     lastTradeAt: { type: Date, default: null },
     autoRedeemEnabled: { type: Boolean, required: true, default: true },
+    /**
+     * The skills the agent's trades named (`skill_slug`), so the briefing's recommendations read no
+     * trades. Absent on agents from before it: skills/skills.ts counts those from their trades once.
+     */
+    skillSlugs: { type: [String], default: undefined },
   },
   { collection: 'agents', timestamps: true, versionKey: false },
 );

@@ -51,6 +51,7 @@ export async function registerAgent(
         claimCodeIssuedAt: opts.now,
         registeredFrom: registrationAddress(opts.clientIp),
         status: 'unclaimed',
+        skillSlugs: [],
       });
       return {
         agent_id: agentId,

@@ -225,7 +225,7 @@ export async function briefing(
     },
     opportunities: {
       new_markets: newMarkets,
-      recommended_skills: await recommendSkills(models, agent._id),
+      recommended_skills: await recommendSkills(models, agent),
     },
     performance: {
       total_pnl: fromMicro(pnlMicro),

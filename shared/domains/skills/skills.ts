@@ -1,4 +1,6 @@
 import { AppError, notFound } from '../../infra/errors.js';
+import { LocalCache } from '../../infra/local-cache.js';
+import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
 import { isDuplicateKey } from '../refusal.js';
 import type { SkillRecord, SkillStatus } from './skill.model.js';
@@ -125,7 +127,10 @@ export async function reviewSkill(
     { $set: { status: review.status, reviewNote: review.note ?? null, reviewedAt: now } },
     { returnDocument: 'after' },
   ).lean();
-  if (skill) return { success: true as const, skill: skillView(skill) };
+  if (skill) {
+    forgetCatalogue(models);
+    return { success: true as const, skill: skillView(skill) };
+  }
   const current = await models.Skill.findById(slug, { status: 1, revision: 1 }).lean();
   if (!current) throw notFound('Skill', 'Use a slug from the pending submissions (GET /api/admin/skills).');
   throw new AppError(
@@ -136,19 +141,96 @@ export async function reviewSkill(
   );
 }
 
-/** The briefing's `recommended_skills`: up to three approved skills the agent has not traded with yet. */
-export async function recommendSkills(models: Models, agentId: string) {
-  const used = await models.Trade.distinct('skillSlug', { agentId, skillSlug: { $ne: null } });
-  const skills = await models.Skill.find({ status: 'approved', _id: { $nin: used } })
+/** How many skills the briefing recommends. */
+const RECOMMENDED = 3;
+/** The newest approved skills a process keeps for recommendations; an agent that used most of them reads past. */
+const CATALOGUE_SIZE = 100;
+/**
+ * How long a process recommends from the same copy of the catalogue. Approvals are rare and a
+ * recommendation is advice: a review in this process drops its copy at once, another process's
+ * copy lags it by at most this long.
+ */
+export const CATALOGUE_MAX_AGE_MS = 30_000;
+
+type CatalogueEntry = Pick<SkillRecord, '_id' | 'name' | 'bestWhen'>;
+
+/** Per database (tests hold several), this process's copy of the newest approved skills. */
+const catalogues = new WeakMap<Models, LocalCache<CatalogueEntry[]>>();
+
+function catalogueOf(models: Models): LocalCache<CatalogueEntry[]> {
+  let cache = catalogues.get(models);
+  if (!cache) catalogues.set(models, (cache = new LocalCache(1, () => CATALOGUE_MAX_AGE_MS)));
+  return cache;
+}
+
+const newestApproved = (models: Models, notIn: string[], limit: number) =>
+  models.Skill.find({ status: 'approved', ...(notIn.length ? { _id: { $nin: notIn } } : {}) })
     .sort({ createdAt: -1 })
-    .limit(3)
-    .lean();
+    .limit(limit)
+    .lean() as Promise<CatalogueEntry[]>;
+
+/**
+ * The skills an agent has traded with: kept on the agent (`skillSlugs`, added as its trades name
+ * them), so a briefing reads none of its trades. An agent from before the field has them counted
+ * from its trades once, here or at its next trade with a skill (noteSkillUsed), whichever comes first.
+ */
+async function usedSkillSlugs(models: Models, agent: Pick<AgentRecord, '_id' | 'skillSlugs'>) {
+  return agent.skillSlugs ?? (await backfillSkillSlugs(models, agent._id, []));
+}
+
+/**
+ * Counts an agent's skills from its trades and adds them (and `also`) to its `skillSlugs`. A union:
+ * two of these at once, or one beside noteSkillUsed, each add what they saw, so none is lost.
+ */
+async function backfillSkillSlugs(models: Models, agentId: string, also: string[]): Promise<string[]> {
+  const traded = (await models.Trade.distinct('skillSlug', {
+    agentId,
+    skillSlug: { $ne: null },
+  })) as string[];
+  const slugs = [...new Set([...traded, ...also])];
+  await models.Agent.updateOne({ _id: agentId }, { $addToSet: { skillSlugs: { $each: slugs } } });
+  return slugs;
+}
+
+/**
+ * Called once a trade naming `slug` is recorded: the agent's `skillSlugs` gains it. Nothing is written
+ * when the agent as read already lists it; an agent from before the field is counted from its trades.
+ */
+export async function noteSkillUsed(
+  models: Models,
+  agent: Pick<AgentRecord, '_id' | 'skillSlugs'>,
+  slug: string,
+): Promise<void> {
+  if (agent.skillSlugs?.includes(slug)) return;
+  if (!agent.skillSlugs) await backfillSkillSlugs(models, agent._id, [slug]);
+  else await models.Agent.updateOne({ _id: agent._id }, { $addToSet: { skillSlugs: slug } });
+}
+
+/**
+ * The briefing's `recommended_skills`: up to three approved skills the agent has not traded with
+ * yet, newest first, from this process's copy of the catalogue.
+ */
+export async function recommendSkills(models: Models, agent: Pick<AgentRecord, '_id' | 'skillSlugs'>) {
+  const [used, catalogue] = await Promise.all([
+    usedSkillSlugs(models, agent),
+    catalogueOf(models).getOrLoad('approved', () => newestApproved(models, [], CATALOGUE_SIZE)),
+  ]);
+  const usedSet = new Set(used);
+  let skills = catalogue.filter((s) => !usedSet.has(s._id)).slice(0, RECOMMENDED);
+  // The agent used nearly every skill of the copy: older ones may still be new to it.
+  if (skills.length < RECOMMENDED && catalogue.length === CATALOGUE_SIZE)
+    skills = await newestApproved(models, used, RECOMMENDED);
   return skills.map((s) => ({
     id: s._id,
     name: s.name,
     install: installCommand(s._id),
     best_when: s.bestWhen,
   }));
+}
+
+/** Drops this process's copy of the catalogue (a review changed what is approved). */
+function forgetCatalogue(models: Models): void {
+  catalogues.get(models)?.clear();
 }
 
 /** One entry of the briefing's `skill_updates` (client-contract §6.5: all three keys are read). */

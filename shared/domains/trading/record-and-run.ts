@@ -27,6 +27,7 @@ import { settleAdmission, stopNeverRunTrade, stopPendingTrade, tradeJobState } f
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
 import { recordTrade } from './trade-inserts.js';
+import { noteSkillUsed } from '../skills/skills.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -266,6 +267,11 @@ export async function recordAndRun({
     await idem?.abandon();
     throw err;
   }
+  if (req.skill_slug)
+    // Advice only (the briefing's recommendations): a failure here never fails the recorded trade.
+    await noteSkillUsed(models, agent, req.skill_slug).catch((err: unknown) =>
+      deps.log.warn({ err, tradeId }, 'the skill of a trade was not added to its agent'),
+    );
   // From here the trade is recorded. Unless it is stopped before any worker took it, the caller gets
   // its id ("submitted"), never a retryable error that would have it placed twice: the worker, or
   // the reconcile job, finishes it.
