@@ -178,7 +178,7 @@ describe('community skills #integration', () => {
     assert.deepEqual(await kept(), [used], 'the briefing counted it from the trades and kept it');
 
     await models.Agent.updateOne({ _id: trader.agent_id }, { $unset: { skillSlugs: 1 } });
-    await noteSkillUsed(models, { _id: trader.agent_id, skillSlugs: undefined }, second);
+    await noteSkillUsed(models, { _id: trader.agent_id, skillSlugs: null }, second);
     assert.deepEqual(
       ((await kept()) ?? []).sort(),
       [used, second].sort(),
