@@ -207,4 +207,64 @@ describe('the embedded database (mongod when on the PATH, else mongo-java-server
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('when documents beside unchanged neighbours are updated over and over by concurrent writers, then after SIGKILL every one reads back as last acknowledged, also once read back from the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ats-durability-'));
+    const log = createLogger('silent', 'test');
+    // Each document's state as last acknowledged, by id: what must be on the file after a crash.
+    const expected = new Map<string, Doc>();
+    const kill = async (server: Awaited<ReturnType<typeof startMongoServer>>, conn: mongoose.Connection) => {
+      server.child.process.kill('SIGKILL');
+      await new Promise((r) => server.child.process.once('exit', r));
+      await conn.close().catch(() => undefined);
+    };
+    /** Writers each own a slice of the ids (so the expected state is exact) and update them at random. */
+    const churn = async (docs: mongoose.mongo.Collection<Doc>, rounds: number) => {
+      const writers = Array.from({ length: 8 }, async (_, w) => {
+        for (let r = 0; r < rounds; r++) {
+          const i = w + 8 * Math.floor(Math.random() * 50);
+          const id = `doc-${i}`;
+          const set = {
+            price: Math.random(),
+            [`f${r % 3}`]: `w${w}r${r}`,
+            'fill.side': r % 2 ? 'yes' : 'no',
+          };
+          await docs.updateOne({ _id: id }, { $set: set, $inc: { seq: 1 } } as object);
+          const d = structuredClone(expected.get(id)!);
+          Object.assign(d, { price: set.price, [`f${r % 3}`]: set[`f${r % 3}`], seq: (d.seq as number) + 1 });
+          (d.fill as { side: string }).side = set['fill.side'];
+          expected.set(id, d);
+        }
+      });
+      await Promise.all(writers);
+    };
+    const check = async (conn: mongoose.Connection) => {
+      const stored = await conn.db!.collection<Doc>('churn').find().toArray();
+      assert.equal(stored.length, 400);
+      for (const d of stored) assert.deepEqual(d, expected.get(d._id), d._id);
+    };
+    try {
+      let server = await startMongoServer({ dir, persistent: true, log });
+      let conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      const written = Array.from({ length: 400 }, (_, i) => sample(i));
+      await conn.db!.collection<Doc>('churn').insertMany(written.map((d) => ({ ...d })));
+      for (const d of written) expected.set(d._id, d);
+      await churn(conn.db!.collection<Doc>('churn'), 150);
+      await kill(server, conn);
+
+      // The documents now come from the file; updated again, beside neighbours read from it.
+      server = await startMongoServer({ dir, persistent: true, log });
+      conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      await check(conn);
+      await churn(conn.db!.collection<Doc>('churn'), 150);
+      await kill(server, conn);
+
+      server = await startMongoServer({ dir, persistent: true, log });
+      conn = await mongoose.createConnection(server.url, { dbName: 'durability' }).asPromise();
+      await check(conn);
+      await conn.close();
+      await server.child.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
