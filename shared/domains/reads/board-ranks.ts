@@ -1,23 +1,36 @@
 import type { AgentRecord } from '../agents/agent.model.js';
-import { LocalCache } from '../../infra/local-cache.js';
 import type { Models } from '../models.js';
 
 /** The sim board's name in leaderboard_meta. */
 export const SDK_AGENTS_BOARD = 'sdk-agents';
 
 /**
- * How long one process serves ranks and the board's size from the same copy of the board. A board's
- * P&Ls change only when it is re-marked (once a minute; a re-mark in this process drops the copy at
- * once), so a copy this old lags another process's re-mark by at most this long, and misses the
- * agents whose first trade came after it: they enter at P&L 0, so they move only the agents below 0
- * down one place each.
+ * How long one process serves ranks and the board's size from the same copy of the board before it
+ * reads it again. A board's P&Ls change only when it is re-marked (once a minute; a re-mark in this
+ * process drops the copy at once), so a copy lags another process's re-mark by about this long, and
+ * misses the agents whose first trade came after it: they enter at P&L 0, so they move only the
+ * agents below 0 down one place each.
  */
 export const RANKS_MAX_AGE_MS = 5_000;
+/**
+ * An older copy is still served while one read replaces it in the background, so no request waits
+ * for the board (a read of every ranked agent: ~0.3 s at 10,000 on the development database, in
+ * front of every briefing of that moment before). Past this age (the reads keep failing) requests
+ * wait for a fresh one.
+ */
+const RANKS_SERVE_STALE_MS = 60_000;
 
 /** One board as a process holds it: its size, and its agents' P&Ls in ascending order. */
 interface BoardCopy {
   totalAgents: number;
   pnls: Float64Array;
+}
+
+interface Board {
+  held: { copy: BoardCopy; loadedAt: number } | null;
+  loading: Promise<BoardCopy> | null;
+  /** Bumped when the copy is dropped: a read begun before then is not kept. */
+  generation: number;
 }
 
 /**
@@ -26,12 +39,12 @@ interface BoardCopy {
  * scans for a count; on MongoDB it walks the index past everyone ahead), the largest cost of the
  * briefing at 10,000 agents; the board's size was a read per briefing too. Now a binary search.
  */
-const copies = new WeakMap<Models, LocalCache<BoardCopy>>();
+const boards = new WeakMap<Models, Board>();
 
-function copiesOf(models: Models): LocalCache<BoardCopy> {
-  let cache = copies.get(models);
-  if (!cache) copies.set(models, (cache = new LocalCache(1, () => RANKS_MAX_AGE_MS)));
-  return cache;
+function boardOf(models: Models): Board {
+  let board = boards.get(models);
+  if (!board) boards.set(models, (board = { held: null, loading: null, generation: 0 }));
+  return board;
 }
 
 async function loadBoard(models: Models): Promise<BoardCopy> {
@@ -43,6 +56,34 @@ async function loadBoard(models: Models): Promise<BoardCopy> {
     totalAgents: meta?.totalAgents ?? 0,
     pnls: Float64Array.from(rows, (r) => r.leaderboardPnlMicro).sort(),
   };
+}
+
+/** One read of the board at a time per process; kept unless the copy was dropped meanwhile. */
+function reload(models: Models, board: Board): Promise<BoardCopy> {
+  if (board.loading) return board.loading;
+  const generation = board.generation;
+  const loading = loadBoard(models)
+    .then((copy) => {
+      if (board.generation === generation) board.held = { copy, loadedAt: performance.now() };
+      return copy;
+    })
+    .finally(() => {
+      if (board.loading === loading) board.loading = null;
+    });
+  board.loading = loading;
+  return loading;
+}
+
+async function boardCopy(models: Models): Promise<BoardCopy> {
+  const board = boardOf(models);
+  const age = board.held ? performance.now() - board.held.loadedAt : Infinity;
+  if (age < RANKS_MAX_AGE_MS) return board.held!.copy;
+  if (age < RANKS_SERVE_STALE_MS) {
+    // A failed background read changes nothing: the copy serves on, the next request tries again.
+    reload(models, board).catch(() => undefined);
+    return board.held!.copy;
+  }
+  return reload(models, board);
 }
 
 /** How many of the ascending `sorted` are strictly greater than `value`. */
@@ -65,12 +106,16 @@ export async function boardStanding(
   models: Models,
   agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
 ): Promise<{ rank: number | null; totalAgents: number }> {
-  const board = await copiesOf(models).getOrLoad('sim', () => loadBoard(models));
+  const board = await boardCopy(models);
   const rank = agent.simTradesCount === 0 ? null : 1 + countAbove(board.pnls, agent.leaderboardPnlMicro);
   return { rank, totalAgents: board.totalAgents };
 }
 
-/** Called by the re-mark after it wrote: this process's copy goes at once. */
+/** Called by the re-mark after it wrote: this process's copy goes at once, and a read begun before is not kept. */
 export function forgetBoardCopy(models: Models): void {
-  copies.get(models)?.clear();
+  const board = boards.get(models);
+  if (!board) return;
+  board.generation++;
+  board.held = null;
+  board.loading = null;
 }
