@@ -15,6 +15,7 @@ import {
   type TapeMarketSource,
 } from './tape-rows.js';
 import { appendMarkets, appendPrints, clearOlderThan, tapeDirs, type TapeDirs } from './tape-store.js';
+import type { TapeCursorRecord } from './tape-cursor.model.js';
 
 export type RecordTapesDeps = Pick<InfraDeps, 'env' | 'clock' | 'log'> & {
   models: Pick<Models, 'Market' | 'MarketEvent' | 'Trade' | 'TapeCursor' | 'TapeRecorder'>;
@@ -114,10 +115,13 @@ async function takeLease(deps: RecordTapesDeps, leaseId: string, now: Date) {
   ).lean();
 }
 
-/** The cursors of `ids` (cursor ids), by id. */
+/** The cursors of `ids` (cursor ids), by id, read IDS_PER_READ at a time (a first run names every market). */
 async function cursorsOf(deps: RecordTapesDeps, ids: string[]) {
-  const rows = ids.length ? await deps.models.TapeCursor.find({ _id: { $in: ids } }).lean() : [];
-  return new Map(rows.map((c) => [c._id, c]));
+  const byId = new Map<string, TapeCursorRecord>();
+  for (const slice of chunks(ids, IDS_PER_READ))
+    for (const c of await deps.models.TapeCursor.find({ _id: { $in: slice } }).lean())
+      byId.set(c._id, c as TapeCursorRecord);
+  return byId;
 }
 
 /** Writes the rows of markets whose tape-visible state changed since they were last written. */
@@ -141,7 +145,13 @@ async function recordMarketRows(
       ({ m, fingerprint }) => cursors.get(cursorId(m.importSource, m._id))?.fingerprint !== fingerprint,
     );
   const bySource = new Map<string, typeof changed>();
-  for (const c of changed) bySource.set(c.m.importSource, [...(bySource.get(c.m.importSource) ?? []), c]);
+  // Appended in place: copying the list per market was quadratic (a first run over 100,000 markets
+  // held the event loop 7.7 s here).
+  for (const c of changed) {
+    const rows = bySource.get(c.m.importSource);
+    if (rows) rows.push(c);
+    else bySource.set(c.m.importSource, [c]);
+  }
   for (const [source, rows] of bySource) {
     await appendMarkets(
       dirs,
