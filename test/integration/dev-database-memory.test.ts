@@ -6,6 +6,17 @@ import mongoose from 'mongoose';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
 
+/** The documents of the first test: every depth an update can reach. */
+interface Shape {
+  _id: string;
+  owner: string;
+  at: number;
+  fill: { side: string; legs: Record<string, unknown>[]; price?: number };
+  tags?: string[];
+  status?: string;
+  newField?: unknown[];
+}
+
 /**
  * The development database's memory backend (the test suite's and the read benches'), which stores
  * documents with shared field names and, after an update brings new names, puts a copy in the
@@ -31,7 +42,7 @@ describe('the development database in memory #integration', function () {
   });
 
   it('when updates add, change and remove fields at every depth, then each document reads back exactly as MongoDB would give it, in field order, by id and by a secondary index', async () => {
-    const docs = conn.collection<{ _id: string; [field: string]: unknown }>('shapes');
+    const docs = conn.collection<Shape>('shapes');
     await docs.createIndex({ owner: 1, at: -1 });
     await docs.insertMany([
       { _id: 'a', owner: 'x', at: 1, fill: { side: 'yes', legs: [{ k: 1 }, { k: 2 }] }, tags: ['t'] },
