@@ -126,6 +126,23 @@ describe('tape recorder #integration', () => {
     assert.equal(again.errors.length, 0);
   });
 
+  it('when a market with fills left to read is deleted, then its cursor loses the mark and runs go on without errors', async () => {
+    const ctx = testContext();
+    const marketId = randomUUID();
+    await ctx.deps.models.TapeCursor.create({
+      _id: `sim:${marketId}`,
+      source: 'sim',
+      marketId,
+      seqThrough: 2,
+      backlog: 'sim',
+    });
+    const run = await recordTapes(ctx.deps);
+    assert.equal(run.errors.length, 0, JSON.stringify(run.errors));
+    const cursor = await ctx.deps.models.TapeCursor.findById(`sim:${marketId}`).lean();
+    assert.equal(cursor?.backlog, undefined, 'no market to read it under: the mark is gone');
+    assert.equal(cursor?.seqThrough, 2, 'what was recorded stays recorded');
+  });
+
   it('writes a market again once it resolves: the tape carries its final prices and closed', async () => {
     const ctx = testContext();
     const word = `heron${randomUUID().slice(0, 6)}`;

@@ -217,6 +217,7 @@ async function recordSimFills(
   const markets = [...traded];
   for (const ids of chunks(behind, IDS_PER_READ))
     markets.push(...(await deps.models.Market.find({ _id: { $in: ids } }, { eventId: 1 }).lean()));
+  await forgetGoneBacklogs(deps, behind, new Set(markets.map((m) => m._id)));
   if (!markets.length) return 0;
   const cursors = await cursorsOf(
     deps,
@@ -275,6 +276,16 @@ async function recordSimFills(
       }),
     );
   return prints.length;
+}
+
+/**
+ * A market deleted with fills still to read leaves its cursor marked: without the market there is
+ * no event id to print them under, so the mark is dropped, not looked up again by every run.
+ */
+async function forgetGoneBacklogs(deps: RecordTapesDeps, behind: string[], found: Set<string>) {
+  const gone = behind.filter((id) => !found.has(id)).map((id) => cursorId('sim', id));
+  for (const ids of chunks(gone, IDS_PER_READ))
+    await deps.models.TapeCursor.updateMany({ _id: { $in: ids } }, { $unset: { backlog: '' } });
 }
 
 /** Sets each sim print's taker to its agent's pseudonym (a fill event's id is its trade's). */
