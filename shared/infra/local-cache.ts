@@ -53,32 +53,47 @@ export class LocalCache<V> {
   /**
    * The cached value, or `load()`'s (stored unless null, or unless invalidated while loading).
    * Concurrent misses of one key share one load. `fresh` skips the cached value but still stores
-   * the one it loads.
+   * the one it loads. `refreshAfterMs`: a value at least this old (and younger than the max age) is
+   * served at once while one load replaces it in the background (stale-while-revalidate); a failed
+   * background load changes nothing, the value serves on and the next read tries again.
    */
   async getOrLoad<R extends V | null>(
     key: string,
     load: () => Promise<R>,
-    opts: { fresh?: boolean } = {},
+    opts: { fresh?: boolean; refreshAfterMs?: number } = {},
   ): Promise<R> {
-    if (!opts.fresh) {
-      const hit = this.get(key);
-      if (hit !== undefined) return hit as R;
-      const pending = this.loading.get(key);
-      if (pending) return pending as Promise<R>;
+    if (opts.fresh) return this.load(key, load);
+    const hit = this.get(key);
+    if (hit !== undefined) {
+      const storedAt = this.entries.get(key)!.storedAt;
+      if (opts.refreshAfterMs !== undefined && performance.now() - storedAt >= opts.refreshAfterMs)
+        this.shared(key, load).catch(() => undefined);
+      return hit as R;
     }
-    const generation = this.generation;
-    const loaded = this.boundLoad ? this.boundLoad(load(), key) : load();
-    const work = loaded.then((value) => {
-      if (value !== null && generation === this.generation) this.set(key, value);
-      return value;
-    });
-    if (opts.fresh) return work;
+    return this.shared(key, load);
+  }
+
+  /** The load of `key` in flight, or a new one that later callers share until it settles. */
+  private async shared<R extends V | null>(key: string, load: () => Promise<R>): Promise<R> {
+    const pending = this.loading.get(key);
+    if (pending) return pending as Promise<R>;
+    const work = this.load(key, load);
     this.loading.set(key, work);
     try {
       return await work;
     } finally {
       if (this.loading.get(key) === work) this.loading.delete(key);
     }
+  }
+
+  /** Runs `load`, storing its value unless null or invalidated meanwhile. */
+  private load<R extends V | null>(key: string, load: () => Promise<R>): Promise<R> {
+    const generation = this.generation;
+    const loaded = this.boundLoad ? this.boundLoad(load(), key) : load();
+    return loaded.then((value) => {
+      if (value !== null && generation === this.generation) this.set(key, value);
+      return value;
+    });
   }
 
   delete(key: string): void {

@@ -28,6 +28,27 @@ describe('local cache', () => {
     assert.equal(cache.size, 2);
   });
 
+  it('when a value is older than refreshAfterMs, then it answers at once while one load replaces it; a failed load changes nothing', async () => {
+    const cache = new LocalCache<number>(10, () => 60_000);
+    cache.set('a', 1);
+    await sleep(30);
+    let loads = 0;
+    const next = deferred<number>();
+    const load = () => (loads++, next.promise);
+    assert.equal(await cache.getOrLoad('a', load, { refreshAfterMs: 20 }), 1, 'the old value, at once');
+    assert.equal(await cache.getOrLoad('a', load, { refreshAfterMs: 20 }), 1);
+    assert.equal(loads, 1, 'one load in the background, shared');
+    next.resolve(2);
+    await sleep(0);
+    assert.equal(await cache.getOrLoad('a', load, { refreshAfterMs: 20 }), 2, 'the new value');
+
+    await sleep(30);
+    const failing = () => Promise.reject(new Error('down'));
+    assert.equal(await cache.getOrLoad('a', failing, { refreshAfterMs: 20 }), 2);
+    await sleep(0);
+    assert.equal(cache.get('a'), 2, 'still served after the failed load');
+  });
+
   it('when an entry is older than the max age, or the max age tightens, then it is no longer served', async () => {
     let maxAge = 60_000;
     const cache = new LocalCache<number>(10, () => maxAge);

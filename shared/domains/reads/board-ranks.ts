@@ -1,4 +1,5 @@
 import type { AgentRecord } from '../agents/agent.model.js';
+import { LocalCache } from '../../infra/local-cache.js';
 import type { Models } from '../models.js';
 
 /** The sim board's name in leaderboard_meta. */
@@ -26,25 +27,18 @@ interface BoardCopy {
   pnls: Float64Array;
 }
 
-interface Board {
-  held: { copy: BoardCopy; loadedAt: number } | null;
-  loading: Promise<BoardCopy> | null;
-  /** Bumped when the copy is dropped: a read begun before then is not kept. */
-  generation: number;
-}
-
 /**
  * Per database (tests hold several), the copy of the sim board. A rank used to be a count of the
  * agents ahead: one aggregation per briefing that read every ranked agent (the development database
  * scans for a count; on MongoDB it walks the index past everyone ahead), the largest cost of the
  * briefing at 10,000 agents; the board's size was a read per briefing too. Now a binary search.
  */
-const boards = new WeakMap<Models, Board>();
+const copies = new WeakMap<Models, LocalCache<BoardCopy>>();
 
-function boardOf(models: Models): Board {
-  let board = boards.get(models);
-  if (!board) boards.set(models, (board = { held: null, loading: null, generation: 0 }));
-  return board;
+function copiesOf(models: Models): LocalCache<BoardCopy> {
+  let cache = copies.get(models);
+  if (!cache) copies.set(models, (cache = new LocalCache(1, () => RANKS_SERVE_STALE_MS)));
+  return cache;
 }
 
 async function loadBoard(models: Models): Promise<BoardCopy> {
@@ -56,34 +50,6 @@ async function loadBoard(models: Models): Promise<BoardCopy> {
     totalAgents: meta?.totalAgents ?? 0,
     pnls: Float64Array.from(rows, (r) => r.leaderboardPnlMicro).sort(),
   };
-}
-
-/** One read of the board at a time per process; kept unless the copy was dropped meanwhile. */
-function reload(models: Models, board: Board): Promise<BoardCopy> {
-  if (board.loading) return board.loading;
-  const generation = board.generation;
-  const loading = loadBoard(models)
-    .then((copy) => {
-      if (board.generation === generation) board.held = { copy, loadedAt: performance.now() };
-      return copy;
-    })
-    .finally(() => {
-      if (board.loading === loading) board.loading = null;
-    });
-  board.loading = loading;
-  return loading;
-}
-
-async function boardCopy(models: Models): Promise<BoardCopy> {
-  const board = boardOf(models);
-  const age = board.held ? performance.now() - board.held.loadedAt : Infinity;
-  if (age < RANKS_MAX_AGE_MS) return board.held!.copy;
-  if (age < RANKS_SERVE_STALE_MS) {
-    // A failed background read changes nothing: the copy serves on, the next request tries again.
-    reload(models, board).catch(() => undefined);
-    return board.held!.copy;
-  }
-  return reload(models, board);
 }
 
 /** How many of the ascending `sorted` are strictly greater than `value`. */
@@ -106,16 +72,14 @@ export async function boardStanding(
   models: Models,
   agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
 ): Promise<{ rank: number | null; totalAgents: number }> {
-  const board = await boardCopy(models);
+  const board = await copiesOf(models).getOrLoad('sim', () => loadBoard(models), {
+    refreshAfterMs: RANKS_MAX_AGE_MS,
+  });
   const rank = agent.simTradesCount === 0 ? null : 1 + countAbove(board.pnls, agent.leaderboardPnlMicro);
   return { rank, totalAgents: board.totalAgents };
 }
 
 /** Called by the re-mark after it wrote: this process's copy goes at once, and a read begun before is not kept. */
 export function forgetBoardCopy(models: Models): void {
-  const board = boards.get(models);
-  if (!board) return;
-  board.generation++;
-  board.held = null;
-  board.loading = null;
+  copies.get(models)?.clear();
 }
