@@ -127,7 +127,7 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
     },
   });
 
-  app.use(tapeUploads(deps.env.DATA_DIR, lockout, TAPE_UPLOAD_MAX_BYTES));
+  app.use(tapeUploads(deps, lockout, TAPE_UPLOAD_MAX_BYTES));
 
   const docsOptions = { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'Agent trading API' };
   app.use(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uploadIdSchema } from '../../shared/domains/tapes/tape-uploads.js';
 import { TAPE_FILES } from '../../shared/domains/tapes/tape-urls.js';
 import { endpoint } from './endpoint.js';
 
@@ -27,6 +28,8 @@ const TapeRequestSchema = z
     q: z
       .string()
       .max(200)
+      // Control characters (NUL, line breaks, escapes) and lone surrogates are in no question or slug.
+      .regex(/^[^\p{Cc}\p{Cs}]*$/u, 'q must not contain control characters (NUL, line breaks, escapes)')
       .nullish()
       .meta({ description: 'Case-insensitive substring of the question or slug, applied before the cap.' }),
   })
@@ -128,7 +131,7 @@ export const tapeEndpoints = {
     description:
       'Upload the two files first with `PUT /api/admin/tapes/uploads/{upload_id}/markets.parquet` and `…/quant.parquet` (raw bodies); `npm run tape:import -- --base-url` does both. Importing the same files again writes nothing.',
     body: z.object({
-      upload_id: z.uuid(),
+      upload_id: uploadIdSchema,
       source: z
         .string()
         .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)

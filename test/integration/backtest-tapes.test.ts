@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -11,6 +11,7 @@ import { tapeMarketRow, tapePrintRow } from '../support/tape-rows.js';
 import { tapeKey } from '../../shared/domains/tapes/tape-secret.js';
 import { appendMarkets, appendPrints, tapeDirs } from '../../shared/domains/tapes/tape-store.js';
 import { signTapeUrl } from '../../shared/domains/tapes/tape-urls.js';
+import { cutTape } from '../../shared/domains/tapes/slice-tape.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 
@@ -304,5 +305,119 @@ describe('backtest tapes #integration', () => {
     const mine = res.body.sources.find((x: { source: string }) => x.source === s.source);
     assert.deepEqual(mine, { source: s.source, first_day: s.day, last_day: s.next, prints: 20, markets: 5 });
     assert.equal((await api().get('/api/backtest/tape/coverage')).status, 401);
+  });
+
+  it('answers a window without prints with an empty tape (200, 0 markets), free of the quota', async () => {
+    const agent = await registerAgent({ name: 'tape-empty' });
+    const limit = testContext().env.TAPE_REQUESTS_PER_MINUTE;
+    // Days of 2009: no test writes prints there.
+    const firstDay = Date.UTC(2009, 0, 1) / 1000 + Math.floor(Math.random() * 300) * DAY;
+    for (let i = 0; i <= limit; i++) {
+      const startSec = firstDay + i * DAY;
+      const res = await askTape(agent, {
+        t0: new Date(startSec * 1000).toISOString().slice(0, 10),
+        t1: dayAfter(startSec),
+        max_markets: 10,
+        min_volume: 0,
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.markets, 0);
+      assert.equal(res.body.quant_rows, 0);
+      assert.equal(res.body.cached, false);
+      assert.deepEqual(res.body.sources, []);
+      if (i === 0) {
+        const quant = await download(res.body.urls.quant);
+        const columns = await rows(quant, 'DESCRIBE SELECT * FROM read_parquet($f)');
+        assert.ok(
+          columns.some((c) => c.column_name === 'timestamp' && c.column_type === 'UBIGINT'),
+          'the empty tape has the columns the client reads',
+        );
+        assert.equal(Number((await rows(quant, 'SELECT count(*) AS n FROM read_parquet($f)'))[0]!.n), 0);
+      }
+    }
+    const s = await seedDay();
+    const real = await askTape(agent, { t0: s.day, t1: s.next, max_markets: 10, min_volume: 0 });
+    assert.equal(real.status, 200, 'the empty tapes spent no point');
+  });
+
+  it('cuts an empty tape from a store with no file at all, q bound as a value', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tape-empty-store-'));
+    const manifest = await cutTape(
+      { DATA_DIR: dataDir, TAPE_MAX_PRINTS: 1000 },
+      {
+        key: '0'.repeat(32),
+        datasetRev: '0'.repeat(16),
+        t0: '2020-01-01',
+        t1: '2020-01-02',
+        startSec: Date.UTC(2020, 0, 1) / 1000,
+        endSec: Date.UTC(2020, 0, 2) / 1000,
+        maxMarkets: 10,
+        minVolume: 0,
+        // The worker binds q as a value: a NUL or a quote reaching it (the API refuses the first) is text.
+        q: "it's a\u0000",
+        marketFiles: [],
+        printFiles: [],
+      },
+      new Date(),
+    );
+    assert.equal(manifest.markets, 0);
+    assert.equal(manifest.quant_rows, 0);
+  });
+
+  it('refuses a q with control characters with a 422 (never SQL text), and q is matched as plain text', async () => {
+    const agent = await registerAgent({ name: 'tape-q' });
+    const s = await seedDay();
+    for (const q of ['a\u0000', 'bit\ncoin', '\u001b[31m', 'x\ud800']) {
+      const res = await askTape(agent, { t0: s.day, t1: s.next, max_markets: 10, min_volume: 0, q });
+      assert.equal(res.status, 422, `${JSON.stringify(q)}: ${JSON.stringify(res.body)}`);
+      assert.deepEqual(res.body.detail[0].loc, ['body', 'q']);
+      assert.match(res.body.error, /control characters/);
+      assert.ok(res.body.fix);
+    }
+    // Quotes and SQL are just text to look for.
+    for (const q of ["bitcoin' OR '1'='1", "'; DROP TABLE markets; --", '%', '\\']) {
+      const res = await askTape(agent, { t0: s.day, t1: s.next, max_markets: 10, min_volume: 0, q });
+      assert.equal(res.status, 200, `${q}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.markets, 0, q);
+    }
+  });
+
+  it('answers a cut the store fails with 500 for a damaged file and 503 for a file gone, giving the point back', async () => {
+    const agent = await registerAgent({ name: 'tape-failing' });
+    const dirs = tapeDirs(testContext().env.DATA_DIR);
+    const limit = testContext().env.TAPE_REQUESTS_PER_MINUTE;
+    // Days of 2008, in sources of their own, removed afterwards: no other test reads them.
+    const startSec = Date.UTC(2008, 0, 1) / 1000 + Math.floor(Math.random() * 300) * DAY;
+    const window = { t0: new Date(startSec * 1000).toISOString().slice(0, 10), t1: dayAfter(startSec) };
+    const dayFolder = (source: string) => {
+      const dir = join(dirs.store, source, 'prints', window.t0);
+      mkdirSync(dir, { recursive: true });
+      return join(dirs.store, source);
+    };
+    const damagedSource = dayFolder(`damaged-${randomUUID().slice(0, 8)}`);
+    writeFileSync(join(damagedSource, 'prints', window.t0, 'batch.parquet'), 'not a parquet file');
+    try {
+      for (let i = 0; i <= limit; i++) {
+        const res = await askTape(agent, { ...window, max_markets: 10, min_volume: 0 });
+        assert.equal(res.status, 500, JSON.stringify(res.body));
+        assert.equal(res.body.error_code, 'tape_cut_failed');
+        assert.equal(res.body.retryable, false);
+        assert.equal(res.headers['retry-after'], undefined, 'not a retryable outage');
+        assert.doesNotMatch(JSON.stringify(res.body), /Error:|read_parquet/, 'no engine text in the answer');
+      }
+    } finally {
+      rmSync(damagedSource, { recursive: true, force: true });
+    }
+    const goneSource = dayFolder(`gone-${randomUUID().slice(0, 8)}`);
+    symlinkSync(join(goneSource, 'nowhere.parquet'), join(goneSource, 'prints', window.t0, 'batch.parquet'));
+    try {
+      for (let i = 0; i <= limit; i++) {
+        const res = await askTape(agent, { ...window, max_markets: 10, min_volume: 0 });
+        assert.equal(res.status, 503, JSON.stringify(res.body));
+        assert.equal(res.headers['retry-after'], '2');
+      }
+    } finally {
+      rmSync(goneSource, { recursive: true, force: true });
+    }
   });
 });

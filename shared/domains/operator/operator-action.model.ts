@@ -11,7 +11,7 @@ const operatorActionSchema = new Schema(
     _id: { type: String, required: true },
     at: { type: Date, required: true },
     actor: { type: String, required: true },
-    /** `schedule.pause`, `schedule.resume`, `schedule.run`, `market.resolve`, `skill.review`, `user.tier`. */
+    /** `schedule.pause`, `schedule.resume`, `schedule.run`, `market.resolve`, `skill.review`, `user.tier`, `tape.upload`, `tape.import`, … */
     action: { type: String, required: true },
     target: { type: String, required: true },
     /** One line on the outcome, e.g. the tier set or the error a run-now met. */

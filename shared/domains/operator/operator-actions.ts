@@ -7,6 +7,7 @@ import { decided, VOID_RESOLUTION } from '../markets/resolution.js';
 import { resolveAndSettle, type SettlementState } from '../settlement/resolve-and-settle.js';
 import { reviewSkill } from '../skills/skills.js';
 import { importUpload } from '../tapes/import-tape.js';
+import { writeUploadFile } from '../tapes/tape-uploads.js';
 import { setUserTier } from '../users/user-tier.js';
 import type { Tier } from '../users/user.model.js';
 import {
@@ -144,6 +145,18 @@ export const operatorActions = {
       () => runScheduleNow(deps, specs, name),
       (run) => (run.error ? `failed: ${run.error}` : 'enqueued'),
     ).then((run) => run.view),
+
+  uploadTapeFile: (
+    deps: OperatorActionsDeps,
+    actor: OperatorActor,
+    upload: Parameters<typeof writeUploadFile>[1],
+  ) =>
+    audited(
+      deps,
+      { actor, action: 'tape.upload', target: `${upload.id}/${upload.file}` },
+      () => writeUploadFile(deps.env.DATA_DIR, upload, deps.clock()),
+      (r) => `${r.bytes} bytes`,
+    ),
 
   importTape: (deps: OperatorActionsDeps, actor: OperatorActor, uploadId: string, source: string) =>
     audited(

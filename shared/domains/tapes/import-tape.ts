@@ -10,13 +10,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString, withDuckDb } from '../../infra/duckdb.js';
+import { isDuckDbEngineOutage, sqlString, withDuckDb } from '../../infra/duckdb.js';
 import { MARKET_COLUMNS, QUANT_COLUMNS } from './tape-columns.js';
-import { AppError, notFound } from '../../infra/errors.js';
+import { AppError, notFound, unavailable } from '../../infra/errors.js';
+import { isVenueId } from '../venues/venue-id.js';
+import { readWholeParquet, UnreadableParquet } from './read-whole-parquet.js';
 import { batchName, copyPrintsByDay, SOURCE_NAME, tapeDirs, type TapeDirs } from './tape-store.js';
 
-/** Sources the recorder writes: an import may not write into them. */
-const RECORDED_SOURCES = new Set(['sim', 'polymarket', 'kalshi']);
+/**
+ * The recorder writes every venue's markets (and its prints, where the venue publishes them) under
+ * the venue's id: an import may not write into a source named like a venue of this process.
+ */
+const isRecordedSource = (source: string) => isVenueId(source);
 
 /** Columns a file must have (what the official client's replay reads); the rest may be absent (NULL). */
 const REQUIRED_MARKET_COLUMNS = [
@@ -59,16 +64,14 @@ const sha256File = (file: string) =>
       .on('error', reject);
   });
 
+/** A file's columns, once every value of it has been read: nothing of a damaged file is imported. */
 async function columnsOf(db: DuckDBConnection, file: string): Promise<Map<string, string>> {
   try {
-    const rows = (
-      await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)})`)
-    ).getRows();
-    return new Map(rows.map(([name, type]) => [String(name), String(type)]));
+    return await readWholeParquet(db, file);
   } catch (err) {
-    throw new TapeImportError(
-      `${file} is not a readable parquet file (${(err as Error).message.split('\n')[0]})`,
-    );
+    if (err instanceof UnreadableParquet) throw new TapeImportError(err.message);
+    if (isDuckDbEngineOutage(err)) throw unavailable('The tape store', err);
+    throw err;
   }
 }
 
@@ -104,7 +107,7 @@ export async function importTape(
     throw new TapeImportError(
       `source "${source}": use lower-case letters, digits and dashes (e.g. "pm-onchain-2025")`,
     );
-  if (RECORDED_SOURCES.has(source))
+  if (isRecordedSource(source))
     throw new TapeImportError(`source "${source}" is the recorder's own: name the import differently`);
   for (const f of [marketsFile, quantFile])
     if (!existsSync(f)) throw new TapeImportError(`${f} does not exist`);

@@ -16,6 +16,7 @@ import {
 } from './tape-rows.js';
 import { appendMarkets, appendPrints, clearOlderThan, tapeDirs, type TapeDirs } from './tape-store.js';
 import type { TapeCursorRecord } from './tape-cursor.model.js';
+import { clearStaleUploads } from './tape-uploads.js';
 
 export type RecordTapesDeps = Pick<InfraDeps, 'env' | 'clock' | 'log'> & {
   models: Pick<Models, 'Market' | 'MarketEvent' | 'Trade' | 'TapeCursor' | 'TapeRecorder'>;
@@ -38,7 +39,7 @@ export interface RecorderRun {
 
 /** A run that dies keeps the lease this long at most; the next run after it takes over. */
 const LEASE_MS = 5 * 60_000;
-/** Built tapes and uploads are kept a day (tape URLs live an hour by default); the store itself is kept for good. */
+/** Built tapes are kept a day (tape URLs live an hour by default); the store itself is kept for good. */
 const SLICE_RETENTION_MS = 24 * 3600_000;
 /** Venue prints younger than this are left for the next run: a print of the same second may still come. */
 const VENUE_LAG_SECONDS = 60;
@@ -86,7 +87,7 @@ export async function recordTapes(
   try {
     clearOlderThan(dirs.staging, LEASE_MS, startedAt);
     clearOlderThan(dirs.slices, SLICE_RETENTION_MS, startedAt);
-    clearOlderThan(dirs.uploads, SLICE_RETENTION_MS, startedAt);
+    clearStaleUploads(dirs, startedAt);
     const since = lease.lastRunAt ? new Date(lease.lastRunAt.getTime() - RESCAN_MS) : null;
     run.markets = await recordMarketRows(deps, dirs, since, startedAt);
     run.prints.sim = await recordSimFills(deps, dirs, since, simLimits);

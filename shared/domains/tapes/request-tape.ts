@@ -4,14 +4,14 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, rateLimited, unavailable } from '../../infra/errors.js';
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
-import { builtSlice, SLICE_TOO_LARGE, type TapeManifest } from './slice-tape.js';
+import { builtSlice, SLICE_TOO_LARGE, TAPE_CUT_FAILED, type TapeManifest } from './slice-tape.js';
 import { coverageDays, readStore } from './tape-coverage.js';
 import { tapeKey } from './tape-secret.js';
 import { revisionOf, tapeDirs } from './tape-store.js';
 import { signTapeUrl, TAPE_FILES, type TapeFile } from './tape-urls.js';
 import { badWindow, daysOf, parseWindow, type TapeWindow } from './tape-window.js';
 
-export type RequestTapeDeps = Pick<InfraDeps, 'env' | 'clock' | 'queues' | 'redis'> & {
+export type RequestTapeDeps = Pick<InfraDeps, 'env' | 'clock' | 'queues' | 'redis' | 'log'> & {
   models: Pick<Models, 'TapeRecorder'>;
 };
 
@@ -94,7 +94,10 @@ export interface TapeAnswer {
 
 /**
  * A tape for an agent: answered from a slice already built (free), or cut by the tapes worker
- * (one of the agent's TAPE_REQUESTS_PER_MINUTE; identical requests at once wait on one cut).
+ * (one of the agent's TAPE_REQUESTS_PER_MINUTE; identical requests at once wait on one cut). The
+ * point pays for the cut's work: a window without prints has nothing to cut (its tape is empty and
+ * free), and a cut the service failed gives the point back; one refused as too large keeps it (the
+ * work of counting its prints was done, for the request's own asking).
  */
 export async function requestTape(
   deps: RequestTapeDeps,
@@ -106,33 +109,33 @@ export async function requestTape(
   const dirs = tapeDirs(deps.env.DATA_DIR);
   const built = builtSlice(dirs, plan.key);
   if (built) return answer(deps, plan, built, body, origin, true);
-  await takeTapeQuota(deps, agentId);
-  const outcome = await deps.queues.enqueueAndWait<TapeManifest>(
-    'slice-tape',
-    {
-      key: plan.key,
-      datasetRev: plan.datasetRev,
-      t0: plan.window.t0,
-      t1: plan.window.t1,
-      startSec: plan.window.startSec,
-      endSec: plan.window.endSec,
-      maxMarkets: plan.maxMarkets,
-      minVolume: plan.minVolume,
-      q: plan.q,
-      marketFiles: plan.marketFiles,
-      printFiles: plan.printFiles,
-    },
-    deps.env.TAPE_WAIT_MS,
-  );
+  const quota = tapeQuota(deps);
+  const spent = plan.printFiles.length > 0;
+  if (spent) await takeTapeQuota(quota, deps.env.TAPE_REQUESTS_PER_MINUTE, agentId);
+  const outcome = await deps.queues
+    .enqueueAndWait<TapeManifest>(
+      'slice-tape',
+      {
+        key: plan.key,
+        datasetRev: plan.datasetRev,
+        t0: plan.window.t0,
+        t1: plan.window.t1,
+        startSec: plan.window.startSec,
+        endSec: plan.window.endSec,
+        maxMarkets: plan.maxMarkets,
+        minVolume: plan.minVolume,
+        q: plan.q,
+        marketFiles: plan.marketFiles,
+        printFiles: plan.printFiles,
+      },
+      deps.env.TAPE_WAIT_MS,
+    )
+    .catch(async (err: unknown) => {
+      if (spent) await giveBackTapeQuota(deps, quota, agentId);
+      throw err;
+    });
   if (outcome.state === 'completed') return answer(deps, plan, outcome.result, body, origin, false);
-  if (outcome.state === 'failed' && outcome.reason.startsWith(SLICE_TOO_LARGE))
-    throw new AppError(
-      422,
-      SLICE_TOO_LARGE,
-      `This tape is too large: ${outcome.reason.slice(SLICE_TOO_LARGE.length + 2)}`,
-      'Ask for a shorter window, fewer markets (max_markets), a higher min_volume, or a q filter.',
-      { retryable: false },
-    );
+  // Still being cut: the tape comes of it, and asking again answers it free.
   if (outcome.state === 'pending')
     throw new AppError(
       503,
@@ -141,19 +144,43 @@ export async function requestTape(
       'Send the same request again in a few seconds: it waits on the same cut and costs nothing once built.',
       { retryable: true, headers: { 'Retry-After': '5' } },
     );
-  throw unavailable('The backtest tape store', new Error(outcome.reason));
+  const failure = cutFailure(outcome.reason);
+  if (spent && failure.code !== SLICE_TOO_LARGE) await giveBackTapeQuota(deps, quota, agentId);
+  throw failure;
 }
 
-async function takeTapeQuota(deps: RequestTapeDeps, agentId: string) {
-  const points = deps.env.TAPE_REQUESTS_PER_MINUTE;
-  const limiter = new RateLimiterRedis({
+/** The answer to a cut that failed: too large (the request's), refused by the engine (ours), or an outage. */
+function cutFailure(reason: string): AppError {
+  if (reason.startsWith(SLICE_TOO_LARGE))
+    return new AppError(
+      422,
+      SLICE_TOO_LARGE,
+      `This tape is too large: ${reason.slice(SLICE_TOO_LARGE.length + 2)}`,
+      'Ask for a shorter window, fewer markets (max_markets), a higher min_volume, or a q filter.',
+      { retryable: false },
+    );
+  if (reason.startsWith(TAPE_CUT_FAILED))
+    return new AppError(
+      500,
+      TAPE_CUT_FAILED,
+      'The tape could not be cut (a fault of the service, not of the request)',
+      'Do not retry this window: report the request_id to the operator.',
+      { retryable: false, cause: new Error(reason) },
+    );
+  return unavailable('The backtest tape store', new Error(reason));
+}
+
+const tapeQuota = (deps: RequestTapeDeps) =>
+  new RateLimiterRedis({
     storeClient: deps.redis,
     keyPrefix: `${deps.env.QUEUE_PREFIX}:rl:tape`,
-    points,
+    points: deps.env.TAPE_REQUESTS_PER_MINUTE,
     duration: 60,
   });
+
+async function takeTapeQuota(quota: RateLimiterRedis, points: number, agentId: string) {
   try {
-    await limiter.consume(agentId);
+    await quota.consume(agentId);
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw unavailable('The rate limiter', err);
     throw rateLimited(
@@ -162,6 +189,13 @@ async function takeTapeQuota(deps: RequestTapeDeps, agentId: string) {
       err.msBeforeNext,
     );
   }
+}
+
+/** A point back for a tape that did not come (best effort: the answer is the failure's either way). */
+async function giveBackTapeQuota(deps: RequestTapeDeps, quota: RateLimiterRedis, agentId: string) {
+  await quota.reward(agentId, 1).catch((err: unknown) => {
+    deps.log.warn({ err, agentId }, 'backtest tape quota point not given back');
+  });
 }
 
 function answer(

@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString, sqlStringList, withDuckDb } from '../../infra/duckdb.js';
-import { columnList, MARKET_COLUMNS, QUANT_COLUMNS } from './tape-columns.js';
+import {
+  duckDbErrorClass,
+  isDuckDbOutage,
+  sqlString,
+  sqlStringList,
+  withDuckDb,
+} from '../../infra/duckdb.js';
+import { columnList, MARKET_COLUMNS, PRINT_ID_COLUMN, QUANT_COLUMNS, SOURCE_COLUMN } from './tape-columns.js';
 import { AppError } from '../../infra/errors.js';
 import { tapeDirs, type TapeDirs } from './tape-store.js';
 
@@ -100,35 +106,46 @@ export async function buildSlice(dirs: TapeDirs, spec: SliceSpec, now: Date): Pr
   }
 }
 
+/** No rows, with the columns and types of `columns`: what a slice reads when the store has no file to read. */
+const noRows = (columns: Record<string, string>) =>
+  `(SELECT ${Object.entries(columns)
+    .map(([name, type]) => `NULL::${type} AS ${name}`)
+    .join(', ')} WHERE false)`;
+
+/** The files of `files`, or no rows of the store's columns when there are none (a window without prints). */
+const storeFiles = (files: string[], empty: Record<string, string>) =>
+  files.length ? `read_parquet(${sqlStringList(files)}, union_by_name = true)` : noRows(empty);
+
 async function cut(db: DuckDBConnection, spec: SliceSpec, out: string, now: Date): Promise<TapeManifest> {
-  const emptyPrints = `SELECT ${columnList(QUANT_COLUMNS)}, NULL::VARCHAR AS source, NULL::VARCHAR AS print_id WHERE false`;
+  // The request's values are bound parameters: none of them is ever SQL text.
   // A print recorded twice (a recorder run retried after its write) is served once.
   await db.run(
     `CREATE TEMP TABLE prints AS
      SELECT * EXCLUDE (dup) FROM (
        SELECT *, row_number() OVER (PARTITION BY source, print_id ORDER BY timestamp) AS dup
-       FROM ${spec.printFiles.length ? `read_parquet(${sqlStringList(spec.printFiles)}, union_by_name = true)` : `(${emptyPrints})`}
-       WHERE timestamp >= ${spec.startSec} AND timestamp < ${spec.endSec}
+       FROM ${storeFiles(spec.printFiles, { ...QUANT_COLUMNS, ...SOURCE_COLUMN, ...PRINT_ID_COLUMN })}
+       WHERE timestamp >= CAST($start AS UBIGINT) AND timestamp < CAST($end AS UBIGINT)
      ) WHERE dup = 1`,
+    { start: spec.startSec, end: spec.endSec },
   );
-  const emptyMarkets = `SELECT ${columnList(MARKET_COLUMNS)}, NULL::VARCHAR AS source WHERE false`;
   // A market is re-recorded when it changes: its latest row is its state.
   await db.run(
     `CREATE TEMP TABLE markets AS
-     SELECT * FROM ${spec.marketFiles.length ? `read_parquet(${sqlStringList(spec.marketFiles)}, union_by_name = true)` : `(${emptyMarkets})`}
+     SELECT * FROM ${storeFiles(spec.marketFiles, { ...MARKET_COLUMNS, ...SOURCE_COLUMN })}
      QUALIFY row_number() OVER (PARTITION BY source, id ORDER BY updated_at DESC NULLS LAST) = 1`,
   );
-  const q = spec.q ? sqlString(spec.q) : null;
   await db.run(
     `CREATE TEMP TABLE matching AS
      SELECT m.* FROM markets m
      WHERE EXISTS (SELECT 1 FROM prints p WHERE p.source = m.source AND p.market_id = m.id)
-       ${q ? `AND (contains(lower(coalesce(m.question, '')), ${q}) OR contains(lower(coalesce(m.slug, '')), ${q}))` : ''}
-       AND coalesce(m.volume, 0) >= ${Number(spec.minVolume)}`,
+       ${spec.q ? `AND (contains(lower(coalesce(m.question, '')), $q) OR contains(lower(coalesce(m.slug, '')), $q))` : ''}
+       AND coalesce(m.volume, 0) >= CAST($minVolume AS DOUBLE)`,
+    spec.q ? { q: spec.q, minVolume: spec.minVolume } : { minVolume: spec.minVolume },
   );
   await db.run(
     `CREATE TEMP TABLE served AS
-     SELECT * FROM matching ORDER BY coalesce(volume, 0) DESC, id LIMIT ${spec.maxMarkets}`,
+     SELECT * FROM matching ORDER BY coalesce(volume, 0) DESC, id LIMIT CAST($maxMarkets AS BIGINT)`,
+    { maxMarkets: spec.maxMarkets },
   );
   const servedPrints = `FROM prints p WHERE EXISTS (SELECT 1 FROM served s WHERE s.source = p.source AND s.id = p.market_id)`;
   const quantRows = await count(db, `SELECT count(*) ${servedPrints}`);
@@ -169,6 +186,12 @@ async function cut(db: DuckDBConnection, spec: SliceSpec, out: string, now: Date
   };
 }
 
+/**
+ * A cut DuckDB refused for the statement or the store's data (not the engine or the disk of the
+ * moment): asking again fails again. The job's failure reason starts with this.
+ */
+export const TAPE_CUT_FAILED = 'tape_cut_failed';
+
 /** The `slice-tape` job: cuts the tape of a plan (its files relative to the store). */
 export async function cutTape(
   env: { DATA_DIR: string; TAPE_MAX_PRINTS: number },
@@ -189,10 +212,19 @@ export async function cutTape(
       now,
     );
   } catch (err) {
-    if (!(err instanceof SliceTooLarge)) throw err;
-    // Not retried, and told apart by the API from a store failure by this prefix.
-    throw new AppError(422, SLICE_TOO_LARGE, `${SLICE_TOO_LARGE}: ${err.message}`, 'Narrow the tape.', {
-      retryable: false,
-    });
+    // Not retried, and told apart by the API from a store failure by these prefixes.
+    if (err instanceof SliceTooLarge)
+      throw new AppError(422, SLICE_TOO_LARGE, `${SLICE_TOO_LARGE}: ${err.message}`, 'Narrow the tape.', {
+        retryable: false,
+      });
+    if (duckDbErrorClass(err) && !isDuckDbOutage(err))
+      throw new AppError(
+        500,
+        TAPE_CUT_FAILED,
+        `${TAPE_CUT_FAILED}: ${(err as Error).message}`,
+        'Report it to the operator.',
+        { retryable: false, cause: err },
+      );
+    throw err;
   }
 }
