@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
+import { JSON_BODY_MAX_DEPTH } from './http/json-body.js';
 import { releasedAgentMayCall } from './http/released-agent.js';
 import { skipsPathWords } from './http/path-words.js';
 import { listRegisteredVenues } from '../shared/domains/venues/venue-schemas.js';
@@ -153,7 +154,8 @@ function buildDocument(env: Env) {
       title: 'Prediction-market agent trading service',
       version: API_VERSION,
       description:
-        'HTTP/JSON interface for automated trading agents. Errors carry `detail`, `error` (same text) and `fix`; 422 carries the validation body of spec §2.5.',
+        'HTTP/JSON interface for automated trading agents. Errors carry `detail`, `error` (same text) and `fix`; 422 carries the validation body of spec §2.5. ' +
+        `Every JSON body is checked before its fields: nested deeper than ${JSON_BODY_MAX_DEPTH} levels is a 400 \`body_too_deep\`; an object key the database cannot store (one containing NUL, or starting with \`$\` or \`.\`) anywhere in it is a 422 \`body_key_invalid\` whose \`loc\` names the key.`,
     },
     servers: [{ url: publicBaseUrl(env) }],
   });

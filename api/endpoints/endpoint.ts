@@ -130,5 +130,8 @@ export const ValidationErrorBodySchema = z
     ),
     error: z.string(),
     fix: z.string(),
+    error_code: z.string().optional().meta({
+      description: 'Set when one rule refused the body before its fields were read, e.g. `body_key_invalid`.',
+    }),
   })
   .meta({ id: 'ValidationError' });

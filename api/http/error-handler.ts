@@ -52,6 +52,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       detail: err.items,
       error: `Validation failed: ${where}`,
       fix: err.fix ?? 'Correct the fields listed in detail (loc names each one) and send the request again.',
+      ...(err.code ? { error_code: err.code } : {}),
     });
     return;
   }

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError } from '../../shared/infra/errors.js';
-import { pathDeeperThan } from '../../shared/util/walk-json.js';
+import { AppError, RequestValidationError } from '../../shared/infra/errors.js';
+import { firstShapeProblem, type JsonPath } from '../../shared/util/walk-json.js';
 
 /** The media types read as JSON bodies: `application/json` and any `+json` suffix type. */
 const JSON_TYPES = ['application/json', '+json'];
@@ -34,22 +34,40 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
  */
 export const JSON_BODY_MAX_DEPTH = 64;
 
-const refuseDeepNesting: RequestHandler = (req, _res, next) => {
-  const path = pathDeeperThan(req.body, JSON_BODY_MAX_DEPTH);
-  if (path) {
+/**
+ * A body nested too deep (400 `body_too_deep`), or one with an object key the database cannot
+ * store (422 `body_key_invalid`, with `loc` naming the key), is refused before any handler sees it.
+ * The key rule holds for every body, in one place: a caller's free-form values (a trade's
+ * `signal_data`, the automaton's cycles and bandit arms, a skill's config) are stored as sent, and
+ * no field of a fixed shape has such a name. A NUL in a stored key failed the database write: a 500.
+ */
+const refuseUnreadableShape: RequestHandler = (req, _res, next) => {
+  const problem = firstShapeProblem(req.body, JSON_BODY_MAX_DEPTH);
+  if (problem?.kind === 'too_deep') {
     throw new AppError(
       400,
       'body_too_deep',
-      `JSON body nested deeper than ${JSON_BODY_MAX_DEPTH} levels (at ${path.slice(0, 5).join('.')}…)`,
+      `JSON body nested deeper than ${JSON_BODY_MAX_DEPTH} levels (at ${problem.path.slice(0, 5).join('.')}…)`,
       `Send a body with at most ${JSON_BODY_MAX_DEPTH} levels of nested objects and arrays; the fields are listed at /docs.`,
     );
   }
+  if (problem?.kind === 'unstorable_key') throw unstorableKey(problem.path, problem.reason);
   next();
 };
 
+/** The validation body (422, spec §2.5) every body route documents, with a code of its own. */
+function unstorableKey(path: JsonPath, reason: string): RequestValidationError {
+  const key = String(path.at(-1));
+  return new RequestValidationError(
+    [{ loc: ['body', ...path.map(String)], msg: reason, type: 'value_error', input: key, ctx: {} }],
+    'Rename the key named in detail (loc): object keys may not contain the NUL character nor start with "$" or ".", which the database cannot store.',
+    'body_key_invalid',
+  );
+}
+
 /** The parser chain of every route that takes a body. */
 export function jsonBody(limit: string): RequestHandler[] {
-  return [requireJsonContentType, express.json({ limit, type: JSON_TYPES }), refuseDeepNesting];
+  return [requireJsonContentType, express.json({ limit, type: JSON_TYPES }), refuseUnreadableShape];
 }
 
 /** What body-parser (and raw-body, zlib under it) attach to the errors they pass on. */

@@ -98,6 +98,8 @@ export class RequestValidationError extends Error {
     readonly items: ValidationItem[],
     /** Replaces the generic fix when the caller knows better (e.g. which fields can be set). */
     readonly fix?: string,
+    /** A stable code (`error_code`) when one rule refused the request, e.g. `body_key_invalid`. */
+    readonly code?: string,
   ) {
     super(items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
     this.name = 'RequestValidationError';

@@ -4,26 +4,13 @@ import { walkJson } from './walk-json.js';
 /** Deeper than this, a caller's free-form value is refused (MongoDB itself stops at 100 levels). */
 export const FREE_FORM_MAX_DEPTH = 20;
 
-/** Why MongoDB would refuse (or misread) this key when the object is stored, or null when it is fine. */
-function badKey(key: string): string | null {
-  if (key.includes('\u0000')) return 'keys cannot contain the NUL character';
-  if (key.startsWith('$')) return 'keys cannot start with "$" (reserved for database operators)';
-  if (key.startsWith('.')) return 'keys cannot start with "."';
-  return null;
-}
-
 /**
- * A value of the caller's own shape must be storable and safe to serialise: at most
- * FREE_FORM_MAX_DEPTH levels (JSON.stringify and the database driver recurse), and keys without NUL
- * (a failed database write, a 500 after the trade was accepted) or a leading `$` (read as an operator).
+ * A value of the caller's own shape must be safe to serialise and store: at most
+ * FREE_FORM_MAX_DEPTH levels (JSON.stringify and the database driver recurse). Its keys were
+ * checked with every body's (NUL, a leading `$` or `.`: 422 `body_key_invalid`, api/http/json-body.ts).
  */
 function refineFreeForm(value: unknown, ctx: z.RefinementCtx): void {
   walkJson(value, (node, at) => {
-    const problem = typeof at.key === 'string' ? badKey(at.key) : null;
-    if (problem) {
-      ctx.addIssue({ code: 'custom', path: at.path(), message: problem, input: at.key });
-      return 'skip';
-    }
     if (node && typeof node === 'object' && at.depth > FREE_FORM_MAX_DEPTH) {
       ctx.addIssue({
         code: 'custom',

@@ -1,3 +1,5 @@
+import { unstorableKeyReason } from './storable-key.js';
+
 export type JsonPath = (string | number)[];
 
 /** What a visitor asks of the walk: go on (undefined), leave this node's children out, or end it. */
@@ -44,13 +46,22 @@ export function walkJson(root: unknown, visit: (node: unknown, at: JsonPlace) =>
   }
 }
 
-/** The path of the first object or array nested more than `limit` levels below the root, or null. */
-export function pathDeeperThan(root: unknown, limit: number): JsonPath | null {
-  let found: JsonPath | null = null;
+/** The first place where a parsed request body breaks a rule every body follows, and which rule. */
+export type ShapeProblem =
+  { kind: 'too_deep'; path: JsonPath } | { kind: 'unstorable_key'; path: JsonPath; reason: string };
+
+/**
+ * In one walk: the first object or array nested more than `maxDepth` levels below the root, or the
+ * first object key the database cannot store (storable-key.ts); null when there is neither.
+ */
+export function firstShapeProblem(root: unknown, maxDepth: number): ShapeProblem | null {
+  let found: ShapeProblem | null = null;
   walkJson(root, (node, at) => {
-    if (at.depth <= limit || !node || typeof node !== 'object') return undefined;
-    found = at.path();
-    return 'stop';
+    const reason = typeof at.key === 'string' ? unstorableKeyReason(at.key) : null;
+    if (reason) found = { kind: 'unstorable_key', path: at.path(), reason };
+    else if (at.depth > maxDepth && node && typeof node === 'object')
+      found = { kind: 'too_deep', path: at.path() };
+    return found ? 'stop' : undefined;
   });
   return found;
 }

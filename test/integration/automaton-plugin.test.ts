@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { testContext } from '../support/context.js';
-import { makeMarket, trade } from '../support/factories.js';
+import { approvedSkill, makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { until } from '../support/until.js';
 
@@ -67,19 +66,6 @@ function standInHost(apiKey: string, apiUrl: string) {
 }
 
 const asAgent = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
-
-async function approvedSkill(name: string) {
-  const slug = `${name}-${randomUUID().slice(0, 8)}`;
-  await testContext().deps.models.Skill.create({
-    _id: slug,
-    name,
-    description: `${name} skill`,
-    registryUrl: `https://clawhub.ai/skills/${slug}`,
-    status: 'approved',
-    submittedBy: 'test',
-  });
-  return slug;
-}
 
 describe('simmer-automaton plugin against the service #integration', () => {
   let server: http.Server;

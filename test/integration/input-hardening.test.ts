@@ -179,6 +179,79 @@ describe('input hardening: no 500 from what a caller sends #integration', () => 
     });
   });
 
+  describe('object keys the database cannot store, anywhere in any body', () => {
+    const nul = 'a\u0000b';
+    const routes: [string, string, (market: string) => Record<string, unknown>, string[]][] = [
+      [
+        'a trade',
+        '/api/sdk/trade',
+        (m) => ({ market_id: m, side: 'yes', amount: 1, signal_data: { x: [{ [nul]: 1 }] } }),
+        ['signal_data', 'x', '0', nul],
+      ],
+      [
+        'a signed order',
+        '/api/sdk/trade',
+        (m) => ({ market_id: m, side: 'yes', amount: 1, signed_order: { [nul]: '1' } }),
+        ['signed_order', nul],
+      ],
+      [
+        'an experiment',
+        '/api/sdk/autoresearch/experiments',
+        () => ({
+          skill_slug: 's',
+          experiment_number: 1,
+          segment: 0,
+          status: 'keep',
+          metric_name: 'm',
+          metric_value: 1,
+          metric_unit: '',
+          best_direction: 'higher',
+          secondary_metrics: { [nul]: 1 },
+        }),
+        ['secondary_metrics', nul],
+      ],
+      [
+        'a research backtest',
+        '/api/sdk/autoresearch/backtest',
+        () => ({ skill_slug: 's', config: { [nul]: 1 } }),
+        ['config', nul],
+      ],
+      [
+        'a JSON-RPC call',
+        '/api/rpc/polygon',
+        () => ({ method: 'eth_call', params: [{ to: '0x0', [nul]: 1 }, 'latest'] }),
+        ['params', '0', nul],
+      ],
+      [
+        'a fixed shape (registration)',
+        '/api/sdk/agents/register',
+        () => ({ name: 'keyed', [nul]: 1 }),
+        [nul],
+      ],
+    ];
+    for (const [name, path, body, loc] of routes) {
+      it(`when ${name} has a NUL in a key, then 422 body_key_invalid with loc naming the key and a fix, never a 500`, async () => {
+        const { agent, market } = await agentWithMarket();
+        const res = await api()
+          .post(path)
+          .set(asAgent(agent))
+          .set('X-Forwarded-For', randomIp())
+          .send(body(market._id));
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.equal(res.body.error_code, 'body_key_invalid');
+        assert.deepEqual(res.body.detail[0].loc, ['body', ...loc]);
+        assert.match(res.body.detail[0].msg, /NUL/);
+        assertErrorBody(res);
+      });
+    }
+
+    it('when /openapi.json describes bodies, then it names body_key_invalid and the validation body carries error_code', async () => {
+      const doc = (await api().get('/openapi.json').expect(200)).body;
+      assert.match(doc.info.description, /body_key_invalid/);
+      assert.ok(doc.components.schemas.ValidationError.properties.error_code, 'error_code documented');
+    });
+  });
+
   describe('nesting depth', () => {
     const nested = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
 

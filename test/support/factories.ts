@@ -84,3 +84,17 @@ export async function spend(agent: RegisteredAgent, total: number): Promise<void
     if (res.body.success !== true) throw new Error(`spend failed: ${JSON.stringify(res.body)}`);
   }
 }
+
+/** A skill of the registry's, approved, that any agent's automaton can play (its slug). */
+export async function approvedSkill(name: string): Promise<string> {
+  const slug = `${name}-${randomUUID().slice(0, 8)}`;
+  await testContext().deps.models.Skill.create({
+    _id: slug,
+    name,
+    description: `${name} skill`,
+    registryUrl: `https://clawhub.ai/skills/${slug}`,
+    status: 'approved',
+    submittedBy: 'test',
+  });
+  return slug;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableKey } from '../../util/storable-key.js';
 import { SkillItemSchema } from '../skills/skills.schemas.js';
 import { BUILT_IN_VENUE_IDS } from '../venues/venue-id.js';
 
@@ -8,7 +9,8 @@ const slug = z.string().min(1).max(64);
 const money = z.number().finite().min(0).max(1e9);
 const tunableValue = z.union([z.number().finite(), z.string().max(500), z.boolean()]);
 const selection = z.object({ slug, reason: z.string().max(200), score: z.number().finite().nullable() });
-const configChange = z.looseObject({ slug, env: z.string().max(100), reason: z.string().max(500) });
+// `env` names a tunable: `POST /cycle` stores the change under it, as a key of the skill's config.
+const configChange = z.looseObject({ slug, env: storableKey().max(100), reason: z.string().max(500) });
 
 export const AutomatonInitSchema = z
   .strictObject({
