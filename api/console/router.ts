@@ -3,7 +3,6 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { z } from 'zod';
 import { SCHEDULES } from '../../shared/domains/schedules/schedule-table.js';
 import type { Deps } from '../../shared/composition/deps.js';
-import { auditLedger } from '../../shared/domains/audit/audit.js';
 import { operatorActions, settlementLine } from '../../shared/domains/operator/operator-actions.js';
 import { recentOperatorActions } from '../../shared/domains/operator/record-action.js';
 import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';
@@ -16,6 +15,7 @@ import { isLockedOut, type OperatorLockout } from '../../shared/infra/operator-l
 import { refuseCrossOriginWrites } from '../http/cross-origin.js';
 import { clientAddress } from '../http/operator-auth.js';
 import { html, type HtmlValue } from './html.js';
+import { consoleAudits } from './last-audit.js';
 import { notice, page } from './layout.js';
 import { auditPage } from './pages/audit.js';
 import { marketsPage, skillsPage, usersPage } from './pages/forms.js';
@@ -178,9 +178,13 @@ export function operatorConsole(
     );
   });
 
+  const audits = consoleAudits(deps);
   router.get('/audit', guard, async (req, res) => {
-    const report = req.query.run ? await auditLedger(deps.models, { maxDifferences: 100 }) : null;
-    send(req, res, 'Ledger audit', '/admin/audit', auditPage(report));
+    send(req, res, 'Ledger audit', '/admin/audit', auditPage(csrf(req), await audits.last()));
+  });
+  router.post('/audit', ...form, async (req, res) => {
+    await audits.run(who(req));
+    res.redirect(303, '/admin/audit');
   });
 
   const openSimMarkets = () =>

@@ -306,6 +306,84 @@ describe('operator console sessions #integration', () => {
     assert.equal(entry.actor, OPERATOR);
   });
 
+  describe('the ledger audit page', () => {
+    /**
+     * The collections read whole (an empty filter) while `during` runs, as the shared connection sent
+     * them: the audit's signature is a full scan of the agents and the markets.
+     */
+    async function fullScansDuring(during: () => Promise<unknown>): Promise<string[]> {
+      const scanned: string[] = [];
+      const conn = testContext().deps.mongo;
+      conn.set('debug', (collection: string, method: string, filter?: unknown) => {
+        const whole = filter && typeof filter === 'object' && Object.keys(filter).length === 0;
+        if (whole && (method === 'find' || method === 'aggregate')) scanned.push(collection);
+      });
+      try {
+        await during();
+      } finally {
+        conn.set('debug', false);
+      }
+      return scanned;
+    }
+    const auditScans = (scanned: string[]) => {
+      const { Agent, Market } = testContext().deps.models;
+      const audited = [Agent.collection.collectionName, Market.collection.collectionName];
+      return scanned.filter((c) => audited.includes(c));
+    };
+
+    it('when another site makes the operator’s browser GET /admin/audit?run=1 with its Basic credentials, then no audit runs and the page only shows the last result', async () => {
+      let res: { status: number; text: string } | undefined;
+      const scanned = await fullScansDuring(async () => {
+        res = await api()
+          .get('/admin/audit?run=1')
+          .auth('operator', testContext().operatorToken)
+          .set('Accept', 'text/html')
+          .set('Origin', 'https://attacker.example')
+          .set('Sec-Fetch-Site', 'cross-site');
+      });
+      assert.equal(res!.status, 200, res!.text.slice(0, 200));
+      assert.deepEqual(auditScans(scanned), [], 'the GET read no agent or market for an audit');
+      assert.match(res!.text, /<h1>Ledger audit<\/h1>/);
+      assert.match(res!.text, /<form method="post" action="\/admin\/audit">/);
+    });
+
+    it('when a browser holding the Basic credentials posts the audit form without a session’s CSRF token, then 403 and no audit runs', async () => {
+      let res: { status: number; text: string; body: { error_code?: string } } | undefined;
+      const scanned = await fullScansDuring(async () => {
+        res = await api()
+          .post('/admin/audit')
+          .auth('operator', testContext().operatorToken)
+          .type('form')
+          .send({});
+      });
+      assert.equal(res!.status, 403, res!.text.slice(0, 200));
+      assert.equal(res!.body.error_code, 'csrf_token_invalid');
+      assert.deepEqual(auditScans(scanned), []);
+    });
+
+    it('when a signed-in operator posts the audit form with its CSRF token, then the audit runs and the page shows its result, when and by whom', async () => {
+      const { pair, csrf } = await signIn();
+      let res: { status: number; headers: Record<string, string> } | undefined;
+      const scanned = await fullScansDuring(async () => {
+        res = await api()
+          .post('/admin/audit')
+          .set('Cookie', pair)
+          .set('Sec-Fetch-Site', 'same-origin')
+          .type('form')
+          .send({ csrf });
+      });
+      assert.equal(res!.status, 303);
+      assert.equal(res!.headers.location, '/admin/audit');
+      assert.ok(
+        auditScans(scanned).length >= 2,
+        `the audit read the agents and markets: ${scanned.join(', ')}`,
+      );
+      const shown = await api().get('/admin/audit').set('Cookie', pair);
+      assert.match(shown.text, /Agents checked: \d+/);
+      assert.match(shown.text, new RegExp(`by <strong>${OPERATOR}</strong>`));
+    });
+  });
+
   it('when /docs is served, then it carries a Content-Security-Policy that allows only its own scripts', async () => {
     const res = await api().get('/docs/');
     assert.equal(res.status, 200);

@@ -1,16 +1,23 @@
 import type { AuditReport } from '../../../shared/domains/audit/audit.js';
-import { html, type Html } from '../html.js';
+import { html, when, type Html } from '../html.js';
+import { csrfField } from '../layout.js';
+import type { LastAudit } from '../last-audit.js';
 
-export function auditPage(report: AuditReport | null): Html {
+export function auditPage(csrf: string | null, last: LastAudit | null): Html {
   return html`<h1>Ledger audit</h1>
     <p class="lead">
       Recomputes every agent’s balance and positions from its ledger and every market’s book from its event
       log, and compares them with the stored documents. It reads everything, so it runs when you ask.
     </p>
-    <form method="get" action="/admin/audit">
-      <input type="hidden" name="run" value="1" /><button type="submit">Run the audit</button>
+    <form method="post" action="/admin/audit">
+      ${csrfField(csrf)}<button type="submit">Run the audit</button>
     </form>
-    ${report && auditResult(report)}`;
+    ${
+      last
+        ? html`<p>Last run ${when(last.at)} by <strong>${last.by}</strong>.</p>
+            ${auditResult(last.report)}`
+        : html`<p class="muted">No audit has been run from the console yet.</p>`
+    }`;
 }
 
 function auditResult(r: AuditReport): Html {
