@@ -56,8 +56,8 @@ function errorResponses(e: EndpointSpec) {
   // A named limit answers 429 with Retry-After (api/http/rate-limit.ts); so does the operator lockout
   // (shared/infra/operator-lockout.ts) at an address that sent too many wrong operator tokens.
   if (e.rateLimit || e.auth.startsWith('operator')) statuses.add(429);
-  // A change an operator's browser was made to send from another site (api/http/cross-origin.ts).
-  if (e.auth === 'operator' && e.method !== 'get') statuses.add(403);
+  // A request an operator's browser was made to send from another site (api/http/cross-origin.ts).
+  if (e.auth === 'operator') statuses.add(403);
   // A plain word as the market id is a mistyped path: 404 before the handler (api/http/path-words.ts).
   if (skipsPathWords(e)) statuses.add(404);
   if (e.auth.startsWith('agent') && !releasedAgentMayCall(e)) statuses.add(403);

@@ -38,7 +38,7 @@ import { optionalAgent, requireAgent } from './http/agent-auth.js';
 import { limitReleasedAgent } from './http/released-agent.js';
 import { skipPathWords, skipsPathWords } from './http/path-words.js';
 import { optionalOperator, requireOperator } from './http/operator-auth.js';
-import { refuseCrossOriginWrites } from './http/cross-origin.js';
+import { refuseCrossOriginRequests } from './http/cross-origin.js';
 import type { OperatorLockout } from '../shared/infra/operator-lockout.js';
 import { requireAgentOrUser, requireUser } from './http/user-auth.js';
 import { createJwtVerifier } from '../shared/infra/jwt.js';
@@ -106,9 +106,9 @@ export function registerEndpoints(
     if (skipsPathWords(spec)) chain.push(skipPathWords);
     const agentAuth = spec.freshAgent ? freshAgentAuth : cachedAgentAuth;
     if (spec.auth === 'agent') chain.push(agentAuth);
-    // Browsers send HTTP Basic by themselves once it was typed for the host: another site's form
-    // must not make an operator change through it (api/http/cross-origin.ts).
-    if (spec.auth === 'operator') chain.push(refuseCrossOriginWrites, operatorAuth);
+    // Browsers send HTTP Basic by themselves once it was typed for the host: another site must not
+    // make an operator request through it, a write or a read that acts (api/http/cross-origin.ts).
+    if (spec.auth === 'operator') chain.push(refuseCrossOriginRequests, operatorAuth);
     if (spec.auth === 'operator-optional') chain.push(optionalOperatorAuth);
     if (spec.auth === 'user') chain.push(userAuth);
     if (spec.auth === 'agent-or-user') chain.push(requireAgentOrUser(agentAuth, userAuth));

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { AppError } from '../../shared/infra/errors.js';
 
@@ -21,17 +22,32 @@ const hostOf = (origin: string): string | null => {
  */
 export const refuseCrossOriginWrites: RequestHandler = (req, _res, next) => {
   if (SAFE_METHODS.has(req.method)) return next();
-  const site = req.headers['sec-fetch-site'];
-  const origin = req.headers.origin;
+  refuseCrossOrigin(req.headers);
+  next();
+};
+
+/**
+ * The same rule for every method: an operator API route (`/api/admin/*`) is for scripts with the
+ * Bearer token, and some of its reads act (a GET of the ledger audit recomputes every agent and
+ * market), so another site must not make the operator's browser send one with its Basic credentials.
+ */
+export const refuseCrossOriginRequests: RequestHandler = (req, _res, next) => {
+  refuseCrossOrigin(req.headers);
+  next();
+};
+
+function refuseCrossOrigin(headers: IncomingHttpHeaders): void {
+  const site = headers['sec-fetch-site'];
+  const origin = headers.origin;
   const sameOrigin =
     site !== undefined
       ? site === 'same-origin' || site === 'none'
-      : origin === undefined || hostOf(origin) === req.headers.host;
-  if (sameOrigin) return next();
+      : origin === undefined || hostOf(origin) === headers.host;
+  if (sameOrigin) return;
   throw new AppError(
     403,
     'cross_origin_request',
-    'A state-changing operator request from another site is refused',
+    'An operator request from another site is refused',
     'Use the console pages themselves, or call /api/admin/* from a script with the Bearer token.',
   );
-};
+}

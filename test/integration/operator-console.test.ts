@@ -196,6 +196,22 @@ describe('operator console sessions #integration', () => {
     );
   });
 
+  it('when another site makes the browser GET an operator API read that acts (the ledger audit) with Basic, then 403 before it runs; a script’s GET runs it', async () => {
+    const { operatorToken } = testContext();
+    const crossSite = await api()
+      .get('/api/admin/audit')
+      .auth('operator', operatorToken)
+      .set('Origin', 'https://attacker.example')
+      .set('Sec-Fetch-Site', 'cross-site');
+    assert.equal(crossSite.status, 403, crossSite.text.slice(0, 200));
+    assert.equal(crossSite.body.error_code, 'cross_origin_request');
+    assert.ok(crossSite.body.fix);
+    assert.equal(crossSite.body.ok, undefined);
+    const script = await api().get('/api/admin/audit').auth('operator', operatorToken);
+    assert.equal(script.status, 200, script.text.slice(0, 200));
+    assert.equal(typeof script.body.ok, 'boolean');
+  });
+
   it('when an address is locked out of the sign-in form, then Bearer on /api/admin and Basic on /admin answer 429 with Retry-After, even with the right token', async () => {
     const { operatorToken } = testContext();
     const from = randomIp();
