@@ -3,6 +3,7 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/composition/deps.js';
+import { ownerKeyOf } from '../shared/domains/users/settings-owner.js';
 import { operatorLockout } from '../shared/infra/operator-lockout.js';
 import { tapeUploads } from './http/tape-uploads.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -59,15 +60,9 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   const byIp = (req: Request) => req.ip ?? 'unknown';
   const perMinute = (name: RateLimitName, points: number, describe: string, key: (req: Request) => string) =>
     rateLimit(deps.redis, deps.env.QUEUE_PREFIX, { name, points, durationSeconds: 60, describe, key });
-  // The account a wallet call acts for: the human behind a claimed agent's key, or the user's token.
+  // The account a wallet call acts for: the human an agent's key acts for (settings-owner.ts), or the user's token.
   const byAccount = (req: Request) =>
-    req.user
-      ? `user:${req.user._id}`
-      : req.agent?.claimedBy
-        ? `user:${req.agent.claimedBy}`
-        : req.agent
-          ? `agent:${req.agent._id}`
-          : `ip:${byIp(req)}`;
+    req.user ? `user:${req.user._id}` : req.agent ? ownerKeyOf(req.agent) : `ip:${byIp(req)}`;
   // One lockout behind every door that checks the operator token (api/http/operator-auth.ts).
   const lockout = operatorLockout(deps.redis, deps.env.QUEUE_PREFIX, opts.operatorToken);
   registerEndpoints(app, deps, {

@@ -1,4 +1,4 @@
-import type { AgentRecord } from '../../shared/domains/agents/agent.model.js';
+import { actingUserOf, type AgentRecord } from '../../shared/domains/agents/agent.model.js';
 import { ownedAgent } from '../../shared/domains/agents/manage-agents.js';
 import type { UserRecord } from '../../shared/domains/users/user.model.js';
 import {
@@ -54,7 +54,7 @@ async function targetOf(caller: Caller, agentId: string | undefined): Promise<Ag
 /** An agent whose P&L the caller may read: the user's own, or (an agent key) itself or a sibling. */
 async function readableAgent({ deps, agent, user }: Caller, agentId: string) {
   if (agent?._id === agentId) return agent;
-  const userId = user?._id ?? agent?.claimedBy;
+  const userId = user?._id ?? (agent && actingUserOf(agent));
   if (!userId) throw notFound('Agent', 'An unclaimed agent reads its own P&L only: use its own agent_id.');
   return ownedAgent(deps.models, { _id: userId }, agentId);
 }

@@ -1,6 +1,6 @@
 import { fromMicro } from '../money.js';
 import type { Tier } from '../users/user.model.js';
-import type { AgentRecord } from './agent.model.js';
+import { actingUserOf, type AgentRecord } from './agent.model.js';
 import type { AgentMeResponse } from './agent.schemas.js';
 import { walletFieldsOf, type WalletFields } from '../wallets/wallet-view.js';
 
@@ -43,7 +43,8 @@ export function agentMeView(
     sim_loss_count: agent.lossCount,
     sim_win_rate: rate(agent.winCount, agent.lossCount),
     claimed: agent.claimedBy !== null && agent.claimedBy !== undefined,
-    claimed_by: agent.claimedBy ?? null,
+    // The user it acts for: none once released (its former owner's id is theirs, not the agent's).
+    claimed_by: actingUserOf(agent),
     claimed_at: iso(agent.claimedAt),
     real_trading_enabled: opts.realTradingEnabled,
     created_at: iso((agent as { createdAt?: Date }).createdAt) ?? new Date(0).toISOString(),

@@ -75,6 +75,22 @@ export type AgentRecord = SchemaRecord<typeof agentSchema>;
 export type AgentDoc = HydratedDocument<AgentRecord>;
 export type AgentModel = Model<AgentRecord>;
 
+/**
+ * Released by its human (`POST /api/sdk/agents/{id}/release`): suspended, its claim kept so that the
+ * human still lists it and may reactivate it.
+ */
+export const isReleased = (agent: Pick<AgentRecord, 'status'>) => agent.status === 'suspended';
+
+/**
+ * The user whose account an agent acts for — the one place that decides it: its human's, from the
+ * claim until they release it. A released agent acts for no account: its key is answered as a
+ * never-claimed agent's, about the agent alone, never with its former owner's settings, wallets,
+ * cash, relayed transactions or other agents (users/settings-owner.ts, reads/fleet.ts and the
+ * wallet calls all ask here).
+ */
+export const actingUserOf = (agent: Pick<AgentRecord, 'claimedBy' | 'status'>): string | null =>
+  isReleased(agent) ? null : (agent.claimedBy ?? null);
+
 export function agentModel(conn: Connection): AgentModel {
   return (conn.models.Agent as AgentModel | undefined) ?? conn.model<AgentRecord>('Agent', agentSchema);
 }

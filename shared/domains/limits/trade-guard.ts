@@ -4,7 +4,8 @@ import type { SettingsCache } from './settings-cache.js';
 import type { TierCache } from '../users/tier-cache.js';
 import { AppError, invalidField, outage } from '../../infra/errors.js';
 import type { Refusal } from '../refusal.js';
-import type { AgentRecord } from '../agents/agent.model.js';
+import { agentSuspended } from '../agents/agent-refusals.js';
+import { isReleased, type AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import {
   admitBuy,
@@ -37,6 +38,8 @@ export type TradeGuardDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 
  * out of a position — cooldowns and the daily caps. Dry runs skip all of them (spec §4.2).
  */
 export interface TradeGuard {
+  /** Its human released the agent: it trades nowhere, and acts for no account (agent.model.ts actingUserOf). */
+  released: boolean;
   owner: SettingsOwner;
   settings: TradingSettings;
   /** The agent's automaton (its halt and budget), null without one. */
@@ -76,7 +79,7 @@ function blockedUntil(code: string, message: string, fix: string, until: Date, n
 /** The owner and settings a trade is guarded by, from the process's caches (no database round trip when warm). */
 export async function loadGuard(deps: TradeGuardDeps, agent: AgentRecord): Promise<TradeGuard> {
   const [owner, automaton] = await Promise.all([agentOwner(deps, agent), automatonStanding(deps, agent._id)]);
-  return { owner, settings: await currentSettings(deps, owner), automaton };
+  return { released: isReleased(agent), owner, settings: await currentSettings(deps, owner), automaton };
 }
 
 /** The kill switch's refusal, when a trade is accepted and again when a worker first takes it. */
@@ -89,11 +92,17 @@ export const TRADING_PAUSED: Refusal = {
 };
 
 /**
- * Checks that take nothing, so a refusal leaves no trace. The kill switch, a halted automaton or its
- * spent budget (automaton-budget.ts), and the real-trading switch are business refusals (200, `success: false`, like a suspended agent: client-contract
- * §1.5); a buy above the per-trade cap is a 422 on `amount`.
+ * Checks that take nothing, so a refusal leaves no trace. A released agent, the kill switch, a
+ * halted automaton or its spent budget (automaton-budget.ts), and the real-trading switch are
+ * business refusals (200, `success: false`: client-contract §1.5); a buy above the per-trade cap is
+ * a 422 on `amount`. A released agent is refused first, on every venue: on a real one its claim
+ * would otherwise still reach its former owner's wallet.
  */
-export function checkStanding({ owner, settings, automaton }: TradeGuard, t: GuardedTrade): Refusal | null {
+export function checkStanding(
+  { released, owner, settings, automaton }: TradeGuard,
+  t: GuardedTrade,
+): Refusal | null {
+  if (released) return agentSuspended();
   if (isPaused(settings)) return TRADING_PAUSED;
   const byAutomaton = automatonRefusal(automaton, t);
   if (byAutomaton) return byAutomaton;

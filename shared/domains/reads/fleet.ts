@@ -1,4 +1,4 @@
-import type { AgentRecord } from '../agents/agent.model.js';
+import { actingUserOf, type AgentRecord } from '../agents/agent.model.js';
 import { userAgentView } from '../agents/manage-agents.js';
 import { utcDay } from '../limits/counters.js';
 import type { Models } from '../models.js';
@@ -7,15 +7,15 @@ import { FILLED } from '../trading/trade.model.js';
 
 /**
  * `GET /api/sdk/fleet/summary`: the agents of the caller's human (every agent claimed by the user
- * who claimed the caller), or the caller alone while unclaimed. Each row is the owner's view of an
+ * the caller acts for), or the caller alone while unclaimed or released. Each row is the owner's view of an
  * agent (GET /api/sdk/agents) plus its filled trades since 00:00 UTC; the totals sum the rows.
  */
 export async function fleetSummary(
   models: Models,
-  caller: Pick<AgentRecord, '_id' | 'claimedBy'>,
+  caller: Pick<AgentRecord, '_id' | 'claimedBy' | 'status'>,
   now: Date,
 ) {
-  const owner = caller.claimedBy ?? null;
+  const owner = actingUserOf(caller);
   const [agents, user] = await Promise.all([
     models.Agent.find(owner ? { claimedBy: owner } : { _id: caller._id })
       .sort({ createdAt: 1 })

@@ -141,7 +141,7 @@ export const bucketCash = (c: WalletCash | undefined) => ({
 /** The cash of the agent's owner's wallets (an unclaimed agent has none: the venues answer null). */
 export async function agentWalletCash(
   deps: VenueTradingDeps,
-  agent: Pick<AgentRecord, '_id' | 'claimedBy'>,
+  agent: Pick<AgentRecord, '_id' | 'claimedBy' | 'status'>,
   venues?: readonly VenueId[],
 ) {
   return walletCash(deps, await agentOwner(deps, agent), venues);

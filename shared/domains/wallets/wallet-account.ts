@@ -17,6 +17,14 @@ export interface WalletAccount {
 
 /** The user whose wallet a write changes, or the refusal for an agent that cannot change it. */
 export function walletUserOf(account: WalletAccount): string {
+  // First: a released agent acts for no account (agents/agent.model.ts actingUserOf), yet is no unclaimed one.
+  if (account.suspended)
+    throw new AppError(
+      403,
+      'agent_suspended',
+      'A released agent cannot change the wallet',
+      'Your human can reactivate it with POST /api/sdk/agents/{agent_id}/reactivate, or manage the wallet with their user token.',
+    );
   if (account.owner.kind !== 'user')
     throw new AppError(
       403,
@@ -24,13 +32,6 @@ export function walletUserOf(account: WalletAccount): string {
       'Agent must be claimed before a wallet can be linked',
       'Ask your human to claim this agent at claim_url; the wallet then belongs to their account and serves all their agents.',
       { body: { claim_url: account.claimUrl } },
-    );
-  if (account.suspended)
-    throw new AppError(
-      403,
-      'agent_suspended',
-      'A released agent cannot change the wallet',
-      'Your human can reactivate it with POST /api/sdk/agents/{agent_id}/reactivate, or manage the wallet with their user token.',
     );
   return account.owner.id;
 }

@@ -31,7 +31,7 @@ export async function emitToBridgesOfMany(
 ): Promise<number> {
   const agentIds = [...new Set(items.flatMap((i) => i.agentIds))];
   if (!agentIds.length) return 0;
-  const agents = await deps.models.Agent.find({ _id: { $in: agentIds } }, { claimedBy: 1 }).lean();
+  const agents = await deps.models.Agent.find({ _id: { $in: agentIds } }, { claimedBy: 1, status: 1 }).lean();
   const ownerOf = new Map(agents.map((a) => [a._id, ownerKeyOf(a)]));
   const owners = [...new Set(ownerOf.values())];
   if (!owners.length) return 0;

@@ -4,6 +4,7 @@
  * and a dry run calls the same functions on the current state: a dry-run quote is what a live trade
  * at that state fills at.
  */
+import { agentSuspended } from '../../agents/agent-refusals.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
 import type { MarketEventDraft } from '../../markets/market-log.js';
 import type { MarketRecord } from '../../markets/market.model.js';
@@ -18,13 +19,7 @@ const money = (micro: number) => fromMicro(micro).toFixed(2);
 const shares = (micro: number) => fromMicro(micro).toFixed(5);
 
 export const REFUSALS = {
-  suspended: (): Refusal => ({
-    error: 'Agent is suspended.',
-    errorCode: 'agent_suspended',
-    retryable: false,
-    hint: 'The owner released this agent; they can reactivate it from their account.',
-    category: 'agent',
-  }),
+  suspended: agentSuspended,
   broke: (): Refusal => ({
     error: 'Agent balance is zero. Register a new agent to continue trading.',
     errorCode: 'agent_broke',
