@@ -6,7 +6,8 @@ import { updateAgentSettings } from '../../shared/domains/agents/update-agent-se
 import { loadGuard } from '../../shared/domains/limits/trade-guard.js';
 import { realTradingEnabled } from '../../shared/domains/limits/trading-settings.js';
 import { claimUrlFor } from '../../shared/domains/trading/context.js';
-import { walletFields } from '../../shared/domains/wallets/wallet-view.js';
+import { venuePnlsMicro } from '../../shared/domains/trading/reads.js';
+import { perAgentWalletFieldsOf, walletFields } from '../../shared/domains/wallets/wallet-view.js';
 import type { Deps } from '../../shared/composition/deps.js';
 import { publicBaseUrl, type Env } from '../../shared/infra/config/env.js';
 import type { agentEndpoints } from '../endpoints/agents.endpoints.js';
@@ -26,15 +27,22 @@ export const agentHandlers: HandlersFor<typeof agentEndpoints> = {
 
   getMe: async ({ deps, agent, query }) => {
     const include = new Set((query.include ?? '').split(',').map((s) => s.trim().toLowerCase()));
+    const includePnl = include.has('pnl');
     const { owner, settings } = await loadGuard(deps, agent);
+    const [wallet, own, venuePnlMicro] = await Promise.all([
+      walletFields(deps, owner),
+      deps.models.AgentWallet.findById(agent._id, { address: 1 }).lean(),
+      includePnl ? venuePnlsMicro(deps.models, agent._id) : undefined,
+    ]);
     return agentMeView(agent, {
-      includePnl: include.has('pnl'),
+      includePnl,
+      venuePnlMicro,
       claimUrl: claimUrlOf(deps.env)(agent.claimCode),
       tier: owner.tier,
       importsPerDay: deps.env.TIER_IMPORTS_PER_DAY[owner.tier],
       realTradingEnabled: realTradingEnabled(owner, settings) && agent.status !== 'suspended',
-      wallet: await walletFields(deps, owner),
-      agentWalletAddress: (await deps.models.AgentWallet.findById(agent._id, { address: 1 }).lean())?.address,
+      wallet,
+      perAgentWallet: perAgentWalletFieldsOf(own, wallet),
     });
   },
 

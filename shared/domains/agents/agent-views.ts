@@ -2,21 +2,29 @@ import { fromMicro } from '../money.js';
 import type { Tier } from '../users/user.model.js';
 import { actingUserOf, type AgentRecord } from './agent.model.js';
 import type { AgentMeResponse } from './agent.schemas.js';
-import { walletFieldsOf, type WalletFields } from '../wallets/wallet-view.js';
+import { externalVenueIds, listedVenues, type VenueId } from '../venues/venue-id.js';
+import {
+  perAgentWalletFieldsOf,
+  walletFieldsOf,
+  type PerAgentWalletFields,
+  type WalletFields,
+} from '../wallets/wallet-view.js';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const rate = (wins: number, losses: number) => (wins + losses > 0 ? wins / (wins + losses) : null);
 
 /**
- * `GET /api/sdk/agents/me`. P&L is realised P&L plus the marked value of open positions; until the
- * agent holds positions the unrealised part is zero. P&L fields appear only with `include=pnl`.
+ * `GET /api/sdk/agents/me`. P&L fields appear only with `include=pnl`: each venue's as the portfolio
+ * counts it (realised plus open positions marked at the venue's price), `<venue>_pnl` per external
+ * venue, `total_pnl` over all venues (client-contract §10: "total_pnl is all venues").
  */
 export function agentMeView(
   agent: AgentRecord,
   opts: {
     includePnl: boolean;
     claimUrl: string | null;
-    unrealizedPnlMicro?: number;
+    /** Each venue's P&L in micro-units (trading/reads.ts venuePnlsMicro); read only for include=pnl. */
+    venuePnlMicro?: ReadonlyMap<VenueId, number>;
     /** The owner's tier (free before claiming) and what it allows. */
     tier: Tier;
     importsPerDay: number;
@@ -24,8 +32,8 @@ export function agentMeView(
     realTradingEnabled: boolean;
     /** The owner's wallet (none before claiming). */
     wallet?: WalletFields;
-    /** The agent's own (Elite) wallet, when it registered one. */
-    agentWalletAddress?: string | null;
+    /** The agent's own (Elite) wallet and the deposit wallet it trades through (wallet-view.ts). */
+    perAgentWallet?: PerAgentWalletFields;
   },
 ): AgentMeResponse {
   const view: AgentMeResponse = {
@@ -58,22 +66,26 @@ export function agentMeView(
     },
     auto_redeem_enabled: agent.autoRedeemEnabled,
     ...(opts.wallet ?? walletFieldsOf(null)),
-    per_agent_wallet_address: opts.agentWalletAddress ?? null,
-    per_agent_deposit_wallet_address: null,
-    per_agent_dw_active: null,
+    ...(opts.perAgentWallet ?? perAgentWalletFieldsOf(null, walletFieldsOf(null))),
   };
   if (opts.includePnl) {
-    const pnlMicro = agent.realizedPnlMicro + (opts.unrealizedPnlMicro ?? 0);
-    const pnl = fromMicro(pnlMicro);
-    const pct =
-      agent.startingBalanceMicro > 0 ? Math.round((pnlMicro / agent.startingBalanceMicro) * 1e6) / 1e4 : 0;
+    const pnls = opts.venuePnlMicro ?? new Map<VenueId, number>();
+    const simMicro = pnls.get('sim') ?? 0;
+    // Summed in micro-units, as each venue's figure is.
+    const totalMicro = [...pnls.values()].reduce((s, micro) => s + micro, 0);
+    const percent = (micro: number) =>
+      agent.startingBalanceMicro > 0 ? Math.round((micro / agent.startingBalanceMicro) * 1e6) / 1e4 : 0;
     Object.assign(view, {
-      sim_pnl: pnl,
-      total_pnl: pnl,
-      sim_pnl_percent: pct,
-      total_pnl_percent: pct,
-      polymarket_pnl: 0,
-      kalshi_pnl: 0,
+      sim_pnl: fromMicro(simMicro),
+      total_pnl: fromMicro(totalMicro),
+      sim_pnl_percent: percent(simMicro),
+      total_pnl_percent: percent(totalMicro),
+      ...Object.fromEntries(
+        listedVenues(externalVenueIds(), (v) => pnls.has(v)).map((v) => [
+          `${v}_pnl`,
+          fromMicro(pnls.get(v) ?? 0),
+        ]),
+      ),
     });
   }
   return view;

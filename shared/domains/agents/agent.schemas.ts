@@ -85,9 +85,18 @@ export const AgentMeResponseSchema = z
     }),
     auto_redeem_enabled: z.boolean(),
     ...WalletFieldsSchema.shape,
-    per_agent_wallet_address: z.string().nullable(),
-    per_agent_deposit_wallet_address: z.string().nullable(),
-    per_agent_dw_active: z.boolean().nullable(),
+    per_agent_wallet_address: z
+      .string()
+      .nullable()
+      .meta({ description: 'The agent’s own (Elite) wallet, when it registered one.' }),
+    per_agent_deposit_wallet_address: z.string().nullable().meta({
+      description:
+        'The deposit wallet the agent trades through (the one /api/user/agent/{agent_id}/wallet/external/dw-approvals acts on): its account’s, when the agent has no wallet of its own and the account trades through one.',
+    }),
+    per_agent_dw_active: z.boolean().nullable().meta({
+      description:
+        'Whether the agent’s orders are signed as that deposit wallet (type 3); false for its own managed wallet or an EOA account wallet, null with no wallet at all.',
+    }),
     ...pnlFields,
   })
   .meta({ id: 'AgentMe' });

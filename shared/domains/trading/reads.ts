@@ -160,6 +160,15 @@ export async function listTrades(models: Models, agent: AgentRecord, q: z.output
   };
 }
 
+/**
+ * Each venue's P&L of the agent, as the portfolio's venue buckets count it (venuePnlMicro over the
+ * venue's positions): `agents/me?include=pnl`.
+ */
+export async function venuePnlsMicro(models: Models, agentId: string): Promise<Map<VenueId, number>> {
+  const rows = await positionsWithMarkets(models, agentId);
+  return new Map(venueIds().map((v) => [v, venuePnlMicro(rows.filter(({ p }) => p.venue === v))]));
+}
+
 /** Positions' P&L: realised (sells, settlements) plus open shares marked at the venue's price less their cost. */
 function venuePnlMicro(rows: { p: PositionRecord; m: MarketRecord }[]): number {
   return rows.reduce(

@@ -33,6 +33,31 @@ export function walletFieldsOf(wallet: WalletRecord | null) {
 
 export type WalletFields = ReturnType<typeof walletFieldsOf>;
 
+/**
+ * agents/me's per-agent wallet fields (client-contract §3.2), from the agent's own (Elite) wallet and
+ * its account's wallet fields. `per_agent_deposit_wallet_address` is the deposit wallet the agent
+ * trades through, the one its per-agent routes (`/api/user/agent/{agent_id}/wallet/external/
+ * dw-approvals/*`) act on: an agent wallet is a managed EOA the service signs for, with none (active
+ * false, so the client signs as that EOA); an agent without one trades with its account's wallet,
+ * and so through the account's deposit wallet when that wallet uses one. `per_agent_dw_active` is
+ * null only when the agent has no wallet at all.
+ */
+export function perAgentWalletFieldsOf(own: { address: string } | null, account: WalletFields) {
+  if (own)
+    return {
+      per_agent_wallet_address: own.address,
+      per_agent_deposit_wallet_address: null,
+      per_agent_dw_active: false,
+    };
+  return {
+    per_agent_wallet_address: null,
+    per_agent_deposit_wallet_address: account.deposit_wallet_address,
+    per_agent_dw_active: account.wallet_address ? account.wallet_uses_deposit_wallet : null,
+  };
+}
+
+export type PerAgentWalletFields = ReturnType<typeof perAgentWalletFieldsOf>;
+
 /** The owner's wallet fields; an unclaimed agent has no wallet (see wallet-account.ts). */
 export async function walletFields(
   deps: Pick<WalletViewDeps, 'models'>,
