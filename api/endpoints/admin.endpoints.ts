@@ -161,7 +161,10 @@ export const adminEndpoints = {
     description:
       'Agents from their ledger entries (counters, conservation of money, positions), markets from their event log ' +
       '(fills, anchor, version, status) and cross-checked with the filled trades. A document that has not applied ' +
-      'its last entries yet is counted as `behind` and compared with its log up to what it applied. Values are ' +
+      'its last entries yet is counted as `behind` and compared with its log up to what it applied. Every sim fill is ' +
+      'replayed on its book: a sale must have paid its LMSR proceeds rounded down to the micro-unit and a buy got its ' +
+      "shares rounded down to the share step, so the rounding is the house's (`house`: fills checked and the dust " +
+      'they kept), and the cash the fills moved must equal, to the micro-unit, what the trades recorded. Values are ' +
       'micro-units (1e-6) as stored; `expected` is recomputed, `actual` is stored.',
     query: z.object({ max_differences: z.coerce.number().int().min(1).max(10_000).default(100) }),
     response: z
@@ -169,6 +172,14 @@ export const adminEndpoints = {
         ok: z.boolean(),
         checked: z.object({ agents: z.number(), positions: z.number(), markets: z.number() }),
         behind: z.object({ agents: z.number(), markets: z.number() }),
+        house: z.object({
+          fills: z.number().describe('Sim fills replayed and checked.'),
+          dust_micro: z
+            .number()
+            .describe(
+              'What rounding kept for the house over those fills, micro-units (LMSR value − fill, ≥ 0).',
+            ),
+        }),
         differences: z.array(
           z.object({
             kind: z.enum(['agent', 'position', 'market']),

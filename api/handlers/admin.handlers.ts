@@ -15,10 +15,15 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
   venues: async ({ deps }) => outsideHostHealth(deps),
   settlements: async ({ deps }) => overdueSettlements(deps),
   audit: async ({ deps, query }) => {
-    const { differenceCount, tookMs, ...report } = await auditLedger(deps.models, {
+    const { differenceCount, tookMs, house, ...report } = await auditLedger(deps.models, {
       maxDifferences: query.max_differences,
     });
-    return { ...report, difference_count: differenceCount, took_ms: tookMs };
+    return {
+      ...report,
+      house: { fills: house.fills, dust_micro: house.dustMicro },
+      difference_count: differenceCount,
+      took_ms: tookMs,
+    };
   },
   schedules: async ({ deps }) => ({
     schedules: await listSchedules(deps, SCHEDULES),

@@ -45,6 +45,8 @@ describe('the ledger audit #integration', function () {
   this.timeout(60_000);
   let agents: RegisteredAgent[];
   let markets: Awaited<ReturnType<typeof makeMarket>>[];
+  /** The fixture's one sale (agent 0, NO of market 1). */
+  let saleId: string;
 
   before(async () => {
     markets = await Promise.all([makeMarket({ p0: 0.3 }), makeMarket({ p0: 0.6 })]);
@@ -67,6 +69,7 @@ describe('the ledger audit #integration', function () {
       shares: Math.floor(bought.body.shares_bought * 50_000) / 100_000,
     });
     assert.equal(sold.body.success, true, JSON.stringify(sold.body));
+    saleId = sold.body.trade_id;
     const resolved = await api()
       .post(`/api/admin/markets/${markets[0]!._id}/resolve`)
       .set(operator())
@@ -84,6 +87,61 @@ describe('the ledger audit #integration', function () {
     assert.ok(report.checked.positions >= 6);
     assert.ok(report.checked.markets >= 2);
     assert.equal(typeof report.took_ms, 'number');
+    // Seven buys and a sale replayed on their books; rounding kept something for the house.
+    assert.ok(report.house.fills >= 8, JSON.stringify(report.house));
+    assert.ok(report.house.dust_micro > 0, JSON.stringify(report.house));
+  });
+
+  it("when a sale's logged proceeds are one micro-unit above its LMSR proceeds rounded down, then the audit reports that fill with the proceeds rounding down gives, and the trades' cash against the book's", async () => {
+    const { models } = testContext().deps;
+    const fill = (await models.MarketEvent.findById(saleId).lean())!;
+    assert.equal(fill.action, 'sell');
+    const trades = await models.Trade.find({ marketId: fill.marketId, status: 'filled' }).lean();
+    const tradesCash = trades.reduce(
+      (sum, t) => sum + (t.action === 'sell' ? -1 : 1) * t.fill!.amountMicro,
+      0,
+    );
+    await models.MarketEvent.updateOne({ _id: saleId }, { $inc: { amountMicro: 1 } });
+    try {
+      const report = await audit();
+      assert.deepEqual(about(report, fill.marketId), [
+        {
+          kind: 'market',
+          id: fill.marketId,
+          field: 'trades.amountMicro',
+          // The book's net cash (buys paid less sales received) is now one less than the trades say.
+          expected: tradesCash - 1,
+          actual: tradesCash,
+        },
+        {
+          kind: 'market',
+          id: fill.marketId,
+          field: `fills[${fill.seq}].amountMicro`,
+          expected: fill.amountMicro,
+          actual: fill.amountMicro + 1,
+        },
+      ]);
+    } finally {
+      await models.MarketEvent.updateOne({ _id: saleId }, { $inc: { amountMicro: -1 } });
+    }
+    assert.deepEqual((await audit()).differences, []);
+  });
+
+  it("when a trade records one micro-unit more than its fill moved, then the audit reports the market's cash against the book's", async () => {
+    const { models } = testContext().deps;
+    const sale = (await models.Trade.findById(saleId).lean())!;
+    await models.Trade.updateOne({ _id: saleId }, { $inc: { 'fill.amountMicro': 1 } });
+    try {
+      const report = await audit();
+      const [difference, ...others] = about(report, sale.marketId);
+      assert.deepEqual(others, []);
+      assert.equal(difference?.field, 'trades.amountMicro');
+      // A sale takes cash out of the book: the trades say one micro-unit more left it.
+      assert.equal(difference.actual, (difference.expected as number) - 1);
+    } finally {
+      await models.Trade.updateOne({ _id: saleId }, { $inc: { 'fill.amountMicro': -1 } });
+    }
+    assert.deepEqual((await audit()).differences, []);
   });
 
   it("when an agent's balance, a position's shares or a market's book is changed outside the logs, then that difference is reported with what the log says, until it is put back", async () => {

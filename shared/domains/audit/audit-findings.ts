@@ -33,10 +33,22 @@ export class Findings {
   }
 }
 
+/** What rounding kept for the house over the sim fills checked (audit-fills.ts). */
+export interface HouseDust {
+  /** Fills replayed and checked. */
+  fills: number;
+  /** The sum of their dust, micro-units (a fraction: the LMSR value is not an integer). */
+  dustMicro: number;
+}
+
+export const noDust = (): HouseDust => ({ fills: 0, dustMicro: 0 });
+
 export interface BatchAudit {
   positions: number;
   behind: number;
   findings: Findings;
+  /** Markets only. */
+  house?: HouseDust;
 }
 
 /** A query of documents to audit, in `_id` order: awaited whole, or walked with one cursor. */

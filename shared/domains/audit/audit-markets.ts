@@ -7,6 +7,7 @@ import { fromMicro } from '../money.js';
 import { PRICE_CEIL, PRICE_FLOOR, price } from '../markets/lmsr.js';
 import { entryOf, Findings, groupBy, idRange } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
+import { replayFills } from './audit-fills.js';
 
 /** Prices are recomputed with the same float arithmetic as when they were logged. */
 const PRICE_TOLERANCE = 1e-9;
@@ -23,6 +24,7 @@ interface EventGroup {
   firstSeq: number;
   lastSeq: number;
   sharesMicro: number;
+  amountMicro: number;
   firstPriceBefore: number | null;
   lastPriceAfter: number | null;
   lastQ0Yes?: number | null;
@@ -30,13 +32,14 @@ interface EventGroup {
   lastPayoutYesMicro?: number | null;
 }
 
-/** Net shares filled on each side, and how many fills. */
+/** Net shares filled on each side, the net cash the book took (buys paid less sales received), and how many fills. */
 interface Fills {
   yesMicro: number;
   noMicro: number;
+  amountMicro: number;
   count: number;
 }
-const noFills = (): Fills => ({ yesMicro: 0, noMicro: 0, count: 0 });
+const noFills = (): Fills => ({ yesMicro: 0, noMicro: 0, amountMicro: 0, count: 0 });
 
 /** A market's book as its log computes it. */
 interface MarketLog {
@@ -73,10 +76,12 @@ function addFill(
   side: string | null | undefined,
   action: string | null | undefined,
   sharesMicro: number,
+  amountMicro: number,
   count: number,
 ) {
   if (side === 'yes') fills.yesMicro += signed(action, sharesMicro);
   else fills.noMicro += signed(action, sharesMicro);
+  fills.amountMicro += signed(action, amountMicro);
   fills.count += count;
 }
 
@@ -97,6 +102,7 @@ async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<
         firstSeq: { $min: '$seq' },
         lastSeq: { $max: '$seq' },
         sharesMicro: { $sum: '$sharesMicro' },
+        amountMicro: { $sum: '$amountMicro' },
         firstPriceBefore: { $first: '$priceBefore' },
         lastPriceAfter: { $last: '$priceAfter' },
         lastQ0Yes: { $last: '$q0Yes' },
@@ -112,7 +118,7 @@ async function readLogs(models: AuditModels, markets: AuditedMarket[]): Promise<
     log.lastSeq = Math.max(log.lastSeq, g.lastSeq);
     const { kind, side, action } = g._id;
     if (kind === 'fill') {
-      addFill(log.fills, side, action, g.sharesMicro, g.events);
+      addFill(log.fills, side, action, g.sharesMicro, g.amountMicro, g.events);
       if (!log.firstFill || g.firstSeq < log.firstFill.seq)
         log.firstFill = { seq: g.firstSeq, priceBefore: g.firstPriceBefore };
     }
@@ -136,6 +142,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
     _id: { marketId: string; status: string; side: string; action: string };
     trades: number;
     sharesMicro: number;
+    amountMicro: number;
   }>([
     { $match: { marketId: idRange(markets), venue: 'sim' } },
     {
@@ -143,6 +150,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
         _id: { marketId: '$marketId', status: '$status', side: '$side', action: '$action' },
         trades: { $sum: 1 },
         sharesMicro: { $sum: '$fill.sharesMicro' },
+        amountMicro: { $sum: '$fill.amountMicro' },
       },
     },
   ]);
@@ -150,7 +158,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
   const of = (marketId: string) => entryOf(out, marketId, noFills);
   for (const g of groups)
     if (g._id.status === 'filled')
-      addFill(of(g._id.marketId), g._id.side, g._id.action, g.sharesMicro, g.trades);
+      addFill(of(g._id.marketId), g._id.side, g._id.action, g.sharesMicro, g.amountMicro, g.trades);
   if (!groups.some((g) => g._id.status === 'pending' || g._id.status === 'executing')) return out;
   const inFlight = await models.Trade.find(
     { marketId: idRange(markets), venue: 'sim', status: { $in: ['pending', 'executing'] } },
@@ -160,7 +168,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
     _id: { $in: inFlight.map((t) => t._id) },
     kind: 'fill',
   }).lean();
-  for (const e of logged) addFill(of(e.marketId), e.side, e.action, e.sharesMicro, 1);
+  for (const e of logged) addFill(of(e.marketId), e.side, e.action, e.sharesMicro, e.amountMicro, 1);
   return out;
 }
 
@@ -168,7 +176,8 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
 function asOfVersion(log: MarketLog, version: number, unapplied: MarketEventRecord[]): MarketLog {
   if (unapplied.length === 0) return log;
   const fills = { ...log.fills };
-  for (const e of unapplied) if (e.kind === 'fill') addFill(fills, e.side, e.action, -e.sharesMicro, -1);
+  for (const e of unapplied)
+    if (e.kind === 'fill') addFill(fills, e.side, e.action, -e.sharesMicro, -e.amountMicro, -1);
   const before = <T extends { seq: number }>(x: T | null) => (x && x.seq <= version ? x : null);
   const after = (kind: MarketEventRecord['kind']) => unapplied.some((e) => e.kind === kind);
   // A last-of-kind that is not applied yet hides the one before it: not known here, compared once applied.
@@ -232,17 +241,21 @@ function auditMarket(
     if (log.fills.yesMicro === book.yesMicro && log.fills.noMicro === book.noMicro)
       differ('book.price', log.lastPrice.priceAfter, price(bookState(market), 'yes'), PRICE_TOLERANCE);
   }
-  // Cross-check with the trade records: one filled trade per fill, the same shares.
+  // Cross-check with the trade records: one filled trade per fill, the same shares, and to the
+  // micro-unit the same cash: what the agents paid and received is what the book took and paid.
   differ('trades.fills', full.fills.count, trades.count);
   differ('trades.yesMicro', full.fills.yesMicro, trades.yesMicro);
   differ('trades.noMicro', full.fills.noMicro, trades.noMicro);
+  differ('trades.amountMicro', full.fills.amountMicro, trades.amountMicro);
 }
 
 /**
  * Audits a batch of markets: each book against the sum of its logged fills up to its `version`, the
- * anchor against the last anchor event, status and outcome against the resolve and close events, and
- * the fills against the filled trades. Queries per batch: one aggregation of their trades, one of
- * their events, and (only when needed) the events of trades in flight and those not applied yet.
+ * anchor against the last anchor event, status and outcome against the resolve and close events, the
+ * fills against the filled trades, and each fill's rounding against the LMSR at its state (the
+ * house's dust, audit-fills.ts). Queries per batch: one aggregation of their trades, one of their
+ * events, one read of their fills in log order, and (only when needed) the events of trades in
+ * flight and those not applied yet.
  */
 async function auditMarketBatch(models: AuditModels, markets: AuditedMarket[]): Promise<BatchAudit> {
   const findings = new Findings();
@@ -259,7 +272,8 @@ async function auditMarketBatch(models: AuditModels, markets: AuditedMarket[]): 
     const log = logs.get(m._id) ?? emptyMarketLog();
     auditMarket(findings, m, log, unappliedOf.get(m._id) ?? [], trades.get(m._id));
   }
-  return { positions: 0, behind: behindMarkets.length, findings };
+  const house = await replayFills(models, markets, (id) => logs.get(id)?.anchor != null, findings);
+  return { positions: 0, behind: behindMarkets.length, findings, house };
 }
 
 const MARKET_PROJECTION = { status: 1, outcome: 1, payoutYesMicro: 1, currentPrice: 1, book: 1 };

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { agentAuditor } from './audit-agents.js';
 import { marketAuditor } from './audit-markets.js';
-import type { AuditDifference, AuditModels, Auditor, BatchAudit } from './audit-findings.js';
+import { noDust } from './audit-findings.js';
+import type { AuditDifference, AuditModels, Auditor, BatchAudit, HouseDust } from './audit-findings.js';
 
 /**
  * The ledger audit: every agent's money and positions recomputed from its ledger, every market's book
@@ -14,6 +15,11 @@ export interface AuditReport {
   ok: boolean;
   checked: { agents: number; positions: number; markets: number };
   behind: { agents: number; markets: number };
+  /**
+   * The house's rounding over the sim fills: each fill checked to pay out no more than the LMSR
+   * value and to round by less than one unit; `dustMicro` is what that kept (micro-units, to 1e-3).
+   */
+  house: HouseDust;
   differences: AuditDifference[];
   /** Every difference found; `differences` holds the first `maxDifferences` of them. */
   differenceCount: number;
@@ -75,6 +81,7 @@ export async function auditLedger(models: AuditModels, options: AuditOptions = {
     ok: true,
     checked: { agents: 0, positions: 0, markets: 0 },
     behind: { agents: 0, markets: 0 },
+    house: noDust(),
     differences: [],
     differenceCount: 0,
     truncated: false,
@@ -93,8 +100,11 @@ export async function auditLedger(models: AuditModels, options: AuditOptions = {
   await scan(models, marketAuditor, batchSize, (checked, batch, differences) => {
     report.checked.markets += checked;
     report.behind.markets += batch.behind;
+    report.house.fills += batch.house?.fills ?? 0;
+    report.house.dustMicro += batch.house?.dustMicro ?? 0;
     keep(differences);
   });
+  report.house.dustMicro = Math.round(report.house.dustMicro * 1000) / 1000;
   report.ok = report.differenceCount === 0;
   report.truncated = report.differenceCount > report.differences.length;
   report.tookMs = Math.round(performance.now() - started);

@@ -11,8 +11,9 @@ import type { MarketRecord } from '../../markets/market.model.js';
 import { fromMicro, MICRO } from '../../money.js';
 import type { PositionRecord } from '../../positions/position.model.js';
 import { accept, refuse, type Decision, type Refusal } from '../../refusal.js';
-import { price, proceedsForShares, sharesForSpend, withShares, type Outcome } from '../../markets/lmsr.js';
-import { bookState, SHARE_STEP_MICRO } from '../../markets/sim-book.js';
+import { price, withShares, type Outcome } from '../../markets/lmsr.js';
+import { bookState } from '../../markets/sim-book.js';
+import { saleProceedsMicro, sharesBoughtMicro } from '../../markets/fill-rounding.js';
 import { resolutionLabel } from '../../markets/resolution.js';
 
 const money = (micro: number) => fromMicro(micro).toFixed(2);
@@ -135,8 +136,7 @@ export function decideBuyFill(
   const closed = closedFor(market, now);
   if (closed) return refuse(closed);
   const state = bookState(market);
-  const exact = sharesForSpend(state, side, amountMicro / MICRO);
-  const sharesMicro = Math.floor((exact * MICRO) / SHARE_STEP_MICRO) * SHARE_STEP_MICRO;
+  const sharesMicro = sharesBoughtMicro(state, side, amountMicro);
   if (sharesMicro <= 0) return refuse(REFUSALS.tooSmall());
   const avg = amountMicro / sharesMicro;
   if (limit !== null && avg > limit) return refuse(REFUSALS.limitNotMet(side, 'buy', avg, limit));
@@ -164,7 +164,7 @@ export function decideSellFill(
   const closed = closedFor(market, now);
   if (closed) return refuse(closed);
   const state = bookState(market);
-  const amountMicro = Math.floor(proceedsForShares(state, side, sharesMicro / MICRO) * MICRO);
+  const amountMicro = saleProceedsMicro(state, side, sharesMicro);
   if (amountMicro <= 0) return refuse(REFUSALS.tooSmall());
   const avg = amountMicro / sharesMicro;
   if (limit !== null && avg < limit) return refuse(REFUSALS.limitNotMet(side, 'sell', avg, limit));
