@@ -331,20 +331,22 @@ describe('Position monitors and risk alerts #integration', function () {
     }
   });
 
-  it('when the agent holds the side nowhere and names no venue, then set and delete answer today’s 404', async () => {
+  it('when the agent holds the side nowhere and names no venue, then set and delete answer 404 on no venue (none is assumed)', async () => {
     const agent = await registerAgent();
     const market = await makeMarket({ b: 400 });
     await buyYes(agent, market._id, 50);
-    // The NO side is held on no venue: the Polymarket default, where nothing is held.
+    // The NO side is held on no venue, and has no monitor on any: the venue would be the position's.
     const none = await setMonitor(agent, market._id, { side: 'no', stop_loss_pct: 0.2 }).expect(404);
     assert.equal(none.body.error_code, 'position_not_found', JSON.stringify(none.body));
-    assert.match(none.body.detail, /on polymarket/);
+    assert.equal(none.body.detail, `No NO shares held in market ${market._id} on any venue`);
     assert.ok(none.body.fix);
     const noMonitor = await api()
       .delete(`/api/sdk/positions/${market._id}/monitor?side=no`)
       .set(asAgent(agent))
       .expect(404);
     assert.equal(noMonitor.body.error_code, 'monitor_not_found');
+    assert.equal(noMonitor.body.detail, `No monitor on NO of market ${market._id} on any venue`);
+    assert.ok(noMonitor.body.fix);
     const stranger = await registerAgent();
     await setMonitor(stranger, market._id, { side: 'yes', stop_loss_pct: 0.2 }).expect(404);
   });

@@ -38,8 +38,7 @@ async function decide(
   // A market that stopped trading is left to its resolution (and redemption).
   if (!market || market.status !== 'active' || holding.freeMicro <= 0) return 'watching';
   const price = monitoredPrice(market, m.venue, m.side);
-  const pnl = pnlFraction(holding, price);
-  const reason = crossed(m, pnl);
+  const reason = crossed(m, holding, price);
   if (!reason) return 'watching';
   const won = await PositionMonitor.updateOne(guard, {
     $set: {
@@ -47,7 +46,7 @@ async function decide(
       exitReason: reason,
       triggeredAt: now,
       triggerPrice: price,
-      triggerPnlPct: pnl,
+      triggerPnlPct: pnlFraction(holding, price),
       exitSharesMicro: holding.freeMicro,
     },
   });

@@ -3,20 +3,18 @@ import type { Models } from '../models.js';
 import type { VenueId } from '../venues/venue-id.js';
 import { sideHolding } from './thresholds.js';
 
-/** Where a monitor request that names no venue goes when nothing tells it otherwise (today's answer). */
-const FALLBACK_VENUE: VenueId = 'polymarket';
-
 type Target = { agentId: string; marketId: string; side: 'yes' | 'no' };
 
 /**
  * The venue a monitor request means when it names none: the official client never sends one
- * (client-contract §7.2), so the venue is read from what the agent has there. `candidates` are the
- * venues that could be meant: one is the answer; several are a 409 naming them (guessing could arm
- * or remove the wrong venue's stop); none keeps the Polymarket default, whose answer is the 404.
+ * (client-contract §7.2), so the venue is the position's, read from what the agent has there.
+ * `candidates` are the venues that could be meant: one is the answer; several are a 409 naming them
+ * (guessing could arm or remove the wrong venue's stop); none is null: on no venue is there anything
+ * to watch or remove (the caller's 404), so no venue has to be assumed.
  */
-function oneVenue(candidates: VenueId[], t: Target, what: string): VenueId {
+function oneVenue(candidates: VenueId[], t: Target, what: string): VenueId | null {
   const venues = [...new Set(candidates)].sort();
-  if (venues.length === 0) return FALLBACK_VENUE;
+  if (venues.length === 0) return null;
   if (venues.length === 1) return venues[0]!;
   throw new AppError(
     409,
@@ -27,8 +25,8 @@ function oneVenue(candidates: VenueId[], t: Target, what: string): VenueId {
   );
 }
 
-/** For a new monitor: the venues where the agent holds shares of the side free to sell. */
-export async function venueHoldingSide(models: Pick<Models, 'Position'>, t: Target): Promise<VenueId> {
+/** For a new monitor: the venue where the agent holds shares of the side free to sell (null: none). */
+export async function venueHoldingSide(models: Pick<Models, 'Position'>, t: Target): Promise<VenueId | null> {
   const open = await models.Position.find({
     agentId: t.agentId,
     marketId: t.marketId,
@@ -39,13 +37,14 @@ export async function venueHoldingSide(models: Pick<Models, 'Position'>, t: Targ
 }
 
 /**
- * For a removal: the venues where the side has a monitor the agent can see (listed: watching or
- * exiting). The monitor, not the holding, is what is removed: a side sold by hand keeps its monitor.
+ * For a removal: the venue where the side has a monitor the agent can see (listed: watching or
+ * exiting; null: none). The monitor, not the holding, is what is removed: a side sold by hand keeps
+ * its monitor.
  */
 export async function venueMonitoringSide(
   models: Pick<Models, 'PositionMonitor'>,
   t: Target,
-): Promise<VenueId> {
+): Promise<VenueId | null> {
   const monitors = await models.PositionMonitor.find(
     { agentId: t.agentId, marketId: t.marketId, side: t.side, state: { $in: ['active', 'triggered'] } },
     { venue: 1 },

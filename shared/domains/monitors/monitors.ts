@@ -43,12 +43,22 @@ const armed = (
   $inc: { generation: 1 },
 });
 
-const positionNotFound = (marketId: string, side: string, venue: string) =>
+/** `venue` null: the request named none and the agent holds the side on no venue. */
+const positionNotFound = (marketId: string, side: string, venue: string | null) =>
   new AppError(
     404,
     'position_not_found',
-    `No ${side.toUpperCase()} shares held in market ${marketId} on ${venue}`,
+    `No ${side.toUpperCase()} shares held in market ${marketId} on ${venue ?? 'any venue'}`,
     `A monitor watches shares you hold: buy first, or pass ?venue= for the venue of the position (without it, the venue where you hold the side is used).`,
+  );
+
+/** `venue` null: the request named none and the agent has a monitor on the side on no venue. */
+const monitorNotFound = (marketId: string, side: string, venue: string | null) =>
+  new AppError(
+    404,
+    'monitor_not_found',
+    `No monitor on ${side.toUpperCase()} of market ${marketId} on ${venue ?? 'any venue'}`,
+    'List yours with GET /api/sdk/positions/monitors and pass its venue as ?venue=.',
   );
 
 const exitInProgress = () =>
@@ -78,6 +88,7 @@ export async function setMonitor(
     );
   const venue =
     venueAsked ?? (await venueHoldingSide(deps.models, { agentId: agent._id, marketId, side: req.side }));
+  if (venue === null) throw positionNotFound(marketId, req.side, null);
   const position = await deps.models.Position.findById(positionId(agent._id, marketId, venue)).lean();
   const holding = position && sideHolding(position, req.side);
   if (!position || position.status !== 'open' || !holding || holding.freeMicro <= 0)
@@ -182,6 +193,7 @@ export async function deleteMonitor(
 ) {
   const venue =
     venueAsked ?? (await venueMonitoringSide(deps.models, { agentId: agent._id, marketId, side }));
+  if (venue === null) throw monitorNotFound(marketId, side, null);
   const id = monitorId(agent._id, marketId, venue, side);
   // Wall clock, as the trades' mongoose `createdAt` it is compared with (not deps.clock).
   const { matchedCount } = await deps.models.PositionMonitor.updateOne(
@@ -191,12 +203,7 @@ export async function deleteMonitor(
   if (!matchedCount) {
     const exiting = await deps.models.PositionMonitor.exists({ _id: id, state: 'triggered' });
     if (exiting) throw exitInProgress();
-    throw new AppError(
-      404,
-      'monitor_not_found',
-      `No monitor on ${side.toUpperCase()} of market ${marketId} on ${venue}`,
-      'List yours with GET /api/sdk/positions/monitors and pass its venue as ?venue=.',
-    );
+    throw monitorNotFound(marketId, side, venue);
   }
   return { success: true, market_id: marketId, side, venue, message: 'Monitor removed.' };
 }

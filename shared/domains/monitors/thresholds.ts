@@ -34,14 +34,35 @@ export function pnlFraction(holding: ReturnType<typeof sideHolding>, price: numb
   return (holding.heldMicro * price - holding.costMicro) / holding.costMicro;
 }
 
-/** Which threshold the P&L crossed, if any: the stop first (a position cannot be at both). */
+/**
+ * Half a micro-unit of value: more than the float rounding of shares × price (below 0.02 micro-units
+ * up to 1e14 micro-units of value), less than the smallest step of money (one micro-unit).
+ */
+const HALF_MICRO = 0.5;
+
+/**
+ * Which threshold the side's value at `price` crossed, if any: the stop first (a position cannot be
+ * at both). Compared in micro-units of value against (1 − stop) × cost and (1 + take) × cost, with
+ * half a micro-unit of tolerance: a position that has lost exactly the stop's share fires, whatever
+ * the float rounding; one worth a micro-unit more does not. A tolerance on the P&L fraction instead
+ * would be several micro-units on a large position (1e-9 of 10,000 $SIM is 10).
+ */
 export function crossed(
   monitor: Pick<PositionMonitorRecord, 'stopLossPct' | 'takeProfitPct'>,
-  pnl: number | null,
+  holding: ReturnType<typeof sideHolding>,
+  price: number,
 ): ExitReason | null {
-  if (pnl === null) return null;
-  // A hair of tolerance: a stop at exactly -50% fires at -50%, whatever the float rounding.
-  if (monitor.stopLossPct !== null && pnl <= -monitor.stopLossPct + 1e-9) return 'stop_loss';
-  if (monitor.takeProfitPct !== null && pnl >= monitor.takeProfitPct - 1e-9) return 'take_profit';
+  if (holding.costMicro <= 0 || holding.heldMicro <= 0) return null;
+  const valueMicro = holding.heldMicro * price;
+  if (
+    monitor.stopLossPct !== null &&
+    valueMicro <= holding.costMicro * (1 - monitor.stopLossPct) + HALF_MICRO
+  )
+    return 'stop_loss';
+  if (
+    monitor.takeProfitPct !== null &&
+    valueMicro >= holding.costMicro * (1 + monitor.takeProfitPct) - HALF_MICRO
+  )
+    return 'take_profit';
   return null;
 }
