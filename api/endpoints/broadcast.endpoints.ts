@@ -59,10 +59,10 @@ export const broadcastEndpoints = {
     tag: 'Wallet',
     summary: 'Record a redemption your wallet signed and sent itself',
     description:
-      'The position stops showing as redeemable. Idempotent on `tx_hash`: a hash reported before is a no-op (`recorded: false`), and so is one relayed through `POST /api/sdk/wallet/broadcast-tx` that already settled from its receipt. A hash the relay saw revert is refused (409 `redemption_reverted`).',
+      "Proven by the chain before anything is settled: the transaction must be mined with status 1 and its receipt must show this market's condition redeemed from a wallet holding your positions (the `PayoutRedemption` of a legacy CTF or NegRiskAdapter redemption naming it, or, through a collateral adapter, the pUSD `Wrapped` to it), with none of the market's paying shares left in it; the positions held there are settled for no more than the receipt paid, and stop showing as redeemable. Idempotent on `tx_hash` for the account that reported it: a hash reported before is a no-op (`recorded: false`), and so is one relayed through `POST /api/sdk/wallet/broadcast-tx` that already settled from its receipt. Refused, with nothing settled: a hash recorded or relayed for another account (409 `redemption_of_another_account`), unknown to the chain (404 `transaction_not_found`), not mined yet (409 `redemption_not_mined`), reverted (409 `redemption_reverted`), or whose receipt proves no complete redemption of this market by your wallet (409 `redemption_not_proven`, `reason`: `other_wallet`, `other_condition`, `no_redemption` or `partial`); a wallet holding none of your unsettled positions there is 409 `nothing_to_redeem`.",
     body: RedeemReportSchema,
     response: RedeemReportResponseSchema,
-    errors: [403, 404, 409],
+    errors: [400, 403, 404, 409],
   }),
   prepareDepositWalletRedeem: endpoint({
     method: 'post',

@@ -7,16 +7,18 @@ import {
   Network,
   Transaction,
   Wallet,
+  ZeroAddress,
   ZeroHash,
+  getAddress,
   parseEther,
   parseUnits,
-  type LogDescription,
+  type Interface,
   type TransactionReceipt,
   type TransactionRequest,
 } from 'ethers';
 import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
+import { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
 import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
 
 // The Polygon JSON-RPC stand-in, driven by ethers v6 the way a client or the service would use a
@@ -80,6 +82,26 @@ function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, s
     ...(negRisk ? { outcomes: ['A', 'B', 'C'] } : {}),
   });
   return markets[0]!;
+}
+
+/** What each contract's logs decode against (pUSD is an ERC-20 and Polymarket's CollateralToken). */
+const EVENT_ABIS: Record<string, Interface[]> = {
+  [CONTRACTS.ctf]: [CTF],
+  [CONTRACTS.pusd]: [ERC20, COLLATERAL_TOKEN],
+  [CONTRACTS.usdcE]: [ERC20],
+  [CONTRACTS.negRiskAdapter]: [NEG_RISK_ADAPTER],
+};
+
+/** A receipt's logs as [contract, event, args], decoded against the contract that wrote each. */
+function eventsOf(receipt: TransactionReceipt): [string, string, unknown[]][] {
+  return receipt.logs.map((log) => {
+    const address = getAddress(log.address);
+    for (const iface of EVENT_ABIS[address] ?? []) {
+      const parsed = iface.parseLog(log);
+      if (parsed) return [address, parsed.name, parsed.args.toArray(true)];
+    }
+    return [address, 'unknown', [...log.topics]];
+  });
 }
 
 describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket ledger)', () => {
@@ -356,7 +378,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     );
   });
 
-  it('when a position is redeemed before resolution it reverts and pays 0; after resolution it pays the winning shares in pUSD once', async () => {
+  it('when a position is redeemed before resolution it reverts and pays 0; after resolution it pays the winning shares in pUSD once, with the logs of the real adapter', async () => {
     await admin('/polygon/mining', { mode: 'instant' });
     const wallet = await newWallet();
     const { conditionId, tokenIds } = newMarket();
@@ -367,19 +389,19 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     const ctf = new Contract(CONTRACTS.ctf, CTF, wallet);
     await (await ctf.getFunction('setApprovalForAll')(CONTRACTS.ctfCollateralAdapter, true)).wait();
     const adapter = new Contract(CONTRACTS.ctfCollateralAdapter, CTF, wallet);
+    let receipt: TransactionReceipt | null = null;
     const redeem = async () => {
       // An explicit gas limit: ethers would otherwise refuse at estimateGas before sending.
       const tx = await adapter.getFunction('redeemPositions')(CONTRACTS.pusd, ZeroHash, conditionId, [1, 2], {
         gasLimit: 200_000,
       });
-      const receipt = (await provider.getTransactionReceipt(tx.hash))!;
-      paid = receipt.logs.map((l) => ERC20.parseLog(l)).filter((e) => e?.name === 'Transfer');
+      receipt = (await provider.getTransactionReceipt(tx.hash))!;
       return receipt.status;
     };
-    let paid: (LogDescription | null)[] = [];
 
     assert.equal(await ctf.getFunction('payoutDenominator')(conditionId), 0n);
     assert.equal(await redeem(), 0, 'the CTF reverts: result for condition not received yet');
+    assert.deepEqual(receipt!.logs, [], 'a reverted call logs nothing');
     assert.equal(await pusdOf(wallet.address), 1_000_000n);
     assert.equal(await ctf.getFunction('balanceOf')(wallet.address, tokenIds[0]), 10_000_000n);
     await assert.rejects(
@@ -397,11 +419,22 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       11_000_000n,
       '10 winning shares pay 10 pUSD; the 4 losing ones 0',
     );
-    assert.deepEqual(
-      [...paid[0]!.args],
-      [CONTRACTS.ctfCollateralAdapter, wallet.address, 10_000_000n],
-      'the receipt logs the pUSD Transfer from the adapter',
-    );
+    // ctf-exchange-v2 CtfCollateralAdapter.redeemPositions: the adapter pulls both outcomes, the
+    // CTF burns them and pays the adapter (its PayoutRedemption names the adapter), and pUSD wraps
+    // the USDC.e for the holder.
+    const [adapterAddress, holder] = [CONTRACTS.ctfCollateralAdapter, wallet.address];
+    const ids = tokenIds.map(BigInt);
+    const [paid, lost] = [10_000_000n, 4_000_000n];
+    assert.deepEqual(eventsOf(receipt!), [
+      [CONTRACTS.ctf, 'TransferBatch', [adapterAddress, holder, adapterAddress, ids, [paid, lost]]],
+      [CONTRACTS.ctf, 'TransferSingle', [adapterAddress, adapterAddress, ZeroAddress, ids[0], paid]],
+      [CONTRACTS.ctf, 'TransferSingle', [adapterAddress, adapterAddress, ZeroAddress, ids[1], lost]],
+      [CONTRACTS.usdcE, 'Transfer', [CONTRACTS.ctf, adapterAddress, paid]],
+      [CONTRACTS.ctf, 'PayoutRedemption', [adapterAddress, USDC_E, ZeroHash, conditionId, [1n, 2n], paid]],
+      [CONTRACTS.usdcE, 'Transfer', [adapterAddress, CONTRACTS.pusd, paid]],
+      [CONTRACTS.pusd, 'Transfer', [ZeroAddress, holder, paid]],
+      [CONTRACTS.pusd, 'Wrapped', [adapterAddress, USDC_E, holder, paid]],
+    ]);
     assert.deepEqual(
       [...(await ctf.getFunction('balanceOfBatch')([wallet.address, wallet.address], tokenIds))],
       [0n, 0n],
@@ -409,9 +442,54 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     );
     assert.equal(await redeem(), 1, 'a second redemption still succeeds');
     assert.equal(await pusdOf(wallet.address), 11_000_000n, '… and pays nothing');
+    assert.deepEqual(
+      eventsOf(receipt!).map(([, name, args]) => [name, args.at(-1)]),
+      [
+        ['TransferBatch', [0n, 0n]],
+        ['PayoutRedemption', 0n],
+        ['Transfer', 0n],
+        ['Transfer', 0n],
+        ['Wrapped', 0n],
+      ],
+      'a redemption that pays nothing is logged all the same',
+    );
   });
 
-  it('when a neg-risk position is redeemed through the NegRiskAdapter or a legacy CTF call, then the payout follows the reference', async () => {
+  it('when a neg-risk position is redeemed through its collateral adapter, then the NegRiskAdapter’s PayoutRedemption names the adapter and pUSD is wrapped for the holder', async () => {
+    await admin('/polygon/mining', { mode: 'instant' });
+    const wallet = await newWallet();
+    const neg = newMarket(true);
+    await admin(`/wallets/${wallet.address}/fund`, {
+      tokens: { [neg.tokenIds[0]]: 3, [neg.tokenIds[1]]: 7 },
+    });
+    await admin(`/markets/${neg.conditionId}/resolve`, { outcome: 'no' });
+    const nrc = CONTRACTS.negRiskCtfCollateralAdapter;
+    const ctf = new Contract(CONTRACTS.ctf, CTF, wallet);
+    await (await ctf.getFunction('setApprovalForAll')(nrc, true)).wait();
+    const tx = await new Contract(nrc, CTF, wallet).getFunction('redeemPositions')(
+      CONTRACTS.pusd,
+      ZeroHash,
+      neg.conditionId,
+      [1, 2],
+    );
+    const receipt = (await tx.wait())!;
+    assert.equal(await pusdOf(wallet.address), 7_000_000n);
+    const nra = CONTRACTS.negRiskAdapter;
+    const ids = neg.tokenIds.map(BigInt);
+    const amounts = [3_000_000n, 7_000_000n];
+    assert.deepEqual(eventsOf(receipt), [
+      [CONTRACTS.ctf, 'TransferBatch', [nrc, wallet.address, nrc, ids, amounts]],
+      [CONTRACTS.ctf, 'TransferBatch', [nra, nrc, nra, ids, amounts]],
+      [CONTRACTS.ctf, 'TransferSingle', [nra, nra, ZeroAddress, ids[0], amounts[0]]],
+      [CONTRACTS.ctf, 'TransferSingle', [nra, nra, ZeroAddress, ids[1], amounts[1]]],
+      [nra, 'PayoutRedemption', [nrc, neg.conditionId, amounts, 7_000_000n]],
+      [CONTRACTS.usdcE, 'Transfer', [nrc, CONTRACTS.pusd, 7_000_000n]],
+      [CONTRACTS.pusd, 'Transfer', [ZeroAddress, wallet.address, 7_000_000n]],
+      [CONTRACTS.pusd, 'Wrapped', [nrc, USDC_E, wallet.address, 7_000_000n]],
+    ]);
+  });
+
+  it('when a neg-risk position is redeemed through the NegRiskAdapter or a legacy CTF call, then the payout follows the reference and the PayoutRedemption names the caller', async () => {
     await admin('/polygon/mining', { mode: 'instant' });
     const wallet = await newWallet();
     const neg = newMarket(true);
@@ -426,14 +504,27 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     await (await ctf.getFunction('setApprovalForAll')(CONTRACTS.negRiskAdapter, true)).wait();
     const nr = new Contract(CONTRACTS.negRiskAdapter, NEG_RISK_ADAPTER, wallet);
     const tx = await nr.getFunction('redeemPositions')(neg.conditionId, [3_000_000n, 5_000_000n]);
-    assert.equal((await tx.wait()).status, 1);
+    const negReceipt = (await tx.wait())!;
+    assert.equal(negReceipt.status, 1);
     assert.equal(await pusdOf(wallet.address), 5_000_000n, 'the 5 "no" shares redeemed pay 5');
     assert.equal(emu.state.ledger.tokenBalance(wallet.address, neg.tokenIds[1]), 2_000_000n);
+    assert.deepEqual(eventsOf(negReceipt).at(-1), [
+      CONTRACTS.negRiskAdapter,
+      'PayoutRedemption',
+      [wallet.address, neg.conditionId, [3_000_000n, 5_000_000n], 5_000_000n],
+    ]);
 
     // Legacy direct CTF redemption of a standard market: collateral USDC.e, parent 0, [1, 2].
-    await (await ctf.getFunction('redeemPositions')(USDC_E, ZeroHash, std.conditionId, [1, 2])).wait();
+    const direct = await (
+      await ctf.getFunction('redeemPositions')(USDC_E, ZeroHash, std.conditionId, [1, 2])
+    ).wait();
     assert.equal(await pusdOf(wallet.address), 7_000_000n);
     assert.equal(emu.state.ledger.tokenBalance(wallet.address, std.tokenIds[1]), 0n);
+    assert.deepEqual(eventsOf(direct).at(-1), [
+      CONTRACTS.ctf,
+      'PayoutRedemption',
+      [wallet.address, USDC_E, ZeroHash, std.conditionId, [1n, 2n], 2_000_000n],
+    ]);
   });
 
   it('when the admin inspects, switches mining and resets, then the chain follows', async () => {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Wallet } from 'ethers';
+import { Interface, Wallet, ZeroHash } from 'ethers';
 import { enqueueAutoRedemptions } from '../../shared/domains/venues/polymarket/onchain/auto-redeem.js';
 import { redeemPosition } from '../../shared/domains/venues/polymarket/onchain/redeem-position.js';
 import { redemptionId } from '../../shared/domains/wallets/redemption.model.js';
 import { POLYGON_CONTRACTS } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
-import { finishRelayedRedemptions } from '../../shared/domains/venues/polymarket/onchain/relayed-redemption.js';
+import {
+  finishRelayedRedemptions,
+  linkRelayedRedemption,
+} from '../../shared/domains/venues/polymarket/onchain/relayed-redemption.js';
+import { settleRedeemedPositions } from '../../shared/domains/venues/polymarket/onchain/settle-redemption.js';
 import { redemptionTransaction } from '../../shared/domains/venues/polymarket/onchain/approval-transactions.js';
 import { positionId } from '../../shared/domains/positions/position.model.js';
 import { toMicro } from '../../shared/domains/money.js';
@@ -45,6 +49,10 @@ const pusd = async (address: string) =>
 const txsFrom = (address: string) =>
   polymarketAdmin<ChainTx[]>('GET', `/polygon/transactions?from=${address}`);
 const REDEEM_SELECTOR = '0x01b7037c';
+/** The CTF's own (legacy) redemption, polymarket.md §8.2. */
+const CTF_REDEEM = new Interface([
+  'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+]);
 const operator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
 
 /** pUSD, POL for gas and the trading approvals for a wallet the service signs for. */
@@ -137,6 +145,71 @@ async function boughtBeforeOwnWallet() {
 
 const redeem = (agent: RegisteredAgent, marketId: string) =>
   api().post('/api/sdk/redeem').set(asAgent(agent)).send({ market_id: marketId, side: 'yes' });
+
+const report = (agent: RegisteredAgent, marketId: string, txHash: string) =>
+  api()
+    .post('/api/sdk/redeem/report')
+    .set(asAgent(agent))
+    .send({ market_id: marketId, side: 'yes', tx_hash: txHash });
+
+/** A report that must be refused with `status` and `code` (and `reason`), carrying detail, error and fix. */
+async function refusedReport(
+  agent: RegisteredAgent,
+  marketId: string,
+  txHash: string,
+  status: number,
+  code: string,
+  reason?: string,
+) {
+  const res = await report(agent, marketId, txHash).expect(status);
+  assert.equal(res.body.error_code, code, JSON.stringify(res.body));
+  if (reason) assert.equal(res.body.reason, reason);
+  assert.ok(res.body.detail && res.body.error && res.body.fix, JSON.stringify(res.body));
+}
+
+/** A JSON-RPC call to the emulated Polygon node itself, not through the service. */
+async function chainRpc(method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(testContext().polymarket.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  assert.equal(body.error, undefined, JSON.stringify(body));
+  return body.result;
+}
+
+/**
+ * The collateral-adapter redemption of `conditionId` signed by the wallet and sent straight to the
+ * chain, as a client with a node of its own would (the service never relays or links it); mined at
+ * once (instant mining). A fixed gas limit, so that one bound to revert is sent all the same.
+ */
+async function redeemOnChain(
+  wallet: Wallet,
+  conditionId: string,
+  tx: { to: string; data: string; chainId: number } = redemptionTransaction(wallet.address, {
+    conditionId,
+    negRisk: false,
+  }),
+): Promise<string> {
+  const raw = await wallet.signTransaction({
+    type: 0,
+    chainId: tx.chainId,
+    to: tx.to,
+    data: tx.data,
+    value: 0,
+    nonce: Number(await chainRpc('eth_getTransactionCount', [wallet.address, 'pending'])),
+    gasPrice: BigInt((await chainRpc('eth_gasPrice', [])) as string),
+    gasLimit: 300_000n,
+  });
+  return (await chainRpc('eth_sendRawTransaction', [raw])) as string;
+}
+
+/** The receipt status the chain gives a transaction (null while pending). */
+const receiptStatus = async (hash: string) => {
+  const receipt = (await chainRpc('eth_getTransactionReceipt', [hash])) as { status: string } | null;
+  return receipt && Number(receipt.status);
+};
 
 describe('Redemption of resolved Polymarket positions (client-contract §8.4) #integration', function () {
   this.timeout(120_000);
@@ -463,12 +536,9 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.equal(linked.modifiedCount, 1);
     await resolveYes(m.conditionId);
 
-    const report = await api()
-      .post('/api/sdk/redeem/report')
-      .set(asAgent(attacker.agent))
-      .send({ market_id: m.marketId, side: 'yes', tx_hash: `0x${randomBytes(32).toString('hex')}` })
-      .expect(200);
-    assert.equal(report.body.positions_settled, 0, JSON.stringify(report.body));
+    // A hash the chain does not know proves nothing: refused, and nothing is settled.
+    const unknown = `0x${randomBytes(32).toString('hex')}`;
+    await refusedReport(attacker.agent, m.marketId, unknown, 404, 'transaction_not_found');
     const untouched = await positionOf(victim.agent, m.marketId);
     assert.notEqual(untouched!.status, 'settled');
     assert.equal(untouched!.redeemable, true);
@@ -477,6 +547,136 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const res = await redeem(victim.agent, m.marketId).expect(200);
     assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
     assert.ok(Math.abs((await pusd(victim.address)) - (before + shares)) < 1e-6);
+  });
+
+  it('when another account reports a redemption it did not send, then it is refused, nothing of it is settled, and its own redemption still pays it', async () => {
+    const { deps } = testContext();
+    // Two users hold YES of the same market: A through its own wallet, B through its managed one.
+    const { t: a, m, shares: aShares } = await externalHolding();
+    const b = await managedTrader();
+    const bShares = await managedBuy(b.agent, m.marketId);
+    await resolveYes(m.conditionId);
+    // A redeems on chain with its own node: a public hash the service has never seen.
+    const hash = await redeemOnChain(a.wallet, m.conditionId);
+    assert.equal(await receiptStatus(hash), 1);
+
+    await refusedReport(b.agent, m.marketId, hash, 409, 'redemption_not_proven', 'other_wallet');
+    assert.equal(await deps.models.Redemption.countDocuments({ txHash: hash }), 0, 'nothing recorded');
+    const bPosition = await positionOf(b.agent, m.marketId);
+    assert.equal(bPosition!.redeemable, true);
+    assert.notEqual(bPosition!.status, 'settled');
+
+    // A's own report settles A's position for what the chain paid it.
+    const own = await report(a.agent, m.marketId, hash).expect(200);
+    assert.deepEqual(
+      [own.body.recorded, own.body.positions_settled, own.body.payout],
+      [true, 1, aShares],
+      JSON.stringify(own.body),
+    );
+    assert.equal((await positionOf(a.agent, m.marketId))!.status, 'settled');
+    const replay = await report(a.agent, m.marketId, hash).expect(200);
+    assert.deepEqual([replay.body.recorded, replay.body.positions_settled], [false, 0]);
+
+    // Now recorded as A's: B is refused for that too.
+    await refusedReport(b.agent, m.marketId, hash, 409, 'redemption_of_another_account');
+
+    // B's winnings are still B's to redeem: its own transaction, its own pUSD.
+    assert.equal((await positionOf(b.agent, m.marketId))!.redeemable, true);
+    const before = await pusd(b.address);
+    const res = await redeem(b.agent, m.marketId).expect(200);
+    assert.equal(res.body.status, 'redeemed', JSON.stringify(res.body));
+    assert.equal(res.body.already_redeemed, false);
+    assert.notEqual(res.body.tx_hash, hash);
+    assert.equal(res.body.payout, bShares);
+    assert.ok(Math.abs((await pusd(b.address)) - (before + bShares)) < 1e-6);
+    assert.equal((await positionOf(b.agent, m.marketId))!.status, 'settled');
+  });
+
+  it('when a report names a transaction that redeemed another market, or only part of this one, then it is refused and the position stays redeemable', async () => {
+    const { deps } = testContext();
+    const { t, m, shares } = await externalHolding();
+    const other = await importedMarket(t.agent);
+    await resolveYes(m.conditionId);
+    await resolveYes(other.conditionId);
+    // A successful redemption by the same wallet, of a market it holds nothing in.
+    const hash = await redeemOnChain(t.wallet, other.conditionId);
+    assert.equal(await receiptStatus(hash), 1);
+
+    await refusedReport(t.agent, m.marketId, hash, 409, 'redemption_not_proven', 'other_condition');
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.redeemable, true);
+    assert.notEqual(p!.status, 'settled');
+    assert.equal(await deps.models.Redemption.countDocuments({ txHash: hash }), 0);
+
+    // A legacy CTF redemption of the losing index set only: it succeeds, pays 0 and leaves the
+    // winning shares in the wallet. Settling on it would book them as redeemed for nothing.
+    const noOnly = {
+      to: POLYGON_CONTRACTS.ctf,
+      data: CTF_REDEEM.encodeFunctionData('redeemPositions', [
+        POLYGON_CONTRACTS.usdcBridged,
+        ZeroHash,
+        m.conditionId,
+        [2],
+      ]),
+      chainId: 137,
+    };
+    const partial = await redeemOnChain(t.wallet, m.conditionId, noOnly);
+    assert.equal(await receiptStatus(partial), 1);
+    await refusedReport(t.agent, m.marketId, partial, 409, 'redemption_not_proven', 'partial');
+    assert.equal((await positionOf(t.agent, m.marketId))!.redeemable, true);
+
+    // The whole balance redeemed: proven, settled for what it paid.
+    const whole = await redeemOnChain(t.wallet, m.conditionId);
+    const done = await report(t.agent, m.marketId, whole).expect(200);
+    assert.deepEqual([done.body.recorded, done.body.payout], [true, shares], JSON.stringify(done.body));
+  });
+
+  it('when a report names a redemption that reverted, or one not mined yet, then it is refused until a mined one proves it', async () => {
+    const { t, m, shares } = await externalHolding();
+    await resolveYes(m.conditionId);
+    // Without the CTF approval the adapter cannot pull the tokens: the redemption reverts.
+    await polymarketAdmin('POST', `/wallets/${t.wallet.address}/approve`, { approved: false });
+    const reverted = await redeemOnChain(t.wallet, m.conditionId);
+    assert.equal(await receiptStatus(reverted), 0);
+    await refusedReport(t.agent, m.marketId, reverted, 409, 'redemption_reverted');
+    assert.equal((await positionOf(t.agent, m.marketId))!.redeemable, true);
+
+    await polymarketAdmin('POST', `/wallets/${t.wallet.address}/approve`);
+    await polymarketAdmin('POST', '/polygon/mining', { mode: 'manual' });
+    try {
+      const hash = await redeemOnChain(t.wallet, m.conditionId);
+      await refusedReport(t.agent, m.marketId, hash, 409, 'redemption_not_mined');
+      assert.equal((await positionOf(t.agent, m.marketId))!.redeemable, true);
+      await polymarketAdmin('POST', '/polygon/mine');
+      const done = await report(t.agent, m.marketId, hash).expect(200);
+      assert.deepEqual(
+        [done.body.recorded, done.body.positions_settled, done.body.payout],
+        [true, 1, shares],
+        JSON.stringify(done.body),
+      );
+    } finally {
+      await polymarketAdmin('POST', '/polygon/mining', { mode: 'instant' });
+    }
+    assert.equal((await positionOf(t.agent, m.marketId))!.status, 'settled');
+  });
+
+  it('when the receipt follower has settled a relayed redemption but not yet marked it redeemed, then its report is a no-op, not a refusal', async () => {
+    const { deps } = testContext();
+    const { t, m, shares } = await externalHolding();
+    await resolveYes(m.conditionId);
+    // The follower's work half done, by hand: linked at relay time, positions settled from the receipt.
+    const hash = await redeemOnChain(t.wallet, m.conditionId);
+    const userId = await ownerIdOf(t.agent);
+    await linkRelayedRedemption(deps, { hash, userId, sender: t.wallet.address, conditionId: m.conditionId });
+    await settleRedeemedPositions(deps, { userId, agentId: null, marketId: m.marketId });
+    assert.equal((await deps.models.Redemption.findOne({ txHash: hash }).lean())?.status, 'sent');
+
+    const res = await report(t.agent, m.marketId, hash).expect(200);
+    assert.deepEqual(
+      [res.body.recorded, res.body.positions_settled, res.body.payout],
+      [false, 0, shares],
+      JSON.stringify(res.body),
+    );
   });
 
   it('auto-redeem redeems managed wallets of agents with auto_redeem_enabled, once; others are left alone', async () => {

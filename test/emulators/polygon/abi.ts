@@ -25,15 +25,30 @@ export const CTF = new Interface([
   'function payoutNumerators(bytes32 conditionId, uint256 index) view returns (uint256)',
   'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
   'event ApprovalForAll(address indexed owner, address indexed operator, bool approved)',
+  'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
+  'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
   'event PayoutRedemption(address indexed redeemer, address indexed collateralToken, bytes32 indexed parentCollectionId, bytes32 conditionId, uint256[] indexSets, uint256 payout)',
 ]);
 
 /** CollateralOnramp: wraps USDC.e (or USDC) held by the caller into pUSD for `to`. */
 export const ONRAMP = new Interface(['function wrap(address asset, address to, uint256 amount)']);
 
-/** NegRiskAdapter's own redemption: explicit amounts of [yes, no] to redeem. */
+/**
+ * pUSD is Polymarket's CollateralToken (ctf-exchange-v2 `src/collateral/CollateralToken.sol`): the
+ * collateral adapters hand a redemption's USDC.e to it and `wrap` it into pUSD for the redeemer,
+ * which mints (an ERC-20 Transfer from 0x0) and emits `Wrapped`.
+ */
+export const COLLATERAL_TOKEN = new Interface([
+  'event Wrapped(address indexed caller, address indexed asset, address indexed to, uint256 amount)',
+]);
+
+/**
+ * NegRiskAdapter's own redemption: explicit amounts of [yes, no] to redeem, and its event
+ * (neg-risk-ctf-adapter `src/NegRiskAdapter.sol`), whose shape differs from the CTF's.
+ */
 export const NEG_RISK_ADAPTER = new Interface([
   'function redeemPositions(bytes32 conditionId, uint256[] amounts)',
+  'event PayoutRedemption(address indexed redeemer, bytes32 indexed conditionId, uint256[] amounts, uint256 payout)',
 ]);
 
 /** geth's encoding of a revert reason: `Error(string)` (selector 0x08c379a0). */

@@ -15,4 +15,4 @@ export {
 export { polygonRpcRouter } from './rpc-server.js';
 export { polygonAdminRouter } from './admin.js';
 export { USDC_E, payouts, planCall } from './tx-effects.js';
-export { CTF, ERC20, NEG_RISK_ADAPTER } from './abi.js';
+export { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER } from './abi.js';

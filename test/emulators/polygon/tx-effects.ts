@@ -3,7 +3,7 @@ import { CONTRACTS } from '../polymarket/contracts.js';
 import type { MarketRecord } from '../polymarket/model.js';
 import type { PolymarketState } from '../polymarket/state.js';
 import { LedgerError } from '../polymarket/wallet-ledger.js';
-import { CTF, ERC20, NEG_RISK_ADAPTER, ONRAMP } from './abi.js';
+import { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER, ONRAMP } from './abi.js';
 
 // What a call to one of the Polymarket contracts does to the shared ledger (reference §8.3). One
 // planner serves `eth_call` (return data only), `eth_estimateGas` (gas or the revert) and mining
@@ -73,7 +73,10 @@ function event(iface: Interface, address: string, name: string, args: unknown[])
   return { address: lower(address), topics, data };
 }
 
-/** pUSD leaving `payer` (the contract that was called) for the redeemer: the ERC-20 Transfer event. */
+/**
+ * A legacy redemption's payout leaving `payer` (the contract called) for the redeemer: the ERC-20
+ * Transfer event, in pUSD here (on the chain, USDC.e).
+ */
 const payoutLog = (payer: string, to: string, payout: bigint): EventLog[] =>
   payout > 0n ? [event(ERC20, CONTRACTS.pusd, 'Transfer', [payer, to, payout])] : [];
 
@@ -329,6 +332,17 @@ function ctfCall(state: PolymarketState, call: Call, selector: string): Outcome 
   }
 }
 
+/** The market's [yes, no] position ids as the CTF's ERC-1155 events carry them. */
+const positionIds = (m: MarketRecord): [bigint, bigint] => [BigInt(m.tokenIds[0]), BigInt(m.tokenIds[1])];
+
+/** The CTF burning what `holder` redeems (its `_burn`: TransferSingle to 0x0, `operator` the caller). */
+const burnLogs = (operator: string, holder: string, m: MarketRecord, amounts: bigint[]): EventLog[] =>
+  amounts.flatMap((a, i) =>
+    a > 0n
+      ? [event(CTF, CONTRACTS.ctf, 'TransferSingle', [operator, holder, ZERO_ADDRESS, positionIds(m)[i], a])]
+      : [],
+  );
+
 /**
  * Direct CTF redemption (the legacy path, §8.3): burns the caller's whole balance of each index
  * set's position and pays it at the payout ratio. The emulator pays pUSD (its ledger has no
@@ -348,8 +362,10 @@ function ctfRedeem(state: PolymarketState, call: Call): Outcome {
   if (indexSets.some((s) => s <= 0n || s >= 3n)) return revert('got invalid index set');
   const found = lower(collateral) === lower(USDC_E) && lower(parent) === ZERO_BYTES32 && !m.negRisk;
   const outcomes = found ? indexSets.map((s) => (s === 1n ? 0 : 1)) : [];
-  // The real CTF logs every redemption, paid or not.
-  const logged = (payout: bigint) => [
+  // The real CTF burns, pays, then logs every redemption, paid or not, naming its caller.
+  return redeemOutcomes(state, call.from, m, p, outcomes, (amounts, payout) => [
+    ...burnLogs(call.from, call.from, m, amounts),
+    ...payoutLog(CONTRACTS.ctf, call.from, payout),
     event(CTF, CONTRACTS.ctf, 'PayoutRedemption', [
       call.from,
       collateral,
@@ -358,8 +374,7 @@ function ctfRedeem(state: PolymarketState, call: Call): Outcome {
       indexSets,
       payout,
     ]),
-  ];
-  return redeemOutcomes(state, call.from, CONTRACTS.ctf, m, p, outcomes, logged);
+  ]);
 }
 
 /**
@@ -381,7 +396,66 @@ function adapterRedeem(
   const p = payouts(m);
   if (!m || !p) return revert(NOT_RESOLVED);
   if (!state.ledger.isApprovedForAll(call.from, adapter)) return revert(NOT_APPROVED);
-  return redeemOutcomes(state, call.from, adapter, m, p, m.negRisk === negRiskAdapter ? [0, 1] : []);
+  const outcomes = m.negRisk === negRiskAdapter ? [0, 1] : [];
+  return redeemOutcomes(state, call.from, m, p, outcomes, (amounts, payout) =>
+    adapterRedemptionLogs(adapter, negRiskAdapter, call.from, m, amounts, payout),
+  );
+}
+
+/**
+ * The receipt of a collateral-adapter redemption as the real contracts write it (ctf-exchange-v2
+ * `CtfCollateralAdapter.redeemPositions` / `NegRiskCtfCollateralAdapter._redeemPositions`): the
+ * adapter pulls the holder's tokens (CTF TransferBatch, the holder as `from`), redeems them itself
+ * — so the `PayoutRedemption` names the adapter, never the holder: the CTF's for a standard
+ * market, the NegRiskAdapter's for a neg-risk one —, then hands the USDC.e to pUSD, which mints
+ * it to the holder (Transfer from 0x0) and emits `Wrapped(adapter, USDC.e, holder, payout)`. Every
+ * log is written even when nothing is paid. Not logged: pUSD moving the USDC.e to its vault and
+ * the NegRiskAdapter's WrappedCollateral movements (with the CTF redemption keyed on it), whose
+ * addresses the reference does not give. The adapter of the other family reads position ids of
+ * the other collateral, which the emulator does not derive: its (zero) transfer names this
+ * market's ids.
+ */
+function adapterRedemptionLogs(
+  adapter: string,
+  negRisk: boolean,
+  holder: string,
+  m: MarketRecord,
+  amounts: bigint[],
+  payout: bigint,
+): EventLog[] {
+  const ids = positionIds(m);
+  const ctf = CONTRACTS.ctf;
+  const pull = event(CTF, ctf, 'TransferBatch', [adapter, holder, adapter, ids, amounts]);
+  const redemption = negRisk
+    ? [
+        // The NegRiskAdapter pulls them from the adapter and redeems them through the CTF.
+        event(CTF, ctf, 'TransferBatch', [
+          CONTRACTS.negRiskAdapter,
+          adapter,
+          CONTRACTS.negRiskAdapter,
+          ids,
+          amounts,
+        ]),
+        ...burnLogs(CONTRACTS.negRiskAdapter, CONTRACTS.negRiskAdapter, m, amounts),
+        event(NEG_RISK_ADAPTER, CONTRACTS.negRiskAdapter, 'PayoutRedemption', [
+          adapter,
+          m.conditionId,
+          amounts,
+          payout,
+        ]),
+      ]
+    : [
+        ...burnLogs(adapter, adapter, m, amounts),
+        ...(payout > 0n ? [event(ERC20, CONTRACTS.usdcE, 'Transfer', [ctf, adapter, payout])] : []),
+        event(CTF, ctf, 'PayoutRedemption', [adapter, USDC_E, ZERO_BYTES32, m.conditionId, [1n, 2n], payout]),
+      ];
+  return [
+    pull,
+    ...redemption,
+    event(ERC20, CONTRACTS.usdcE, 'Transfer', [adapter, CONTRACTS.pusd, payout]),
+    event(ERC20, CONTRACTS.pusd, 'Transfer', [ZERO_ADDRESS, holder, payout]),
+    event(COLLATERAL_TOKEN, CONTRACTS.pusd, 'Wrapped', [adapter, USDC_E, holder, payout]),
+  ];
 }
 
 /** NegRiskAdapter `redeemPositions(conditionId, [yes, no])`: exactly these amounts, paid at the payout ratio. */
@@ -401,35 +475,44 @@ function negRiskAdapterRedeem(state: PolymarketState, call: Call, selector: stri
   const held = (i: number) => (m.negRisk ? ledger.tokenBalance(call.from, m.tokenIds[i] as string) : 0n);
   if (amounts.some((a, i) => held(i) < a)) return revert('ERC1155: insufficient balance for transfer');
   const payout = amounts.reduce((sum, a, i) => sum + (a * (p.numerators[i] as bigint)) / p.denominator, 0n);
+  const nra = CONTRACTS.negRiskAdapter;
   return ok(GAS.redeem, '0x', () => {
     amounts.forEach((a, i) => {
       if (a > 0n) ledger.burnTokens(call.from, m.tokenIds[i] as string, a);
     });
     if (payout > 0n) ledger.mintPusd(call.from, payout);
-    return payoutLog(CONTRACTS.negRiskAdapter, call.from, payout);
+    // It pulls the amounts, redeems them through the CTF (WrappedCollateral legs not logged, see
+    // adapterRedemptionLogs) and pays the caller, whom its PayoutRedemption names.
+    return [
+      event(CTF, CONTRACTS.ctf, 'TransferBatch', [nra, call.from, nra, positionIds(m), amounts]),
+      ...burnLogs(nra, nra, m, amounts),
+      ...payoutLog(nra, call.from, payout),
+      event(NEG_RISK_ADAPTER, nra, 'PayoutRedemption', [call.from, conditionId, amounts, payout]),
+    ];
   });
 }
 
-/** Burns the caller's full balance of the given outcomes and pays their value in pUSD (0 for losers). */
+/**
+ * Burns the caller's full balance of the given outcomes and pays their value in pUSD (0 for
+ * losers); `logs` writes the receipt from the amounts taken per outcome ([yes, no]) and the payout.
+ */
 function redeemOutcomes(
   state: PolymarketState,
   from: string,
-  payer: string,
   m: MarketRecord,
   p: { numerators: [bigint, bigint]; denominator: bigint },
   outcomes: number[],
-  extraLogs: (payout: bigint) => EventLog[] = () => [],
+  logs: (amounts: bigint[], payout: bigint) => EventLog[],
 ): Outcome {
   const { ledger } = state;
-  const tokens = [...new Set(outcomes)].map((i) => ({
-    token: m.tokenIds[i] as string,
-    amount: ledger.tokenBalance(from, m.tokenIds[i] as string),
-    numerator: p.numerators[i] as bigint,
-  }));
-  const payout = tokens.reduce((sum, t) => sum + (t.amount * t.numerator) / p.denominator, 0n);
+  const taken = new Set(outcomes);
+  const amounts = [0, 1].map((i) => (taken.has(i) ? ledger.tokenBalance(from, m.tokenIds[i] as string) : 0n));
+  const payout = amounts.reduce((sum, a, i) => sum + (a * (p.numerators[i] as bigint)) / p.denominator, 0n);
   return ok(GAS.redeem, '0x', () => {
-    for (const t of tokens) if (t.amount > 0n) ledger.burnTokens(from, t.token, t.amount);
+    amounts.forEach((a, i) => {
+      if (a > 0n) ledger.burnTokens(from, m.tokenIds[i] as string, a);
+    });
     if (payout > 0n) ledger.mintPusd(from, payout);
-    return [...payoutLog(payer, from, payout), ...extraLogs(payout)];
+    return logs(amounts, payout);
   });
 }

@@ -32,12 +32,28 @@ export async function sendRawTransaction(deps: Pick<BroadcastRpcDeps, 'polygon'>
   return z.string().parse(await call(deps, 'eth_sendRawTransaction', [raw]));
 }
 
+const QuantitySchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]+$/)
+  .transform((q) => Number(BigInt(q)));
+const LogSchema = z.object({
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  topics: z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/)),
+  data: z.string().regex(/^0x[0-9a-fA-F]*$/),
+});
 const ReceiptSchema = z
-  .object({ status: z.string(), blockNumber: z.string() })
-  .nullable()
-  .transform((r) => r && { status: Number(BigInt(r.status)), blockNumber: Number(BigInt(r.blockNumber)) });
+  .object({ status: QuantitySchema, blockNumber: QuantitySchema, logs: z.array(LogSchema) })
+  .nullable();
 
-/** The receipt's status (1 success, 0 reverted) and block, or null while pending or unknown. */
+/** One event a mined transaction emitted, as the node gives it. */
+export type ReceiptLog = z.output<typeof LogSchema>;
+
+/** The receipt: status (1 success, 0 reverted), block and logs in order; null while pending or unknown. */
 export async function transactionReceipt(deps: Pick<BroadcastRpcDeps, 'polygon'>, hash: string) {
   return ReceiptSchema.parse((await call(deps, 'eth_getTransactionReceipt', [hash])) ?? null);
+}
+
+/** Whether the node knows the transaction at all (pending or mined). */
+export async function transactionKnown(deps: Pick<BroadcastRpcDeps, 'polygon'>, hash: string) {
+  return ((await call(deps, 'eth_getTransactionByHash', [hash])) ?? null) !== null;
 }

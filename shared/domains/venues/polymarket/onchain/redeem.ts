@@ -3,6 +3,7 @@ import type { Models } from '../../../models.js';
 import type { VenueRegistry } from '../../venue-registry.js';
 import type { PolygonRpc } from './polygon-rpc.js';
 import type { z } from 'zod';
+import { getAddress } from 'ethers';
 import { AppError } from '../../../../infra/errors.js';
 import { isDuplicateKey } from '../../../refusal.js';
 import type { MarketRecord } from '../../../markets/market.model.js';
@@ -20,13 +21,21 @@ import type {
 import { redemptionId, type RedemptionRecord } from '../../../wallets/redemption.model.js';
 import {
   redeemingWallet,
+  scopeHolders,
   scopeOfAgent,
+  scopePositions,
   type RedeemingWallet,
   type RedemptionScope,
 } from './redeeming-wallet.js';
 import { isRedeemable, redemptionPayoutMicro } from '../../../positions/redeemable.js';
 import { resolutionLabel, yesPayoutMicro } from '../../../markets/resolution.js';
-import { settleRedeemedPositions, unsettledPositions } from './settle-redemption.js';
+import {
+  coveredBy,
+  payingTokenIds,
+  settleRedeemedPositions,
+  unsettledPositions,
+} from './settle-redemption.js';
+import { verifyRedemptionReceipt, type RedemptionVerdict } from './redemption-receipt.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type RedeemDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & {
@@ -256,10 +265,72 @@ async function externalRedemption(
   };
 }
 
+/** Another account's redemption, or a transaction relayed for another account. */
+const reportedByAnother = (hash: string) =>
+  new AppError(
+    409,
+    'redemption_of_another_account',
+    `Transaction ${hash} is another account's redemption: nothing was settled`,
+    'Report the hash of the redemption your own wallet sent (the unsigned_tx of POST /api/sdk/redeem, signed and sent); a managed wallet is redeemed by POST /api/sdk/redeem itself.',
+  );
+
+const REPORT_FIX =
+  'Report the hash of the redemption your wallet sent for this market: the unsigned_tx of POST /api/sdk/redeem, signed by that wallet. Nothing was settled.';
+
+/** The refusal of a report whose receipt does not prove this account's redemption of the market. */
+function notProven(
+  hash: string,
+  market: PolymarketMarket,
+  holders: string[],
+  verdict: Extract<RedemptionVerdict, { proven: false }>,
+): AppError {
+  const condition = market.venueRef.externalId;
+  const wallets = holders.map((h) => getAddress(h)).join(', ');
+  switch (verdict.reason) {
+    case 'unknown':
+      return new AppError(
+        404,
+        'transaction_not_found',
+        `Transaction ${hash} is not on Polygon: nothing was settled`,
+        'Report the hash your wallet (or POST /api/sdk/wallet/broadcast-tx) returned; a transaction sent elsewhere a moment ago may not have reached the node yet: report it again once it is mined.',
+      );
+    case 'pending':
+      return new AppError(
+        409,
+        'redemption_not_mined',
+        `Transaction ${hash} is not mined yet: nothing is proven redeemed`,
+        'Report it again once eth_getTransactionReceipt shows it mined; a redemption relayed through POST /api/sdk/wallet/broadcast-tx settles on its own when mined.',
+      );
+    case 'reverted':
+      return new AppError(
+        409,
+        'redemption_reverted',
+        `Transaction ${hash} reverted on-chain: nothing was redeemed`,
+        'Check the adapter approval (GET /api/polymarket/allowances/{address}), then redeem again.',
+      );
+    default: {
+      const detail = {
+        other_condition: `Transaction ${hash} redeems another market: its receipt shows no redemption of condition ${condition} (market ${market._id}) by your wallet ${wallets}`,
+        other_wallet: `Transaction ${hash} redeems condition ${condition} from another wallet, not from your wallet ${wallets}`,
+        no_redemption: `Transaction ${hash} redeemed nothing: its receipt has no redemption payout`,
+        partial: `Transaction ${hash} redeemed only part of market ${market._id}: your wallet ${wallets} still holds shares that pay at its resolution`,
+      }[verdict.reason];
+      const fix =
+        verdict.reason === 'partial'
+          ? 'Redeem the whole balance: the unsigned_tx of POST /api/sdk/redeem redeems both outcomes at once; sign it, send it and report that hash. Nothing was settled.'
+          : REPORT_FIX;
+      return new AppError(409, 'redemption_not_proven', detail, fix, { body: { reason: verdict.reason } });
+    }
+  }
+}
+
 /**
- * `POST /api/sdk/redeem/report`: a redemption the client signed and sent itself. Idempotent on the
- * hash (spec §8): a hash reported before is a no-op. A hash the relay saw revert is refused, since
- * nothing was paid; otherwise the wallet's positions in the market are settled as redeemed.
+ * `POST /api/sdk/redeem/report`: a redemption the client signed and sent itself. Nothing is taken
+ * on the client's word: the receipt must have succeeded and its logs must show this market's
+ * condition redeemed from a wallet holding this account's positions (redemption-receipt.ts); the
+ * positions held there are then settled, for no more than it paid. Idempotent on the hash (spec
+ * §8): the same account reporting it again is a no-op; a hash recorded or relayed for another
+ * account, or a receipt that proves nothing of this account's, is refused and settles nothing.
  */
 export async function reportRedemption(
   deps: RedeemDeps,
@@ -270,19 +341,23 @@ export async function reportRedemption(
   const scope = await scopeOf(deps, account, agentId, body.market_id);
   const hash = body.tx_hash.toLowerCase();
   const market = await resolvedMarket(deps, body.market_id);
-  const answer = (recorded: boolean, rec: RedemptionRecord, settled: number) => ({
+  const answer = (recorded: boolean, payoutMicro: number, settled: number) => ({
     success: true,
     market_id: market._id,
     tx_hash: hash,
     recorded,
     positions_settled: settled,
-    payout: fromMicro(rec.payoutMicro),
+    payout: fromMicro(payoutMicro),
     message: recorded ? 'Redemption recorded: the position is no longer redeemable.' : 'Already recorded.',
   });
-  const known = await deps.models.Redemption.findOne({ txHash: hash }).lean();
-  if (known?.status === 'redeemed') return answer(false, known, 0);
+  const claims = await deps.models.Redemption.find({ txHash: hash }).lean();
+  if (claims.some((r) => r.userId !== scope.userId || (r.agentId ?? null) !== scope.agentId))
+    throw reportedByAnother(hash);
+  const mine = claims.find((r) => r.marketId === market._id);
+  if (mine?.status === 'redeemed') return answer(false, mine.payoutMicro, 0);
   if (yesPayoutMicro(market) === null) throw notResolved(market);
-  const relayed = await deps.models.TxBroadcast.findById(hash, { receiptStatus: 1, kind: 1 }).lean();
+  const relayed = await deps.models.TxBroadcast.findById(hash, { kind: 1, userId: 1 }).lean();
+  if (relayed && relayed.userId !== scope.userId) throw reportedByAnother(hash);
   if (relayed && relayed.kind !== 'redeem')
     throw new AppError(
       400,
@@ -290,28 +365,48 @@ export async function reportRedemption(
       `Transaction ${hash} is not a redemption (${relayed.kind})`,
       'Report the hash of the redemption transaction (the one POST /api/sdk/redeem handed out).',
     );
-  if (relayed?.receiptStatus === 0)
-    throw new AppError(
-      409,
-      'redemption_reverted',
-      `Transaction ${hash} reverted on-chain: nothing was redeemed`,
-      'Check the adapter approval (GET /api/polymarket/allowances/{address}), then redeem again.',
-    );
-  const wallet = await walletFor(deps, scope);
-  const id = redemptionId(wallet.address, market._id);
+  await walletFor(deps, scope);
+  const holders = await scopeHolders(deps.models, scope);
+  const verdict = await verifyRedemptionReceipt(deps, hash, {
+    conditionId: market.venueRef.externalId,
+    holders,
+    payingTokenIds: payingTokenIds(market),
+  });
+  if (!verdict.proven) throw notProven(hash, market, holders, verdict);
+  const proof = { holders: verdict.holders, payoutMicro: verdict.payoutMicro };
+  const holder = verdict.holders[0]!;
+  const id = redemptionId(holder, market._id);
   const existing = await deps.models.Redemption.findById(id).lean();
   // Redeemed before under another hash (e.g. the same redemption sent twice): one payout.
-  if (existing?.status === 'redeemed') return answer(false, existing, 0);
+  if (existing?.status === 'redeemed') return answer(false, existing.payoutMicro, 0);
+  const covered = (await scopePositions(deps.models, scope, market._id)).filter(coveredBy(proof));
+  const pending = covered.filter((p) => p.status !== 'settled').length;
+  if (covered.length === 0)
+    throw new AppError(
+      409,
+      'nothing_to_redeem',
+      `Transaction ${hash} redeemed ${getAddress(holder)}, which holds none of your positions in market ${market._id}`,
+      'GET /api/sdk/positions?status=resolved lists the positions with redeemable: true and the wallet holding each (holder_address). Nothing was settled.',
+      { body: { not_redeemable: true, reason: 'no_winning_shares' } },
+    );
+  // Settled meanwhile by the receipt follower of the same transaction (relayed through broadcast-tx).
+  if (pending === 0)
+    return answer(
+      false,
+      covered.reduce((sum, p) => sum + p.payoutMicro, 0),
+      0,
+    );
   const record = () =>
     deps.models.Redemption.updateOne(
       { _id: id },
       {
-        $set: { txHash: hash, status: 'sent', path: 'external', error: null },
+        $set: { txHash: hash, status: 'sent', error: null },
         $setOnInsert: {
           ...scope,
           marketId: market._id,
           conditionId: market.venueRef.externalId,
-          wallet: wallet.address,
+          wallet: holder,
+          path: 'external',
           requests: 0,
         },
       },
@@ -321,12 +416,11 @@ export async function reportRedemption(
     if (isDuplicateKey(err)) return record();
     throw err;
   });
-  const pending = (await unsettledPositions(deps, scope, market._id)).length;
-  const payoutMicro = await settleRedeemedPositions(deps, { ...scope, marketId: market._id });
+  const payoutMicro = await settleRedeemedPositions(deps, { ...scope, marketId: market._id }, proof);
   const done = await deps.models.Redemption.findOneAndUpdate(
     { _id: id },
     { $set: { status: 'redeemed', txHash: hash, payoutMicro, redeemedAt: deps.clock() } },
     { returnDocument: 'after' },
   ).lean();
-  return answer(true, done!, pending);
+  return answer(true, done!.payoutMicro, pending);
 }

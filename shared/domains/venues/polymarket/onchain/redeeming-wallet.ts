@@ -98,7 +98,10 @@ export async function redeemingWallet(
 }
 
 /** The holder addresses of the scope's wallet: the agent wallet, or the human's EOA and its order maker. */
-async function scopeHolders(models: Models, scope: RedemptionScope): Promise<string[]> {
+export async function scopeHolders(
+  models: Models,
+  scope: Pick<RedemptionScope, 'userId' | 'agentId'>,
+): Promise<string[]> {
   const addresses = scope.agentId
     ? [(await models.AgentWallet.findById(scope.agentId, { address: 1 }).lean())?.address]
     : await walletOf({ models }, { kind: 'user', id: scope.userId }).then((w) => [w?.address, w?.maker]);

@@ -1,12 +1,13 @@
 import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Models } from '../../../models.js';
+import type { PolygonRpc } from './polygon-rpc.js';
 import { byExternalIds } from '../../../markets/venue-ref.js';
 import { isDuplicateKey } from '../../../refusal.js';
 import { redemptionId } from '../../../wallets/redemption.model.js';
 import { finishRedemption } from './settle-redemption.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type RelayedRedemptionDeps = Pick<InfraDeps, 'clock'> & { models: Models };
+export type RelayedRedemptionDeps = Pick<InfraDeps, 'clock'> & { models: Models; polygon: PolygonRpc };
 
 /** A redemption the relay accepted: who sent it, its hash, and the condition its calldata names. */
 export interface RelayedRedemption {
@@ -73,7 +74,7 @@ const SWEEP_LIMIT = 200;
  * by the `auto-redeem` job every minute; settling is exactly once however often it runs.
  */
 export async function finishRelayedRedemptions(
-  deps: Pick<RelayedRedemptionDeps, 'models' | 'clock'>,
+  deps: Pick<RelayedRedemptionDeps, 'models' | 'clock' | 'polygon'>,
 ): Promise<{ finished: number }> {
   const waiting = await deps.models.Redemption.find(
     { status: 'sent', path: 'external', txHash: { $ne: null } },

@@ -3,15 +3,53 @@ import type { Models } from '../../../models.js';
 import { appendLedgerEntry } from '../../../ledger/ledger.js';
 import { redemptionPayoutMicro } from '../../../positions/redeemable.js';
 import { accept } from '../../../refusal.js';
-import { yesPayoutMicro } from '../../../markets/resolution.js';
+import { sidePayoutMicro, yesPayoutMicro } from '../../../markets/resolution.js';
+import type { MarketRecord } from '../../../markets/market.model.js';
+import { venueRefOn } from '../../../markets/venue-ref.js';
 import { afterWrite } from '../../../../infra/faults.js';
+import type { PositionRecord } from '../../../positions/position.model.js';
 import type { RedemptionRecord } from '../../../wallets/redemption.model.js';
-import { scopePositions, type RedemptionScope } from './redeeming-wallet.js';
+import type { PolygonRpc } from './polygon-rpc.js';
+import { scopeHolders, scopePositions, type RedemptionScope } from './redeeming-wallet.js';
+import { verifyRedemptionReceipt } from './redemption-receipt.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type SettleRedemptionDeps = Pick<InfraDeps, 'clock'> & { models: Models };
+export type SettleRedemptionDeps = Pick<InfraDeps, 'clock'> & { models: Models; polygon: PolygonRpc };
 
 type SettleDeps = Pick<SettleRedemptionDeps, 'models' | 'clock'>;
+
+/**
+ * What a client-signed redemption's receipt proved (redemption-receipt.ts): the wallets whose
+ * tokens it redeemed and what they were paid. Positions held elsewhere are not settled by it, and
+ * those it covers share no more than that payout.
+ */
+export interface RedemptionProof {
+  holders: string[];
+  payoutMicro: number;
+}
+
+/**
+ * The market's outcome tokens that pay something at its resolution (the winner, or both at a void
+ * one): a complete redemption leaves none of them in the wallet.
+ */
+export function payingTokenIds(
+  m: Pick<MarketRecord, 'status' | 'outcome' | 'venueRef'> & { payoutYesMicro?: number | null },
+): string[] {
+  const ref = venueRefOn(m, 'polymarket');
+  const token = { yes: ref?.yesTokenId, no: ref?.noTokenId };
+  return (['yes', 'no'] as const)
+    .filter((side) => (sidePayoutMicro(m, side) ?? 0) > 0)
+    .map((side) => token[side])
+    .filter((t): t is string => !!t);
+}
+
+/**
+ * Whether a redemption with `proof` covers position `p`: held by a proven holder, or of unknown
+ * holder (scopePositions takes those only where the wallet is their one candidate). Without a
+ * proof (the service signed it, or the relayer executed the deposit wallet's batch): every one.
+ */
+export const coveredBy = (proof: RedemptionProof | undefined) => (p: Pick<PositionRecord, 'holderAddress'>) =>
+  !proof || !p.holderAddress || proof.holders.includes(p.holderAddress);
 
 /** The positions of the scope's wallet in the market that are not settled yet. */
 export async function unsettledPositions(
@@ -27,11 +65,15 @@ export async function unsettledPositions(
  * settled by one ledger entry `redeem-<positionId>` (what its shares pay at the resolution paid
  * out: the winning shares, or half of each at a void (50-50) one; the rest gone),
  * so doing this twice (the receipt follower and a retried job both finishing) settles once. The
- * pUSD arrived in the wallet; an agent's $SIM balance is not touched.
+ * pUSD arrived in the wallet; an agent's $SIM balance is not touched. With a `proof`, only the
+ * positions it covers, and no more than it proves was paid: shared out in position-id order (each
+ * gets what its shares pay while the proven payout lasts), so that a run after a crash half-way
+ * hands out the same shares.
  */
 export async function settleRedeemedPositions(
   deps: SettleDeps,
   redemption: Pick<RedemptionRecord, 'userId' | 'agentId' | 'marketId'>,
+  proof?: RedemptionProof,
 ): Promise<number> {
   const market = await deps.models.Market.findById(redemption.marketId, {
     status: 1,
@@ -41,7 +83,14 @@ export async function settleRedeemedPositions(
   if (!market || yesPayoutMicro(market) === null)
     throw new Error(`market ${redemption.marketId} is not resolved`);
   const scope = { userId: redemption.userId, agentId: redemption.agentId };
-  for (const p of await unsettledPositions(deps, scope, redemption.marketId)) {
+  const covered = (await scopePositions(deps.models, scope, redemption.marketId))
+    .filter(coveredBy(proof))
+    .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  const paidBefore = covered.filter((p) => p.status === 'settled').reduce((sum, p) => sum + p.payoutMicro, 0);
+  let left = proof ? proof.payoutMicro - paidBefore : Number.POSITIVE_INFINITY;
+  for (const p of covered.filter((q) => q.status !== 'settled')) {
+    const cap = proof ? Math.max(0, Math.min(redemptionPayoutMicro(p, market), left)) : left;
+    left -= cap;
     await appendLedgerEntry(
       deps.models,
       p.agentId,
@@ -49,7 +98,7 @@ export async function settleRedeemedPositions(
       { marketId: p.marketId, venue: 'polymarket', positionId: p._id },
       ({ position }) => {
         const held = position ?? p;
-        const payout = redemptionPayoutMicro(held, market);
+        const payout = Math.min(redemptionPayoutMicro(held, market), cap);
         return accept({
           kind: 'venue-redeem',
           position: {
@@ -68,40 +117,54 @@ export async function settleRedeemedPositions(
   }
   // Counted from the settled positions, so a second run after a crash half-way reports the whole payout.
   const settled = await scopePositions(deps.models, scope, redemption.marketId, { status: 'settled' });
-  return settled.reduce((sum, p) => sum + p.payoutMicro, 0);
+  return settled.filter(coveredBy(proof)).reduce((sum, p) => sum + p.payoutMicro, 0);
 }
 
 /**
  * The end of a redemption transaction, from whoever sees its receipt first (the redeeming job or
  * the receipt follower): mined → its positions settled and the redemption `redeemed` with the
- * payout; reverted or dropped → `failed`, and the next request signs a new one. Null when the hash
- * is no redemption's (e.g. a client-signed one relayed before it was reported).
+ * payout; reverted or dropped → `failed`, and the next request signs a new one. A client-signed
+ * one (`external`) settles only what its receipt proves the wallet redeemed (a receipt that proves
+ * none fails it). Null when the hash is no redemption's (e.g. a client-signed one relayed before
+ * it was reported).
  */
 export async function finishRedemption(
-  deps: SettleDeps,
+  deps: SettleDeps & Pick<SettleRedemptionDeps, 'polygon'>,
   hash: string,
   mined: boolean,
   error: string | null = null,
 ): Promise<RedemptionRecord | null> {
   const rec = await deps.models.Redemption.findOne({ txHash: hash }).lean();
   if (!rec || rec.status === 'redeemed') return rec;
-  if (!mined) {
-    const failed = await deps.models.Redemption.findOneAndUpdate(
-      { _id: rec._id, txHash: hash, status: { $ne: 'redeemed' } },
-      { $set: { status: 'failed', error: error ?? 'reverted' } },
-      { returnDocument: 'after' },
-    ).lean();
-    return failed ?? (await deps.models.Redemption.findById(rec._id).lean());
-  }
+  if (!mined) return failRedemption(deps, rec, hash, error ?? 'reverted');
   // Mined before the service saw the market resolve (the chain can be ahead of the resolution job):
   // left `sent`, and finished by the sweep once the market is resolved (relayed-redemption.ts).
   const market = await deps.models.Market.findById(rec.marketId, {
     status: 1,
     outcome: 1,
     payoutYesMicro: 1,
+    venueRef: 1,
   }).lean();
   if (!market || yesPayoutMicro(market) === null) return rec;
-  const payoutMicro = await settleRedeemedPositions(deps, rec);
+  let proof: RedemptionProof | undefined;
+  if (rec.path === 'external') {
+    const verdict = await verifyRedemptionReceipt(deps, hash, {
+      conditionId: rec.conditionId,
+      holders: await scopeHolders(deps.models, rec),
+      payingTokenIds: payingTokenIds(market),
+    });
+    // A node behind the one that saw it mined: the sweep looks again.
+    if (!verdict.proven && (verdict.reason === 'pending' || verdict.reason === 'unknown')) return rec;
+    if (!verdict.proven)
+      return failRedemption(
+        deps,
+        rec,
+        hash,
+        `the receipt proves no redemption by ${rec.wallet} (${verdict.reason})`,
+      );
+    proof = { holders: verdict.holders, payoutMicro: verdict.payoutMicro };
+  }
+  const payoutMicro = await settleRedeemedPositions(deps, rec, proof);
   const done = await deps.models.Redemption.findOneAndUpdate(
     { _id: rec._id, status: { $ne: 'redeemed' } },
     { $set: { status: 'redeemed', txHash: hash, payoutMicro, error: null, redeemedAt: deps.clock() } },
@@ -109,4 +172,13 @@ export async function finishRedemption(
   ).lean();
   afterWrite(done !== null);
   return done ?? (await deps.models.Redemption.findById(rec._id).lean());
+}
+
+async function failRedemption(deps: SettleDeps, rec: RedemptionRecord, hash: string, error: string) {
+  const failed = await deps.models.Redemption.findOneAndUpdate(
+    { _id: rec._id, txHash: hash, status: { $ne: 'redeemed' } },
+    { $set: { status: 'failed', error } },
+    { returnDocument: 'after' },
+  ).lean();
+  return failed ?? (await deps.models.Redemption.findById(rec._id).lean());
 }
