@@ -19,13 +19,34 @@ import {
 } from './support/route-table.js';
 import { concretePath, isWrite, mountedRoutes, type MountedRoute } from './support/app-routes.js';
 import { sampleOf } from './support/sample-values.js';
+import {
+  PUBLIC_EXPOSURE,
+  UNREACHED,
+  VISIBLE_TO_VICTIM,
+  attackerCredential,
+  attackersOf,
+  passOrder,
+  variantsOf,
+  victimValue,
+  type Variant,
+} from './support/cross-user.js';
+import {
+  PUBLIC_RECORDS,
+  TENANT_RECORDS,
+  fingerprintsIn,
+  tenantFingerprints,
+  tenantRecords,
+  type Fingerprint,
+} from './support/fingerprints.js';
 import { createWorld, forgedCredentials, type Party, type World } from './support/world.js';
 
 /**
  * The standing attack suite (issue 16), OWASP API Security Top 10 (2023) cases generated from the
  * endpoint table: a new route is attacked with no new test. The normal `npm test` run takes the
  * short form (each route once per category); `npm run test:security` (SECURITY_FULL=1) tries every
- * credential kind, forged token, privileged field and SSRF payload.
+ * credential kind, forged token, privileged field and SSRF payload. The cross-user pass (API1) is
+ * the same in both forms: every other-tenant credential on every route, against a victim with a
+ * record of every kind (support/victim.ts).
  */
 const FULL = process.env.SECURITY_FULL === '1';
 
@@ -152,55 +173,139 @@ const legitimate = (spec: EndpointSpec): Principal[] => ACCEPTED[spec.auth].filt
 const refused = (status: number) => status === 401 || status === 403;
 
 // ---------------------------------------------------------------------------------------------
-// API1 Broken Object Level Authorization: the attacker's credentials with the victims' ids.
+// API1 Broken Object Level Authorization, the cross-user pass: every route a tenant can call is
+// called by other tenants (another user's agent key and user token, an agent the victim released,
+// nobody) with the victim's ids and values wherever it takes them. No answer may carry anything of
+// the victim's records (its fingerprints, support/fingerprints.ts), no change naming the victim's
+// ids may be accepted, and a route no call reached is named (support/cross-user.ts UNREACHED).
 // ---------------------------------------------------------------------------------------------
-for (const [name, spec] of ROUTES) {
-  for (const use of idUses(spec)) {
-    if (!ID_NAMES[use.name]?.owned) continue;
-    const principals = legitimate(spec).filter((p) => p === 'agent' || p === 'user');
-    for (const principal of FULL ? principals : principals.slice(0, 1)) {
-      for (const victim of ['another user’s agent', 'an unclaimed agent'] as const) {
-        add({
-          category: 'API1 BOLA',
-          route: name,
-          label: `${spec.method.toUpperCase()} ${spec.path} as ${principal} A with ${victim}'s ${use.name}`,
-          run: async (world) => {
-            const victimId =
-              use.name === 'agent_id'
-                ? victim === 'an unclaimed agent'
-                  ? world.c.agent_id
-                  : world.b.agent.agent_id
-                : world.victimIds[use.name]!;
-            const params = ownParams(world, spec);
-            let query: Record<string, string> | undefined;
-            let body = sampleBody(world, spec);
-            if (use.where === 'path') params[use.name] = victimId;
-            if (use.where === 'query') query = { [use.name]: victimId };
-            if (use.where === 'body') body = { ...(body as object), [use.name]: victimId };
-            const res = await call(world, name, spec, {
-              credential: world.credential(principal),
-              params,
-              query,
-              body,
-            });
-            if (res.status < 300 && leaksVictim(world, res.text))
-              return `${res.status} answer carries the victim's data: ${res.text.slice(0, 200)}`;
-            const businessRefusal = (res.body as { success?: unknown })?.success === false;
-            if (res.status < 300 && spec.method !== 'get' && !businessRefusal)
-              return `${res.status}: the attacker's ${spec.method.toUpperCase()} on the victim's ${use.name} was accepted`;
-            return undefined;
-          },
-        });
-      }
+/** B's and C's fingerprints, read once the world is seeded. */
+let victimPrints: Fingerprint[] = [];
+/** Per route, what each call of the pass was answered, and whether one reached the handler. */
+const reach = new Map<string, { reached: boolean; answers: string[] }>();
+
+interface AimedRequest {
+  params: Record<string, string>;
+  query?: Record<string, string>;
+  body: unknown;
+  /** The victim's owned ids the request names. */
+  owned: Set<string>;
+  /** Every string the request sent (lower case): an answer may echo them. */
+  sentValues: Set<string>;
+}
+
+/** The attacker's own request for the route, with the victim's value in every place that takes one. */
+function aimedRequest(world: World, spec: EndpointSpec, variant: Variant): AimedRequest {
+  const owned = new Set<string>();
+  const take = (name: string) => {
+    const v = victimValue(world, name, variant);
+    if (v?.owned) owned.add(v.value);
+    return v?.value;
+  };
+  const params = ownParams(world, spec);
+  // A claim code is shown to its human on purpose: the attacker holds none of the victim's.
+  if ('claim_code' in params) params.claim_code = world.spare.claim_code;
+  for (const name of Object.keys(params)) params[name] = take(name) ?? params[name]!;
+  // The query's required parameters sampled as a body's are, so that the call reaches the handler.
+  let query = spec.query
+    ? (Object.fromEntries(
+        Object.entries(sampleOf(spec.query) as object).map(([k, v]) => [k, String(v)]),
+      ) as Record<string, string>)
+    : undefined;
+  for (const name of Object.keys(spec.query?.shape ?? {})) {
+    const value = take(name);
+    if (value !== undefined) (query ??= {})[name] = value;
+  }
+  let body = sampleBody(world, spec);
+  if (body && typeof body === 'object' && !Array.isArray(body))
+    for (const name of bodyProperties(spec.body)) {
+      const value = take(name);
+      if (value !== undefined) body = { ...(body as object), [name]: value };
+    }
+  const sentValues = new Set<string>();
+  walkStrings([params, query, body], (s) => sentValues.add(s.toLowerCase()));
+  return { params, query, body, owned, sentValues };
+}
+
+function walkStrings(value: unknown, visit: (s: string) => void): void {
+  if (typeof value === 'string') visit(value);
+  else if (Array.isArray(value)) value.forEach((v) => walkStrings(v, visit));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => walkStrings(v, visit));
+}
+
+/** Every value other than the victim's ids that the attackers have sent in the pass (lower case). */
+const attackerSent = new Set<string>();
+/** The victim's ids and values a request can name (lower case), read once the world is seeded. */
+let victimValues = new Set<string>();
+
+/**
+ * Whether a call reached the handler with the victim's value: it answered (2xx), or refused what
+ * the request named of the victim's (403/404). Other answers came before the handler could read
+ * anything (validation, a signature or state the attacker lacks, a rate limit).
+ */
+const reachedHandler = (res: Sent, req: AimedRequest) =>
+  res.status < 300 ||
+  ((res.status === 403 || res.status === 404) && [...req.sentValues].some((v) => victimValues.has(v)));
+
+for (const [name, spec] of passOrder(ROUTES)) {
+  // The operator sees every tenant by design; the BFLA cases keep everybody else out of its routes.
+  if (spec.auth === 'operator') continue;
+  for (const attacker of attackersOf(spec)) {
+    for (const variant of variantsOf(spec)) {
+      add({
+        category: 'API1 BOLA',
+        route: name,
+        label: `${spec.method.toUpperCase()} ${spec.path} as ${attacker} with ${variant.label}`,
+        run: async (world) => {
+          const req = aimedRequest(world, spec, variant);
+          const res = await call(world, name, spec, {
+            credential: attackerCredential(world, attacker),
+            params: req.params,
+            query: req.query,
+            body: req.body,
+          });
+          const seen = reach.get(name) ?? { reached: false, answers: [] };
+          seen.reached ||= reachedHandler(res, req);
+          seen.answers.push(`${attacker} with ${variant.label}: ${res.status} ${refusalOf(res.body)}`);
+          reach.set(name, seen);
+          // An answer may show what the attacker sent, now or before (a victim's address it set as its
+          // own, a market it named), but not the victim's ids in a success.
+          const owned = new Set([...req.owned].map((o) => o.toLowerCase()));
+          for (const v of req.sentValues) if (!owned.has(v)) attackerSent.add(v);
+          const ignored = new Set(res.status >= 300 ? [...attackerSent, ...req.sentValues] : attackerSent);
+          const allowed = new Set(PUBLIC_EXPOSURE[name] ?? []);
+          const leaked = fingerprintsIn(
+            {
+              text: res.text,
+              body: res.body,
+              json: /application\/json/.test(res.headers['content-type'] ?? ''),
+            },
+            victimPrints,
+            ignored,
+          ).filter((f) => !allowed.has(f.label));
+          if (leaked.length)
+            return `${res.status} answer carries the victim's ${leaked
+              .slice(0, 6)
+              .map((f) => `${f.label} (${f.value})`)
+              .join(', ')}: ${res.text.slice(0, 300)}`;
+          // A request naming the victim's id is refused (404/403, or a trade's 200 `success: false`):
+          // a success, even one answering with the attacker's own data, treats the id as the attacker's.
+          const businessRefusal = (res.body as { success?: unknown })?.success === false;
+          if (req.owned.size && res.status < 300 && !businessRefusal)
+            return `${res.status}: the attacker's ${spec.method.toUpperCase()} naming the victim's ${[...req.owned].join(', ')} was answered, not refused: ${res.text.slice(0, 200)}`;
+          return undefined;
+        },
+      });
     }
   }
 }
 
-function leaksVictim(world: World, text: string): boolean {
-  return [world.b.agent.api_key, world.b.userId, String(world.b.agent.name), world.c.api_key].some((s) =>
-    text.includes(s),
-  );
-}
+/** A refusal's code and the start of its detail, for the list of unreached routes. */
+const refusalOf = (body: unknown) => {
+  const b = body as { error_code?: unknown; code?: unknown; detail?: unknown } | undefined;
+  const detail = typeof b?.detail === 'string' ? b.detail : JSON.stringify(b?.detail ?? '');
+  return `${String(b?.error_code ?? b?.code ?? '')} ${detail.slice(0, 100)}`.trim();
+};
 
 // ---------------------------------------------------------------------------------------------
 // API2 Broken Authentication / API5 Broken Function Level Authorization.
@@ -644,8 +749,28 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
   this.timeout(FULL ? 30 * 60_000 : 120_000);
   let world: World;
 
+  let victimRecords: Record<string, number>;
+  let victimBefore: Record<string, string[]>;
   before(async () => {
     world = await createWorld();
+    const { models } = testContext().deps;
+    const b = await tenantFingerprints(models, { userId: world.b.userId, agentId: world.b.agent.agent_id });
+    const c = await tenantFingerprints(models, { userId: '(none)', agentId: world.c.agent_id });
+    victimPrints = [
+      ...b.fingerprints,
+      ...world.victim.planted,
+      ...c.fingerprints.map((f) => ({ ...f, label: `unclaimed ${f.label}` })),
+      { label: 'unclaimed agent api key', value: world.c.api_key },
+      { label: 'Agent api key', value: world.b.agent.api_key },
+      { label: 'User token', value: world.b.userToken },
+    ];
+    victimRecords = b.counts;
+    victimBefore = await tenantRecords(models, { userId: world.b.userId, agentId: world.b.agent.agent_id });
+    victimValues = new Set(
+      [...Object.values(world.victim.owned), ...Object.values(world.victim.aimed), world.c.agent_id].map(
+        (v) => v.toLowerCase(),
+      ),
+    );
   });
   after(async () => {
     await world?.canary.close();
@@ -667,6 +792,20 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
         .map((u) => `${name}: ${u.where} ${u.name}`),
     );
     assert.deepEqual(unclassified, [], 'classify these in test/security/support/route-table.ts ID_NAMES');
+  });
+
+  it('when a mongoose model is added, then it is classified as a tenant’s records or public', () => {
+    const unclassified = Object.keys(testContext().deps.models).filter(
+      (m) => !(m in TENANT_RECORDS) && !(m in PUBLIC_RECORDS),
+    );
+    assert.deepEqual(unclassified, [], 'classify these in test/security/support/fingerprints.ts');
+  });
+
+  it('when the victim world is seeded, then the victim holds records of every kind a tenant owns (each leak could be seen)', () => {
+    const missing = Object.entries(victimRecords)
+      .filter(([, n]) => n === 0)
+      .map(([kind]) => kind);
+    assert.deepEqual(missing, [], `kinds the victim has none of: ${JSON.stringify(victimRecords)}`);
   });
 
   it('when a route takes a URL, then the field is classified as delivered to or inert', () => {
@@ -717,6 +856,43 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
       assert.deepEqual(failures, [], `${failures.length} of ${mine.length} cases failed`);
     });
   }
+
+  it('when the cross-user pass has run, then the routes it could not reach are the checked-in list (support/cross-user.ts UNREACHED)', () => {
+    const unreached = [...reach].filter(([, r]) => !r.reached);
+    const names = unreached.map(([name]) => name).sort();
+    const expected = Object.keys(UNREACHED).sort();
+    // Printed by name with every answer, so that a route newly out of reach says why.
+    if (process.env.SECURITY_DEBUG || names.join() !== expected.join())
+      for (const [name, r] of unreached) console.log(`      unreached: ${name}: ${r.answers.join('; ')}`);
+    assert.ok(reach.size > 0, 'the pass ran');
+    assert.deepEqual(names, expected);
+  });
+
+  it('when the victim reads its own routes, then they show its records of every kind the pass looks for (the pass is not vacuous)', async () => {
+    const seen = new Set<string>();
+    for (const [name, spec] of ROUTES) {
+      if (spec.method !== 'get' || spec.auth === 'operator') continue;
+      for (const who of (['agent', 'user'] as const).filter((p) => ACCEPTED[spec.auth].includes(p)))
+        for (const variant of variantsOf(spec).filter((v) => v.victim === 'B')) {
+          const req = aimedRequest(world, spec, variant);
+          current = { route: name, label: `GET ${spec.path} as the victim's own ${who}` };
+          const res = await call(world, name, spec, {
+            credential: who === 'agent' ? world.b.agent.api_key : world.b.userToken,
+            params: req.params,
+            query: req.query,
+          });
+          const json = /application\/json/.test(res.headers['content-type'] ?? '');
+          for (const f of fingerprintsIn({ text: res.text, body: res.body, json }, victimPrints, new Set()))
+            seen.add(f.label.split('.')[0]!);
+        }
+    }
+    if (process.env.SECURITY_DEBUG) console.log(`      the victim sees: ${[...seen].sort().join(', ')}`);
+    assert.deepEqual(
+      VISIBLE_TO_VICTIM.filter((kind) => !seen.has(kind)),
+      [],
+      `the victim's own reads show only ${[...seen].sort().join(', ')}`,
+    );
+  });
 
   // The console's forms and bull-board's API are read off the app's routers, not the endpoint table:
   // a new console route gets these cases with no new test.
@@ -858,5 +1034,14 @@ describe('OWASP API Top 10 attack suite, generated from the endpoint table #secu
     assert.ok(await PriceAlert.exists({ _id: world.victimIds.alert_id }), "the victim's alert is gone");
     const trade = await Trade.findById(world.victimIds.order_id).lean();
     assert.equal(trade?.agentId, world.b.agent.agent_id);
+    // Every record of B's of every kind still there, with its state, limits, addresses and thresholds.
+    const after = await tenantRecords(testContext().deps.models, {
+      userId: world.b.userId,
+      agentId: world.b.agent.agent_id,
+    });
+    const changed = Object.entries(victimBefore).flatMap(([kind, records]) =>
+      records.filter((r) => !after[kind]!.includes(r)).map((r) => `${kind} ${r}`),
+    );
+    assert.deepEqual(changed, [], 'records of the victim changed or gone');
   });
 });

@@ -4,14 +4,17 @@ import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import type { Express } from 'express';
+import { Wallet } from 'ethers';
 import { buildApp } from '../../../api/app.js';
 import { jwtSecret } from '../../../shared/infra/jwt.js';
 import { FAILED_SIGN_INS_PER_WINDOW } from '../../../shared/infra/operator-lockout.js';
 import { testContext } from '../../support/context.js';
 import { makeMarket } from '../../support/factories.js';
 import { randomIp, registerAgent, type RegisteredAgent } from '../../support/http.js';
+import { linkExternalWallet } from '../../support/polymarket-traders.js';
 import { asUser, claim, tokenFor } from '../../support/users.js';
 import type { Principal } from './route-table.js';
+import { seedVictim, type VictimValues } from './victim.js';
 
 /** A human with one claimed agent: the attacker (A) or the victim (B). */
 export interface Party {
@@ -22,8 +25,9 @@ export interface Party {
 
 /**
  * The cast of the attack suite: attacker A and victim B (each a human with a claimed agent), an
- * unclaimed agent C of nobody's, B's webhook, alert and trade, a sim market, and a canary HTTP
- * server on loopback that counts every request an SSRF payload makes the service send.
+ * unclaimed agent C of nobody's, B's records of every kind a tenant owns (victim.ts), an agent B
+ * released (its key is another tenant's now), a sim market, and a canary HTTP server on loopback
+ * that counts every request an SSRF payload makes the service send.
  */
 export interface World {
   app: Express;
@@ -35,7 +39,12 @@ export interface World {
   /** An unclaimed agent that the claim route's cases may claim (C stays a victim). */
   spare: RegisteredAgent;
   marketId: string;
+  /** B's owned ids by parameter name (webhook_id, alert_id, order_id, quote_id, agent_id). */
   victimIds: Record<string, string>;
+  /** B's ids, the public values that aim at its data (markets, addresses, skill), and planted values. */
+  victim: VictimValues;
+  /** An agent B claimed, traded with and released: its key must read nothing of B's any more. */
+  released: RegisteredAgent;
   canary: { port: number; hits: () => number; close: () => Promise<void> };
   /** A client address locked out by wrong tokens on the console's sign-in form. */
   lockedOutIp: string;
@@ -78,31 +87,15 @@ export async function createWorld(): Promise<World> {
     party('a'),
     party('b'),
     party('d'),
-    registerAgent(),
+    registerAgent({ name: `security-c-${randomBytes(3).toString('hex')}` }),
     registerAgent(),
     makeMarket(),
   ]);
-  const asB = (path: string) =>
-    request(ctx.app)
-      .post(path)
-      .set('Authorization', `Bearer ${b.agent.api_key}`)
-      .set('X-Forwarded-For', randomIp());
-  const webhook = await asB('/api/sdk/webhooks').send({ url: 'http://127.0.0.1:9/victim-hook' });
-  const alert = await asB('/api/sdk/alerts').send({
-    market_id: market._id,
-    side: 'yes',
-    condition: 'above',
-    threshold: 0.9,
-  });
-  const trade = await asB('/api/sdk/trade').send({ market_id: market._id, side: 'yes', amount: 5 });
-  for (const [what, res] of [
-    ['webhook', webhook],
-    ['alert', alert],
-    ['trade', trade],
-  ] as const) {
-    if (res.status >= 300)
-      throw new Error(`victim ${what} failed: ${res.status} ${JSON.stringify(res.body)}`);
-  }
+  // The attacker has a linked wallet too, so that the wallet routes answer it instead of asking for one.
+  await linkExternalWallet(a.agent, Wallet.createRandom() as unknown as Wallet);
+  // Released before B's records are seeded, so that nothing of its own was made under B's settings.
+  const released = await releasedAgentOf(b, market._id);
+  const victim = await seedVictim(b, market._id);
   const canary = await startCanary();
   const operatorToken = ctx.operatorToken;
   const lockedOutIp = randomIp();
@@ -120,12 +113,9 @@ export async function createWorld(): Promise<World> {
     c,
     spare,
     marketId: market._id,
-    victimIds: {
-      webhook_id: webhook.body.id,
-      alert_id: alert.body.id,
-      order_id: trade.body.trade_id,
-      quote_id: trade.body.trade_id,
-    },
+    victimIds: victim.owned,
+    victim,
+    released,
     canary,
     lockedOutIp,
     credential: (who, p = a) =>
@@ -137,6 +127,27 @@ export async function createWorld(): Promise<World> {
             ? operatorToken
             : undefined,
   };
+}
+
+/** An agent `owner` claimed, traded with on `marketId` and released again. */
+async function releasedAgentOf(owner: Party, marketId: string): Promise<RegisteredAgent> {
+  const agent = await registerAgent({ name: `security-r-${randomBytes(3).toString('hex')}` });
+  const claimed = await claim(owner.userToken, agent.claim_code);
+  if (claimed.status !== 200)
+    throw new Error(`claim failed: ${claimed.status} ${JSON.stringify(claimed.body)}`);
+  const ctx = testContext();
+  const bought = await request(ctx.app)
+    .post('/api/sdk/trade')
+    .set('Authorization', `Bearer ${agent.api_key}`)
+    .send({ market_id: marketId, side: 'no', amount: 3 });
+  if (bought.body.success !== true)
+    throw new Error(`released agent's buy failed: ${JSON.stringify(bought.body)}`);
+  const res = await request(ctx.app)
+    .post(`/api/sdk/agents/${agent.agent_id}/release`)
+    .set(asUser(owner.userToken))
+    .set('X-Forwarded-For', randomIp());
+  if (res.status !== 200) throw new Error(`release failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return agent;
 }
 
 /** Tokens that must never authenticate anybody (full form of the broken-authentication cases). */
