@@ -9,17 +9,16 @@ import {
   Wallet,
   ZeroAddress,
   ZeroHash,
-  getAddress,
   parseEther,
   parseUnits,
-  type Interface,
   type TransactionReceipt,
   type TransactionRequest,
 } from 'ethers';
 import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
+import { CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
 import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
+import { eventsOf } from '../support/receipt-events.js';
 
 // The Polygon JSON-RPC stand-in, driven by ethers v6 the way a client or the service would use a
 // real node: chain id, balances, signed approvals and redemptions, receipts, the transaction-pool
@@ -82,26 +81,6 @@ function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, s
     ...(negRisk ? { outcomes: ['A', 'B', 'C'] } : {}),
   });
   return markets[0]!;
-}
-
-/** What each contract's logs decode against (pUSD is an ERC-20 and Polymarket's CollateralToken). */
-const EVENT_ABIS: Record<string, Interface[]> = {
-  [CONTRACTS.ctf]: [CTF],
-  [CONTRACTS.pusd]: [ERC20, COLLATERAL_TOKEN],
-  [CONTRACTS.usdcE]: [ERC20],
-  [CONTRACTS.negRiskAdapter]: [NEG_RISK_ADAPTER],
-};
-
-/** A receipt's logs as [contract, event, args], decoded against the contract that wrote each. */
-function eventsOf(receipt: TransactionReceipt): [string, string, unknown[]][] {
-  return receipt.logs.map((log) => {
-    const address = getAddress(log.address);
-    for (const iface of EVENT_ABIS[address] ?? []) {
-      const parsed = iface.parseLog(log);
-      if (parsed) return [address, parsed.name, parsed.args.toArray(true)];
-    }
-    return [address, 'unknown', [...log.topics]];
-  });
 }
 
 describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket ledger)', () => {

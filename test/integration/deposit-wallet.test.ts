@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ClobClient, OrderType, Side, SignatureTypeV2 } from '@polymarket/clob-client-v2';
-import { Wallet } from 'ethers';
+import { Interface, Wallet, ZeroHash } from 'ethers';
 import { checkResolutions } from '../../shared/domains/venue-sync/check-resolutions.js';
 import { depositWalletAddress } from '../../shared/domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-address.js';
 import { CONTRACTS, MAX_UINT256, depositWalletOf } from '../emulators/polymarket/index.js';
@@ -11,6 +11,7 @@ import {
   claimedWithRealTrading,
   importedMarket,
   linkExternalWallet,
+  managedTrader,
   ownerIdOf,
   polymarketTrade,
   registerClobCredentials,
@@ -18,6 +19,7 @@ import {
 } from '../support/polymarket-traders.js';
 import { asUser } from '../support/users.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
+import { submitBatch as relayBatch, waitForRelayed } from '../support/relayer-client.js';
 
 // The deposit-wallet path of an external wallet (issue 26 item 5, client-contract §8.4, §8.5), end
 // to end on the emulators: upgrade → approvals batch → wrap USDC.e → a type-3 (POLY_1271) order
@@ -113,6 +115,18 @@ async function resolveThenPrepareRedeem(
     .send({ market_id: m.marketId, side: 'yes' })
     .expect(200);
 }
+
+/** The collateral adapters' redemption (polymarket.md §8.2, §8.3): the caller's whole balance of both outcomes. */
+const ADAPTER_REDEEM = new Interface([
+  'function redeemPositions(address collateral, bytes32 parentCollectionId, bytes32 conditionId, uint256[] indexSets)',
+]);
+
+/** `POST /api/sdk/redeem/report` of `txHash` for the market's YES. */
+const report = (agent: RegisteredAgent, marketId: string, txHash: string) =>
+  api()
+    .post('/api/sdk/redeem/report')
+    .set(asAgent(agent))
+    .send({ market_id: marketId, side: 'yes', tx_hash: txHash });
 
 describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 trade, redemption #integration', function () {
   this.timeout(60_000);
@@ -284,6 +298,81 @@ describe('Deposit wallets (signature type 3): upgrade, approvals, wrap, type-3 t
     assert.equal(rs.body.payout_pusd, Number(half) / 1e6);
     assert.equal(ledger().tokenBalance(dw, m.yes), 0n);
     assert.equal(ledger().pusdBalance(dw), pusdBefore + half);
+  });
+
+  it('when the owner relays its redemption batch through the relayer itself and reports the relayer’s transaction hash, then the chain proves it and it settles for the payout; another account reporting that hash is refused', async () => {
+    const { agent } = await claimedWithRealTrading();
+    const owner = Wallet.createRandom() as unknown as Wallet;
+    await linkExternalWallet(agent, owner);
+    const dw = depositWalletOf(owner.address);
+    await bodyless(agent, '/api/user/wallet/external-upgrade-to-deposit-wallet').expect(200);
+    await polymarketAdmin('POST', `/wallets/${dw}/fund`, { pusd: 20 });
+    await polymarketAdmin('POST', `/wallets/${dw}/approve`);
+    const { m, trade } = await typeThreeBuy(agent, owner, dw);
+    assert.equal(trade.body.success, true, JSON.stringify(trade.body));
+    const shares = trade.body.shares_bought as number;
+    // Another user holds YES of the same market, in its managed wallet.
+    const other = await managedTrader();
+    const bought = await polymarketTrade(other.agent, { market_id: m.marketId, side: 'yes', amount: 10 });
+    assert.equal(bought.body.success, true, JSON.stringify(bought.body));
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: 'yes' });
+    await checkResolutions(testContext().deps);
+
+    // The client redeems without the service: the adapter redemption (§8.3) as a batch its owner
+    // signs, sent to Polymarket's relayer with its own builder credentials, followed to the end.
+    const pusdBefore = ledger().pusdBalance(dw);
+    const { polymarket } = testContext();
+    const redemption = {
+      target: CONTRACTS.ctfCollateralAdapter,
+      value: '0',
+      data: ADAPTER_REDEEM.encodeFunctionData('redeemPositions', [
+        CONTRACTS.pusd,
+        ZeroHash,
+        m.conditionId,
+        [1, 2],
+      ]),
+    };
+    const sent = await relayBatch(polymarket.relayerUrl, owner, [redemption], {
+      nowMs: polymarket.state.now(),
+    });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const relayed = await waitForRelayed(polymarket.relayerUrl, sent.body.transactionID);
+    assert.equal(relayed.state, 'STATE_CONFIRMED', JSON.stringify(relayed));
+    const hash = relayed.transactionHash as string;
+    assert.equal(ledger().pusdBalance(dw), pusdBefore + BigInt(Math.round(shares * 1e6)));
+
+    // The other account reports it first: the receipt redeems another wallet.
+    const early = await report(other.agent, m.marketId, hash).expect(409);
+    assert.deepEqual(
+      [early.body.error_code, early.body.reason],
+      ['redemption_not_proven', 'other_wallet'],
+      JSON.stringify(early.body),
+    );
+    // The owner's report: proven by the relayed transaction's receipt, settled for what it paid.
+    const own = await report(agent, m.marketId, hash).expect(200);
+    assert.deepEqual(
+      [own.body.recorded, own.body.positions_settled, own.body.payout],
+      [true, 1, shares],
+      JSON.stringify(own.body),
+    );
+    const positions = await api()
+      .get('/api/sdk/positions?venue=polymarket&status=all')
+      .set(asAgent(agent))
+      .expect(200);
+    const p = positions.body.positions.find((x: { market_id: string }) => x.market_id === m.marketId);
+    assert.deepEqual([p.status, p.redeemable], ['settled', false]);
+    const replay = await report(agent, m.marketId, hash).expect(200);
+    assert.deepEqual([replay.body.recorded, replay.body.positions_settled], [false, 0]);
+    // Now recorded as the owner's: the other account is refused, its own winnings untouched.
+    const late = await report(other.agent, m.marketId, hash).expect(409);
+    assert.equal(late.body.error_code, 'redemption_of_another_account', JSON.stringify(late.body));
+    assert.ok(late.body.detail && late.body.error && late.body.fix, JSON.stringify(late.body));
+    const theirs = await api()
+      .get('/api/sdk/positions?venue=polymarket&status=all')
+      .set(asAgent(other.agent))
+      .expect(200);
+    const q = theirs.body.positions.find((x: { market_id: string }) => x.market_id === m.marketId);
+    assert.deepEqual([q.status === 'settled', q.redeemable], [false, true]);
   });
 
   it('when the per-agent route is used, then only the agent or its human reach its wallet, and a managed agent wallet has nothing to sign', async () => {

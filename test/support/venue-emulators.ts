@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { testContext } from './context.js';
 
-async function emulatorAdmin<T>(
+/** Calls an emulator's control plane at `adminUrl`; a non-2xx answer throws with its body. */
+export async function emulatorAdmin<T>(
   adminUrl: string,
   method: 'GET' | 'POST' | 'DELETE',
   path: string,

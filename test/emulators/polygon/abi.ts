@@ -51,6 +51,18 @@ export const NEG_RISK_ADAPTER = new Interface([
   'event PayoutRedemption(address indexed redeemer, bytes32 indexed conditionId, uint256[] amounts, uint256 payout)',
 ]);
 
+/**
+ * The deposit wallet factory's operator entry points, as its verified source on Polygonscan
+ * declares them (the reference gives only the factory's address; the signatures are quoted from
+ * that source by polygolem's DEPOSIT-WALLET-REDEEM-VALIDATION.md): `deploy` creates the wallets of
+ * `_owners` (`_ids` = each owner's walletId, the EOA left-padded to 32 bytes), `proxy` has each
+ * wallet run its owner-signed `Batch`. Both are `onlyOperator`: the relayer's transactions.
+ */
+export const DEPOSIT_WALLET_FACTORY = new Interface([
+  'function deploy(address[] _owners, bytes32[] _ids)',
+  'function proxy((address wallet, uint256 nonce, uint256 deadline, (address target, uint256 value, bytes data)[] calls)[] _batches, bytes[] _signatures)',
+]);
+
 /** geth's encoding of a revert reason: `Error(string)` (selector 0x08c379a0). */
 export const REVERT_ERROR = new Interface(['function Error(string)']);
 

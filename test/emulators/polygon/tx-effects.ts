@@ -4,6 +4,7 @@ import type { MarketRecord } from '../polymarket/model.js';
 import type { PolymarketState } from '../polymarket/state.js';
 import { LedgerError } from '../polymarket/wallet-ledger.js';
 import { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER, ONRAMP } from './abi.js';
+import { depositWalletFactoryCall } from './deposit-wallet-factory.js';
 
 // What a call to one of the Polymarket contracts does to the shared ledger (reference §8.3). One
 // planner serves `eth_call` (return data only), `eth_estimateGas` (gas or the revert) and mining
@@ -119,6 +120,9 @@ export function planCall(state: PolymarketState, call: Call): Outcome {
     if (to === lower(CONTRACTS.ctfCollateralAdapter) || to === lower(CONTRACTS.negRiskCtfCollateralAdapter))
       return adapterRedeem(state, call, selector, to === lower(CONTRACTS.negRiskCtfCollateralAdapter));
     if (to === lower(CONTRACTS.negRiskAdapter)) return negRiskAdapterRedeem(state, call, selector);
+    // The relayer's transactions: wallets deployed, and owner-signed batches run from the wallets.
+    if (to === lower(CONTRACTS.depositWalletFactory))
+      return depositWalletFactoryCall(state, call, (inner) => planCall(state, inner));
   } catch (err) {
     // Calldata that does not decode against the function's ABI: Solidity reverts without a reason.
     if (err instanceof Error && 'code' in err) return revert();

@@ -4,16 +4,21 @@ import {
   getAddress,
   getCreate2Address,
   keccak256,
+  recoverAddress,
   toBeHex,
+  toUtf8Bytes,
   TypedDataEncoder,
+  Wallet,
   zeroPadValue,
 } from 'ethers';
 import { CHAIN_ID, CONTRACTS } from './contracts.js';
 
 // Polymarket deposit wallets (signature type 3, reference §6.3, §8.4, §9.2), as the chain and the
 // relayer see them: which wallets the factory deployed, their owner EOA and their batch nonce.
-// The exchange asks `ownerOf` for its ERC-1271 check of type-3 orders; the relayer deploys wallets
-// (WALLET-CREATE) and executes owner-signed `Batch`es (WALLET) against the shared ledger.
+// The exchange asks `ownerOf` for its ERC-1271 check of type-3 orders; the relayer sends the
+// factory's `deploy` (WALLET-CREATE) and `proxy` (owner-signed `Batch`es, WALLET) as transactions
+// of its operator, which the chain stand-in mines against the shared ledger
+// (../polygon/deposit-wallet-factory.ts).
 //
 // The address is the factory's CREATE2 address of a Solady ERC-1967 clone with immutable args
 // (implementation 0x58CA…eB1eB, args = abi.encode(factory, walletId), walletId = the EOA left-padded
@@ -64,10 +69,27 @@ export function batchDigest(wallet: string, nonce: bigint, deadline: bigint, cal
   );
 }
 
+/** A `Batch` as the owner signs it and the factory's `proxy` takes it. */
+export interface Batch {
+  wallet: string;
+  nonce: bigint;
+  deadline: bigint;
+  calls: BatchCall[];
+}
+
+/**
+ * The emulated relayer's operator: the account that signs and pays for the relayer's transactions,
+ * and the one caller the factory accepts (`onlyOperator`). A fixed key, the same in every run.
+ */
+export const RELAYER_OPERATOR = new Wallet(keccak256(toUtf8Bytes('emulated polymarket relayer operator')));
+
 interface DeployedWallet {
   owner: string;
   nonce: bigint;
 }
+
+/** The wallets and their nonces at one moment (a dry run of the factory restores them). */
+export type DepositWalletsSnapshot = Map<string, DeployedWallet>;
 
 export class DepositWallets {
   private readonly wallets = new Map<string, DeployedWallet>();
@@ -97,5 +119,34 @@ export class DepositWallets {
   bumpNonce(wallet: string): void {
     const w = this.wallets.get(wallet.toLowerCase());
     if (w) w.nonce += 1n;
+  }
+
+  snapshot(): DepositWalletsSnapshot {
+    return new Map([...this.wallets].map(([k, w]) => [k, { ...w }] as const));
+  }
+
+  restore(s: DepositWalletsSnapshot): void {
+    this.wallets.clear();
+    for (const [k, w] of s) this.wallets.set(k, { ...w });
+  }
+
+  /**
+   * Why the wallet refuses to run `batch` signed with `signature` at `nowS` (unix seconds), or
+   * undefined when it runs it: deployed, deadline not passed, the wallet's nonce, signed by its
+   * owner. The relayer answers these as 400s before sending; on chain they revert the batch.
+   */
+  batchRefusal(batch: Batch, signature: string, nowS: bigint): string | undefined {
+    const owner = this.ownerOf(batch.wallet);
+    if (!owner) return `deposit wallet ${getAddress(batch.wallet)} is not deployed`;
+    if (batch.deadline < nowS) return 'deadline expired';
+    const expected = this.nonceOf(batch.wallet);
+    if (batch.nonce !== expected) return `invalid nonce: expected ${expected}, got ${batch.nonce}`;
+    let signer: string | undefined;
+    try {
+      signer = recoverAddress(batchDigest(batch.wallet, batch.nonce, batch.deadline, batch.calls), signature);
+    } catch {
+      signer = undefined;
+    }
+    return signer === owner ? undefined : 'invalid signature';
   }
 }

@@ -85,7 +85,7 @@ export function createPolymarketApp(state: PolymarketState) {
   });
   app.use('/clob', json, clobRouter(state), authRouter(state), ordersRouter(state), accountRouter(state));
   app.use('/data', dataRouter(state));
-  app.use('/relayer', json, relayerRouter(state));
+  app.use('/relayer', json, relayerRouter(state, chain));
   app.use('/polygon', polygonRpcRouter(state, chain));
 
   // Unknown paths: the Go services behind these hosts answer with the stock Go 404

@@ -1,20 +1,25 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Router, type Request } from 'express';
-import { getAddress, isAddress, isHexString, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
+import { getAddress, isAddress, isHexString, parseEther, Transaction, zeroPadValue } from 'ethers';
+import { DEPOSIT_WALLET_FACTORY } from '../../polygon/abi.js';
+import { CHAIN_ID, intrinsicGas, type PolygonChain } from '../../polygon/chain-state.js';
 import { planCall } from '../../polygon/tx-effects.js';
 import { CONTRACTS } from '../contracts.js';
-import { batchDigest, depositWalletOf, type BatchCall } from '../deposit-wallets.js';
+import { depositWalletOf, RELAYER_OPERATOR, type Batch, type BatchCall } from '../deposit-wallets.js';
 import type { PolymarketState } from '../state.js';
 import { HttpError, jsonRoute } from './json-route.js';
 
 // Polymarket's relayer (relayer-v2, reference §8.4) for deposit wallets: `WALLET-CREATE` deploys
 // the caller's wallet from the factory, `WALLET` executes a `Batch` of calls the wallet's owner
-// signed (EIP-712, domain DepositWallet/1/137/<wallet>) from the wallet, atomically, against the
-// shared ledger. Submissions need builder credentials (the `POLY_BUILDER_*` HMAC headers, the same
-// HMAC as CLOB L2); reads are public. A submission answers `STATE_NEW`; `GET /transaction` then
-// shows the final state (`STATE_CONFIRMED`, or `STATE_FAILED` with the revert reason): the batch
-// is executed at once, so a client polling as it would against the real relayer sees it settle on
-// its first poll. Mounted at `<base>/relayer`.
+// signed (EIP-712, domain DepositWallet/1/137/<wallet>) from the wallet, atomically. Submissions
+// need builder credentials (the `POLY_BUILDER_*` HMAC headers, the same HMAC as CLOB L2); reads
+// are public. A submission the relayer accepts becomes a transaction of its operator on the
+// emulated chain (../../polygon): the factory's `deploy` or `proxy` (../../polygon/abi.ts), signed,
+// paid for and mined by the chain's rules (instant, interval or manual mining), so its
+// `transactionHash` is a real hash whose receipt has the inner calls' logs. The answer is
+// `STATE_NEW`; `GET /transaction` then shows where the chain has it: `STATE_NEW` while pending,
+// `STATE_CONFIRMED` once mined with status 1, `STATE_FAILED` (with the revert reason) once mined
+// reverted. Mounted at `<base>/relayer`.
 
 /** The builder API key the emulated relayer accepts (a service under test is configured with it). */
 export const RELAYER_BUILDER_CREDENTIALS = {
@@ -26,9 +31,12 @@ export const RELAYER_BUILDER_CREDENTIALS = {
 
 /** How far ahead a batch deadline may be (the relayer's maximum, §8.4). */
 const MAX_DEADLINE_S = 300;
+/** The operator's POL is topped up to this when it runs low: the real relayer keeps its signers funded. */
+const OPERATOR_FLOAT = parseEther('100');
 
 type RelayerState = 'STATE_NEW' | 'STATE_CONFIRMED' | 'STATE_FAILED';
 
+/** What the relayer keeps of a submission; its state is read from the chain. */
 interface RelayerTx {
   transactionID: string;
   transactionHash: string;
@@ -37,11 +45,8 @@ interface RelayerTx {
   proxyAddress: string;
   nonce: string;
   signature: string;
-  state: RelayerState;
   type: 'WALLET' | 'WALLET-CREATE';
-  errorMsg?: string;
   createdAt: string;
-  updatedAt: string;
 }
 
 function builderSignature(secret: string, message: string): string {
@@ -86,87 +91,122 @@ function callsOf(v: unknown): BatchCall[] {
   });
 }
 
-export function relayerRouter(state: PolymarketState): Router {
+export function relayerRouter(state: PolymarketState, chain: PolygonChain): Router {
   const r = Router();
   const txs = new Map<string, RelayerTx>();
-  const { depositWallets, ledger } = state;
+  const { depositWallets } = state;
+  const operator = RELAYER_OPERATOR.address.toLowerCase();
 
-  const record = (tx: Omit<RelayerTx, 'transactionID' | 'transactionHash' | 'createdAt' | 'updatedAt'>) => {
-    const id = randomUUID();
-    const at = new Date(state.now()).toISOString();
+  /**
+   * Sends `data` to the factory as a transaction of the operator (nonce after its pending ones,
+   * the chain's fees, the gas the call needs with a margin) and returns its hash. A call bound to
+   * revert is sent all the same: it is mined reverted and the submission ends `STATE_FAILED`.
+   */
+  const send = (data: string): string => {
+    const to = CONTRACTS.depositWalletFactory;
+    const tx = Transaction.from({
+      type: 2,
+      chainId: CHAIN_ID,
+      to,
+      data,
+      value: 0n,
+      nonce: chain.pendingNonce(operator),
+      maxPriorityFeePerGas: chain.priorityFee,
+      maxFeePerGas: 2n * chain.baseFee + chain.priorityFee,
+    });
+    const planned = planCall(state, { from: operator, to, data, value: 0n });
+    const needed = planned.gas > intrinsicGas(tx) ? planned.gas : intrinsicGas(tx);
+    tx.gasLimit = (needed * 3n) / 2n;
+    tx.signature = RELAYER_OPERATOR.signingKey.sign(tx.unsignedHash);
+    if (chain.balance(operator) < OPERATOR_FLOAT / 2n)
+      chain.fund(operator, OPERATOR_FLOAT - chain.balance(operator));
+    return chain.submit(tx.serialized);
+  };
+
+  const record = (tx: Omit<RelayerTx, 'transactionID' | 'createdAt'>) => {
     const row: RelayerTx = {
       ...tx,
-      transactionID: id,
-      transactionHash: keccak256(toUtf8Bytes(`emulated relayer transaction ${id}`)),
-      createdAt: at,
-      updatedAt: at,
+      transactionID: randomUUID(),
+      createdAt: new Date(state.now()).toISOString(),
     };
-    txs.set(id, row);
+    txs.set(row.transactionID, row);
     return row;
+  };
+
+  /** A submission as `GET /transaction` shows it: its state is where the chain has its transaction. */
+  const view = (row: RelayerTx) => {
+    const onChain = chain.get(row.transactionHash);
+    const receipt = onChain?.receipt;
+    const at = receipt && chain.block(onChain.blockNumber!)?.timestampMs;
+    const now: RelayerState = !onChain
+      ? 'STATE_FAILED'
+      : !receipt
+        ? 'STATE_NEW'
+        : receipt.status === 1
+          ? 'STATE_CONFIRMED'
+          : 'STATE_FAILED';
+    const errorMsg = !onChain
+      ? 'transaction dropped from the chain'
+      : receipt?.status === 0
+        ? (receipt.revertReason ?? 'execution reverted')
+        : undefined;
+    return {
+      ...row,
+      state: now,
+      ...(errorMsg ? { errorMsg } : {}),
+      updatedAt: at === undefined ? row.createdAt : new Date(at).toISOString(),
+    };
   };
 
   const create = (body: Record<string, unknown>) => {
     const from = addressOf(body.from, 'from');
-    const { address } = depositWallets.deploy(from);
+    const data = DEPOSIT_WALLET_FACTORY.encodeFunctionData('deploy', [[from], [zeroPadValue(from, 32)]]);
     return record({
+      transactionHash: send(data),
       from,
       to: CONTRACTS.depositWalletFactory,
-      proxyAddress: address,
+      proxyAddress: depositWalletOf(from),
       nonce: '0',
       signature: '',
-      state: 'STATE_CONFIRMED',
       type: 'WALLET-CREATE',
     });
   };
 
-  /** Verifies and executes a WALLET batch; a revert in any call undoes the whole batch. */
+  /**
+   * Checks a WALLET batch as the relayer does before sending it (400 with the reason), then sends
+   * it through the factory's `proxy`; the wallet runs it all or nothing when it is mined.
+   */
   const execute = (body: Record<string, unknown>) => {
     const from = addressOf(body.from, 'from');
     const params = (body.depositWalletParams ?? {}) as Record<string, unknown>;
-    const wallet = addressOf(params.depositWallet, 'depositWallet');
-    const nonce = uintOf(body.nonce, 'nonce');
-    const deadline = uintOf(params.deadline, 'deadline');
-    const calls = callsOf(params.calls);
+    const batch: Batch = {
+      wallet: addressOf(params.depositWallet, 'depositWallet'),
+      nonce: uintOf(body.nonce, 'nonce'),
+      deadline: uintOf(params.deadline, 'deadline'),
+      calls: callsOf(params.calls),
+    };
     if (typeof body.signature !== 'string' || !isHexString(body.signature, 65))
       throw bad('invalid signature');
-    const owner = depositWallets.ownerOf(wallet);
-    if (!owner) throw bad(`deposit wallet ${wallet} is not deployed`);
+    const owner = depositWallets.ownerOf(batch.wallet);
+    if (!owner) throw bad(`deposit wallet ${batch.wallet} is not deployed`);
     if (owner !== from) throw bad('from is not the owner of the deposit wallet');
     const nowS = BigInt(Math.floor(state.now() / 1000));
-    if (deadline < nowS) throw bad('deadline expired');
-    if (deadline > nowS + BigInt(MAX_DEADLINE_S))
+    if (batch.deadline > nowS + BigInt(MAX_DEADLINE_S))
       throw bad(`deadline too far: at most ${MAX_DEADLINE_S}s ahead`);
-    if (nonce !== depositWallets.nonceOf(wallet))
-      throw bad(`invalid nonce: expected ${depositWallets.nonceOf(wallet)}, got ${nonce}`);
-    let signer: string;
-    try {
-      signer = recoverAddress(batchDigest(wallet, nonce, deadline, calls), body.signature);
-    } catch {
-      throw bad('invalid signature');
-    }
-    if (signer !== owner) throw bad('invalid signature');
-
-    const before = ledger.snapshot();
-    let failure: string | undefined;
-    for (const [i, c] of calls.entries()) {
-      const plan = planCall(state, { from: wallet, to: c.target, data: c.data, value: c.value });
-      if (!plan.ok) {
-        failure = `call ${i} reverted${plan.reason ? `: ${plan.reason}` : ''}`;
-        break;
-      }
-      plan.apply();
-    }
-    if (failure) ledger.restore(before);
-    else depositWallets.bumpNonce(wallet);
+    const refusal = depositWallets.batchRefusal(batch, body.signature, nowS);
+    if (refusal) throw bad(refusal);
+    const data = DEPOSIT_WALLET_FACTORY.encodeFunctionData('proxy', [
+      [[batch.wallet, batch.nonce, batch.deadline, batch.calls.map((c) => [c.target, c.value, c.data])]],
+      [body.signature],
+    ]);
     return record({
+      transactionHash: send(data),
       from,
       to: CONTRACTS.depositWalletFactory,
-      proxyAddress: wallet,
-      nonce: nonce.toString(),
+      proxyAddress: batch.wallet,
+      nonce: batch.nonce.toString(),
       signature: body.signature,
-      state: failure ? 'STATE_FAILED' : 'STATE_CONFIRMED',
       type: 'WALLET',
-      ...(failure ? { errorMsg: failure } : {}),
     });
   };
 
@@ -192,12 +232,18 @@ export function relayerRouter(state: PolymarketState): Router {
     }),
   );
 
+  // Reads see the blocks the emulator clock made due, as the chain's own reads do.
+  r.use((_req, _res, next) => {
+    chain.sync();
+    next();
+  });
+
   r.get(
     '/transaction',
     jsonRoute((req) => {
       const row = txs.get(String(req.query.id ?? ''));
       if (!row) throw new HttpError(404, 'transaction not found');
-      return [row];
+      return [view(row)];
     }),
   );
 
