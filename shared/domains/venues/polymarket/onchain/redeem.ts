@@ -271,11 +271,11 @@ const reportedByAnother = (hash: string) =>
     409,
     'redemption_of_another_account',
     `Transaction ${hash} is another account's redemption: nothing was settled`,
-    'Report the hash of the redemption your own wallet sent (the unsigned_tx of POST /api/sdk/redeem, signed and sent); a managed wallet is redeemed by POST /api/sdk/redeem itself.',
+    'Report the hash of the redemption your own wallet sent (the unsigned_tx of POST /api/sdk/redeem, signed and sent; a deposit wallet: the transaction of POST /api/sdk/dw-redeem/submit); a managed wallet is redeemed by POST /api/sdk/redeem itself.',
   );
 
 const REPORT_FIX =
-  'Report the hash of the redemption your wallet sent for this market: the unsigned_tx of POST /api/sdk/redeem, signed by that wallet. Nothing was settled.';
+  'Report the hash of the redemption your wallet sent for this market: the unsigned_tx of POST /api/sdk/redeem, signed by that wallet (a deposit wallet: the transaction of POST /api/sdk/dw-redeem/submit). Nothing was settled.';
 
 /** The refusal of a report whose receipt does not prove this account's redemption of the market. */
 function notProven(
