@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { publicBaseUrl, type Env } from '../shared/infra/config/env.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type EndpointSpec } from './endpoints/endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
+import { tapeUploadRoute } from './endpoints/tapes.endpoints.js';
 import { JSON_BODY_MAX_DEPTH } from './http/json-body.js';
 import { releasedAgentMayCall } from './http/released-agent.js';
 import { skipsPathWords } from './http/path-words.js';
@@ -136,6 +137,7 @@ function buildDocument(env: Env) {
       },
     });
   }
+  registerTapeUpload(registry);
   for (const ui of UI_MOUNTS) {
     registry.registerPath({
       method: 'get',
@@ -160,6 +162,35 @@ function buildDocument(env: Env) {
     servers: [{ url: publicBaseUrl(env) }],
   });
   return listRegisteredVenues(nullableRefsAsAnyOf(document));
+}
+
+/** The raw-body upload route (api/http/tape-uploads.ts), with what the table would imply for an operator route. */
+function registerTapeUpload(registry: OpenAPIRegistry) {
+  const r = tapeUploadRoute;
+  const error = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: ErrorBodySchema } },
+  });
+  registry.registerPath({
+    method: r.method,
+    path: r.path,
+    summary: r.summary,
+    description: r.description,
+    tags: ['Operator'],
+    security: security('operator'),
+    request: {
+      params: r.params,
+      headers: r.headers,
+      body: { required: true, content: { 'application/octet-stream': { schema: r.body } } },
+    },
+    responses: {
+      201: { description: 'Created', content: { 'application/json': { schema: r.response } } },
+      ...Object.fromEntries(Object.entries(r.errors).map(([status, text]) => [status, error(text)])),
+      401: error(STATUS_TEXT[401]!),
+      403: error('A request from another site (the operator’s browser sent it)'),
+      429: error(STATUS_TEXT[429]!),
+    },
+  });
 }
 
 type JsonNode = Record<string, unknown>;

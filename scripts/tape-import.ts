@@ -3,11 +3,13 @@
 // backtest tape store as a source of its own, then prints what the store now covers.
 // Without --base-url it writes into DATA_DIR/tapes directly: safe while `npm start` runs on the same
 // DATA_DIR (the store is immutable files, renamed into place). With --base-url it uploads the files
-// to that service with the operator token (--token, else OPERATOR_TOKEN, else DATA_DIR/operator-token).
+// to that service with the operator token (--token, else OPERATOR_TOKEN, else DATA_DIR/operator-token),
+// each with its Content-Digest (sha-256), so that a file damaged on its way is refused, not imported.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import { fileContentDigest } from '../shared/infra/content-digest.js';
 import { ConfigError, loadEnv } from '../shared/infra/config/env.js';
 import { resolveOperatorToken } from '../shared/infra/operator-token.js';
 import { importTape, TapeImportError } from '../shared/domains/tapes/import-tape.js';
@@ -51,11 +53,14 @@ async function remote(baseUrl: string, token: string, source: string, markets: s
         ...auth,
         'Content-Type': 'application/octet-stream',
         'Content-Length': String(statSync(file).size),
+        // The service refuses a body whose bytes are not these (one changed on its way): RFC 9530.
+        'Content-Digest': await fileContentDigest(file),
       },
       body: Readable.toWeb(createReadStream(file)) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
-    if (!res.ok) throw new Error(`upload of ${basename(file)} failed: ${res.status} ${await res.text()}`);
+    if (!res.ok)
+      throw new TapeImportError(`upload of ${basename(file)} failed: ${res.status} ${await res.text()}`);
   }
   const coverage = async () => {
     const res = await fetch(`${base}/api/admin/tapes`, { headers: auth });

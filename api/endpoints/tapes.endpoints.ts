@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { uploadIdSchema } from '../../shared/domains/tapes/tape-uploads.js';
+import { DIGEST_ALGORITHMS } from '../../shared/infra/content-digest.js';
+import { UPLOAD_FILES, uploadIdSchema } from '../../shared/domains/tapes/tape-uploads.js';
 import { TAPE_FILES } from '../../shared/domains/tapes/tape-urls.js';
 import { endpoint } from './endpoint.js';
 
@@ -160,3 +161,39 @@ export const tapeEndpoints = {
     response: CoverageSchema,
   }),
 };
+
+const DIGEST_FIELD = (name: string, what: string) =>
+  z
+    .string()
+    .max(1000)
+    .optional()
+    .meta({
+      description: `RFC 9530 ${name}: ${what} (${Object.keys(DIGEST_ALGORITHMS).join(' or ')}, base64 between colons). A body whose bytes do not have it is refused (400 \`content_digest_mismatch\`) and nothing of it is written; without the field the body is taken unchecked.`,
+      example: 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:',
+    });
+
+/**
+ * `PUT /api/admin/tapes/uploads/{upload_id}/{file}`: not a row of the endpoint table (its body is a
+ * raw file; api/http/tape-uploads.ts serves it), published in the OpenAPI document from this.
+ */
+export const tapeUploadRoute = {
+  method: 'put',
+  path: '/api/admin/tapes/uploads/{upload_id}/{file}',
+  summary: 'Uploads one file of a dataset to import (raw body), checked against its Content-Digest',
+  description:
+    'Send both files under one upload id, then `POST /api/admin/tapes/import`; `npm run tape:import -- --base-url` does all three and sends each file’s `Content-Digest`. An upload never imported is removed after a day.',
+  params: z.object({ upload_id: uploadIdSchema, file: z.enum(UPLOAD_FILES) }),
+  headers: z.object({
+    'Content-Digest': DIGEST_FIELD('Content-Digest', 'the digest of the body as sent'),
+    'Repr-Digest': DIGEST_FIELD('Repr-Digest', 'the digest of the file (the same bytes: a whole body)'),
+  }),
+  body: z.string().meta({ format: 'binary' }),
+  response: z
+    .object({ upload_id: z.string(), file: z.enum(UPLOAD_FILES), bytes: z.number() })
+    .meta({ id: 'TapeUploadAnswer' }),
+  errors: {
+    400: 'A digest field that cannot be read or names no algorithm checked here (`content_digest_invalid`), or a body that does not have the digest announced (`content_digest_mismatch`); both answer `Want-Content-Digest`',
+    404: 'An upload id that is not a uuid, or a file other than markets.parquet and quant.parquet',
+    413: 'A file larger than the service takes by upload (import it on the service’s machine instead)',
+  },
+} as const;

@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDuckDb } from '../../shared/infra/duckdb.js';
@@ -37,10 +49,10 @@ async function makeDataset(
     const ts = opts.millis ? `(${startSec} + j * 3600) * 1000` : `${startSec} + j * 3600`;
     await db.run(
       `COPY (SELECT ${opts.dropColumn === 'side' ? '' : "CASE WHEN j % 2 = 0 THEN 'BUY' ELSE 'sell' END AS side,"}
-                    (${ts})::UBIGINT AS timestamp, 1000 + j AS block_number, '0xtx' || i || '_' || j AS transaction_hash,
+                    (${ts})::UBIGINT AS timestamp, 1000 + j AS block_number, '0x' || sha256('tx' || i || '_' || j) AS transaction_hash,
                     j AS log_index, '${prefix}-' || i AS market_id, '0xcond${prefix}' || i AS condition_id, 'ev1' AS event_id,
                     0.3 + j / 100.0 AS price, 10.0 AS usd_amount, 10.0 / (0.3 + j / 100.0) AS token_amount,
-                    '0xmaker' AS maker, '0xtaker' AS taker
+                    '0x' || left(sha256('maker'), 40) AS maker, '0x' || left(sha256('taker'), 40) AS taker
              FROM range(1, 4) t(i), range(0, 40) s(j)) TO '${quant}' (FORMAT parquet)`,
     );
   });
@@ -75,6 +87,76 @@ function damaged(file: string, offset: number, bytes: Buffer): string {
   const out = join(mkdtempSync(join(tmpdir(), 'damaged-')), 'quant.parquet');
   writeFileSync(out, copy);
   return out;
+}
+
+/** An uncompressed copy of a parquet file: its values lie in it as plain bytes, to flip one of. */
+async function plainCopy(file: string): Promise<string> {
+  const plain = join(mkdtempSync(join(tmpdir(), 'plain-')), 'quant.parquet');
+  await withDuckDb((db) =>
+    db.run(
+      `COPY (SELECT * FROM read_parquet('${file}')) TO '${plain}' (FORMAT parquet, COMPRESSION uncompressed)`,
+    ),
+  );
+  return plain;
+}
+
+/** A copy of `file` with one bit flipped (`bit` of the byte at `offset`): what a disk or a wire does. */
+function bitFlipped(file: string, offset: number, bit: number): string {
+  const byte = readFileSync(file)[offset]!;
+  return damaged(file, offset, Buffer.of(byte ^ bit));
+}
+
+/** The first offset of `bytes` inside a column's chunk of `file` (its values, not another column's). */
+async function offsetIn(file: string, column: string, bytes: Buffer): Promise<number> {
+  const chunk = await columnChunk(file, column);
+  const at = readFileSync(file)
+    .subarray(chunk.start, chunk.start + chunk.size)
+    .indexOf(bytes);
+  assert.ok(at >= 0, `${column}: the value is in its chunk`);
+  return chunk.start + at;
+}
+
+/** The first row (from 0) of `file` where `column` = `value`. */
+async function firstRowWith(file: string, column: string, value: string | number): Promise<number> {
+  const [row] = await withDuckDb(async (db) =>
+    (
+      await db.runAndReadAll(
+        `SELECT min(file_row_number) FROM read_parquet('${file}', file_row_number = true) WHERE ${column} = ${typeof value === 'number' ? value : `'${value}'`}`,
+      )
+    ).getRows(),
+  );
+  return Number(row![0]);
+}
+
+/** A value of `column` at row `row` of `file`. */
+async function valueAt(file: string, column: string, row: number): Promise<string> {
+  const [found] = await withDuckDb(async (db) =>
+    (
+      await db.runAndReadAll(
+        `SELECT CAST(${column} AS VARCHAR) FROM read_parquet('${file}', file_row_number = true) WHERE file_row_number = ${row}`,
+      )
+    ).getRows(),
+  );
+  return String(found![0]);
+}
+
+/**
+ * A copy of `file` with one bit (`bit`) flipped in the text `value` of `column`, in its first
+ * character from `from` on that the flip turns into another hex digit (`staysHex`) or into no hex
+ * digit at all.
+ */
+async function hexFlipped(
+  file: string,
+  column: string,
+  value: string,
+  flip: { from: number; bit: number; staysHex: boolean },
+): Promise<string> {
+  for (let i = flip.from; i < value.length; i++) {
+    const flippedChar = String.fromCharCode(value.charCodeAt(i) ^ flip.bit);
+    if (/[0-9a-f]/.test(flippedChar) === flip.staysHex)
+      return bitFlipped(file, (await offsetIn(file, column, Buffer.from(value))) + i, flip.bit);
+  }
+  throw new Error(`no character of ${value} flips as asked`);
 }
 
 const operator = () => ({ Authorization: `Bearer ${testContext().operatorToken}` });
@@ -186,6 +268,27 @@ describe('tape import #integration', () => {
       /missing columns: quant\.side/,
     );
     await assert.rejects(importTape(dirs, 'sim', noSide.markets, noSide.quant), /recorder's own/);
+    // A print whose two amounts are negative (usd_amount still tokens × price): no venue trades so.
+    const fine = await makeDataset(startSec, 'neg');
+    const negative = join(mkdtempSync(join(tmpdir(), 'negative-')), 'quant.parquet');
+    await withDuckDb((db) =>
+      db.run(
+        `COPY (SELECT * REPLACE (CASE WHEN transaction_hash = '0x' || sha256('tx2_7') THEN -usd_amount ELSE usd_amount END AS usd_amount,
+                                 CASE WHEN transaction_hash = '0x' || sha256('tx2_7') THEN -token_amount ELSE token_amount END AS token_amount)
+               FROM read_parquet('${fine.quant}')) TO '${negative}' (FORMAT parquet)`,
+      ),
+    );
+    const row = await firstRowWith(
+      negative,
+      'transaction_hash',
+      `0x${createHash('sha256').update('tx2_7').digest('hex')}`,
+    );
+    await assert.rejects(
+      importTape(dirs, 'bad-negative', fine.markets, negative),
+      new RegExp(
+        `quant\\.parquet, column usd_amount, row ${row} \\(counted from 0; the only such row\\): usd_amount -10\\.0, but amounts are never negative`,
+      ),
+    );
     await assert.rejects(importTape(dirs, 'Bad Name', noSide.markets, noSide.quant), /lower-case/);
   });
 
@@ -229,12 +332,7 @@ describe('tape import #integration', () => {
     const hashes = await columnChunk(sample.quant, 'transaction_hash');
     const brokenPage = damaged(sample.quant, hashes.start + hashes.size / 2, Buffer.alloc(16, 0xff));
     // A value the file's own footer rules out: one token_amount of an uncompressed copy turned into 1e12.
-    const plain = join(mkdtempSync(join(tmpdir(), 'plain-')), 'quant.parquet');
-    await withDuckDb((db) =>
-      db.run(
-        `COPY (SELECT * FROM read_parquet('${sample.quant}')) TO '${plain}' (FORMAT parquet, COMPRESSION uncompressed)`,
-      ),
-    );
+    const plain = await plainCopy(sample.quant);
     const [first] = await withDuckDb(async (db) =>
       (await db.runAndReadAll(`SELECT token_amount FROM read_parquet('${plain}') LIMIT 1`)).getRows(),
     );
@@ -252,16 +350,26 @@ describe('tape import #integration', () => {
     );
     const notes = await columnChunk(withNote, 'note');
     const brokenNote = damaged(withNote, notes.start + notes.size / 2, Buffer.alloc(16, 0xff));
+    // A bit flipped in the footer, in a column's name: condition_id becomes conditi<DEL>n_id (the
+    // column of the tape schema then absent, its values kept under a name nobody reads).
+    const bytes = readFileSync(sample.quant);
+    const footerStart = bytes.length - 8 - bytes.readUInt32LE(bytes.length - 8);
+    const renamed = bitFlipped(
+      sample.quant,
+      bytes.indexOf(Buffer.from('condition_id'), footerStart) + 'conditi'.length,
+      0x10,
+    );
     // A file cut short: no footer at all.
     const cutShort = join(mkdtempSync(join(tmpdir(), 'short-')), 'quant.parquet');
     writeFileSync(cutShort, readFileSync(sample.quant).subarray(0, 5000));
 
     for (const [quant, reason] of [
-      // First the two the import took whole before (into the store), then the two it answered 500 or 422.
+      // First the three the import took whole before (into the store), then the two it answered 500 or 422.
       [
         outOfRange,
         /column token_amount holds values from .* to 1000000000000\.0 where the file's footer says/,
       ],
+      [renamed, /a column's name holds a control character \("conditi\\u007fn_id"\)/],
       [brokenNote, /Snappy|decompress|string encoding/],
       [brokenPage, /Snappy|decompress|string encoding/],
       [cutShort, /magic bytes|footer|Invalid/],
@@ -292,6 +400,280 @@ describe('tape import #integration', () => {
       .send({ upload_id: await upload(sample), source: fine });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.markets, 6, 'the undamaged pair imports');
+  });
+
+  it('refuses prints a flipped bit changed within the footer’s ranges when they break what every tape holds, naming the file, the column and the first row, and nothing reaches the store', async () => {
+    const dirs = tapeDirs(testContext().env.DATA_DIR);
+    const sample = await sampleTape();
+    const plain = await plainCopy(sample.quant);
+    const cases: { what: string; quant: string; column: string; row: number; says: RegExp }[] = [];
+
+    // A hex digit of one print's transaction hash turned into another character.
+    const hash = await valueAt(plain, 'transaction_hash', 100);
+    cases.push({
+      what: 'a transaction hash',
+      quant: await hexFlipped(plain, 'transaction_hash', hash, { from: 20, bit: 0x08, staysHex: false }),
+      column: 'transaction_hash',
+      row: 100,
+      says: /a transaction_hash beginning with 0x is an EVM transaction hash: 0x and 64 hex digits/,
+    });
+    // A party's address in the dictionary: every print of that taker changes.
+    const taker = await valueAt(plain, 'taker', 200);
+    cases.push({
+      what: 'a taker',
+      quant: await hexFlipped(plain, 'taker', taker, { from: 10, bit: 0x08, staysHex: false }),
+      column: 'taker',
+      row: await firstRowWith(plain, 'taker', taker),
+      says: /a taker beginning with 0x is an EVM address/,
+    });
+    // A market's condition id turned into another hex string (neither the file's first nor last, so
+    // inside the footer's range): only markets.parquet tells.
+    const [market, condition] = (
+      await withDuckDb(async (db) =>
+        (
+          await db.runAndReadAll(
+            `SELECT DISTINCT market_id, condition_id FROM read_parquet('${plain}') ORDER BY condition_id LIMIT 1 OFFSET 2`,
+          )
+        ).getRows(),
+      )
+    )[0]!.map(String) as [string, string];
+    cases.push({
+      what: 'a condition id',
+      quant: await hexFlipped(plain, 'condition_id', condition, { from: 10, bit: 0x01, staysHex: true }),
+      column: 'condition_id',
+      row: await firstRowWith(plain, 'market_id', market),
+      says: new RegExp(`where markets\\.parquet says ${condition} for market ${market}`),
+    });
+    // Market 910002's event id 912 turned into 913 (another market's).
+    cases.push({
+      what: 'an event id',
+      quant: bitFlipped(plain, (await offsetIn(plain, 'event_id', Buffer.from('912'))) + 2, 0x01),
+      column: 'event_id',
+      row: await firstRowWith(plain, 'event_id', '912'),
+      says: /event_id 913 where markets\.parquet says 912 for market 910002/,
+    });
+    // The top bit of a token amount's mantissa: a quarter to a half more or less, still inside the
+    // footer's range, and no longer usd_amount / price.
+    const [[tokenRow, tokens]] = (await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT file_row_number, token_amount FROM read_parquet('${plain}', file_row_number = true)
+           WHERE token_amount BETWEEN 20 AND 200 ORDER BY file_row_number LIMIT 1 OFFSET 50`,
+        )
+      ).getRows(),
+    )) as [[bigint, number]];
+    const tokenBytes = Buffer.alloc(8);
+    tokenBytes.writeDoubleLE(tokens);
+    const firstWithTokens = await firstRowWith(plain, 'token_amount', tokens);
+    assert.ok(firstWithTokens <= Number(tokenRow));
+    cases.push({
+      what: 'a token amount',
+      quant: bitFlipped(plain, (await offsetIn(plain, 'token_amount', tokenBytes)) + 6, 0x08),
+      column: 'usd_amount',
+      row: firstWithTokens,
+      says: /but usd_amount is token_amount times the price of the outcome traded/,
+    });
+
+    for (const c of cases) {
+      const source = `flipped-${randomUUID().slice(0, 8)}`;
+      const uploadId = await upload({ markets: sample.markets, quant: c.quant });
+      const res = await api()
+        .post('/api/admin/tapes/import')
+        .set(operator())
+        .send({ upload_id: uploadId, source });
+      assert.equal(res.status, 422, `${c.what}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error_code, 'invalid_tape');
+      assert.match(
+        res.body.detail,
+        new RegExp(`^quant\\.parquet, column ${c.column}, row ${c.row} \\(counted from 0; `),
+        c.what,
+      );
+      assert.match(res.body.detail, c.says, c.what);
+      assert.ok(res.body.fix);
+      assert.equal(existsSync(join(dirs.store, source)), false, `${c.what}: nothing in the store`);
+      assert.equal(existsSync(join(dirs.uploads, uploadId)), false, 'the upload is removed');
+    }
+    // The same file unflipped, and its uncompressed copy, import (the rules hold for the sample).
+    for (const quant of [sample.quant, plain]) {
+      const ok = await api()
+        .post('/api/admin/tapes/import')
+        .set(operator())
+        .send({
+          upload_id: await upload({ markets: sample.markets, quant }),
+          source: `whole-${randomUUID().slice(0, 8)}`,
+        });
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    }
+  });
+
+  it('refuses an upload whose bytes are not those of its Content-Digest or Repr-Digest (a bit flipped on its way) with a 400 naming the file, and writes nothing of it', async () => {
+    const ctx = testContext();
+    const dirs = tapeDirs(ctx.env.DATA_DIR);
+    const sample = await sampleTape();
+    const bytes = readFileSync(sample.quant);
+    const sha = (algorithm: string, body: Buffer) => createHash(algorithm).update(body).digest('base64');
+    const digest = `sha-256=:${sha('sha256', bytes)}:`;
+    const inTransit = Buffer.from(bytes);
+    inTransit[5000] = inTransit[5000]! ^ 0x04;
+    const uploadId = randomUUID();
+    const dir = join(dirs.uploads, uploadId);
+    const put = (body: Buffer, field: Record<string, string>) =>
+      api()
+        .put(`/api/admin/tapes/uploads/${uploadId}/quant.parquet`)
+        .set(operator())
+        .set('Content-Type', 'application/octet-stream')
+        .set(field)
+        .send(body);
+
+    for (const field of [
+      { 'Content-Digest': digest } as Record<string, string>,
+      { 'Repr-Digest': digest },
+      { 'Content-Digest': `sha-512=:${sha('sha512', bytes)}:` },
+      // Every digest named must hold: a right sha-512 does not excuse a wrong sha-256.
+      { 'Content-Digest': `sha-512=:${sha('sha512', inTransit)}:, sha-256=:${sha('sha256', bytes)}:` },
+    ]) {
+      const refused = await put(inTransit, field);
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.equal(refused.body.error_code, 'content_digest_mismatch');
+      assert.match(
+        refused.body.detail,
+        /^quant\.parquet: the \d+ bytes received have sha-(256|512)=:.*: where (Content|Repr)-Digest says /,
+      );
+      assert.ok(refused.body.fix);
+      assert.equal(refused.headers['want-content-digest'], 'sha-256=10, sha-512=5');
+      assert.equal(existsSync(dir), false, `${JSON.stringify(field)}: nothing of it in uploads/`);
+    }
+    const audit = await ctx.deps.models.OperatorAction.findOne({
+      action: 'tape.upload',
+      target: `${uploadId}/quant.parquet`,
+    }).lean();
+    assert.match(String(audit?.detail), /^refused: quant\.parquet: the \d+ bytes received/);
+
+    for (const value of ['sha-256=abc', 'sha-256=:AAAA:', 'md5=:1B2M2Y8AsgTpgAmY7PhCfg==:']) {
+      const invalid = await put(bytes, { 'Content-Digest': value });
+      assert.equal(invalid.status, 400, value);
+      assert.equal(invalid.body.error_code, 'content_digest_invalid', value);
+      assert.match(invalid.body.detail, /^quant\.parquet: Content-Digest: /);
+      assert.equal(existsSync(dir), false, `${value}: nothing written`);
+    }
+
+    const ok = await put(bytes, { 'Content-Digest': `${digest}, sha-512=:${sha('sha512', bytes)}:` });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.deepEqual(ok.body, { upload_id: uploadId, file: 'quant.parquet', bytes: bytes.length });
+    assert.deepEqual(readdirSync(dir), ['quant.parquet'], 'the file under its name, nothing else');
+    assert.ok(readFileSync(join(dir, 'quant.parquet')).equals(bytes));
+    const again = await put(inTransit, { 'Repr-Digest': digest });
+    assert.equal(again.status, 400);
+    assert.ok(readFileSync(join(dir, 'quant.parquet')).equals(bytes), 'a refused body replaces nothing');
+    const unchecked = await put(bytes, {});
+    assert.equal(unchecked.status, 201, 'without a digest field the body is taken as before');
+  });
+
+  it('npm run tape:import -- --base-url sends each file’s Content-Digest: a bit flipped on its way is refused, the same files whole are imported', async () => {
+    const ctx = testContext();
+    const dirs = tapeDirs(ctx.env.DATA_DIR);
+    const sample = await sampleTape();
+    const service = ctx.app.listen(0, '127.0.0.1');
+    await once(service, 'listening');
+    let damage = true;
+    // Between the script and the service: flips one bit of each quant.parquet body while `damage`.
+    const wire = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (damage && req.method === 'PUT' && req.url?.endsWith('/quant.parquet'))
+          body[body.length >> 1] = body[body.length >> 1]! ^ 0x10;
+        const { 'transfer-encoding': _chunked, ...headers } = req.headers;
+        const forward = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: (service.address() as AddressInfo).port,
+            method: req.method,
+            path: req.url,
+            headers: { ...headers, 'content-length': String(body.length) },
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode!, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        forward.end(body);
+      });
+    });
+    wire.listen(0, '127.0.0.1');
+    await once(wire, 'listening');
+    const run = async (source: string) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'scripts/tape-import.ts',
+          ...['--markets', sample.markets, '--quant', sample.quant, '--source', source],
+          ...[
+            '--base-url',
+            `http://127.0.0.1:${(wire.address() as AddressInfo).port}`,
+            '--token',
+            ctx.operatorToken,
+          ],
+        ],
+        {
+          cwd: join(import.meta.dirname, '../..'),
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '/tmp',
+            NODE_ENV: 'test',
+            DATA_DIR: ctx.env.DATA_DIR,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (out += c));
+      const [code] = (await once(child, 'exit')) as [number];
+      return { code, out };
+    };
+    try {
+      const before = new Set(readdirSync(dirs.uploads));
+      const source = `wire-${randomUUID().slice(0, 8)}`;
+      const damaged = await run(source);
+      assert.equal(damaged.code, 1, damaged.out);
+      assert.match(
+        damaged.out,
+        /tape:import: upload of quant\.parquet failed: 400 .*content_digest_mismatch/,
+      );
+      const left = readdirSync(dirs.uploads).filter((id) => !before.has(id));
+      for (const id of left)
+        assert.equal(
+          existsSync(join(dirs.uploads, id, 'quant.parquet')),
+          false,
+          'nothing of the damaged file',
+        );
+      assert.equal(existsSync(join(dirs.store, source)), false);
+
+      damage = false;
+      const whole = await run(source);
+      assert.equal(whole.code, 0, whole.out);
+      assert.match(whole.out, /"prints": 1260/);
+    } finally {
+      wire.close();
+      service.close();
+    }
+  });
+
+  it('publishes the upload route in the OpenAPI document with its digest fields', async () => {
+    const doc = (await api().get('/openapi.json')).body;
+    const put = doc.paths['/api/admin/tapes/uploads/{upload_id}/{file}']?.put;
+    assert.ok(put, 'the PUT is in the document');
+    const headers = (put.parameters as { in: string; name: string }[])
+      .filter((p) => p.in === 'header')
+      .map((p) => p.name);
+    assert.deepEqual(headers.sort(), ['Content-Digest', 'Repr-Digest']);
+    assert.ok(put.requestBody.content['application/octet-stream']);
+    assert.ok(put.responses['201'] && put.responses['400'] && put.responses['413']);
+    assert.match(put.responses['400'].description, /content_digest_mismatch/);
   });
 
   it('records each upload in the operator audit trail, takes only the ids the import takes, and sweeps uploads never imported', async () => {

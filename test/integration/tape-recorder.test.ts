@@ -1,15 +1,40 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { importTape } from '../../shared/domains/tapes/import-tape.js';
 import { recordTapes } from '../../shared/domains/tapes/record-tapes.js';
 import { listStoreFiles, tapeDirs } from '../../shared/domains/tapes/tape-store.js';
 import { withDuckDb } from '../../shared/infra/duckdb.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
-import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
+import {
+  kalshiAdmin,
+  newKalshiEvent,
+  newPolymarketEvent,
+  polymarketAdmin,
+  polymarketEventUrl,
+} from '../support/venue-emulators.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * A built tape's two files imported into the store as a source of their own, all their prints taken:
+ * what the recorder writes holds every rule an import checks (tape-invariants.ts).
+ */
+async function importsWhole(tape: { key: string; quant_rows: number }) {
+  const dirs = tapeDirs(testContext().env.DATA_DIR);
+  const files = join(dirs.slices, tape.key);
+  const summary = await importTape(
+    dirs,
+    `again-${randomUUID().slice(0, 8)}`,
+    join(files, 'markets.parquet'),
+    join(files, 'quant.parquet'),
+  );
+  assert.equal(summary.prints, tape.quant_rows);
+  assert.equal(summary.orphan_prints, 0);
+}
 
 describe('tape recorder #integration', () => {
   it('records sim fills and market rows once: a second run adds nothing, and the tape shows them pseudonymised', async () => {
@@ -86,6 +111,7 @@ describe('tape recorder #integration', () => {
     assert.equal(markets[0]!.closed, 0);
     assert.equal(markets[0]!.has_created, true);
     assert.match(String(markets[0]!.outcome_prices), /^\['0\.\d+', '0\.\d+'\]$/);
+    await importsWhole(tape.body);
   });
 
   it('when a market has more fills than a run reads, then the next runs read the rest though it trades no more, and the run budget carries over', async () => {
@@ -186,6 +212,7 @@ describe('tape recorder #integration', () => {
       Number(p!.price) < 0.5 && Number(p!.price) > 0.45,
       'at one minus the NO price paid (above 0.5)',
     );
+    await importsWhole(tape.body);
   });
 
   it('records an imported Polymarket market’s public prints from the venue, once, and slices them with the market', async () => {
@@ -239,5 +266,41 @@ describe('tape recorder #integration', () => {
       assert.match(String(r.transaction_hash), /^0x[0-9a-f]{64}$/);
       assert.ok(Number(r.price) > 0.4 && Number(r.price) < 0.55, `a YES price near the moves: ${r.price}`);
     }
+    await importsWhole(tape.body);
+  });
+
+  it('records an imported Kalshi market’s public trades, both takers’ sides, and its tape imports whole', async () => {
+    const ctx = testContext();
+    const agent = await registerAgent({ name: 'tape-kalshi' });
+    const event = await newKalshiEvent([{ yes_sub_title: 'Taped', yes: 0.5 }]);
+    const ticker = event.markets[0]!.ticker;
+    const imported = await api()
+      .post('/api/sdk/markets/import/kalshi')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ kalshi_url: ticker });
+    assert.equal(imported.status, 200, JSON.stringify(imported.body));
+    // Up is the crowd buying YES, down buying NO: prints of both taker sides.
+    for (const yes of [0.58, 0.44, 0.51]) await kalshiAdmin('POST', `/markets/${ticker}/price`, { yes });
+    const later = { ...ctx.deps, clock: () => new Date(Date.now() + 120_000) };
+    const run = await recordTapes(later);
+    assert.ok(run.prints.kalshi! >= 3, JSON.stringify(run));
+    const tape = await api()
+      .post('/api/backtest/tape')
+      .set('Authorization', `Bearer ${agent.api_key}`)
+      .send({ t0: today(), t1: tomorrow(), min_volume: 0, q: imported.body.question });
+    assert.equal(tape.status, 200, JSON.stringify(tape.body));
+    assert.deepEqual(
+      tape.body.sources.map((s: { source: string }) => s.source),
+      ['kalshi'],
+    );
+    const sides = await withDuckDb(async (db) =>
+      (
+        await db.runAndReadAll(
+          `SELECT DISTINCT side FROM read_parquet('${tapeDirs(ctx.env.DATA_DIR).slices}/${tape.body.key}/quant.parquet') ORDER BY side`,
+        )
+      ).getRows(),
+    );
+    assert.deepEqual(sides.flat(), ['BUY', 'SELL']);
+    await importsWhole(tape.body);
   });
 });

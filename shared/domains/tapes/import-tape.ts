@@ -1,20 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { sha256OfFile } from '../../infra/content-digest.js';
 import { isDuckDbEngineOutage, sqlString, withDuckDb } from '../../infra/duckdb.js';
 import { MARKET_COLUMNS, QUANT_COLUMNS } from './tape-columns.js';
 import { AppError, notFound, unavailable } from '../../infra/errors.js';
 import { isVenueId } from '../venues/venue-id.js';
 import { readWholeParquet, UnreadableParquet } from './read-whole-parquet.js';
+import { brokenPrintRule } from './tape-invariants.js';
 import { batchName, copyPrintsByDay, SOURCE_NAME, tapeDirs, type TapeDirs } from './tape-store.js';
 
 /**
@@ -54,15 +48,6 @@ export interface TapeImportSummary {
   /** The same two files were imported into this source before: nothing was written. */
   already_imported: boolean;
 }
-
-const sha256File = (file: string) =>
-  new Promise<string>((resolve, reject) => {
-    const h = createHash('sha256');
-    createReadStream(file)
-      .on('data', (c) => h.update(c))
-      .on('end', () => resolve(h.digest('hex')))
-      .on('error', reject);
-  });
 
 /** A file's columns, once every value of it has been read: nothing of a damaged file is imported. */
 async function columnsOf(db: DuckDBConnection, file: string): Promise<Map<string, string>> {
@@ -112,7 +97,9 @@ export async function importTape(
   for (const f of [marketsFile, quantFile])
     if (!existsSync(f)) throw new TapeImportError(`${f} does not exist`);
   const fingerprint = createHash('sha256')
-    .update(`${await sha256File(marketsFile)}:${await sha256File(quantFile)}`)
+    .update(
+      `${(await sha256OfFile(marketsFile)).toString('hex')}:${(await sha256OfFile(quantFile)).toString('hex')}`,
+    )
     .digest('hex');
   const receipt = join(dirs.store, source, 'imports', `${fingerprint}.json`);
   if (existsSync(receipt))
@@ -138,11 +125,12 @@ export async function importTape(
         ? 'CAST(epoch(timestamp) AS UBIGINT)'
         : 'TRY_CAST(timestamp AS UBIGINT)';
       const src = sqlString(source);
+      // With each row's index in the file, for a refusal to name the row.
       await db.run(
         `CREATE TEMP TABLE q AS SELECT ${projection(qCols, QUANT_COLUMNS, {
           timestamp: tsExpr,
           side: 'upper(CAST(side AS VARCHAR))',
-        })} FROM read_parquet(${sqlString(quantFile)})`,
+        })}, file_row_number AS file_row FROM read_parquet(${sqlString(quantFile)}, file_row_number = true)`,
       );
       const [badRows, maxTs] = await one(
         db,
@@ -171,6 +159,13 @@ export async function importTape(
         throw new TapeImportError(
           `${badMarkets} market rows lack an id, a question, created_at or closed (the replay lists a market from created_at)`,
         );
+      // The markets' own condition and event ids (not the defaults above), for the prints to agree with.
+      await db.run(
+        `CREATE TEMP TABLE mk AS SELECT ${projection(mCols, { id: 'VARCHAR', condition_id: 'VARCHAR', event_id: 'VARCHAR' }, {})}
+         FROM read_parquet(${sqlString(marketsFile)})`,
+      );
+      const broken = await brokenPrintRule(db, quantFile);
+      if (broken) throw new TapeImportError(broken);
       const markets = join(stage, 'markets.parquet');
       await db.run(`COPY (SELECT *, ${src} AS source FROM m) TO ${sqlString(markets)} (FORMAT parquet)`);
       // A print's id is its content: a re-import of the same rows (other files) is served once.
@@ -179,7 +174,7 @@ export async function importTape(
         dirs,
         source,
         stage,
-        `SELECT *, ${src} AS source,
+        `SELECT * EXCLUDE (file_row), ${src} AS source,
            md5(concat_ws('|', transaction_hash, log_index, market_id, timestamp, price, usd_amount, token_amount, side, maker, taker)) AS print_id
          FROM q`,
       );

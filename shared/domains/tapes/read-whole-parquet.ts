@@ -21,6 +21,12 @@ export class UnreadableParquet extends Error {
 const BOUNDED_TYPE =
   /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIME|TIMESTAMP(_S|_MS|_NS)?|TIMESTAMP WITH TIME ZONE)$/;
 
+/** A control character (C0, DEL, C1): in no column name a writer gives, the mark of a flipped bit in one. */
+const CONTROL = /\p{Cc}/gu;
+/** The name quoted with its control characters spelt \uXXXX. */
+const visible = (name: string) =>
+  `"${name.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+
 /** The longest reason quoted from DuckDB (a bad string's value is part of its message). */
 const REASON_CHARS = 300;
 
@@ -39,6 +45,12 @@ export async function readWholeParquet(db: DuckDBConnection, file: string): Prom
       await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)})`)
     ).getRows();
     const columns = new Map(described.map(([name, type]) => [String(name), String(type)]));
+    for (const name of columns.keys())
+      if (name.match(CONTROL))
+        throw new UnreadableParquet(
+          file,
+          `a column's name holds a control character (${visible(name)}): a damaged file (no writer names a column so)`,
+        );
     for (const [name, type] of columns) {
       const damage = await columnDamage(db, file, name, type);
       if (damage) throw new UnreadableParquet(file, damage);
