@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -419,5 +419,25 @@ describe('backtest tapes #integration', () => {
     } finally {
       rmSync(goneSource, { recursive: true, force: true });
     }
+  });
+
+  it('when a store outage ends, then the same request asked again (as its 503 says) cuts again and answers the tape', async () => {
+    const agent = await registerAgent({ name: 'tape-outage-ends' });
+    const { day, next, source } = await seedDay();
+    const dayDir = join(tapeDirs(testContext().env.DATA_DIR).store, source, 'prints', day);
+    const file = readdirSync(dayDir).find((f) => f.endsWith('.parquet'));
+    assert.ok(file, `a print file in ${dayDir}`);
+    const away = join(mkdtempSync(join(tmpdir(), 'tape-away-')), file);
+    // The file's name stays in the store (so the request is the same tape); its bytes are away.
+    renameSync(join(dayDir, file), away);
+    symlinkSync(`${away}.moved`, join(dayDir, file));
+    const body = { t0: day, t1: next, max_markets: 10, min_volume: 0 };
+    const during = await askTape(agent, body);
+    assert.equal(during.status, 503, JSON.stringify(during.body));
+    assert.equal(during.headers['retry-after'], '2');
+    renameSync(away, `${away}.moved`);
+    const after = await askTape(agent, body);
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    assert.equal(after.body.markets, 5);
   });
 });

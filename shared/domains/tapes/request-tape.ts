@@ -112,24 +112,25 @@ export async function requestTape(
   const quota = tapeQuota(deps);
   const spent = plan.printFiles.length > 0;
   if (spent) await takeTapeQuota(quota, deps.env.TAPE_REQUESTS_PER_MINUTE, agentId);
+  const job = {
+    key: plan.key,
+    datasetRev: plan.datasetRev,
+    t0: plan.window.t0,
+    t1: plan.window.t1,
+    startSec: plan.window.startSec,
+    endSec: plan.window.endSec,
+    maxMarkets: plan.maxMarkets,
+    minVolume: plan.minVolume,
+    q: plan.q,
+    marketFiles: plan.marketFiles,
+    printFiles: plan.printFiles,
+  };
+  // A 503 tells the caller to ask again in seconds: that ask must cut again, not meet the failed
+  // cut that BullMQ keeps under the tape's id for a while. A failure of the request's own (too
+  // large) or of the data (a damaged file) is kept and answered again without another cut.
   const outcome = await deps.queues
-    .enqueueAndWait<TapeManifest>(
-      'slice-tape',
-      {
-        key: plan.key,
-        datasetRev: plan.datasetRev,
-        t0: plan.window.t0,
-        t1: plan.window.t1,
-        startSec: plan.window.startSec,
-        endSec: plan.window.endSec,
-        maxMarkets: plan.maxMarkets,
-        minVolume: plan.minVolume,
-        q: plan.q,
-        marketFiles: plan.marketFiles,
-        printFiles: plan.printFiles,
-      },
-      deps.env.TAPE_WAIT_MS,
-    )
+    .discardFailed('slice-tape', job, (reason) => cutFailure(reason).retryable)
+    .then(() => deps.queues.enqueueAndWait<TapeManifest>('slice-tape', job, deps.env.TAPE_WAIT_MS))
     .catch(async (err: unknown) => {
       if (spent) await giveBackTapeQuota(deps, quota, agentId);
       throw err;

@@ -50,6 +50,26 @@ export class QueueClient {
   }
 
   /**
+   * Removes the job a logical job's id names when it has failed for a reason `worthRetrying` accepts,
+   * so that asking for the same work again is a new attempt, not the kept failure answered once more
+   * (a failed job keeps its id while BullMQ holds it). A job in any other state is left alone; so is
+   * one another process removed first.
+   */
+  async discardFailed<N extends JobName>(
+    name: N,
+    data: JobData<N>,
+    worthRetrying: (failedReason: string) => boolean,
+  ): Promise<void> {
+    try {
+      const job = await this.findJob(name, data);
+      if (job && (await job.isFailed()) && worthRetrying(job.failedReason)) await job.remove();
+    } catch (err) {
+      if (err instanceof Error && /could not be removed|Missing key/i.test(err.message)) return;
+      throw unavailable('The job queue', err);
+    }
+  }
+
+  /**
    * `delay`: run no earlier than this many ms from now (a follow-up poll). `backoff`: retry delays
    * that come from config instead of the job's defaults.
    */
