@@ -38,7 +38,8 @@ function announcedDigests(req: Request, file: string): ExpectedDigest[] {
  * `PUT /api/admin/tapes/uploads/{upload_id}/{markets|quant}.parquet` (operator): streams one file of
  * a dataset to import into DATA_DIR/tapes/uploads (shared/domains/tapes/tape-uploads.ts), recorded
  * in the operator audit trail; `POST /api/admin/tapes/import` then loads the pair. Not in the
- * endpoint table (its body is a raw file): published in the OpenAPI document from TAPE_UPLOAD_DOC.
+ * endpoint table (its body is a raw file): published in the OpenAPI document from tapeUploadRoute
+ * (api/endpoints/tapes.endpoints.ts).
  */
 export function tapeUploads(deps: Deps, lockout: OperatorLockout, maxBytes: number): Router {
   const router = Router();
