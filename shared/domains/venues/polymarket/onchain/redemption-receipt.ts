@@ -1,4 +1,4 @@
-import { Interface, getAddress, ZeroHash } from 'ethers';
+import { Interface, ZeroHash } from 'ethers';
 import {
   transactionKnown,
   transactionReceipt,
@@ -116,8 +116,7 @@ export type UnprovenReason =
   'unknown' | 'pending' | 'reverted' | 'no_redemption' | 'other_condition' | 'other_wallet' | 'partial';
 
 export type RedemptionVerdict =
-  | { proven: true; holders: string[]; payoutMicro: number }
-  | { proven: false; reason: UnprovenReason; seen: { holder: string; conditionId: string }[] };
+  { proven: true; holders: string[]; payoutMicro: number } | { proven: false; reason: UnprovenReason };
 
 /**
  * Whether transaction `hash` redeemed condition `conditionId` from one of `holders` (the wallets
@@ -126,8 +125,7 @@ export type RedemptionVerdict =
  * market's paying tokens (`payingTokenIds`) left — a legacy redemption of some index sets or of
  * explicit amounts can leave some, and settling the positions then would book as redeemed shares
  * still in the wallet. Proven: the holders it names and what they were paid in total. Otherwise
- * why not, with what the receipt does prove (`seen`, public chain data) so that the refusal can
- * say it. A transport failure throws (VenueHttpError).
+ * why not. A transport failure throws (VenueHttpError).
  */
 export async function verifyRedemptionReceipt(
   deps: Pick<BroadcastRpcDeps, 'polygon'>,
@@ -136,25 +134,24 @@ export async function verifyRedemptionReceipt(
 ): Promise<RedemptionVerdict> {
   const receipt = await transactionReceipt(deps, hash);
   if (!receipt)
-    return { proven: false, reason: (await transactionKnown(deps, hash)) ? 'pending' : 'unknown', seen: [] };
-  if (receipt.status !== 1) return { proven: false, reason: 'reverted', seen: [] };
+    return { proven: false, reason: (await transactionKnown(deps, hash)) ? 'pending' : 'unknown' };
+  if (receipt.status !== 1) return { proven: false, reason: 'reverted' };
   const all = provenPayouts(receipt.logs);
   const condition = lower(expected.conditionId);
   const holders = new Set(expected.holders.map(lower));
   const ours = all.filter((p) => p.conditionId === condition && holders.has(p.holder));
-  const seen = all.map(({ holder, conditionId }) => ({ holder: getAddress(holder), conditionId }));
   if (ours.length === 0) {
     const reason = all.some((p) => holders.has(p.holder))
       ? 'other_condition'
       : all.some((p) => p.conditionId === condition)
         ? 'other_wallet'
         : 'no_redemption';
-    return { proven: false, reason, seen };
+    return { proven: false, reason };
   }
   const proven = [...new Set(ours.map((p) => p.holder))];
   const left = await Promise.all(
     proven.flatMap((h) => expected.payingTokenIds.map((t) => deps.polygon.tokenBalance(C.ctf, h, t))),
   );
-  if (left.some((n) => n > 0n)) return { proven: false, reason: 'partial', seen };
+  if (left.some((n) => n > 0n)) return { proven: false, reason: 'partial' };
   return { proven: true, holders: proven, payoutMicro: ours.reduce((sum, p) => sum + p.payoutMicro, 0) };
 }
