@@ -8,7 +8,14 @@ import {
   sharesBoughtMicro,
 } from '../markets/fill-rounding.js';
 import { price } from '../markets/lmsr.js';
-import { idRange, noDust, type AuditModels, type Findings, type HouseDust } from './audit-findings.js';
+import {
+  idRange,
+  noDust,
+  PRICE_TOLERANCE,
+  type AuditModels,
+  type Findings,
+  type HouseDust,
+} from './audit-findings.js';
 
 /**
  * The house's side of the sim fills: every fill of a market's log replayed on its book in `seq`
@@ -20,8 +27,6 @@ import { idRange, noDust, type AuditModels, type Findings, type HouseDust } from
 
 /** Float evaluation of the LMSR is off by far less (fill-rounding.ts); a rounding bias is ≥ 1e-3 of a unit. */
 const DUST_TOLERANCE_MICRO = 1e-3;
-/** Prices are recomputed with the same float arithmetic as when they were logged. */
-const PRICE_TOLERANCE = 1e-9;
 
 type ReplayedEvent = Pick<
   MarketEventRecord,

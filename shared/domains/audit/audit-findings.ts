@@ -8,6 +8,9 @@ export type AuditModels = Pick<
 >;
 export type AuditValue = number | string | boolean | null;
 
+/** Prices are recomputed with the same float arithmetic as when they were logged. */
+export const PRICE_TOLERANCE = 1e-9;
+
 /** One value that differs: `expected` is recomputed from the durable record, `actual` is stored. */
 export interface AuditDifference {
   kind: 'agent' | 'position' | 'market';

@@ -5,12 +5,9 @@ import { resolvedPayoutMicro } from '../markets/market-log.js';
 import { yesPayoutMicro } from '../markets/resolution.js';
 import { fromMicro } from '../money.js';
 import { PRICE_CEIL, PRICE_FLOOR, price } from '../markets/lmsr.js';
-import { entryOf, Findings, groupBy, idRange } from './audit-findings.js';
+import { entryOf, Findings, groupBy, idRange, PRICE_TOLERANCE } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
 import { replayFills } from './audit-fills.js';
-
-/** Prices are recomputed with the same float arithmetic as when they were logged. */
-const PRICE_TOLERANCE = 1e-9;
 
 /** One `$group` row: the events of one market of one kind (and side and action, for fills), in `seq` order. */
 interface EventGroup {
