@@ -69,3 +69,19 @@ export const REVERT_ERROR = new Interface(['function Error(string)']);
 export function revertData(reason: string): string {
   return REVERT_ERROR.encodeFunctionData('Error', [reason]);
 }
+
+/**
+ * CTF Exchange V2 and the Neg Risk CTF Exchange V2 (same mixins, so the same events): what a
+ * matched order leaves on chain. The reference (polymarket.md §6.1, §8.1) gives the addresses but
+ * not the events; these are quoted from ctf-exchange-v2 `src/exchange/interfaces/ITrading.sol`
+ * (topics `keccak256("OrderFilled(bytes32,address,address,uint8,uint256,uint256,uint256,uint256,bytes32,bytes32)")`
+ * and `keccak256("OrdersMatched(bytes32,address,uint8,uint256,uint256,uint256)")` in
+ * `mixins/Events.sol`; `Side` is a uint8 enum, BUY = 0, SELL = 1).
+ */
+export const CTF_EXCHANGE_V2 = new Interface([
+  'event OrderFilled(bytes32 indexed orderHash, address indexed maker, address indexed taker, uint8 side, uint256 tokenId, uint256 makerAmountFilled, uint256 takerAmountFilled, uint256 fee, bytes32 builder, bytes32 metadata)',
+  'event OrdersMatched(bytes32 indexed takerOrderHash, address indexed takerOrderMaker, uint8 side, uint256 tokenId, uint256 makerAmountFilled, uint256 takerAmountFilled)',
+  // Not the exchange's `matchOrders`: the emulated operator's settlement names a match the CLOB
+  // already settled on the ledger, whose fill events the call emits (exchange-settlement.ts).
+  'function settleEmulatedMatch(bytes32 matchId)',
+]);

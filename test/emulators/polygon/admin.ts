@@ -2,7 +2,14 @@ import express, { Router, type Request } from 'express';
 import { formatEther, formatUnits, isAddress, parseUnits } from 'ethers';
 import { HttpError, jsonRoute } from '../polymarket/routes/json-route.js';
 import type { PolymarketState } from '../polymarket/state.js';
-import { MINING_MODES, type MiningMode, type PolygonChain, type TxRecord } from './chain-state.js';
+import {
+  MAX_REORG_DEPTH,
+  MINING_MODES,
+  type MiningMode,
+  type PolygonChain,
+  type TxRecord,
+} from './chain-state.js';
+import { isSettlement } from './exchange-settlement.js';
 
 // Control plane of the chain stand-in, under `<base>/__admin/polygon` (JSON; POL in whole units,
 // fees in gwei): fund POL for gas, choose how blocks are produced, mine on demand, set fees, and
@@ -123,6 +130,52 @@ export function polygonAdminRouter(state: PolymarketState, chain: PolygonChain):
         throw new HttpError(400, '"blocks" must be an integer in [1, 10000]');
       const mined = chain.mine(blocks);
       return { block_number: chain.head, mined };
+    }),
+  );
+
+  // A reorg: the last `depth` blocks are replaced by blocks of the same heights holding the same
+  // transactions but those in `drop` (new block hashes from the first replaced height on; the
+  // dropped transactions' receipts and logs are gone). Only transactions that changed nothing can
+  // be dropped: the exchange operator's fill settlements (the CLOB moved the balances off chain)
+  // and reverted ones. {"depth": 1, "drop"?: ["0x…"]}
+  r.post(
+    '/reorg',
+    jsonRoute((req) => {
+      const b = body(req);
+      const depth = b.depth ?? 1;
+      if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 1 || depth > MAX_REORG_DEPTH)
+        throw new HttpError(400, `"depth" must be an integer in [1, ${MAX_REORG_DEPTH}]`);
+      const drop = b.drop ?? [];
+      if (!Array.isArray(drop) || drop.some((h) => typeof h !== 'string'))
+        throw new HttpError(400, '"drop" must be an array of transaction hashes');
+      const fork = chain.head - depth + 1;
+      const hashes = new Set(drop.map((h: string) => h.toLowerCase()));
+      for (const h of hashes) {
+        const t = chain.get(h);
+        if (!t || t.status !== 'mined' || t.blockNumber! < fork)
+          throw new HttpError(409, `${h} is not mined in the last ${depth} block(s)`);
+        const settlement = isSettlement(state, {
+          from: t.from,
+          to: t.tx.to,
+          data: t.tx.data,
+          value: t.tx.value,
+        });
+        if (!settlement && t.receipt!.status !== 0)
+          throw new HttpError(
+            409,
+            `${h} changed balances: only fill settlements and reverted transactions can be dropped`,
+          );
+      }
+      const replaced = Array.from({ length: depth }, (_, i) => ({
+        number: fork + i,
+        old_hash: chain.blockHash(fork + i),
+      }));
+      chain.reorg(depth, hashes);
+      return {
+        block_number: chain.head,
+        dropped: [...hashes],
+        replaced: replaced.map((x) => ({ ...x, new_hash: chain.blockHash(x.number) })),
+      };
     }),
   );
 

@@ -56,7 +56,8 @@ export interface TxRecord {
   from: string;
   nonce: number;
   receivedMs: number;
-  status: 'pending' | 'mined' | 'replaced';
+  /** `dropped`: mined in a block a reorg replaced, and left out of the replacement. */
+  status: 'pending' | 'mined' | 'replaced' | 'dropped';
   blockNumber?: number;
   index?: number;
   receipt?: TxReceipt;
@@ -71,9 +72,15 @@ export interface BlockRecord {
   logCount: number;
 }
 
-export function blockHash(n: number): string {
-  return keccak256(toUtf8Bytes(`emulated polygon block ${n}`));
+/** A log as `eth_getLogs` finds it: its transaction and its index in the block. */
+export interface FoundLog {
+  log: EventLog;
+  tx: TxRecord;
+  logIndex: number;
 }
+
+/** How many blocks back a reorg may reach (Polygon's reorgs are short; deeper is a test mistake). */
+export const MAX_REORG_DEPTH = 64;
 
 /** Fee cap and tip of any transaction type (legacy: both are the gas price). */
 export function feeCaps(tx: Transaction): { cap: bigint; tip: bigint } {
@@ -102,6 +109,8 @@ export class PolygonChain {
   head = GENESIS_HEIGHT;
   lastBlockMs = 0;
   private arrivals = 0;
+  /** First replaced height of every reorg so far, oldest first: a block's hash counts those at or below it. */
+  private forks: number[] = [];
 
   constructor(private readonly state: PolymarketState) {
     this.reset();
@@ -119,6 +128,13 @@ export class PolygonChain {
     this.head = GENESIS_HEIGHT;
     this.lastBlockMs = this.state.now();
     this.arrivals = 0;
+    this.forks = [];
+  }
+
+  /** The hash of block `n` on the current chain: a reorg that replaced `n` gives it a new one. */
+  blockHash(n: number): string {
+    const generation = this.forks.filter((f) => f <= n).length;
+    return keccak256(toUtf8Bytes(`emulated polygon block ${n}${generation ? `:${generation}` : ''}`));
   }
 
   // ---- accounts ----
@@ -191,6 +207,52 @@ export class PolygonChain {
         logCount: 0,
       }
     );
+  }
+
+  /** Logs of the blocks `from`..`to` (within the chain), block by block, in log index order. */
+  logs(from: number, to: number): FoundLog[] {
+    const out: FoundLog[] = [];
+    const numbers = [...this.blocks.keys()].filter((n) => n >= from && n <= Math.min(to, this.head));
+    for (const n of numbers.sort((a, b) => a - b)) {
+      for (const hash of this.blocks.get(n)!.txHashes) {
+        const tx = this.txs.get(hash)!;
+        tx.receipt!.logs.forEach((log, i) => out.push({ log, tx, logIndex: tx.receipt!.firstLogIndex + i }));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A reorg: the last `depth` blocks are replaced by blocks of the same heights and times holding
+   * the same transactions but those in `drop`, so every replaced block (and every block after it)
+   * has a new hash and the logs of the dropped transactions are gone. What a dropped transaction
+   * did stays done and its sender's nonce is not given back: the caller drops only transactions
+   * without effects (admin.ts). Returns the first replaced height.
+   */
+  reorg(depth: number, drop: Set<string>): number {
+    const fork = this.head - depth + 1;
+    for (const block of [...this.blocks.values()].filter((b) => b.number >= fork)) {
+      block.txHashes = block.txHashes.filter((h) => !drop.has(h));
+      block.gasUsed = 0n;
+      block.logCount = 0;
+      block.txHashes.forEach((h, index) => {
+        const r = this.txs.get(h)!;
+        r.index = index;
+        r.receipt!.firstLogIndex = block.logCount;
+        block.logCount += r.receipt!.logs.length;
+        block.gasUsed += r.receipt!.gasUsed;
+        r.receipt!.cumulativeGasUsed = block.gasUsed;
+      });
+    }
+    for (const h of drop) {
+      const r = this.txs.get(h)!;
+      r.status = 'dropped';
+      r.blockNumber = undefined;
+      r.index = undefined;
+      r.receipt = undefined;
+    }
+    this.forks.push(fork);
+    return fork;
   }
 
   private mineBlock(atMs: number): string[] {
@@ -289,10 +351,25 @@ export class PolygonChain {
         -32000,
         `invalid sender: invalid chain id for signer: have ${tx.chainId} want ${CHAIN_ID}`,
       );
-    if (tx.signature === null || tx.from === null)
-      throw new RpcError(-32000, 'invalid sender: invalid transaction v, r, s values');
+    // ethers recovers the sender on every read of `from`: once is enough.
+    const sender = tx.signature === null ? null : tx.from;
+    if (sender === null) throw new RpcError(-32000, 'invalid sender: invalid transaction v, r, s values');
+    return this.admit(tx, raw, sender.toLowerCase());
+  }
+
+  /**
+   * A transaction signed by one of the emulator's own keys (operator-tx.ts), admitted without
+   * recovering `from` from the signature: the signer is known, and recovery is the costly part
+   * of a submission when every match of the crowd sends one.
+   */
+  submitSigned(tx: Transaction, from: string): string {
+    this.sync();
+    return this.admit(tx, tx.serialized, from.toLowerCase());
+  }
+
+  /** The pool's admission rules for a decoded, signed transaction of `from`. */
+  private admit(tx: Transaction, raw: string, from: string): string {
     const hash = tx.hash!.toLowerCase();
-    const from = tx.from.toLowerCase();
     if (this.txs.get(hash)?.status === 'pending') throw new RpcError(-32000, 'already known');
     const next = this.nonce(from);
     if (tx.nonce < next)
@@ -335,7 +412,7 @@ export class PolygonChain {
 
   get(hash: string): TxRecord | undefined {
     const r = this.txs.get(String(hash).toLowerCase());
-    return r && r.status !== 'replaced' ? r : undefined;
+    return r && r.status !== 'replaced' && r.status !== 'dropped' ? r : undefined;
   }
 
   setMode(mode: MiningMode, blockTimeMs?: number): void {

@@ -1,12 +1,12 @@
-import { getAddress, isAddress, toQuantity } from 'ethers';
+import { getAddress, isAddress, keccak256, toQuantity, toUtf8Bytes } from 'ethers';
 import type { PolymarketState } from '../polymarket/state.js';
 import { revertData } from './abi.js';
 import {
-  blockHash,
   CHAIN_ID,
   feeCaps,
   RpcError,
   type BlockRecord,
+  type FoundLog,
   type PolygonChain,
   type TxRecord,
 } from './chain-state.js';
@@ -57,12 +57,12 @@ function blockNumberOf(chain: PolygonChain, tag: unknown, i: number): number {
 }
 
 /** A transaction the way `eth_getTransactionByHash` shows it (pending: no block fields). */
-function txWire(r: TxRecord): Record<string, unknown> {
+function txWire(chain: PolygonChain, r: TxRecord): Record<string, unknown> {
   const { tx } = r;
   const sig = tx.signature!;
   const mined = r.status === 'mined' && r.blockNumber !== undefined;
   const out: Record<string, unknown> = {
-    blockHash: mined ? blockHash(r.blockNumber!) : null,
+    blockHash: mined ? chain.blockHash(r.blockNumber!) : null,
     blockNumber: mined ? toQuantity(r.blockNumber!) : null,
     transactionIndex: mined ? toQuantity(r.index!) : null,
     from: getAddress(r.from),
@@ -91,11 +91,26 @@ function txWire(r: TxRecord): Record<string, unknown> {
   return out;
 }
 
-function receiptWire(r: TxRecord): Record<string, unknown> | null {
+/** A log as receipts and `eth_getLogs` show it. */
+function logWire(chain: PolygonChain, { log, tx, logIndex }: FoundLog): Record<string, unknown> {
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: toQuantity(tx.blockNumber!),
+    blockHash: chain.blockHash(tx.blockNumber!),
+    transactionHash: tx.hash,
+    transactionIndex: toQuantity(tx.index ?? 0),
+    logIndex: toQuantity(logIndex),
+    removed: false,
+  };
+}
+
+function receiptWire(chain: PolygonChain, r: TxRecord): Record<string, unknown> | null {
   if (r.status !== 'mined' || !r.receipt || r.blockNumber === undefined) return null;
   const { receipt, tx } = r;
   return {
-    blockHash: blockHash(r.blockNumber),
+    blockHash: chain.blockHash(r.blockNumber),
     blockNumber: toQuantity(r.blockNumber),
     transactionHash: r.hash,
     transactionIndex: toQuantity(r.index ?? 0),
@@ -105,17 +120,7 @@ function receiptWire(r: TxRecord): Record<string, unknown> | null {
     cumulativeGasUsed: toQuantity(receipt.cumulativeGasUsed),
     gasUsed: toQuantity(receipt.gasUsed),
     effectiveGasPrice: toQuantity(receipt.effectiveGasPrice),
-    logs: receipt.logs.map((l, i) => ({
-      address: l.address,
-      topics: l.topics,
-      data: l.data,
-      blockNumber: toQuantity(r.blockNumber!),
-      blockHash: blockHash(r.blockNumber!),
-      transactionHash: r.hash,
-      transactionIndex: toQuantity(r.index ?? 0),
-      logIndex: toQuantity(receipt.firstLogIndex + i),
-      removed: false,
-    })),
+    logs: receipt.logs.map((log, i) => logWire(chain, { log, tx: r, logIndex: receipt.firstLogIndex + i })),
     logsBloom: EMPTY_BLOOM,
     status: toQuantity(receipt.status),
     type: toQuantity(tx.type ?? 0),
@@ -126,15 +131,15 @@ function blockWire(chain: PolygonChain, b: BlockRecord, full: boolean): Record<s
   const txs = b.txHashes.map((h) => chain.txs.get(h)!);
   return {
     number: toQuantity(b.number),
-    hash: blockHash(b.number),
-    parentHash: blockHash(b.number - 1),
+    hash: chain.blockHash(b.number),
+    parentHash: chain.blockHash(b.number - 1),
     nonce: '0x0000000000000000',
     mixHash: `0x${'0'.repeat(64)}`,
     sha3Uncles: '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
     logsBloom: EMPTY_BLOOM,
-    transactionsRoot: blockHash(-b.number),
-    stateRoot: blockHash(b.number + 1e9),
-    receiptsRoot: blockHash(-b.number - 1e9),
+    transactionsRoot: keccak256(toUtf8Bytes(`transactions of ${chain.blockHash(b.number)}`)),
+    stateRoot: keccak256(toUtf8Bytes(`state of ${chain.blockHash(b.number)}`)),
+    receiptsRoot: keccak256(toUtf8Bytes(`receipts of ${chain.blockHash(b.number)}`)),
     miner: ZERO_ADDRESS,
     difficulty: '0x1',
     totalDifficulty: toQuantity(b.number),
@@ -144,9 +149,59 @@ function blockWire(chain: PolygonChain, b: BlockRecord, full: boolean): Record<s
     gasUsed: toQuantity(b.gasUsed),
     timestamp: toQuantity(Math.floor(b.timestampMs / 1000)),
     baseFeePerGas: toQuantity(b.baseFee),
-    transactions: full ? txs.map(txWire) : b.txHashes,
+    transactions: full ? txs.map((t) => txWire(chain, t)) : b.txHashes,
     uncles: [],
   };
+}
+
+/** A topic filter position: null (any), one topic, or a list of alternatives (geth's OR). */
+function topicSet(v: unknown, i: number): Set<string> | null {
+  if (v === null || v === undefined) return null;
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length === 0) return null;
+  return new Set(list.map((t) => hexData(t, i)));
+}
+
+/** geth's cap on a filter's topic positions. */
+const MAX_TOPICS = 4;
+
+/** `eth_getLogs`: by `blockHash`, or over `fromBlock`..`toBlock` (default latest), geth's filter rules. */
+function getLogs(chain: PolygonChain, params: Params): Record<string, unknown>[] {
+  const f = params[0];
+  if (typeof f !== 'object' || f === null) throw invalid(0, 'filter object expected');
+  const c = f as Record<string, unknown>;
+  let from: number;
+  let to: number;
+  if (c.blockHash !== undefined && c.blockHash !== null) {
+    if (c.fromBlock !== undefined || c.toBlock !== undefined)
+      throw new RpcError(
+        -32602,
+        'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
+      );
+    const want = hexData(c.blockHash, 0);
+    const n = [...chain.blocks.keys()].find((k) => chain.blockHash(k) === want);
+    if (n === undefined) throw new RpcError(-32000, 'unknown block');
+    from = to = n;
+  } else {
+    from = blockNumberOf(chain, c.fromBlock ?? 'latest', 0);
+    to = blockNumberOf(chain, c.toBlock ?? 'latest', 0);
+    if (from > to && to <= chain.head) throw new RpcError(-32000, 'invalid block range params');
+  }
+  const addresses =
+    c.address === undefined || c.address === null
+      ? null
+      : new Set((Array.isArray(c.address) ? c.address : [c.address]).map((a) => address([a], 0)));
+  const topics = c.topics === undefined || c.topics === null ? [] : c.topics;
+  if (!Array.isArray(topics)) throw invalid(0, 'topics must be an array');
+  if (topics.length > MAX_TOPICS) throw new RpcError(-32000, 'exceed max topics');
+  const wanted = topics.map((t) => topicSet(t, 0));
+  return chain
+    .logs(from, to)
+    .filter(({ log }) => !addresses || addresses.has(log.address.toLowerCase()))
+    .filter(({ log }) =>
+      wanted.every((w, i) => !w || (log.topics[i] !== undefined && w.has(log.topics[i]!.toLowerCase()))),
+    )
+    .map((found) => logWire(chain, found));
 }
 
 /** The call object of eth_call / eth_estimateGas. */
@@ -206,6 +261,15 @@ export function rpcMethods(state: PolymarketState, chain: PolygonChain): Record<
       return b ? blockWire(chain, b, p[1] === true) : null;
     },
 
+    eth_getBlockByHash: (p) => {
+      const want = hexData(p[0], 0);
+      const n = [...chain.blocks.keys()].find((k) => chain.blockHash(k) === want);
+      const b = n === undefined ? undefined : chain.block(n);
+      return b ? blockWire(chain, b, p[1] === true) : null;
+    },
+
+    eth_getLogs: (p) => getLogs(chain, p),
+
     eth_feeHistory: (p) => {
       const count = Math.min(Number(quantity(p[0], 0)), 1024);
       const newest = Math.min(blockNumberOf(chain, p[1], 1), chain.head);
@@ -245,11 +309,11 @@ export function rpcMethods(state: PolymarketState, chain: PolygonChain): Record<
 
     eth_getTransactionByHash: (p) => {
       const r = chain.get(String(p[0]));
-      return r ? txWire(r) : null;
+      return r ? txWire(chain, r) : null;
     },
     eth_getTransactionReceipt: (p) => {
       const r = chain.get(String(p[0]));
-      return r ? receiptWire(r) : null;
+      return r ? receiptWire(chain, r) : null;
     },
   };
 }

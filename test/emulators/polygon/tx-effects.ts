@@ -5,6 +5,7 @@ import type { PolymarketState } from '../polymarket/state.js';
 import { LedgerError } from '../polymarket/wallet-ledger.js';
 import { COLLATERAL_TOKEN, CTF, ERC20, NEG_RISK_ADAPTER, ONRAMP } from './abi.js';
 import { depositWalletFactoryCall } from './deposit-wallet-factory.js';
+import { exchangeCall } from './exchange-settlement.js';
 
 // What a call to one of the Polymarket contracts does to the shared ledger (reference §8.3). One
 // planner serves `eth_call` (return data only), `eth_estimateGas` (gas or the revert) and mining
@@ -121,6 +122,9 @@ export function planCall(state: PolymarketState, call: Call): Outcome {
       return adapterRedeem(state, call, selector, to === lower(CONTRACTS.negRiskCtfCollateralAdapter));
     if (to === lower(CONTRACTS.negRiskAdapter)) return negRiskAdapterRedeem(state, call, selector);
     // The relayer's transactions: wallets deployed, and owner-signed batches run from the wallets.
+    // The exchange operator's settlements of matches the CLOB (or the crowd) made.
+    if (to === lower(CONTRACTS.exchangeV2) || to === lower(CONTRACTS.negRiskExchangeV2))
+      return exchangeCall(state, call);
     if (to === lower(CONTRACTS.depositWalletFactory))
       return depositWalletFactoryCall(state, call, (inner) => planCall(state, inner));
   } catch (err) {

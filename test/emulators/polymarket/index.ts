@@ -13,6 +13,7 @@ import { ordersRouter } from './routes/orders.js';
 import { relayerRouter } from './routes/relayer.js';
 import { PolymarketState, type StateOptions } from './state.js';
 import { PolygonChain, polygonAdminRouter, polygonRpcRouter } from '../polygon/index.js';
+import { settleOnChain } from '../polygon/exchange-settlement.js';
 
 // Polymarket emulator: a loopback HTTP test double of the public Gamma, CLOB (market data and
 // trading: L1/L2 auth, V2 orders, matching, cancels, orders/trades, balances) and Data APIs. The real services are separate hosts whose paths collide (`/markets/{id}` exists on
@@ -62,6 +63,8 @@ export function createPolymarketApp(state: PolymarketState) {
   app.set('etag', false);
   const faults = faultInjector(state);
   const chain = new PolygonChain(state);
+  // Every match, the crowd's included, goes on the chain as the exchange's fill events.
+  state.settleOnChain = (m) => settleOnChain(state, chain, m);
 
   // The control plane is neither logged nor subject to faults.
   // A full reset also forgets the chain (POL, nonces, transactions): it shares the ledger.

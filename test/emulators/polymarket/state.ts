@@ -23,7 +23,16 @@ import { Exchange } from './exchange.js';
 import { slugify } from './ids.js';
 import type { TradeRecord } from './clob-records.js';
 import { PublicTape } from './public-tape.js';
-import { printClobTrade, printPriceMove } from './tape-prints.js';
+import {
+  matchOfTrade,
+  printClobTrade,
+  printOffBookFill,
+  printPriceMove,
+  type OffBookFill,
+  type Settle,
+} from './tape-prints.js';
+import type { TapeFill } from './public-tape.js';
+import { ChainMatches } from '../polygon/exchange-settlement.js';
 import {
   onGrid,
   type EventRecord,
@@ -78,6 +87,12 @@ export class PolymarketState {
   readonly exchange: Exchange = new Exchange(this);
   /** The Data API's public trades: the crowd's prints on price moves and the CLOB's matches. */
   readonly tape: PublicTape;
+  /** Matches put on the emulated chain, by id: what their settlement transactions emit. */
+  readonly chainMatches = new ChainMatches();
+  /** Set when a chain runs over this state: every match goes on it (its hash is the trade's). */
+  settleOnChain: Settle | undefined;
+  /** Fills an admin asked for, counted: their ids derive from it. */
+  private adminFills = 0;
   faults: FaultRule[] = [];
   requests: RequestLogEntry[] = [];
   clockOffsetMs = 0;
@@ -128,6 +143,8 @@ export class PolymarketState {
     this.basis.reset();
     this.exchange.reset();
     this.tape.reset();
+    this.chainMatches.reset();
+    this.adminFills = 0;
     this.faults = [];
     this.requests = [];
     this.clockOffsetMs = 0;
@@ -199,7 +216,10 @@ export class PolymarketState {
 
   notePublicTrade(trade: TradeRecord): void {
     const hit = this.marketByToken(trade.tokenId);
-    if (hit) printClobTrade(this.tape, trade, hit.index);
+    if (!hit) return;
+    if (this.settleOnChain)
+      trade.transactionHash = this.settleOnChain(matchOfTrade(trade, hit.market.negRisk));
+    printClobTrade(this.tape, trade, hit.index);
   }
 
   // ---- lookups ----
@@ -242,9 +262,21 @@ export class PolymarketState {
     m.bookVersion++;
     m.volume = Math.round((m.volume + 250) * 100) / 100;
     m.volume24hr = Math.round((m.volume24hr + 250) * 100) / 100;
-    printPriceMove(this.tape, m, from, Math.floor(now / 1000), this.printSeed);
+    printPriceMove(this.tape, m, from, Math.floor(now / 1000), this.printSeed, this.settleOnChain);
     // The new book may cross resting orders: they fill against it.
     this.exchange.sweep(m);
+  }
+
+  /** Admin: a trade between two wallets now, printed and put on the chain like the crowd's. */
+  printFill(m: MarketRecord, f: Omit<OffBookFill, 'idText'>): TapeFill {
+    const idText = `admin:${m.conditionId}:${++this.adminFills}`;
+    return printOffBookFill(
+      this.tape,
+      m,
+      { ...f, idText },
+      Math.floor(this.now() / 1000),
+      this.settleOnChain,
+    );
   }
 
   resolve(m: MarketRecord, outcome: Resolution): void {

@@ -4,10 +4,18 @@ import type { MarketRecord } from './model.js';
 import type { Side } from './order-verify.js';
 import type { PublicTape, TapeFill } from './public-tape.js';
 import { CROWD_SIZE, movePrints } from '../move-prints.js';
+import type { MatchLeg, OnChainMatch } from '../polygon/exchange-settlement.js';
+import { costOf } from './matching.js';
+import { toUnits } from './wallet-ledger.js';
 
 // What lands on the public tape (public-tape.ts), from the two things that trade on the emulator:
 // the emulated crowd, whose trades are what moved a price, and orders matched on the emulated CLOB
-// (ours included), each with its trade's transaction hash.
+// (ours included), each with its trade's transaction hash. Both also go on the emulated chain
+// as the exchange's fill events (../polygon/exchange-settlement.ts), when `settle` is given: the
+// print then carries that transaction's hash.
+
+/** Puts a match on the chain and returns its transaction hash. */
+export type Settle = (m: OnChainMatch) => string;
 
 const flip = (s: Side): Side => (s === 'BUY' ? 'SELL' : 'BUY');
 const ADJECTIVES = ['Brisk', 'Quiet', 'Lucky', 'Amber', 'Bold', 'Calm', 'Swift', 'Grim'];
@@ -50,25 +58,87 @@ export function printPriceMove(
   fromYes: number,
   nowSec: number,
   seed: string,
+  settle?: Settle,
 ): TapeFill[] {
   const seedText = `${seed}:${m.conditionId}:${m.moves.length}`;
   const prints = movePrints(seedText, { from: fromYes, to: m.price, tick: m.tick, wholeShares: false });
   return prints.map((p, i) => {
-    const outcomeIndex = p.onNo ? 1 : 0;
     const price = Number((p.onNo ? 1 - p.yesPrice : p.yesPrice).toFixed(6));
     // Buying NO is selling YES: the taker's side on its own token is the YES side flipped.
     const side = p.onNo ? flip(p.yesSide) : p.yesSide;
-    const maker = crowdWallet((p.trader + 1 + i) % CROWD_SIZE);
-    return tape.add({
-      conditionId: m.conditionId,
-      tokenId: m.tokenIds[outcomeIndex] as string,
-      outcomeIndex,
-      timestampSec: nowSec,
-      taker: { wallet: crowdWallet(p.trader), side, shares: p.shares, price },
-      makers: [{ wallet: maker, side: flip(side), shares: p.shares, price }],
-      transactionHash: bytes32(`crowd-tx:${seedText}:${i}`),
-      clobTradeId: undefined,
-    });
+    return printOffBookFill(
+      tape,
+      m,
+      {
+        outcomeIndex: p.onNo ? 1 : 0,
+        taker: crowdWallet(p.trader),
+        maker: crowdWallet((p.trader + 1 + i) % CROWD_SIZE),
+        side,
+        shares: p.shares,
+        price,
+        idText: `${seedText}:${i}`,
+      },
+      nowSec,
+      settle,
+    );
+  });
+}
+
+/** A fill between two wallets outside the emulated CLOB's book (the crowd's, or one an admin asked for). */
+export interface OffBookFill {
+  outcomeIndex: number;
+  /** The taker's and the maker's wallets (lower-case). */
+  taker: string;
+  maker: string;
+  /** The taker's side on the traded token. */
+  side: Side;
+  shares: number;
+  /** Price of the traded token. */
+  price: number;
+  /** Stable text the fill's ids derive from. */
+  idText: string;
+}
+
+/**
+ * Prints `f` on the public tape at `nowSec` and, with `settle`, puts it on the chain (its print
+ * then carries that transaction's hash). Balances do not move: like the crowd's trades, it is a
+ * trade between others that the emulated venue only shows.
+ */
+export function printOffBookFill(
+  tape: PublicTape,
+  m: MarketRecord,
+  f: OffBookFill,
+  nowSec: number,
+  settle?: Settle,
+): TapeFill {
+  const tokenId = m.tokenIds[f.outcomeIndex] as string;
+  const id = bytes32(`crowd-tx:${f.idText}`);
+  const shares = toUnits(f.shares);
+  const cost = costOf(shares, BigInt(Math.round(f.price * 1e6)));
+  const leg = (wallet: string, side: Side, role: string): MatchLeg => ({
+    orderHash: bytes32(`crowd-order:${f.idText}:${role}`),
+    wallet,
+    side,
+    shares,
+    cost,
+    fee: 0n,
+  });
+  const match: OnChainMatch = {
+    id,
+    tokenId,
+    negRisk: m.negRisk,
+    taker: leg(f.taker, f.side, 'taker'),
+    makers: [leg(f.maker, flip(f.side), 'maker')],
+  };
+  return tape.add({
+    conditionId: m.conditionId,
+    tokenId,
+    outcomeIndex: f.outcomeIndex,
+    timestampSec: nowSec,
+    taker: { wallet: f.taker, side: f.side, shares: f.shares, price: f.price },
+    makers: [{ wallet: f.maker, side: flip(f.side), shares: f.shares, price: f.price }],
+    transactionHash: settle ? settle(match) : id,
+    clobTradeId: undefined,
   });
 }
 
@@ -96,4 +166,29 @@ export function printClobTrade(tape: PublicTape, trade: TradeRecord, outcomeInde
     transactionHash: trade.transactionHash,
     clobTradeId: trade.id,
   });
+}
+
+/** A CLOB trade as the exchange settles it: the taker order against each maker order it hit. */
+export function matchOfTrade(trade: TradeRecord, negRisk: boolean): OnChainMatch {
+  return {
+    id: `0x${sha256Hex(`tx:${trade.id}`)}`,
+    tokenId: trade.tokenId,
+    negRisk,
+    taker: {
+      orderHash: trade.takerOrderId,
+      wallet: trade.takerMaker,
+      side: trade.side,
+      shares: trade.shares,
+      cost: trade.notional,
+      fee: trade.fee,
+    },
+    makers: trade.makers.map((mk) => ({
+      orderHash: mk.orderId,
+      wallet: mk.makerAddress,
+      side: mk.side,
+      shares: mk.shares,
+      cost: costOf(mk.shares, mk.priceMicro),
+      fee: 0n,
+    })),
+  };
 }

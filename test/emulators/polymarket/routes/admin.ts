@@ -1,7 +1,9 @@
 import express, { Router, type Request } from 'express';
+import { isAddress } from 'ethers';
 import { FAULT_MODES } from '../control.js';
 import type { FaultMode, MarketRecord, Resolution } from '../model.js';
 import type { PolymarketState } from '../state.js';
+import { crowdWallet } from '../tape-prints.js';
 import { gammaMarket } from '../wire.js';
 import { positionView } from './data.js';
 import { HttpError, jsonRoute } from './json-route.js';
@@ -36,6 +38,47 @@ export function adminRouter(state: PolymarketState): Router {
       if (m.closed) throw new HttpError(409, 'market is closed');
       state.setPrice(m, yes);
       return gammaMarket(state, m);
+    }),
+  );
+
+  // A trade of `wallet` (the taker) against `maker` (default: one of the crowd) on outcome
+  // `outcome_index` (default 0) at `price` (default the outcome's price): printed on the public
+  // tape and put on the chain as the exchange's fill events, as the crowd's trades are. Balances do
+  // not move. {"wallet": "0x…", "side": "BUY", "shares": 10, "price"?: 0.5, "outcome_index"?: 0, "maker"?: "0x…"}
+  r.post(
+    '/markets/:conditionId/fills',
+    jsonRoute((req) => {
+      const m = market(req);
+      const b = body(req);
+      const wallet = (name: string, v: unknown) => {
+        if (typeof v !== 'string' || !isAddress(v)) throw new HttpError(400, `"${name}" must be an address`);
+        return v.toLowerCase();
+      };
+      const side = String(b.side ?? '').toUpperCase();
+      if (side !== 'BUY' && side !== 'SELL') throw new HttpError(400, '"side" must be "BUY" or "SELL"');
+      const outcomeIndex = b.outcome_index ?? 0;
+      if (outcomeIndex !== 0 && outcomeIndex !== 1)
+        throw new HttpError(400, '"outcome_index" must be 0 or 1');
+      if (!finite(b.shares) || b.shares <= 0) throw new HttpError(400, '"shares" must be a number > 0');
+      const own = outcomeIndex === 0 ? m.price : 1 - m.price;
+      const price = b.price === undefined ? Number(own.toFixed(6)) : b.price;
+      if (!finite(price) || price <= 0 || price >= 1)
+        throw new HttpError(400, '"price" must be a number in (0, 1)');
+      if (m.closed) throw new HttpError(409, 'market is closed');
+      const fill = state.printFill(m, {
+        outcomeIndex,
+        taker: wallet('wallet', b.wallet),
+        maker: b.maker === undefined ? crowdWallet(0) : wallet('maker', b.maker),
+        side,
+        shares: b.shares,
+        price,
+      });
+      return {
+        transaction_hash: fill.transactionHash,
+        token_id: fill.tokenId,
+        taker: fill.taker,
+        makers: fill.makers,
+      };
     }),
   );
 

@@ -1,9 +1,9 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Router, type Request } from 'express';
-import { getAddress, isAddress, isHexString, parseEther, Transaction, zeroPadValue } from 'ethers';
+import { getAddress, isAddress, isHexString, zeroPadValue } from 'ethers';
 import { DEPOSIT_WALLET_FACTORY } from '../../polygon/abi.js';
-import { CHAIN_ID, intrinsicGas, type PolygonChain } from '../../polygon/chain-state.js';
-import { planCall } from '../../polygon/tx-effects.js';
+import type { PolygonChain } from '../../polygon/chain-state.js';
+import { sendAsOperator } from '../../polygon/operator-tx.js';
 import { CONTRACTS } from '../contracts.js';
 import { depositWalletOf, RELAYER_OPERATOR, type Batch, type BatchCall } from '../deposit-wallets.js';
 import type { PolymarketState } from '../state.js';
@@ -31,8 +31,6 @@ export const RELAYER_BUILDER_CREDENTIALS = {
 
 /** How far ahead a batch deadline may be (the relayer's maximum, §8.4). */
 const MAX_DEADLINE_S = 300;
-/** The operator's POL is topped up to this when it runs low: the real relayer keeps its signers funded. */
-const OPERATOR_FLOAT = parseEther('100');
 
 type RelayerState = 'STATE_NEW' | 'STATE_CONFIRMED' | 'STATE_FAILED';
 
@@ -95,33 +93,10 @@ export function relayerRouter(state: PolymarketState, chain: PolygonChain): Rout
   const r = Router();
   const txs = new Map<string, RelayerTx>();
   const { depositWallets } = state;
-  const operator = RELAYER_OPERATOR.address.toLowerCase();
 
-  /**
-   * Sends `data` to the factory as a transaction of the operator (nonce after its pending ones,
-   * the chain's fees, the gas the call needs with a margin) and returns its hash. A call bound to
-   * revert is sent all the same: it is mined reverted and the submission ends `STATE_FAILED`.
-   */
-  const send = (data: string): string => {
-    const to = CONTRACTS.depositWalletFactory;
-    const tx = Transaction.from({
-      type: 2,
-      chainId: CHAIN_ID,
-      to,
-      data,
-      value: 0n,
-      nonce: chain.pendingNonce(operator),
-      maxPriorityFeePerGas: chain.priorityFee,
-      maxFeePerGas: 2n * chain.baseFee + chain.priorityFee,
-    });
-    const planned = planCall(state, { from: operator, to, data, value: 0n });
-    const needed = planned.gas > intrinsicGas(tx) ? planned.gas : intrinsicGas(tx);
-    tx.gasLimit = (needed * 3n) / 2n;
-    tx.signature = RELAYER_OPERATOR.signingKey.sign(tx.unsignedHash);
-    if (chain.balance(operator) < OPERATOR_FLOAT / 2n)
-      chain.fund(operator, OPERATOR_FLOAT - chain.balance(operator));
-    return chain.submit(tx.serialized);
-  };
+  /** Sends `data` to the factory as a transaction of the operator (operator-tx.ts); returns its hash. */
+  const send = (data: string): string =>
+    sendAsOperator(state, chain, RELAYER_OPERATOR, CONTRACTS.depositWalletFactory, data);
 
   const record = (tx: Omit<RelayerTx, 'transactionID' | 'createdAt'>) => {
     const row: RelayerTx = {
