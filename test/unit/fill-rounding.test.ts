@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { saleProceedsMicro, sharesBoughtMicro } from '../../shared/domains/markets/fill-rounding.js';
+import {
+  fillDustMicro,
+  maxFillDustMicro,
+  saleProceedsMicro,
+  sharesBoughtMicro,
+} from '../../shared/domains/markets/fill-rounding.js';
 import type { MarketRecord } from '../../shared/domains/markets/market.model.js';
 import { stateAt, type Outcome } from '../../shared/domains/markets/lmsr.js';
 import { bookState } from '../../shared/domains/markets/sim-book.js';
@@ -135,6 +140,56 @@ describe('sim fills round in the house’s favour, to the micro-unit #unit', () 
         assert.ok(back <= amountMicro, `paid ${amountMicro}, got back ${back}`);
       }),
       { numRuns: 500 },
+    );
+  });
+  it('when the audit bounds the dust of a fill the rounding made, then every such fill is within it, also on books of large liquidity', () => {
+    const audited = (
+      book: StoredBook,
+      side: Outcome,
+      action: 'buy' | 'sell',
+      sharesMicro: number,
+      amountMicro: number,
+    ) => {
+      const s = bookState({ book: { ...book, version: 0 } });
+      const fill = { side, action, sharesMicro, amountMicro };
+      const dust = fillDustMicro(s, fill);
+      assert.ok(
+        dust >= -1e-3 && dust < maxFillDustMicro(s, fill) + 1e-3,
+        `${action} of ${sharesMicro} micro-shares for ${amountMicro} on ${JSON.stringify(book)} left ${dust} micro-units`,
+      );
+    };
+    // Sales on a b = 10,000 book whose rounding guard leaves more than 1 + 1e-3 units (found by search):
+    // a bound of one unit plus the float tolerance called these correct fills wrong.
+    const half = stateAt(10_000, 0.5);
+    const found: [yesMicro: number, sharesMicro: number][] = [
+      [4_263_000_000, 175_776_910],
+      [3_399_000_000, 502_458_430],
+      [5_698_000_000, 524_459_860],
+    ];
+    for (const [yesMicro, sharesMicro] of found) {
+      const book = { b: 10_000, q0Yes: half.qYes, q0No: half.qNo, yesMicro, noMicro: 0 };
+      const paid = saleProceedsMicro(bookState({ book: { ...book, version: 0 } }), 'yes', sharesMicro);
+      audited(book, 'yes', 'sell', sharesMicro, paid);
+    }
+    const largeBook = arbBook.map((book) => ({ ...book, b: book.b * 5 }));
+    fc.assert(
+      fc.property(
+        fc.oneof(arbBook, largeBook),
+        arbSide,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (book, side, f) => {
+          const s = bookState({ book: { ...book, version: 0 } });
+          const held = side === 'yes' ? book.yesMicro : book.noMicro;
+          if (held >= STEP) {
+            const sharesMicro = Math.max(STEP, Math.floor((held * f) / STEP) * STEP);
+            audited(book, side, 'sell', sharesMicro, saleProceedsMicro(s, side, sharesMicro));
+          }
+          const amountMicro = 1 + Math.floor(f * 500_000_000);
+          const shares = sharesBoughtMicro(s, side, amountMicro);
+          if (shares > 0) audited(book, side, 'buy', shares, amountMicro);
+        },
+      ),
+      { numRuns: 1500 },
     );
   });
 });

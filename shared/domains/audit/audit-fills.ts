@@ -3,7 +3,7 @@ import type { MarketRecord } from '../markets/market.model.js';
 import { bookState } from '../markets/sim-book.js';
 import {
   fillDustMicro,
-  nextStepCostMicro,
+  maxFillDustMicro,
   saleProceedsMicro,
   sharesBoughtMicro,
 } from '../markets/fill-rounding.js';
@@ -60,19 +60,11 @@ function checkFill(findings: Findings, marketId: string, r: Replay, e: ReplayedE
     return;
   }
   const side = e.side!;
-  const dust = fillDustMicro(s, {
-    side,
-    action: e.action!,
-    sharesMicro: e.sharesMicro,
-    amountMicro: e.amountMicro,
-  });
-  if (e.action === 'sell') {
-    if (dust < -DUST_TOLERANCE_MICRO || dust >= 1 + DUST_TOLERANCE_MICRO)
-      differ('amountMicro', saleProceedsMicro(s, side, e.sharesMicro), e.amountMicro);
-  } else {
-    const nextStep = nextStepCostMicro(s, side, e.sharesMicro);
-    if (dust < -DUST_TOLERANCE_MICRO || dust >= nextStep + DUST_TOLERANCE_MICRO)
-      differ('sharesMicro', sharesBoughtMicro(s, side, e.amountMicro), e.sharesMicro);
+  const fill = { side, action: e.action!, sharesMicro: e.sharesMicro, amountMicro: e.amountMicro };
+  const dust = fillDustMicro(s, fill);
+  if (dust < -DUST_TOLERANCE_MICRO || dust >= maxFillDustMicro(s, fill) + DUST_TOLERANCE_MICRO) {
+    if (e.action === 'sell') differ('amountMicro', saleProceedsMicro(s, side, e.sharesMicro), e.amountMicro);
+    else differ('sharesMicro', sharesBoughtMicro(s, side, e.amountMicro), e.sharesMicro);
   }
   house.fills++;
   house.dustMicro += dust;

@@ -44,6 +44,21 @@ export function fillDustMicro(
     : proceedsForShares(s, fill.side, shares) * MICRO - fill.amountMicro;
 }
 
+/**
+ * The most dust the rounding above can leave on a fill (micro-units): under one unit of money for a
+ * sale, under the cost of one more share step for a buy, plus the `floatGuard` taken off before
+ * rounding down (which grows with the book's liquidity: above 1e-3 of a unit from b = 10,000).
+ */
+export function maxFillDustMicro(
+  s: LmsrState,
+  fill: { side: Outcome; action: 'buy' | 'sell'; sharesMicro: number; amountMicro: number },
+): number {
+  if (fill.action === 'sell')
+    return 1 + floatGuard(s, proceedsForShares(s, fill.side, fill.sharesMicro / MICRO) * MICRO);
+  // The guard was taken off shares; a share costs at most one unit of money per unit.
+  return nextStepCostMicro(s, fill.side, fill.sharesMicro) + floatGuard(s, fill.sharesMicro);
+}
+
 /** What one more share step would have cost a buy beyond its shares (the bound of a buy's dust), micro-units. */
 export function nextStepCostMicro(s: LmsrState, side: Outcome, sharesMicro: number): number {
   const at = (micro: number) => costOfShares(s, side, micro / MICRO) * MICRO;
