@@ -211,6 +211,30 @@ const receiptStatus = async (hash: string) => {
   return receipt && Number(receipt.status);
 };
 
+/**
+ * `size` shares of `token` in `holder`'s wallet on the chain, as a transfer from anyone leaves them
+ * (one micro-share sent by a stranger after a redemption costs next to nothing).
+ */
+const holdOnChain = (holder: string, token: string, sizeMicro: number) =>
+  polymarketAdmin('POST', '/positions', { user: holder, token_id: token, size: sizeMicro / 1e6 });
+
+/** The adapter redemption of `conditionId` signed by the client, relayed through the service and mined: its hash. */
+async function relayedRedemptionMined(
+  t: { wallet: Wallet },
+  auth: ReturnType<typeof asAgent>,
+  conditionId: string,
+): Promise<string> {
+  const tx = redemptionTransaction(t.wallet.address, { conditionId, negRisk: false });
+  const relayed = await relayTx(auth, await signAsClient(auth, t.wallet, tx)).expect(200);
+  assert.equal(relayed.body.kind, 'redeem', JSON.stringify(relayed.body));
+  const hash = relayed.body.tx_hash as string;
+  await until(
+    () => testContext().deps.models.TxBroadcast.findById(hash).lean(),
+    (b) => b?.status === 'mined',
+  );
+  return hash;
+}
+
 describe('Redemption of resolved Polymarket positions (client-contract §8.4) #integration', function () {
   this.timeout(120_000);
   let mining: string;
@@ -631,6 +655,32 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     assert.deepEqual([done.body.recorded, done.body.payout], [true, shares], JSON.stringify(done.body));
   });
 
+  it('when a wallet that also holds shares bought elsewhere redeems, and a stranger then sends it one micro-share of the winning token, then its report still settles the position for what its shares pay', async () => {
+    const { deps } = testContext();
+    const { t, m, shares } = await externalHolding();
+    // 5 more YES than the position: bought elsewhere, redeemed with it, not the account's.
+    await holdOnChain(t.wallet.address, m.yes, toMicro(shares) + 5_000_000);
+    await resolveYes(m.conditionId);
+    const hash = await redeemOnChain(t.wallet, m.conditionId);
+    assert.equal(await receiptStatus(hash), 1);
+    // Dust after the fact: the wallet holds a paying share again, which the receipt never saw.
+    await holdOnChain(t.wallet.address, m.yes, 1);
+
+    const done = await report(t.agent, m.marketId, hash).expect(200);
+    assert.deepEqual(
+      [done.body.recorded, done.body.positions_settled, done.body.payout],
+      [true, 1, shares],
+      JSON.stringify(done.body),
+    );
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.status, 'settled');
+    assert.equal(p!.payout, shares);
+    assert.equal(
+      (await deps.models.Redemption.findById(redemptionId(t.wallet.address, m.marketId)).lean())?.status,
+      'redeemed',
+    );
+  });
+
   it('when a report names a redemption that reverted, or one not mined yet, then it is refused until a mined one proves it', async () => {
     const { t, m, shares } = await externalHolding();
     await resolveYes(m.conditionId);
@@ -776,15 +826,8 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
     const { t, auth, m, shares } = await externalHolding();
     // The chain resolves (50-50) before the resolution job runs: the client redeems on its own.
     await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: '50-50' });
-    const tx = redemptionTransaction(t.wallet.address, { conditionId: m.conditionId, negRisk: false });
     const balance = await pusd(t.wallet.address);
-    const relayed = await relayTx(auth, await signAsClient(auth, t.wallet, tx)).expect(200);
-    assert.equal(relayed.body.kind, 'redeem', JSON.stringify(relayed.body));
-    const hash = relayed.body.tx_hash as string;
-    await until(
-      () => deps.models.TxBroadcast.findById(hash).lean(),
-      (b) => b?.status === 'mined',
-    );
+    const hash = await relayedRedemptionMined(t, auth, m.conditionId);
     const expected = Math.floor(toMicro(shares) / 2) / 1e6;
     assert.ok(Math.abs((await pusd(t.wallet.address)) - (balance + expected)) < 1e-6);
     // Linked by the condition id in the calldata, and waiting for the market to resolve here.
@@ -815,5 +858,22 @@ describe('Redemption of resolved Polymarket positions (client-contract §8.4) #i
       _id: `redeem-${positionId(t.agent.agent_id, m.marketId, 'polymarket')}`,
     });
     assert.equal(entries, 1);
+  });
+
+  it('when a relayed redemption is mined and a stranger then sends the wallet one micro-share of a paying token, then the sweep still settles it and the record is redeemed, not failed', async () => {
+    const { deps } = testContext();
+    const { t, auth, m, shares } = await externalHolding();
+    // Resolved on the chain before the service sees it, so the dust lands before the receipt is checked.
+    await polymarketAdmin('POST', `/markets/${m.conditionId}/resolve`, { outcome: 'yes' });
+    await relayedRedemptionMined(t, auth, m.conditionId);
+    await holdOnChain(t.wallet.address, m.yes, 1);
+
+    await checkResolutions(deps);
+    await finishRelayedRedemptions(deps);
+    const rec = await deps.models.Redemption.findById(redemptionId(t.wallet.address, m.marketId)).lean();
+    assert.deepEqual([rec?.status, rec?.error ?? null], ['redeemed', null], JSON.stringify(rec));
+    const p = await positionOf(t.agent, m.marketId);
+    assert.equal(p!.status, 'settled');
+    assert.equal(p!.payout, shares);
   });
 });

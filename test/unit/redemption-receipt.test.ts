@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { Interface, Wallet, ZeroHash, hexlify, id, randomBytes, type EventFragment } from 'ethers';
 import { POLYGON_CONTRACTS as C } from '../../shared/domains/venues/polymarket/onchain/polygon-contracts.js';
-import { provenPayouts } from '../../shared/domains/venues/polymarket/onchain/redemption-receipt.js';
+import type { PolygonRpc } from '../../shared/domains/venues/polymarket/onchain/polygon-rpc.js';
+import {
+  provenPayouts,
+  verifyRedemptionReceipt,
+} from '../../shared/domains/venues/polymarket/onchain/redemption-receipt.js';
 
 // The events a redemption receipt is read from, written here independently of the module under
 // test, with the topic hashes third-party indexers publish for the deployed contracts.
@@ -84,5 +88,43 @@ describe('What a redemption receipt proves (redemption-receipt.ts)', () => {
       log(PUSD, C.pusd, [C.ctfCollateralAdapter, C.usdcBridged, holder, 10n]),
     ];
     assert.equal(provenPayouts(logs)[0]!.payoutMicro, 2);
+  });
+
+  it('when a receipt paid the holders at least what their positions are owed, then it proves a complete redemption whatever the wallet holds now; less is partial', async () => {
+    const logs = [
+      log(CTF, C.ctf, [C.ctfCollateralAdapter, C.usdcBridged, ZeroHash, condition, [1, 2], 7_000_000n]),
+      log(PUSD, C.pusd, [C.ctfCollateralAdapter, C.usdcBridged, holder, 7_000_000n]),
+    ];
+    // A node that answers the receipt and nothing else: no balance is read, so tokens sent to
+    // the wallet after the redemption (or bought since) cannot change the verdict.
+    const polygon = {
+      send: async (method: string) => {
+        assert.equal(method, 'eth_getTransactionReceipt');
+        return { result: { status: '0x1', blockNumber: '0x10', logs } };
+      },
+    } as unknown as PolygonRpc;
+    const asked: string[][] = [];
+    const verdict = (owed: number) =>
+      verifyRedemptionReceipt({ polygon }, '0x' + 'ab'.repeat(32), {
+        conditionId: condition,
+        holders: [holder, other],
+        owedMicro: async (proven) => {
+          asked.push(proven);
+          return owed;
+        },
+      });
+    // The holder held more than the account's positions: paid more than they are owed, complete.
+    assert.deepEqual(await verdict(5_000_000), {
+      proven: true,
+      holders: [holder.toLowerCase()],
+      payoutMicro: 7_000_000,
+    });
+    assert.deepEqual(await verdict(7_000_000), {
+      proven: true,
+      holders: [holder.toLowerCase()],
+      payoutMicro: 7_000_000,
+    });
+    assert.deepEqual(await verdict(7_000_001), { proven: false, reason: 'partial' });
+    assert.deepEqual(asked[0], [holder.toLowerCase()], 'owed asked for the holders it paid only');
   });
 });

@@ -31,7 +31,7 @@ import { isRedeemable, redemptionPayoutMicro } from '../../../positions/redeemab
 import { resolutionLabel, yesPayoutMicro } from '../../../markets/resolution.js';
 import {
   coveredBy,
-  payingTokenIds,
+  owedToHolders,
   settleRedeemedPositions,
   unsettledPositions,
 } from './settle-redemption.js';
@@ -370,7 +370,7 @@ export async function reportRedemption(
   const verdict = await verifyRedemptionReceipt(deps, hash, {
     conditionId: market.venueRef.externalId,
     holders,
-    payingTokenIds: payingTokenIds(market),
+    owedMicro: (proven) => owedToHolders(deps, { ...scope, marketId: market._id }, market, proven),
   });
   if (!verdict.proven) throw notProven(hash, market, holders, verdict);
   const proof = { holders: verdict.holders, payoutMicro: verdict.payoutMicro };

@@ -121,16 +121,23 @@ export type RedemptionVerdict =
 /**
  * Whether transaction `hash` redeemed condition `conditionId` from one of `holders` (the wallets
  * the reporting account holds its positions in), completely: mined with status 1, its logs prove
- * a redemption of that condition whose holder is one of them, and that holder has none of the
- * market's paying tokens (`payingTokenIds`) left — a legacy redemption of some index sets or of
- * explicit amounts can leave some, and settling the positions then would book as redeemed shares
- * still in the wallet. Proven: the holders it names and what they were paid in total. Otherwise
- * why not. A transport failure throws (VenueHttpError).
+ * a redemption of that condition whose holder is one of them, and what it paid those holders is
+ * at least what the account's positions held there are owed (`owedMicro`, settle-redemption.ts).
+ * Less is a partial redemption: a legacy one of some index sets or of explicit amounts. Decided
+ * from the receipt alone: a wallet's balance now says nothing of what the transaction redeemed
+ * (anyone can send it a token afterwards, and it may have bought more since). A holder that held
+ * more than the account's positions is paid more, and that completes them. Proven: the holders
+ * it names and what they were paid in total. Otherwise why not. A transport failure throws
+ * (VenueHttpError).
  */
 export async function verifyRedemptionReceipt(
   deps: Pick<BroadcastRpcDeps, 'polygon'>,
   hash: string,
-  expected: { conditionId: string; holders: readonly string[]; payingTokenIds: readonly string[] },
+  expected: {
+    conditionId: string;
+    holders: readonly string[];
+    owedMicro: (provenHolders: string[]) => Promise<number>;
+  },
 ): Promise<RedemptionVerdict> {
   const receipt = await transactionReceipt(deps, hash);
   if (!receipt)
@@ -149,9 +156,7 @@ export async function verifyRedemptionReceipt(
     return { proven: false, reason };
   }
   const proven = [...new Set(ours.map((p) => p.holder))];
-  const left = await Promise.all(
-    proven.flatMap((h) => expected.payingTokenIds.map((t) => deps.polygon.tokenBalance(C.ctf, h, t))),
-  );
-  if (left.some((n) => n > 0n)) return { proven: false, reason: 'partial' };
-  return { proven: true, holders: proven, payoutMicro: ours.reduce((sum, p) => sum + p.payoutMicro, 0) };
+  const payoutMicro = ours.reduce((sum, p) => sum + p.payoutMicro, 0);
+  if (payoutMicro < (await expected.owedMicro(proven))) return { proven: false, reason: 'partial' };
+  return { proven: true, holders: proven, payoutMicro };
 }

@@ -3,9 +3,8 @@ import type { Models } from '../../../models.js';
 import { appendLedgerEntry } from '../../../ledger/ledger.js';
 import { redemptionPayoutMicro } from '../../../positions/redeemable.js';
 import { accept } from '../../../refusal.js';
-import { sidePayoutMicro, yesPayoutMicro } from '../../../markets/resolution.js';
+import { yesPayoutMicro } from '../../../markets/resolution.js';
 import type { MarketRecord } from '../../../markets/market.model.js';
-import { venueRefOn } from '../../../markets/venue-ref.js';
 import { afterWrite } from '../../../../infra/faults.js';
 import type { PositionRecord } from '../../../positions/position.model.js';
 import type { RedemptionRecord } from '../../../wallets/redemption.model.js';
@@ -29,27 +28,48 @@ export interface RedemptionProof {
 }
 
 /**
- * The market's outcome tokens that pay something at its resolution (the winner, or both at a void
- * one): a complete redemption leaves none of them in the wallet.
- */
-export function payingTokenIds(
-  m: Pick<MarketRecord, 'status' | 'outcome' | 'venueRef'> & { payoutYesMicro?: number | null },
-): string[] {
-  const ref = venueRefOn(m, 'polymarket');
-  const token = { yes: ref?.yesTokenId, no: ref?.noTokenId };
-  return (['yes', 'no'] as const)
-    .filter((side) => (sidePayoutMicro(m, side) ?? 0) > 0)
-    .map((side) => token[side])
-    .filter((t): t is string => !!t);
-}
-
-/**
  * Whether a redemption with `proof` covers position `p`: held by a proven holder, or of unknown
  * holder (scopePositions takes those only where the wallet is their one candidate). Without a
  * proof (the service signed it, or the relayer executed the deposit wallet's batch): every one.
  */
-export const coveredBy = (proof: RedemptionProof | undefined) => (p: Pick<PositionRecord, 'holderAddress'>) =>
-  !proof || !p.holderAddress || proof.holders.includes(p.holderAddress);
+export const coveredBy =
+  (proof: Pick<RedemptionProof, 'holders'> | undefined) => (p: Pick<PositionRecord, 'holderAddress'>) =>
+    !proof || !p.holderAddress || proof.holders.includes(p.holderAddress);
+
+type Resolved = Pick<MarketRecord, 'status' | 'outcome'> & { payoutYesMicro?: number | null };
+
+/** The positions of the scope's wallet in the market that a redemption with `proof` covers, in id order. */
+async function coveredPositions(
+  deps: Pick<SettleRedemptionDeps, 'models'>,
+  redemption: Pick<RedemptionRecord, 'userId' | 'agentId' | 'marketId'>,
+  proof: Pick<RedemptionProof, 'holders'> | undefined,
+) {
+  const scope = { userId: redemption.userId, agentId: redemption.agentId };
+  return (await scopePositions(deps.models, scope, redemption.marketId))
+    .filter(coveredBy(proof))
+    .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+}
+
+/**
+ * What the positions a redemption by `holders` covers are owed at the market's resolution: what
+ * each settled one was paid, and what the shares of each other one pay. A receipt that proves
+ * less paid to those holders redeemed only part of them (a legacy redemption of the losing index
+ * set alone pays 0, one of explicit amounts can take fewer than they hold) and settles nothing:
+ * settling them would book shares still in the wallet as redeemed. Decided from the receipt's
+ * payout alone, never from what the wallet holds now, which anyone can add tokens to.
+ */
+export async function owedToHolders(
+  deps: Pick<SettleRedemptionDeps, 'models'>,
+  redemption: Pick<RedemptionRecord, 'userId' | 'agentId' | 'marketId'>,
+  market: Resolved,
+  holders: string[],
+): Promise<number> {
+  const covered = await coveredPositions(deps, redemption, { holders });
+  return covered.reduce(
+    (sum, p) => sum + (p.status === 'settled' ? p.payoutMicro : redemptionPayoutMicro(p, market)),
+    0,
+  );
+}
 
 /** The positions of the scope's wallet in the market that are not settled yet. */
 export async function unsettledPositions(
@@ -83,9 +103,7 @@ export async function settleRedeemedPositions(
   if (!market || yesPayoutMicro(market) === null)
     throw new Error(`market ${redemption.marketId} is not resolved`);
   const scope = { userId: redemption.userId, agentId: redemption.agentId };
-  const covered = (await scopePositions(deps.models, scope, redemption.marketId))
-    .filter(coveredBy(proof))
-    .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  const covered = await coveredPositions(deps, redemption, proof);
   const paidBefore = covered.filter((p) => p.status === 'settled').reduce((sum, p) => sum + p.payoutMicro, 0);
   let left = proof ? proof.payoutMicro - paidBefore : Number.POSITIVE_INFINITY;
   for (const p of covered.filter((q) => q.status !== 'settled')) {
@@ -151,7 +169,7 @@ export async function finishRedemption(
     const verdict = await verifyRedemptionReceipt(deps, hash, {
       conditionId: rec.conditionId,
       holders: await scopeHolders(deps.models, rec),
-      payingTokenIds: payingTokenIds(market),
+      owedMicro: (holders) => owedToHolders(deps, rec, market, holders),
     });
     // A node behind the one that saw it mined: the sweep looks again.
     if (!verdict.proven && (verdict.reason === 'pending' || verdict.reason === 'unknown')) return rec;
