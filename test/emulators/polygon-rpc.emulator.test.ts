@@ -4,7 +4,6 @@ import {
   Contract,
   JsonRpcProvider,
   MaxUint256,
-  Network,
   Transaction,
   Wallet,
   ZeroAddress,
@@ -19,6 +18,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
 import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
 import { eventsOf } from '../support/receipt-events.js';
+import { emulatedPolygonProvider } from '../support/emulated-chain-clients.js';
 
 // The Polygon JSON-RPC stand-in, driven by ethers v6 the way a client or the service would use a
 // real node: chain id, balances, signed approvals and redemptions, receipts, the transaction-pool
@@ -86,15 +86,7 @@ function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, s
 describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket ledger)', () => {
   before(async () => {
     emu = await startPolymarketEmulator();
-    // A bare chain-137 network: ethers' built-in "matic" network would fetch fees from the
-    // Polygon gas station on the internet. No response cache: ethers reuses identical answers for
-    // 250 ms by default, and these tests read right after each change.
-    const network = new Network('polygon-emulated', 137n);
-    provider = new JsonRpcProvider(emu.rpcUrl, network, {
-      staticNetwork: network,
-      pollingInterval: 20,
-      cacheTimeout: -1,
-    });
+    provider = emulatedPolygonProvider(emu.rpcUrl);
   });
   after(async () => {
     provider.destroy();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Chain, ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import { Contract, getAddress, Interface, JsonRpcProvider, MaxUint256, Wallet, type Log } from 'ethers';
-import { createWalletClient, custom, type WalletClient } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { WalletClient } from 'viem';
 import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
+import { emulatedPolygonProvider, newViemSigner as newSigner } from '../support/emulated-chain-clients.js';
 
 // The fills of every match on the emulated chain, read the way a chain indexer reads Polymarket:
 // ethers v6 against the emulated Polygon JSON-RPC, the exchanges' logs parsed with the events of
@@ -36,18 +36,6 @@ async function admin(path: string, body?: unknown, expect = 200): Promise<Json> 
 
 const mine = async () => (await admin('/polygon/mine')).block_number as number;
 
-function newSigner(): WalletClient & { account: { address: `0x${string}` } } {
-  const account = privateKeyToAccount(generatePrivateKey());
-  return createWalletClient({
-    account,
-    transport: custom({
-      request: async () => {
-        throw new Error('no JSON-RPC for order signing');
-      },
-    }),
-  }) as WalletClient & { account: { address: `0x${string}` } };
-}
-
 async function tradingClient(signer: WalletClient): Promise<ClobClient> {
   const host = emu.clobUrl;
   const creds = await new ClobClient({ host, chain: Chain.POLYGON, signer }).createOrDeriveApiKey();
@@ -69,11 +57,7 @@ const lower = (a: string) => a.toLowerCase();
 describe('Polymarket emulator: every match on the chain as the exchanges fill events', () => {
   before(async () => {
     emu = await startPolymarketEmulator();
-    provider = new JsonRpcProvider(emu.rpcUrl, 137, {
-      staticNetwork: true,
-      batchMaxCount: 1,
-      cacheTimeout: -1,
-    });
+    provider = emulatedPolygonProvider(emu.rpcUrl);
   });
   after(async () => {
     provider.destroy();

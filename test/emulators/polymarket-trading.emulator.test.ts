@@ -10,8 +10,7 @@ import {
   type ApiKeyCreds,
   type OrderResponse,
 } from '@polymarket/clob-client-v2';
-import { createWalletClient, custom, type WalletClient } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { WalletClient } from 'viem';
 import {
   CONTRACTS,
   MAX_UINT256,
@@ -20,6 +19,7 @@ import {
 } from './polymarket/index.js';
 import type { MarketRecord } from './polymarket/model.js';
 import { proxyWalletOf } from './polymarket/wallet-derivation.js';
+import { newViemSigner as newSigner } from '../support/emulated-chain-clients.js';
 
 // Conformance of the emulated CLOB trading API with Polymarket's official TypeScript client
 // (@polymarket/clob-client-v2): the client derives API credentials from the emulator (L1), signs
@@ -40,19 +40,6 @@ async function admin(path: string, body?: unknown, method = 'POST'): Promise<Jso
   const text = await res.text();
   assert.ok(res.ok, `admin ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : null;
-}
-
-/** A fresh viem wallet (the signer type the official client documents); signing needs no RPC. */
-function newSigner(): WalletClient & { account: { address: `0x${string}` } } {
-  const account = privateKeyToAccount(generatePrivateKey());
-  return createWalletClient({
-    account,
-    transport: custom({
-      request: async () => {
-        throw new Error('no JSON-RPC in these tests');
-      },
-    }),
-  }) as WalletClient & { account: { address: `0x${string}` } };
 }
 
 async function fundAndApprove(address: string, pusd = 1_000, tokens?: Record<string, number>) {
