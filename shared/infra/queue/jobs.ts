@@ -268,6 +268,25 @@ export const JOBS = {
   }),
   /** Stores the closed 1m candles of the recorded symbols since the newest stored ones (candles/record-candles.ts). */
   'record-candles': slotJob('record-candles', 'candles'),
+  /**
+   * Matches newly settled venue fills (stored in `venue_fills` by the fill-feed follower) against
+   * every agent's Reactor watchlist and writes the signals (shared/domains/reactor/). The id is the
+   * fills, so the follower re-enqueueing a block after a restart adds nothing; signals are written
+   * idempotently besides, so a retried or replayed job never doubles one.
+   */
+  'react-to-fills': define({
+    queue: 'reactor',
+    schema: z.object({ fillIds: z.array(z.string().min(1).max(300)).min(1).max(5000) }),
+    options: retrying(8, 250),
+    jobId: (d) => `react-to-fills-${idPart(d.fillIds.join(','))}`,
+  }),
+  /** Fills whose block a reorg replaced: their pending signals are withdrawn (shared/domains/reactor/). */
+  'withdraw-fills': define({
+    queue: 'reactor',
+    schema: z.object({ fillIds: z.array(z.string().min(1).max(300)).min(1).max(5000) }),
+    options: retrying(8, 250),
+    jobId: (d) => `withdraw-fills-${idPart(d.fillIds.join(','))}`,
+  }),
 } satisfies Record<string, JobDefinition>;
 
 export type JobName = keyof typeof JOBS;

@@ -29,6 +29,8 @@ export const QUEUE_NAMES = [
   'tapes',
   /** Recording market data the service serves but does not trade on: Binance candles. */
   'candles',
+  /** Turning settled venue fills into each watching agent's Reactor signals, and withdrawing them on a reorg. */
+  'reactor',
 ] as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[number];
