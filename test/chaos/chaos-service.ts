@@ -74,6 +74,8 @@ export class ChaosService {
   readonly bases: string[] = [];
   /** The extra API and jobs processes (split roles), by role; restarted when one exits. */
   private readonly roleProcesses = new Set<RoleProcess>();
+  /** Every extra API and jobs process started, those that exited included: their output is evidence. */
+  private readonly everyRoleProcess: RoleProcess[] = [];
   /** Extra role processes that exited during the run and were started again. */
   readonly roleRestarts = { api: 0, jobs: 0 };
   readonly redisUrl: string;
@@ -156,6 +158,7 @@ export class ChaosService {
       port,
     );
     this.roleProcesses.add(p);
+    this.everyRoleProcess.push(p);
     void p.exited.then((code) => {
       this.roleProcesses.delete(p);
       if (this.stopping) return;
@@ -174,9 +177,14 @@ export class ChaosService {
     return p;
   }
 
-  /** Everything the extra API and jobs processes printed. */
+  /** Everything the extra API and jobs processes printed, those that exited and were replaced included. */
   rolesOutput(): string {
-    return [...this.roleProcesses].map((p) => `[${p.role} ${p.proc.pid}]\n${p.output()}`).join('\n');
+    return this.everyRoleProcess
+      .map(
+        (p) =>
+          `[${p.role} ${p.proc.pid}${p.proc.exitCode !== null ? `, exited ${p.proc.exitCode}` : ''}]\n${p.output()}`,
+      )
+      .join('\n');
   }
 
   private spawnWorker(): void {
