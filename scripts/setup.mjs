@@ -9,7 +9,7 @@
 //      resolve mongo-java-server with Maven and record the launcher's classpath
 //   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
 //   5. with --for-tests: the official Python client with its backtest engine (simmer-sdk[backtest])
-//      in .cache/simmer-sdk-venv
+//      and what the vendored Reactor clients import (httpx-sse, packaging) in .cache/simmer-sdk-venv
 //   6. with --for-tests: Debian's chromium for the browser tests (playwright-core drives it)
 //   7. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
 import { createHash } from 'node:crypto';
@@ -195,7 +195,8 @@ function ensureSoldersVenv() {
 
 /**
  * For the tests only: the official Python client, pinned with its backtest extra, in a venv of the
- * project's own, so the backtest test can run `simmer backtest` against the service (issue 25).
+ * project's own, so the backtest test can run `simmer backtest` against the service (issue 25) and
+ * the Reactor acceptance can run the vendored copytrading skill and reactor MCP client (issue 37).
  * Reinstalled when its pinned requirements change. SIMMER_SDK_VENV names another venv that has it
  * (nothing is installed then). Without Python the test skips, except under CI.
  */
