@@ -4,6 +4,7 @@ import { runProcess } from '../shared/composition/run-process.js';
 import type { Role } from '../shared/composition/role.js';
 import { selectQueues, startWorkers, stopWorkers } from '../shared/composition/worker-pool.js';
 import { PROCESSORS } from './registry.js';
+import { startFillFeed } from '../shared/domains/fill-feed/fill-feed-follower.js';
 
 /** BullMQ worker pools, one Worker per selected queue. Stateless: scale by adding replicas. */
 export const workersRole: Role = {
@@ -13,7 +14,14 @@ export const workersRole: Role = {
     const workers = startWorkers(deps, PROCESSORS, queues);
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     deps.log.info({ queues, concurrency: deps.env.WORKER_CONCURRENCY }, 'workers started');
-    return { stop: () => stopWorkers(workers, deps.env.SHUTDOWN_TIMEOUT_MS) };
+    // Every workers process runs the follower; only the holder of its lease follows the venues.
+    const fillFeed = startFillFeed(deps);
+    return {
+      stop: async () => {
+        await fillFeed.stop();
+        await stopWorkers(workers, deps.env.SHUTDOWN_TIMEOUT_MS);
+      },
+    };
   },
 };
 

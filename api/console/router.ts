@@ -25,6 +25,7 @@ import { venuesPage } from './pages/venues.js';
 import { overdueSettlements } from '../../shared/domains/trading/venue-settlement.js';
 import { tapesPage } from './pages/tapes.js';
 import { tapeCoverage } from '../../shared/domains/tapes/tape-coverage.js';
+import { fillFeedStatus } from '../../shared/domains/fill-feed/fill-feed-status.js';
 import { queueBoard } from './queue-board.js';
 import { consoleSessions } from './session.js';
 
@@ -164,7 +165,7 @@ export function operatorConsole(
       res,
       'Venues',
       '/admin/venues',
-      venuesPage(outsideHostHealth(deps), await overdueSettlements(deps)),
+      venuesPage(outsideHostHealth(deps), await overdueSettlements(deps), await fillFeedStatus(deps)),
     );
   });
 

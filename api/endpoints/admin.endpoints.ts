@@ -116,6 +116,44 @@ export const adminEndpoints = {
       })
       .meta({ id: 'VenueHealth' }),
   }),
+  fillFeed: endpoint({
+    method: 'get',
+    path: '/api/admin/fill-feed',
+    auth: 'operator',
+    tag: 'Operator',
+    summary:
+      "The fill feed Reactor reacts to: per venue followed, its cursor, the chain's head, the lag, fills and signals per minute",
+    description:
+      "Venues that publish who traded (Polymarket's exchange events on Polygon) are followed by one workers process, " +
+      'whichever holds the lease (`holder`), every `poll_ms`. `cursor_block` is the last block whose fills are stored ' +
+      'and handed to Reactor; `head_block` the newest block at its last poll (`polled_at`); `lag_seconds` the chain ' +
+      'time between the two. Blocks up to `final_block` (head minus `confirmations`) are final: a reorg above it ' +
+      'withdraws the fills of the blocks it replaced. `fills_per_minute` counts the fills stored in the last minute, ' +
+      '`signals_per_minute` the Reactor signals written in it (all venues). A venue never polled yet answers nulls.',
+    response: z
+      .object({
+        enabled: z.boolean().describe('FILL_FEED_ENABLED'),
+        poll_ms: z.number(),
+        confirmations: z.number(),
+        holder: z.string().nullable().describe('The workers process following now (host:pid:nonce), if any'),
+        signals_per_minute: z.number(),
+        venues: z.array(
+          z.object({
+            venue: z.string(),
+            cursor_block: z.number().nullable(),
+            cursor_block_at: z.string().nullable(),
+            head_block: z.number().nullable(),
+            head_at: z.string().nullable(),
+            lag_blocks: z.number().nullable(),
+            lag_seconds: z.number().nullable(),
+            final_block: z.number().nullable(),
+            polled_at: z.string().nullable(),
+            fills_per_minute: z.number(),
+          }),
+        ),
+      })
+      .meta({ id: 'FillFeedStatus' }),
+  }),
   settlements: endpoint({
     method: 'get',
     path: '/api/admin/settlements',

@@ -5,6 +5,7 @@ import { API_ACTOR, recentOperatorActions } from '../../shared/domains/operator/
 import { listSchedules } from '../../shared/domains/schedules/schedule-admin.js';
 import { outsideHostHealth } from '../../shared/composition/host-health.js';
 import { overdueSettlements } from '../../shared/domains/trading/venue-settlement.js';
+import { fillFeedStatus } from '../../shared/domains/fill-feed/fill-feed-status.js';
 import type { adminEndpoints } from '../endpoints/admin.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 
@@ -13,6 +14,7 @@ export const adminHandlers: HandlersFor<typeof adminEndpoints> = {
   resolveMarket: async ({ deps, params, body }) =>
     operatorActions.resolveMarket(deps, API_ACTOR, params.market_id, body.outcome),
   venues: async ({ deps }) => outsideHostHealth(deps),
+  fillFeed: async ({ deps }) => fillFeedStatus(deps),
   settlements: async ({ deps }) => overdueSettlements(deps),
   audit: async ({ deps, query }) => {
     const { differenceCount, tookMs, house, ...report } = await auditLedger(deps.models, {

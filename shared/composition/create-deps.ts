@@ -94,7 +94,7 @@ export async function createDeps(
     redis,
     queues,
     metrics,
-    venues: createVenues(env, models, metrics, log, clock, extraVenues),
+    venues: createVenues(env, models, metrics, log, clock, polygon, extraVenues),
     trading: createTradingVenues(models, polygon, extraVenues),
     polygon,
     relayer: createRelayer(env, metrics, log),

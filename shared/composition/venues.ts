@@ -37,6 +37,7 @@ export function createVenues(
   metrics: Metrics,
   log: Logger,
   clock: () => Date,
+  polygon: PolygonRpc,
   extraVenues: readonly ExtraVenue[] = [],
 ): VenueRegistry {
   const venueMetrics = createVenueMetrics(metrics.registry);
@@ -53,6 +54,8 @@ export function createVenues(
       gammaUrl: env.POLYMARKET_GAMMA_URL,
       clobUrl: env.POLYMARKET_CLOB_URL,
       dataUrl: env.POLYMARKET_DATA_URL,
+      // Its fill feed reads the exchanges' events through this process's Polygon client.
+      polygon,
       ...http,
       log: log.child({ component: 'venue', venue: 'polymarket' }),
     }),

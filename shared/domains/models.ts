@@ -34,6 +34,8 @@ import { candleModel } from './candles/candle.model.js';
 import { experimentModel } from './research/experiment.model.js';
 import { automatonModel } from './automaton/automaton.model.js';
 import { automatonCycleModel } from './automaton/automaton-cycle.model.js';
+import { venueFillModel } from './fill-feed/venue-fill.model.js';
+import { fillFeedCursorModel } from './fill-feed/fill-feed-cursor.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -74,6 +76,8 @@ export function createModels(conn: Connection) {
     ResearchExperiment: experimentModel(conn),
     Automaton: automatonModel(conn),
     AutomatonCycle: automatonCycleModel(conn),
+    VenueFill: venueFillModel(conn),
+    FillFeedCursor: fillFeedCursorModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

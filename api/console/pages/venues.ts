@@ -1,5 +1,6 @@
 import type { outsideHostHealth } from '../../../shared/composition/host-health.js';
 import type { overdueSettlements } from '../../../shared/domains/trading/venue-settlement.js';
+import type { FillFeedStatus } from '../../../shared/domains/fill-feed/fill-feed-status.js';
 import { html, when, type Html } from '../html.js';
 
 const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;
@@ -7,6 +8,7 @@ const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;
 export function venuesPage(
   health: ReturnType<typeof outsideHostHealth>,
   settlements: Awaited<ReturnType<typeof overdueSettlements>>,
+  fillFeed: FillFeedStatus,
 ): Html {
   return html`<h1>Venues</h1>
     <p class="lead">
@@ -53,7 +55,50 @@ export function venuesPage(
           </table>
           <br />`,
     )}
+    ${fillFeedTable(fillFeed)}
+    <br />
     ${overdueTable(settlements)}`;
+}
+
+/** The fill feed Reactor reacts to: how far behind the chain it is, and what flows through it. */
+function fillFeedTable(f: FillFeedStatus): Html {
+  return html`<table>
+    <caption>
+      Fill feed (${f.enabled ? `polled every ${f.poll_ms} ms` : 'disabled'}, final after ${f.confirmations}
+      blocks; following: ${f.holder ?? 'nobody'}; Reactor signals in the last minute: ${f.signals_per_minute})
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Venue</th>
+        <th scope="col">Cursor</th>
+        <th scope="col">Head</th>
+        <th scope="col">Lag (blocks)</th>
+        <th scope="col">Lag (s)</th>
+        <th scope="col">Fills / min</th>
+        <th scope="col">Last poll</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${
+        f.venues.length
+          ? f.venues.map(
+              (v) =>
+                html`<tr>
+                  <td>${v.venue}</td>
+                  <td class="num">${v.cursor_block ?? '—'}</td>
+                  <td class="num">${v.head_block ?? '—'}</td>
+                  <td class="num">${v.lag_blocks ?? '—'}</td>
+                  <td class="num">${v.lag_seconds ?? '—'}</td>
+                  <td class="num">${v.fills_per_minute}</td>
+                  <td>${when(v.polled_at)}</td>
+                </tr>`,
+            )
+          : html`<tr>
+              <td colspan="7" class="muted">No venue of this deployment publishes its fills.</td>
+            </tr>`
+      }
+    </tbody>
+  </table>`;
 }
 
 /** Matches the chain has not settled past SETTLEMENT_OVERDUE_MINUTES: the operator checks them on the venue. */

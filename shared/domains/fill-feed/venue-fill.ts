@@ -1,49 +1,6 @@
-import type { ExternalVenueId } from '../venues/venue-id.js';
-
 /**
- * One leg of one settlement on a venue that says who traded: a wallet's order filled, as the
- * venue's settlement layer published it (for a chain venue: one fill event of one transaction).
- * What the fill feed stores (`venue_fills`) and what Reactor matches against watchlists.
+ * The fill feed's record. Declared beside the venue seam (venues/venue-fill.ts) because a venue's
+ * `fillFeed` produces it and the venue surface may not import this folder (the folders would
+ * import one another); the fill feed and Reactor read it from here.
  */
-export interface VenueFill {
-  /**
-   * `<txHash>:<logIndex>:<leg>`: stable across replays, restarts and catch-up (the store's unique
-   * key), and the same after a reorg re-mines the transaction in another block.
-   */
-  _id: string;
-  venue: ExternalVenueId;
-  txHash: string;
-  logIndex: number;
-  blockNumber: number;
-  blockHash: string;
-  /** When the block holding it was produced. */
-  at: Date;
-  /** `taker`: the wallet's order took liquidity; `maker`: its resting order was filled. */
-  leg: 'taker' | 'maker';
-  /** The trading wallet, lower-cased. */
-  wallet: string;
-  action: 'buy' | 'sell';
-  outcome: 'yes' | 'no';
-  /** The venue's instrument of the outcome traded (Polymarket CLOB token id). */
-  tokenId: string;
-  /** Price of the outcome traded, in (0, 1). */
-  price: number;
-  /** Shares (outcome tokens) that changed hands on this leg. */
-  shares: number;
-  /** The venue market the instrument belongs to, when the venue knows it. */
-  market: FillMarket | null;
-  /** Set when a reorg replaced its block without it: it never settled. */
-  withdrawnAt: Date | null;
-}
-
-/** The venue market of a fill, as the feed resolved its instrument (enough to import it). */
-export interface FillMarket {
-  /** The venue's market key (Polymarket condition id). */
-  externalId: string;
-  yesTokenId: string | null;
-  noTokenId: string | null;
-  title: string | null;
-  slug: string | null;
-  /** The outcome's label on the venue ("Yes", "Up", a candidate's name). */
-  outcomeLabel: string | null;
-}
+export type { FillMarket, VenueFill } from '../venues/venue-fill.js';

@@ -1,3 +1,4 @@
+import type { FillFeedSource } from './fill-feed-source.js';
 import type { ExternalVenueId, VenueId } from './venue-id.js';
 
 /**
@@ -243,6 +244,12 @@ export interface VenueAdapter {
    * prints are our own fills, read from the ledger by the tape recorder.
    */
   publicPrints?(key: VenueMarketKey, q: VenuePrintsQuery): Promise<VenuePrint[]>;
+  /**
+   * The venue's settled fills as they are mined, naming the wallets that traded (Polymarket's
+   * exchange events on Polygon): what the fill feed follows and Reactor matches. Absent for venues
+   * that do not publish who traded.
+   */
+  readonly fillFeed?: FillFeedSource;
   /** Base URLs and circuit state, for `GET /api/admin/venues`. */
   health(): VenueHealthView[];
   /** What importing from the venue fetches and answers; absent for venues nothing is imported from. */

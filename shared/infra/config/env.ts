@@ -322,6 +322,31 @@ export const EnvSchema = z.object({
     .max(29000)
     .default(20000)
     .describe('How long POST /api/sdk/markets/import waits for the import worker before answering 503.'),
+  FILL_FEED_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .describe(
+      "Follow the fills of venues that publish who traded (Polymarket's exchange events on Polygon) in the workers role, for Reactor. One process follows at a time, whichever holds the lease.",
+    ),
+  FILL_FEED_POLL_MS: positiveInt
+    .min(50)
+    .default(250)
+    .describe(
+      'How often the fill feed asks the chain for its newest block (one `eth_getBlockByNumber`; the fills of new blocks follow at once).',
+    ),
+  FILL_FEED_CONFIRMATIONS: positiveInt
+    .max(256)
+    .default(64)
+    .describe(
+      'Blocks after which a fill is final: the fill feed keeps this many recent block hashes and withdraws the fills of a block a reorg replaced within them (signals go out at once, before confirmation).',
+    ),
+  FILL_FEED_LEASE_MS: positiveInt
+    .min(1000)
+    .default(5000)
+    .describe(
+      "The fill feed's Redis lease: renewed by its holder on every poll; when the holder dies another workers process takes over within this time.",
+    ),
   TAPE_RECORD_SECONDS: positiveInt
     .min(10)
     .default(60)

@@ -43,11 +43,17 @@ import { MAX_SLUG_LENGTH, parsePolymarketUrl, polymarketMarketUrlMatch } from '.
 import { ClobTrading } from './orders/clob-trading.js';
 import { polymarketImporting } from './polymarket-importing.js';
 import { chunks } from '../../../util/chunks.js';
+import type { FillFeedSource } from '../fill-feed-source.js';
+import type { PolygonRpc } from './onchain/polygon-rpc.js';
+import { PolymarketExchangeFills } from './onchain/exchange-fills.js';
+import { TokenMarkets } from './token-markets.js';
 
 export interface PolymarketAdapterOptions extends VenueClientSettings {
   gammaUrl: string;
   clobUrl: string;
   dataUrl: string;
+  /** The Polygon client the exchanges' fills are read through; without it there is no `fillFeed`. */
+  polygon?: PolygonRpc;
 }
 
 export interface PositionsQuery {
@@ -99,12 +105,20 @@ export class PolymarketAdapter implements VenueAdapter {
   private readonly data: VenueHttpClient;
   /** Orders, cancels and order reads under a user's L2 credentials, on the CLOB host's client. */
   readonly trading: ClobTrading;
+  /** The exchanges' OrderFilled events on Polygon, each token's market from Gamma. */
+  readonly fillFeed?: FillFeedSource;
 
   constructor(opts: PolymarketAdapterOptions) {
     this.gamma = venueClient(this.id, opts.gammaUrl, opts);
     this.clob = venueClient(this.id, opts.clobUrl, opts);
     this.data = venueClient(this.id, opts.dataUrl, opts);
     this.trading = new ClobTrading(this.clob);
+    if (opts.polygon) {
+      const tokenMarkets = new TokenMarkets((tokenIds, closed) =>
+        this.gammaMarketsOfTokens(tokenIds, closed),
+      );
+      this.fillFeed = new PolymarketExchangeFills(opts.polygon, tokenMarkets);
+    }
   }
 
   /** A polymarket.com event or market page (polymarket-urls.ts). */
@@ -420,6 +434,15 @@ export class PolymarketAdapter implements VenueAdapter {
       schema: GammaMarketListSchema,
       // `limit` too: Gamma pages list answers, and its default page is smaller than a chunk.
       query: { condition_ids: conditionIds, closed, limit: conditionIds.length },
+    });
+  }
+
+  /** One `/markets?clob_token_ids=…` call: the markets these outcome tokens belong to. */
+  private gammaMarketsOfTokens(tokenIds: string[], closed: boolean): Promise<GammaMarket[]> {
+    return this.gamma.get('/markets', {
+      endpoint: 'gamma.markets_by_token',
+      schema: GammaMarketListSchema,
+      query: { clob_token_ids: tokenIds, closed, limit: tokenIds.length },
     });
   }
 

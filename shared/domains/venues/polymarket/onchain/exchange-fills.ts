@@ -1,0 +1,182 @@
+import { Interface, toQuantity } from 'ethers';
+import { z } from 'zod';
+import type { FeedBlock, FillFeedSource } from '../../fill-feed-source.js';
+import type { VenueFill } from '../../venue-fill.js';
+import type { TokenMarkets } from '../token-markets.js';
+import { POLYGON_CONTRACTS } from './polygon-contracts.js';
+import type { PolygonRpc } from './polygon-rpc.js';
+
+/**
+ * Polymarket's fills as its exchanges settle them on Polygon: every `OrderFilled` of CTF Exchange
+ * V2 and the Neg Risk exchanges V2 (A and B), read with `eth_getLogs` through this process's
+ * Polygon client. One OrderFilled is one order's part of a match, so one leg: its `maker` is the
+ * wallet whose order filled; when its `taker` is the exchange itself the order was the taker order
+ * of the match, otherwise it rested on the book (a maker leg). `OrdersMatched` repeats the taker
+ * order's fill and is not read. Amounts have 6 decimals; a BUY gave pUSD (`makerAmountFilled`) for
+ * shares (`takerAmountFilled`), a SELL the reverse.
+ */
+
+/** ctf-exchange-v2 `src/exchange/interfaces/ITrading.sol` (the reference gives no event ABI). */
+const EXCHANGE_EVENTS = new Interface([
+  'event OrderFilled(bytes32 indexed orderHash, address indexed maker, address indexed taker, uint8 side, uint256 tokenId, uint256 makerAmountFilled, uint256 takerAmountFilled, uint256 fee, bytes32 builder, bytes32 metadata)',
+]);
+const ORDER_FILLED = EXCHANGE_EVENTS.getEvent('OrderFilled')!;
+
+const EXCHANGES = [
+  POLYGON_CONTRACTS.ctfExchangeV2,
+  POLYGON_CONTRACTS.negRiskExchangeV2,
+  POLYGON_CONTRACTS.negRiskExchangeV2B,
+];
+const EXCHANGE_SET = new Set(EXCHANGES.map((a) => a.toLowerCase()));
+
+/**
+ * Blocks per `eth_getLogs`: Polygon nodes cap a filter's range (commonly 1,000–10,000 blocks) or
+ * its answer's size, and a busy Polygon block holds hundreds of fills.
+ */
+const BLOCKS_PER_READ = 200;
+/** Block headers fetched at once for the timestamps of a range's fills. */
+const HEADERS_IN_PARALLEL = 8;
+const BASE_UNITS = 1_000_000;
+
+const Quantity = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]+$/)
+  .transform((q) => Number(BigInt(q)));
+const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const BlockSchema = z.object({
+  number: Quantity,
+  hash: Hash,
+  parentHash: Hash,
+  timestamp: Quantity,
+});
+const LogSchema = z.object({
+  address: z.string(),
+  topics: z.array(z.string()),
+  data: z.string(),
+  blockNumber: Quantity,
+  blockHash: Hash,
+  transactionHash: Hash,
+  logIndex: Quantity,
+  /** Newer nodes (geth ≥ 1.14) give the block's time with each log; older ones do not. */
+  blockTimestamp: Quantity.optional(),
+  removed: z.boolean().optional(),
+});
+type WireLog = z.output<typeof LogSchema>;
+
+function feedBlock(raw: unknown): FeedBlock | null {
+  if (raw === null || raw === undefined) return null;
+  const b = BlockSchema.parse(raw);
+  return { number: b.number, hash: b.hash, parentHash: b.parentHash, at: new Date(b.timestamp * 1000) };
+}
+
+/** One leg of a log, before its market is known. */
+interface ParsedLeg {
+  log: WireLog;
+  wallet: string;
+  leg: 'taker' | 'maker';
+  action: 'buy' | 'sell';
+  tokenId: string;
+  price: number;
+  shares: number;
+}
+
+function parseLeg(log: WireLog): ParsedLeg | null {
+  if (log.removed || log.topics[0] !== ORDER_FILLED.topicHash) return null;
+  const event = EXCHANGE_EVENTS.parseLog({ topics: log.topics, data: log.data });
+  if (!event) return null;
+  const makerAmount = event.args.makerAmountFilled as bigint;
+  const takerAmount = event.args.takerAmountFilled as bigint;
+  const buy = (event.args.side as bigint) === 0n;
+  const [usd, shares] = buy ? [makerAmount, takerAmount] : [takerAmount, makerAmount];
+  if (shares === 0n) return null;
+  const taker = (event.args.taker as string).toLowerCase();
+  return {
+    log,
+    wallet: (event.args.maker as string).toLowerCase(),
+    leg: taker === log.address.toLowerCase() || EXCHANGE_SET.has(taker) ? 'taker' : 'maker',
+    action: buy ? 'buy' : 'sell',
+    tokenId: (event.args.tokenId as bigint).toString(),
+    price: Math.round((Number(usd) / Number(shares)) * BASE_UNITS) / BASE_UNITS,
+    shares: Number(shares) / BASE_UNITS,
+  };
+}
+
+export class PolymarketExchangeFills implements FillFeedSource {
+  readonly maxBlocksPerRead = BLOCKS_PER_READ;
+
+  constructor(
+    private readonly polygon: PolygonRpc,
+    private readonly tokenMarkets: TokenMarkets,
+  ) {}
+
+  async head(): Promise<FeedBlock> {
+    const head = feedBlock(await this.polygon.request('eth_getBlockByNumber', ['latest', false]));
+    if (!head) throw new Error('polygon eth_getBlockByNumber(latest) answered null');
+    return head;
+  }
+
+  async block(number: number): Promise<FeedBlock | null> {
+    return feedBlock(await this.polygon.request('eth_getBlockByNumber', [toQuantity(number), false]));
+  }
+
+  async fills(from: number, to: number): Promise<VenueFill[]> {
+    const raw = await this.polygon.request('eth_getLogs', [
+      {
+        fromBlock: toQuantity(from),
+        toBlock: toQuantity(to),
+        address: EXCHANGES,
+        topics: [ORDER_FILLED.topicHash],
+      },
+    ]);
+    const legs = z
+      .array(LogSchema)
+      .parse(raw)
+      .map(parseLeg)
+      .filter((l): l is ParsedLeg => l !== null)
+      .sort((a, b) => a.log.blockNumber - b.log.blockNumber || a.log.logIndex - b.log.logIndex);
+    if (legs.length === 0) return [];
+    const [times, markets] = await Promise.all([
+      this.blockTimes(legs.map((l) => l.log)),
+      this.tokenMarkets.resolve(legs.map((l) => l.tokenId)),
+    ]);
+    return legs.map(({ log, ...leg }) => {
+      const known = markets.get(leg.tokenId);
+      return {
+        _id: `${log.transactionHash.toLowerCase()}:${log.logIndex}:${leg.leg}`,
+        venue: 'polymarket',
+        txHash: log.transactionHash.toLowerCase(),
+        logIndex: log.logIndex,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+        at: times.get(log.blockNumber)!,
+        leg: leg.leg,
+        wallet: leg.wallet,
+        action: leg.action,
+        // A token Gamma does not know has no market to say which outcome it is: read as YES.
+        outcome: known?.outcome ?? 'yes',
+        tokenId: leg.tokenId,
+        price: leg.price,
+        shares: leg.shares,
+        market: known ? { ...known.market, outcomeLabel: known.outcomeLabel } : null,
+        withdrawnAt: null,
+      };
+    });
+  }
+
+  /** The time of each block holding a log: from the log when the node gives it, else its header. */
+  private async blockTimes(logs: WireLog[]): Promise<Map<number, Date>> {
+    const times = new Map<number, Date>();
+    for (const log of logs)
+      if (log.blockTimestamp !== undefined) times.set(log.blockNumber, new Date(log.blockTimestamp * 1000));
+    const missing = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => !times.has(n));
+    for (let i = 0; i < missing.length; i += HEADERS_IN_PARALLEL) {
+      const headers = await Promise.all(missing.slice(i, i + HEADERS_IN_PARALLEL).map((n) => this.block(n)));
+      for (const [j, header] of headers.entries()) {
+        const n = missing[i + j]!;
+        // The block vanished between the two reads (a reorg): the feed sees it on its next poll.
+        times.set(n, header?.at ?? new Date(0));
+      }
+    }
+    return times;
+  }
+}
