@@ -32,7 +32,8 @@ export const apiRole: Role = {
     const { token } = resolveOperatorToken(deps.env);
     const app = buildApp(deps, { operatorToken: token });
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(deps.env.PORT, deps.env.HOST, () => resolve(s));
+      // Express 5 calls this back on a failed bind too (EADDRINUSE): only a bound server is up.
+      const s = app.listen(deps.env.PORT, deps.env.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
       answerClientErrorsWithJson(s);
       s.once('error', reject);
     });

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { freePort } from '../../shared/infra/embedded/child-process.js';
 import { runCaptured } from '../support/run-captured.js';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { startServiceOnFreePort, type ServiceProcess } from '../support/service-process.js';
 import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -58,15 +57,13 @@ describe('the official Python client (simmer-sdk 0.26.0) with a new EVM key agai
     python = join(dirname(simmer), 'python');
     scratch = mkdtempSync(join(tmpdir(), 'ats-official-client-'));
     dataDir = join(scratch, 'data');
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     // The chat bridge receiver of the script listens on 127.0.0.1: loopback is allowed for tests and
     // local demos only (the SSRF guard is otherwise unchanged).
-    service = await startServiceProcess(dataDir, port, {
+    ({ service, base } = await startServiceOnFreePort(dataDir, (url) => ({
       VENUES: 'emulated',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
-      PUBLIC_BASE_URL: base,
-    });
+      PUBLIC_BASE_URL: url,
+    })));
   });
   after(async () => {
     if (service) {

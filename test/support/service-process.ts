@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { freePort } from '../../shared/infra/embedded/child-process.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -57,4 +58,26 @@ export async function startServiceProcess(
     await new Promise((r) => setTimeout(r, 200));
   }
   return { proc, output: () => out, exited };
+}
+
+/**
+ * `startServiceProcess` on a free port, with its base URL: `env` is given the base URL it will
+ * have. A free port is only free until someone binds it (the service's own emulators and embedded
+ * servers bind ports of their own while it starts): when another took it first, the service stops
+ * with EADDRINUSE and is started again on another port.
+ */
+export async function startServiceOnFreePort(
+  dataDir: string,
+  env: (base: string) => Record<string, string> = () => ({}),
+  attempts = 3,
+): Promise<{ service: ServiceProcess; base: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      return { service: await startServiceProcess(dataDir, port, env(base)), base };
+    } catch (err) {
+      if (attempt >= attempts || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
 }
