@@ -178,16 +178,42 @@ describe('fill feed: the venues’ settled fills, followed from the chain #integ
     );
     assert.equal(sold?.market?.noTokenId, nr.tokenIds[1]);
 
-    // The operator's view of the feed.
-    const status = await api()
-      .get('/api/admin/fill-feed')
-      .set('Authorization', `Bearer ${testContext().operatorToken}`);
-    assert.equal(status.status, 200, JSON.stringify(status.body));
-    const polymarket = status.body.venues.find((v: { venue: string }) => v.venue === 'polymarket');
-    assert.ok(polymarket.cursor_block >= block);
-    assert.ok(polymarket.fills_per_minute >= 4, JSON.stringify(polymarket));
-    assert.equal(typeof status.body.signals_per_minute, 'number');
-    assert.equal(status.body.holder, followers[0]!.holder);
+    // The operator's view of the feed: Reactor's signals of the last minute are counted, older ones not.
+    const adminFeed = async () => {
+      const res = await api()
+        .get('/api/admin/fill-feed')
+        .set('Authorization', `Bearer ${testContext().operatorToken}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body;
+    };
+    const signals = testContext().deps.mongo.db!.collection<{ _id: string; createdAt: Date }>(
+      'reactor_signals',
+    );
+    const before = (await adminFeed()).signals_per_minute as number;
+    const now = Date.now();
+    const probes = [
+      { _id: `fill-feed-test|${now}-a`, createdAt: new Date(now) },
+      { _id: `fill-feed-test|${now}-b`, createdAt: new Date(now - 5_000) },
+      { _id: `fill-feed-test|${now}-old`, createdAt: new Date(now - 5 * 60_000) },
+    ];
+    await signals.insertMany(probes);
+    try {
+      const status = await adminFeed();
+      assert.equal(status.signals_per_minute, before + 2);
+      const polymarket = status.venues.find((v: { venue: string }) => v.venue === 'polymarket');
+      assert.ok(polymarket.cursor_block >= block, JSON.stringify(polymarket));
+      assert.ok(polymarket.head_block >= polymarket.cursor_block);
+      assert.equal(polymarket.lag_blocks, polymarket.head_block - polymarket.cursor_block);
+      assert.ok(polymarket.fills_per_minute >= 4, JSON.stringify(polymarket));
+      assert.equal(status.holder, followers[0]!.holder);
+    } finally {
+      await signals.deleteMany({ _id: { $in: probes.map((p) => p._id) } });
+    }
+    // And Prometheus's, on the registry of the process that follows.
+    const exposed = await testContext().deps.metrics.registry.metrics();
+    const cursorGauge = /^fill_feed_cursor_block\{venue="polymarket"\} (\d+)$/m.exec(exposed);
+    assert.ok(cursorGauge && Number(cursorGauge[1]) >= block, 'fill_feed_cursor_block');
+    assert.match(exposed, /^fill_feed_leader 1$/m);
   });
 
   it('when a reorg replaces the block of a fill without it, then the fill is withdrawn and a withdraw-fills job names it, while the fill mined again keeps its id and takes the new block', async () => {

@@ -6,10 +6,11 @@ import type { FillFeedSource } from '../venues/fill-feed-source.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import type { ExternalVenueAdapter, VenueRegistry } from '../venues/venue-registry.js';
 import { followVenue, type FollowVenueDeps } from './follow-venue.js';
+import { fillFeedMetrics, recordPoll, type FillFeedMetrics } from './fill-feed-metrics.js';
 
 /** What the follower uses of the process (the composition root's Deps has all of it). */
 export type FillFeedDeps = FollowVenueDeps &
-  Pick<InfraDeps, 'redis' | 'log' | 'env'> & { venues: VenueRegistry };
+  Pick<InfraDeps, 'redis' | 'log' | 'env' | 'metrics'> & { venues: VenueRegistry };
 
 export interface FillFeedFollowerOptions {
   /** This process's name on the lease and the cursors; a fresh one by default. */
@@ -39,6 +40,7 @@ export class FillFeedFollower {
   private wake: (() => void) | null = null;
   private holding = false;
   private readonly lastErrorLog = new Map<string, number>();
+  private readonly metrics: FillFeedMetrics;
 
   constructor(
     private readonly deps: FillFeedDeps,
@@ -51,6 +53,7 @@ export class FillFeedFollower {
       this.holder,
       deps.env.FILL_FEED_LEASE_MS,
     );
+    this.metrics = fillFeedMetrics(deps.metrics.registry);
     this.feeds = deps.venues
       .all()
       .filter((a): a is ExternalVenueAdapter => a.id !== 'sim')
@@ -80,6 +83,7 @@ export class FillFeedFollower {
     this.loop = null;
     if (this.holding) {
       this.holding = false;
+      this.metrics.leader.set(0);
       await this.lease
         .release()
         .catch((err: Error) =>
@@ -102,12 +106,13 @@ export class FillFeedFollower {
     if (!(await this.keepGoing())) return;
     for (const { venue, source } of this.feeds) {
       try {
-        await followVenue(this.deps, venue, source, {
+        const polled = await followVenue(this.deps, venue, source, {
           confirmations: this.deps.env.FILL_FEED_CONFIRMATIONS,
           maxBlocksPerRead: this.opts.maxBlocksPerRead ?? source.maxBlocksPerRead,
           holder: this.holder,
           keepGoing: () => this.keepGoing(),
         });
+        recordPoll(this.metrics, venue, polled.cursor, polled.fills);
       } catch (err) {
         this.logError(venue, err);
       }
@@ -130,6 +135,7 @@ export class FillFeedFollower {
       this.holding = false;
       this.logError('lease', err);
     }
+    this.metrics.leader.set(this.holding ? 1 : 0);
     return this.holding && !this.stopping;
   }
 

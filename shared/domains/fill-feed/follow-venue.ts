@@ -29,6 +29,12 @@ const IDLE_STATUS_EVERY_MS = 5000;
 
 type Cursor = Omit<FillFeedCursorRecord, '_id'>;
 
+/** Where a poll left the venue's cursor (with the head it saw), and how many fill legs it read. */
+export interface FollowedPoll {
+  cursor: Cursor;
+  fills: number;
+}
+
 /**
  * One poll of one venue: reads its head; when the newest block read is no longer on the chain,
  * rewinds to the last block that still is (a reorg); then reads the new blocks in ranges of at most
@@ -41,13 +47,14 @@ export async function followVenue(
   venue: ExternalVenueId,
   source: FillFeedSource,
   opts: FollowVenueOptions,
-): Promise<void> {
+): Promise<FollowedPoll> {
   const head = await source.head();
   const stored = await deps.models.FillFeedCursor.findById(venue).lean();
-  if (!stored) {
+  if (!stored || stored.holder !== opts.holder) {
     // First start: follow from now on; what was mined before is nobody's signal any more.
-    await saveCursor(deps, venue, startingCursor(head, opts.holder, deps.clock()));
-    return;
+    const start = startingCursor(head, opts.holder, deps.clock());
+    await saveCursor(deps, venue, start);
+    return { cursor: start, fills: 0 };
   }
   let cursor: Cursor = stored;
   const fork = await forkPoint(source, cursor, head);
@@ -55,6 +62,7 @@ export async function followVenue(
 
   const readLimit = Math.max(1, Math.min(opts.maxBlocksPerRead, source.maxBlocksPerRead));
   let moved = fork !== null;
+  let read = 0;
   while (cursor.block < head.number && (await opts.keepGoing())) {
     const from = cursor.block + 1;
     const to = Math.min(head.number, cursor.block + readLimit);
@@ -63,6 +71,7 @@ export async function followVenue(
     const end = to === head.number ? head : await source.block(to);
     if (!end) break;
     const fills = await source.fills(from, to);
+    read += fills.length;
     const now = deps.clock();
     await storeFills(deps, fills, now);
     const withdrawn =
@@ -76,18 +85,11 @@ export async function followVenue(
     await saveCursor(deps, venue, cursor);
     moved = true;
   }
-  if (
-    !moved &&
-    (head.number !== cursor.head ||
-      deps.clock().getTime() - cursor.polledAt.getTime() >= IDLE_STATUS_EVERY_MS)
-  )
-    await saveCursor(deps, venue, {
-      ...cursor,
-      head: head.number,
-      headAt: head.at,
-      polledAt: deps.clock(),
-      holder: opts.holder,
-    });
+  const polled = { ...cursor, head: head.number, headAt: head.at };
+  const idleFor = deps.clock().getTime() - cursor.polledAt.getTime();
+  if (!moved && (head.number !== cursor.head || idleFor >= IDLE_STATUS_EVERY_MS))
+    await saveCursor(deps, venue, { ...polled, polledAt: deps.clock(), holder: opts.holder });
+  return { cursor: polled, fills: read };
 }
 
 /** One job per block with fills (ids in log order), so a block read again enqueues the same job. */
