@@ -50,7 +50,7 @@ export async function followVenue(
 ): Promise<FollowedPoll> {
   const head = await source.head();
   const stored = await deps.models.FillFeedCursor.findById(venue).lean();
-  if (!stored || stored.holder !== opts.holder) {
+  if (!stored) {
     // First start: follow from now on; what was mined before is nobody's signal any more.
     const start = startingCursor(head, opts.holder, deps.clock());
     await saveCursor(deps, venue, start);
