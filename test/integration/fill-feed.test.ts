@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import type { Job } from 'bullmq';
 import { FillFeedFollower, fillFeedLeaseKey } from '../../shared/domains/fill-feed/fill-feed-follower.js';
+import { followVenue } from '../../shared/domains/fill-feed/follow-venue.js';
+import type { FeedBlock, FillFeedSource } from '../../shared/domains/venues/fill-feed-source.js';
+import type { ExternalVenueId } from '../../shared/domains/venues/venue-id.js';
 import type { VenueFillRecord } from '../../shared/domains/fill-feed/venue-fill.model.js';
 import { testContext } from '../support/context.js';
 import { api } from '../support/http.js';
@@ -348,5 +351,46 @@ describe('fill feed: the venues’ settled fills, followed from the chain #integ
     assert.equal(next.length, 2);
     const c = await until(cursor, (x) => x?.block === block);
     assert.equal(c?.holder, other.holder);
+  });
+
+  it('when the node answers a head below the cursor (a load-balanced RPC behind the last one), then the feed waits for it: no reorg, no block read again', async () => {
+    // A chain of 10 blocks the follower has read to its end, then a node that only has 8 of them.
+    const venue = 'fill-feed-lagging-node' as ExternalVenueId;
+    const block = (number: number): FeedBlock => ({
+      number,
+      hash: `0x${number.toString(16).padStart(64, '0')}`,
+      parentHash: `0x${(number - 1).toString(16).padStart(64, '0')}`,
+      at: new Date(Date.UTC(2026, 0, 1) + number * 2000),
+    });
+    let height = 10;
+    const reads: [number, number][] = [];
+    const source: FillFeedSource = {
+      maxBlocksPerRead: 100,
+      head: async () => block(height),
+      block: async (n) => (n <= height ? block(n) : null),
+      fills: async (from, to) => {
+        reads.push([from, to]);
+        return [];
+      },
+    };
+    const { deps } = testContext();
+    const opts = { confirmations: 8, maxBlocksPerRead: 100, holder: 'test', keepGoing: async () => true };
+    await deps.models.FillFeedCursor.deleteMany({ _id: venue });
+    await followVenue(deps, venue, { ...source, head: async () => block(2) }, opts);
+    await followVenue(deps, venue, source, opts);
+    assert.deepEqual(reads, [[3, 10]]);
+
+    height = 8;
+    await followVenue(deps, venue, source, opts);
+    const c = await deps.models.FillFeedCursor.findById(venue).lean();
+    assert.equal(c?.block, 10);
+    assert.equal(c?.reconcileThrough, null);
+    height = 11;
+    await followVenue(deps, venue, source, opts);
+    assert.deepEqual(reads, [
+      [3, 10],
+      [11, 11],
+    ]);
+    await deps.models.FillFeedCursor.deleteMany({ _id: venue });
   });
 });

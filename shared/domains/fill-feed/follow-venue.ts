@@ -57,6 +57,9 @@ export async function followVenue(
     return { cursor: start, fills: 0 };
   }
   let cursor: Cursor = stored;
+  // A node behind the one that answered last time (a load-balanced RPC): wait for it to catch up
+  // rather than take the blocks it does not have yet for a reorg.
+  if (head.number < cursor.block) return { cursor, fills: 0 };
   const fork = await forkPoint(source, cursor, head);
   if (fork) cursor = rewound(cursor, fork);
 

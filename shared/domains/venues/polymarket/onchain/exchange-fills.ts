@@ -36,6 +36,8 @@ const EXCHANGE_SET = new Set(EXCHANGES.map((a) => a.toLowerCase()));
 const BLOCKS_PER_READ = 200;
 /** Block headers fetched at once for the timestamps of a range's fills. */
 const HEADERS_IN_PARALLEL = 8;
+/** Headers kept by hash: the head just polled is usually the block of the fills read next. */
+const HEADERS_KEPT = 64;
 const BASE_UNITS = 1_000_000;
 
 const Quantity = z
@@ -103,6 +105,8 @@ function parseLeg(log: WireLog): ParsedLeg | null {
 
 export class PolymarketExchangeFills implements FillFeedSource {
   readonly maxBlocksPerRead = BLOCKS_PER_READ;
+  /** Block time by block hash (a hash names one block for good, reorg or not). */
+  private readonly timeByHash = new Map<string, Date>();
 
   constructor(
     private readonly polygon: PolygonRpc,
@@ -110,13 +114,21 @@ export class PolymarketExchangeFills implements FillFeedSource {
   ) {}
 
   async head(): Promise<FeedBlock> {
-    const head = feedBlock(await this.polygon.request('eth_getBlockByNumber', ['latest', false]));
+    const head = this.remember(await this.polygon.request('eth_getBlockByNumber', ['latest', false]));
     if (!head) throw new Error('polygon eth_getBlockByNumber(latest) answered null');
     return head;
   }
 
   async block(number: number): Promise<FeedBlock | null> {
-    return feedBlock(await this.polygon.request('eth_getBlockByNumber', [toQuantity(number), false]));
+    return this.remember(await this.polygon.request('eth_getBlockByNumber', [toQuantity(number), false]));
+  }
+
+  private remember(raw: unknown): FeedBlock | null {
+    const block = feedBlock(raw);
+    if (!block || this.timeByHash.has(block.hash)) return block;
+    this.timeByHash.set(block.hash, block.at);
+    if (this.timeByHash.size > HEADERS_KEPT) this.timeByHash.delete(this.timeByHash.keys().next().value!);
+    return block;
   }
 
   async fills(from: number, to: number): Promise<VenueFill[]> {
@@ -163,11 +175,15 @@ export class PolymarketExchangeFills implements FillFeedSource {
     });
   }
 
-  /** The time of each block holding a log: from the log when the node gives it, else its header. */
+  /** The time of each block holding a log: a header already read, the log's own field, else its header. */
   private async blockTimes(logs: WireLog[]): Promise<Map<number, Date>> {
     const times = new Map<number, Date>();
-    for (const log of logs)
-      if (log.blockTimestamp !== undefined) times.set(log.blockNumber, new Date(log.blockTimestamp * 1000));
+    for (const log of logs) {
+      const known = this.timeByHash.get(log.blockHash);
+      if (known) times.set(log.blockNumber, known);
+      else if (log.blockTimestamp !== undefined)
+        times.set(log.blockNumber, new Date(log.blockTimestamp * 1000));
+    }
     const missing = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => !times.has(n));
     for (let i = 0; i < missing.length; i += HEADERS_IN_PARALLEL) {
       const headers = await Promise.all(missing.slice(i, i + HEADERS_IN_PARALLEL).map((n) => this.block(n)));
