@@ -33,7 +33,7 @@
  *                     seams of layers 1 and 4 (a venue's trading code imports trading, never the
  *                     other way round).
  *   6 processes       domains that run over many records and venues: venue-sync, settlement,
- *                     imports, monitors, audit, support, operator.
+ *                     imports, monitors, audit, support, operator, copytrading.
  *   7 reads           shared/domains/reads/: views assembled from every layer below; and
  *                     shared/domains/automaton/, whose bandit rewards are those reads.
  *   8 entry points    api/, workers/, jobs/.
@@ -65,7 +65,9 @@ const LAYERS = [
   { name: 'venue-adapters', path: [`^shared/domains/venues/[^/]+/${NOT_A_SCHEMA}`] },
   {
     name: 'processes',
-    path: [`^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator)/${NOT_A_SCHEMA}`],
+    path: [
+      `^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator|copytrading)/${NOT_A_SCHEMA}`,
+    ],
   },
   { name: 'reads', path: [`^shared/domains/(reads|automaton)/${NOT_A_SCHEMA}`] },
   { name: 'entry-points', path: ['^(api|workers|jobs)/'] },

@@ -84,6 +84,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         (req) => req.agent?._id ?? byIp(req),
       ),
       import: perMinute('import', 10, 'imports per minute per agent', (req) => req.agent?._id ?? byIp(req)),
+      // Each plan reads up to 20 wallets from the venue (cached) and may import and trade: the skill plans every few minutes.
+      copytrading: perMinute(
+        'copytrading',
+        10,
+        'copytrading plans per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
       // Spec §8: wallet link challenges 5 per hour, link attempts 3 per day, per account.
       'wallet-challenge': rateLimit(deps.redis, deps.env.QUEUE_PREFIX, {
         name: 'wallet-challenge',

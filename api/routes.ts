@@ -15,6 +15,7 @@ import { marketHandlers } from './handlers/markets.handlers.js';
 import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
+import { copytradingHandlers } from './handlers/copytrading.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
 import { supportHandlers } from './handlers/support.handlers.js';
 import { skillHandlers } from './handlers/skills.handlers.js';
@@ -69,6 +70,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
 
   ...marketHandlers,
   ...tradingHandlers,
+  ...copytradingHandlers,
   ...kalshiHandlers,
   ...readHandlers,
   ...leaderboardHandlers,

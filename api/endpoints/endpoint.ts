@@ -22,6 +22,7 @@ export type RateLimitName =
   | 'claim-lookup'
   | 'import'
   | 'wallet-positions'
+  | 'copytrading'
   | 'wallet-challenge'
   | 'wallet-link'
   | 'polygon-rpc'

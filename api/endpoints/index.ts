@@ -22,6 +22,7 @@ import { tapeEndpoints } from './tapes.endpoints.js';
 import { candleEndpoints } from './candles.endpoints.js';
 import { researchEndpoints } from './research.endpoints.js';
 import { automatonEndpoints } from './automaton.endpoints.js';
+import { copytradingEndpoints } from './copytrading.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -45,6 +46,7 @@ export const ENDPOINTS = {
 
   ...marketEndpoints,
   ...tradingEndpoints,
+  ...copytradingEndpoints,
   ...kalshiEndpoints,
   ...readEndpoints,
   ...leaderboardEndpoints,

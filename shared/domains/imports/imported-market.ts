@@ -33,6 +33,14 @@ export function importedTags(m: VenueMarket): string[] {
   return [...tags];
 }
 
+/** Why a venue market cannot be imported (an unsupported protocol, resolved, closed), or null when it can. */
+export function notImportableReason(m: VenueMarket, label: string): string | null {
+  if (m.unsupported) return m.unsupported;
+  if (m.resolution) return `resolved on ${label}`;
+  if (m.closed || !m.acceptingOrders) return `closed for trading on ${label}`;
+  return null;
+}
+
 /**
  * A new market record for a venue market: its sim book is an LMSR anchored at the venue's price,
  * so the first sim trade fills where the venue trades, and the re-anchoring job keeps it there.

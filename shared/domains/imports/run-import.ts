@@ -13,7 +13,7 @@ import {
 } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { venueIdField, type VenueIdField } from '../venues/venue-ref-fields.js';
-import { importedMarketId, insertImportedMarket } from './imported-market.js';
+import { importedMarketId, insertImportedMarket, notImportableReason } from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
@@ -90,14 +90,7 @@ function choose(importing: VenueImporting, req: MarketImportRecord, targets: Imp
   const importable: VenueMarket[] = [];
   for (const m of chosen) {
     const reason =
-      m.unsupported ??
-      (m.resolution
-        ? `resolved on ${label}`
-        : m.closed || !m.acceptingOrders
-          ? `closed for trading on ${label}`
-          : targets.wholeEvent
-            ? (importing.skipOpenOutcome?.(m) ?? null)
-            : null);
+      notImportableReason(m, label) ?? (targets.wholeEvent ? (importing.skipOpenOutcome?.(m) ?? null) : null);
     if (reason) skipped.push({ externalId: m.externalId, question: m.question, reason });
     else importable.push(m);
   }

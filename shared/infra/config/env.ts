@@ -215,6 +215,15 @@ export const EnvSchema = z.object({
     .describe(
       'How long market lists and leaderboard pages are shared from the Redis read cache (0 disables it).',
     ),
+  COPYTRADING_POSITIONS_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .default(30)
+    .describe(
+      "How long a copied wallet's public positions are shared from the Redis read cache by POST /api/sdk/copytrading/execute (0 reads the venue on every call).",
+    ),
   LOCAL_CACHE_SECONDS: z.coerce
     .number()
     .int()
