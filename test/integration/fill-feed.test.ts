@@ -212,6 +212,14 @@ describe('fill feed: the venues’ settled fills, followed from the chain #integ
     } finally {
       await signals.deleteMany({ _id: { $in: probes.map((p) => p._id) } });
     }
+    // The console's Venues page shows the same row.
+    const page = await api()
+      .get('/admin/venues')
+      .set('Authorization', `Bearer ${testContext().operatorToken}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Fill feed \(polled every \d+ ms/);
+    const row = /<tr>\s*<td>polymarket<\/td>\s*<td class="num">(\d+)<\/td>/.exec(page.text);
+    assert.ok(row && Number(row[1]) >= block, 'the cursor on the console');
     // And Prometheus's, on the registry of the process that follows.
     const exposed = await testContext().deps.metrics.registry.metrics();
     const cursorGauge = /^fill_feed_cursor_block\{venue="polymarket"\} (\d+)$/m.exec(exposed);
