@@ -9,9 +9,18 @@ import { hangingRequests } from '../hanging-requests.js';
 
 export const FAULT_MODES: FaultMode[] = ['500', '429', 'timeout', 'malformed', 'truncated', 'slow'];
 
+/**
+ * The log keeps at most this many requests, the newest: a service left running against the
+ * emulator polls it for ever (the fill feed asks the chain for its head four times a second), and
+ * tests read far fewer between two resets.
+ */
+const REQUESTS_KEPT = 100_000;
+
 export function requestLog(state: PolymarketState) {
   return (req: Request, _res: Response, next: NextFunction) => {
     state.requests.push({ method: req.method, path: req.path, query: { ...req.query }, at: state.now() });
+    // Trimmed by halves, so that keeping the bound costs a copy per 50,000 requests, not per request.
+    if (state.requests.length > REQUESTS_KEPT) state.requests = state.requests.slice(-REQUESTS_KEPT / 2);
     next();
   };
 }
