@@ -257,7 +257,7 @@ export async function executeCopytrading(
     (exits.length ? `, ${exits.length} whale exit(s)` : '');
   const summary =
     executed === null
-      ? `${quoted.length} trade(s) planned on ${venue} (dry run): ${counts}.`
+      ? `${quoted.length} trade(s) planned on ${venue}: ${counts}.`
       : `${executed} of ${quoted.length} trade(s) executed on ${venue}: ${counts}.`;
   return {
     success: whales.read.size > 0,

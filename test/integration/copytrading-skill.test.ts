@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Wallet } from 'ethers';
+import { runCaptured } from '../support/run-captured.js';
+import { startServiceOnFreePort, type ServiceProcess } from '../support/service-process.js';
+import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
+
+const root = resolve(import.meta.dirname, '../..');
+/** The published skill, vendored byte for byte: it runs from a copy (it may write config.json beside itself). */
+const SKILL_DIR = join(root, 'test', 'fixtures', 'clients', 'simmer-skills', 'polymarket-copytrading');
+
+interface EmulatedMarket {
+  condition_id: string;
+  token_ids: string[];
+}
+
+// Issue 37's acceptance: "the copytrading skill in its polling mode, unmodified, with its output".
+// The skill asks POST /api/sdk/copytrading/execute for the plan (always dry_run) and, with --live,
+// trades each planned trade itself with the official client's trade().
+describe('Copytrading: the published skill in polling mode, unmodified, against VENUES=emulated npm start #integration', function () {
+  this.timeout(600_000);
+  let python: string;
+  let scratch: string;
+  let service: ServiceProcess | undefined;
+  let base: string;
+  const operatorToken = randomBytes(24).toString('base64url');
+
+  before(async function () {
+    this.timeout(180_000);
+    const simmer = simmerCommand();
+    if (!simmer) {
+      // Not an npm package: `npm test` installs it into .cache/simmer-sdk-venv (scripts/setup.mjs).
+      assert.ok(!process.env.CI, 'no simmer-sdk venv: npm test installs it (scripts/setup.mjs)');
+      return this.skip();
+    }
+    python = join(dirname(simmer), 'python');
+    scratch = mkdtempSync(join(tmpdir(), 'ats-copytrading-skill-'));
+    ({ service, base } = await startServiceOnFreePort(join(scratch, 'data'), (url) => ({
+      VENUES: 'emulated',
+      PUBLIC_BASE_URL: url,
+      OPERATOR_TOKEN: operatorToken,
+    })));
+  });
+  after(async () => {
+    if (service) {
+      service.proc.kill('SIGTERM');
+      await service.exited;
+    }
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function call<T>(url: string, method: string, body?: unknown, token?: string): Promise<T> {
+    const res = await fetch(url, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** The Polymarket emulator the service runs against, from the operator's venue list. */
+  async function emulatorAdmin() {
+    const venues = await call<{ venues: { venue: string; hosts: { base_url: string }[] }[] }>(
+      `${base}/api/admin/venues`,
+      'GET',
+      undefined,
+      operatorToken,
+    );
+    const clob = venues.venues
+      .find((v) => v.venue === 'polymarket')!
+      .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
+    return `${clob.slice(0, -'/clob'.length)}/__admin`;
+  }
+
+  async function runSkill(apiKey: string, args: string[]) {
+    const copy = mkdtempSync(join(scratch, 'skill-'));
+    cpSync(SKILL_DIR, copy, { recursive: true });
+    const run = await runCaptured(python, [join(copy, 'copytrading_trader.py'), ...args], {
+      cwd: copy,
+      env: {
+        ...pythonEnv(mkdtempSync(join(scratch, 'home-'))),
+        SIMMER_API_URL: base,
+        SIMMER_API_KEY: apiKey,
+      },
+      timeoutMs: 180_000,
+    });
+    return { code: run.code, output: run.stdout + run.stderr };
+  }
+
+  it('when the skill plans for two whales and then runs --live on sim, then it prints the analysis, trades each planned buy and the agent holds the copies', async () => {
+    const admin = await emulatorAdmin();
+    const event = (yes: number) =>
+      call<{ markets: EmulatedMarket[] }>(`${admin}/events`, 'POST', {
+        title: `Copied market ${randomBytes(4).toString('hex')}?`,
+        outcomes: ['Yes', 'No'],
+        prices: [yes],
+      }).then((e) => e.markets[0]!);
+    const [agreed, lone, conflict] = [await event(0.6), await event(0.35), await event(0.5)];
+    const [w1, w2] = [Wallet.createRandom().address, Wallet.createRandom().address];
+    const hold = (w: string, token: string, shares: number) =>
+      call(`${admin}/wallets/${w}/fund`, 'POST', { tokens: { [token]: shares } });
+    await hold(w1, agreed.token_ids[0]!, 200);
+    await hold(w2, agreed.token_ids[0]!, 100);
+    await hold(w1, lone.token_ids[0]!, 100);
+    await hold(w1, conflict.token_ids[0]!, 100);
+    await hold(w2, conflict.token_ids[1]!, 100);
+    const agent = await call<{ api_key: string; agent_id: string }>(
+      `${base}/api/sdk/agents/register`,
+      'POST',
+      { name: 'copytrading-skill' },
+    );
+    const args = ['--wallets', `${w1},${w2}`, '--venue', 'sim'];
+
+    const dry = await runSkill(agent.api_key, args);
+    const dryTail = `skill output (dry run):\n${dry.output}\n--- service:\n${service!.output().slice(-3000)}`;
+    assert.equal(dry.code, 0, dryTail);
+    assert.match(dry.output, /\[DRY RUN\]/, dryTail);
+    assert.match(dry.output, /Wallets analyzed: 2\n/, dryTail);
+    assert.match(dry.output, /Positions found: 5\n/, dryTail);
+    assert.match(dry.output, /Conflicts skipped: 1\n/, dryTail);
+    assert.match(dry.output, /Top N used: 50\n/, dryTail);
+    assert.match(dry.output, /Trades \(0\/2 executed\)/, dryTail);
+    assert.match(dry.output, /BUY [\d.]+ YES @ \$0\.6\d\d \(\$50\.00\)/, dryTail);
+    assert.match(dry.output, /Remove --dry-run to execute trades/, dryTail);
+    const none = await call<{ positions: unknown[] }>(
+      `${base}/api/sdk/positions?venue=sim`,
+      'GET',
+      undefined,
+      agent.api_key,
+    );
+    assert.deepEqual(none.positions, [], dryTail);
+
+    const live = await runSkill(agent.api_key, [...args, '--live']);
+    const liveTail = `skill output (--live):\n${live.output}\n--- service:\n${service!.output().slice(-3000)}`;
+    assert.equal(live.code, 0, liveTail);
+    assert.match(live.output, /Trades \(2\/2 executed\)/, liveTail);
+    assert.match(live.output, /Successfully mirrored positions!/, liveTail);
+
+    const held = await call<{ positions: { market_id: string; shares_yes: number; sources: string[] }[] }>(
+      `${base}/api/sdk/positions?venue=sim`,
+      'GET',
+      undefined,
+      agent.api_key,
+    );
+    assert.equal(held.positions.length, 2, liveTail);
+    for (const p of held.positions) {
+      assert.ok(p.shares_yes > 0, JSON.stringify(p));
+      assert.deepEqual(p.sources, ['sdk:copytrading'], JSON.stringify(p));
+    }
+    const trades = await call<{ trades: { source: string; skill_slug: string; venue: string }[] }>(
+      `${base}/api/sdk/trades?limit=10`,
+      'GET',
+      undefined,
+      agent.api_key,
+    );
+    assert.deepEqual(
+      trades.trades.map((t) => [t.source, t.skill_slug, t.venue]),
+      [
+        ['sdk:copytrading', 'polymarket-copytrading', 'sim'],
+        ['sdk:copytrading', 'polymarket-copytrading', 'sim'],
+      ],
+    );
+
+    // In line with the whales now: the next run has nothing to trade.
+    const again = await runSkill(agent.api_key, [...args, '--live']);
+    assert.equal(again.code, 0, again.output);
+    assert.doesNotMatch(again.output, /📈 Trades/, again.output);
+    assert.match(again.output, /Scan complete/, again.output);
+
+    if (process.env.COPYTRADING_SKILL_TRANSCRIPT)
+      console.log(
+        `${dry.output}\n======== --live ========\n${live.output}\n======== again ========\n${again.output}`,
+      );
+  });
+});
