@@ -1,5 +1,5 @@
 import compression from 'compression';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Deps } from '../shared/composition/deps.js';
@@ -13,6 +13,14 @@ import { rateLimit } from './http/rate-limit.js';
 import type { RateLimitName } from './endpoints/endpoint.js';
 import { registerEndpoints } from './routes.js';
 import { publicDashboard } from './web/dashboard.js';
+import { ReactorStreamHub, reactorStreamHubFor } from '../shared/domains/reactor/reactor-stream-hub.js';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** This process's open Reactor event streams (GET /api/sdk/reactor/stream). */
+    reactorStreams: ReactorStreamHub;
+  }
+}
 
 /** Bodies below this many bytes are sent as they are (a compressed small body saves nothing). */
 export const COMPRESSION_MIN_BYTES = 1024;
@@ -39,9 +47,21 @@ const docsHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** The Express app without listen(): the API role serves it, tests drive it with supertest. */
-export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
+/** An event stream is written event by event as they come: compressing it would hold them back. */
+const isEventStream = (res: Response) =>
+  String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream');
+
+/**
+ * The Express app without listen(): the API role serves it, tests drive it with supertest.
+ * `reactorStreams`: the API role's hub, which it closes on stop; without one the app makes its own,
+ * which holds nothing (no Redis connection, no timer) while no stream is open.
+ */
+export function buildApp(
+  deps: Deps,
+  opts: { operatorToken: string; reactorStreams?: ReactorStreamHub },
+): Express {
   const app = express();
+  app.locals.reactorStreams = opts.reactorStreams ?? reactorStreamHubFor(deps);
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(deps.env.TRUST_PROXY));
   app.set('query parser', 'simple');
@@ -50,8 +70,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
   // gzip/deflate/brotli as the client's Accept-Encoding asks, with `Vary: Accept-Encoding`: only
   // compressible types (JSON, HTML, JS, CSS, SVG; not PNG or other compressed images) of at least
   // COMPRESSION_MIN_BYTES (tiny bodies cost more to compress than they save). A client that sends
-  // no Accept-Encoding, or `x-no-compression`, gets the plain body.
-  app.use(compression({ threshold: COMPRESSION_MIN_BYTES }));
+  // no Accept-Encoding, or `x-no-compression`, gets the plain body; so does an event stream.
+  app.use(
+    compression({
+      threshold: COMPRESSION_MIN_BYTES,
+      filter: (req, res) => !isEventStream(res) && compression.filter(req, res),
+    }),
+  );
   app.use(requestLogging(deps.log));
   app.use(httpMetrics(deps.metrics));
   app.use(publicDashboard(deps));
@@ -124,6 +149,13 @@ export function buildApp(deps: Deps, opts: { operatorToken: string }): Express {
         'context',
         300,
         'context requests per minute per agent',
+        (req) => req.agent?._id ?? byIp(req),
+      ),
+      // A client whose stream drops reconnects (the MCP client every 5 s): a loop of them is refused.
+      'reactor-stream': perMinute(
+        'reactor-stream',
+        60,
+        'Reactor stream connections per minute per agent',
         (req) => req.agent?._id ?? byIp(req),
       ),
     },

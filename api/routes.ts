@@ -33,6 +33,7 @@ import { monitorHandlers } from './handlers/monitors.handlers.js';
 import { tapeHandlers } from './handlers/tapes.handlers.js';
 import { candleHandlers } from './handlers/candles.handlers.js';
 import { researchHandlers } from './handlers/research.handlers.js';
+import { reactorStreamHandlers } from './handlers/reactor-stream.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -67,6 +68,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...tapeHandlers,
   ...candleHandlers,
   ...researchHandlers,
+  ...reactorStreamHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

@@ -6,6 +6,7 @@ import type { Role } from '../shared/composition/role.js';
 import { isMain } from '../shared/infra/process/is-main.js';
 import { buildApp } from './app.js';
 import { answerClientErrorsWithJson } from '../shared/infra/http/client-errors.js';
+import { reactorStreamHubFor } from '../shared/domains/reactor/reactor-stream-hub.js';
 
 function closeServer(server: Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
@@ -19,7 +20,11 @@ function closeServer(server: Server, timeoutMs: number): Promise<void> {
   });
 }
 
-/** The HTTP API. On stop it refuses new connections and lets in-flight requests finish. */
+/**
+ * The HTTP API. On stop it ends its open event streams (they would hold the server open: their
+ * clients reconnect to another process), then refuses new connections and lets in-flight requests
+ * finish.
+ */
 export const apiRole: Role = {
   name: 'api',
   async start(deps) {
@@ -30,7 +35,8 @@ export const apiRole: Role = {
     // The queues the API waits on (trades, imports): their listeners are ready before traffic.
     await deps.queues.warmUp(['trades', 'market-imports']);
     const { token } = resolveOperatorToken(deps.env);
-    const app = buildApp(deps, { operatorToken: token });
+    const reactorStreams = reactorStreamHubFor(deps);
+    const app = buildApp(deps, { operatorToken: token, reactorStreams });
     const server = await new Promise<Server>((resolve, reject) => {
       // Express 5 calls this back on a failed bind too (EADDRINUSE): only a bound server is up.
       const s = app.listen(deps.env.PORT, deps.env.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -38,7 +44,12 @@ export const apiRole: Role = {
       s.once('error', reject);
     });
     deps.log.info({ port: deps.env.PORT, host: deps.env.HOST }, 'api listening');
-    return { stop: () => closeServer(server, deps.env.SHUTDOWN_TIMEOUT_MS) };
+    return {
+      stop: async () => {
+        await reactorStreams.close();
+        await closeServer(server, deps.env.SHUTDOWN_TIMEOUT_MS);
+      },
+    };
   },
 };
 

@@ -26,7 +26,8 @@ export type RateLimitName =
   | 'wallet-challenge'
   | 'wallet-link'
   | 'polygon-rpc'
-  | 'candles';
+  | 'candles'
+  | 'reactor-stream';
 
 /**
  * One row of the API contract. The same zod schemas validate requests, shape handler types and
@@ -53,9 +54,10 @@ export interface EndpointSpec {
   response: z.ZodType;
   /**
    * A non-JSON success body; the handler then returns the body text, or for
-   * `application/octet-stream` sends the body itself (a file, with Range) and returns ''.
+   * `application/octet-stream` sends the body itself (a file, with Range) and returns '', as it
+   * does for `text/event-stream` (a response that stays open, written as events come).
    */
-  produces?: 'text/html' | 'text/plain' | 'application/octet-stream';
+  produces?: 'text/html' | 'text/plain' | 'application/octet-stream' | 'text/event-stream';
   /**
    * The handler refuses with its own 422s carrying the error body (a string `detail` the official
    * client prints, e.g. a bad backtest window), beside validation's 422s (the validation body).

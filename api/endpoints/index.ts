@@ -22,6 +22,7 @@ import { tapeEndpoints } from './tapes.endpoints.js';
 import { candleEndpoints } from './candles.endpoints.js';
 import { researchEndpoints } from './research.endpoints.js';
 import { automatonEndpoints } from './automaton.endpoints.js';
+import { reactorStreamEndpoints } from './reactor-stream.endpoints.js';
 import { copytradingEndpoints } from './copytrading.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
@@ -43,6 +44,7 @@ export const ENDPOINTS = {
   ...candleEndpoints,
   ...researchEndpoints,
   ...automatonEndpoints,
+  ...reactorStreamEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

@@ -22,6 +22,7 @@ import {
   polymarketTrade,
 } from '../support/polymarket-traders.js';
 import { asUser, claim } from '../support/users.js';
+import { readingEventStreams } from '../support/event-stream.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
 
 /** An agent its human claimed, traded with, then released. */
@@ -111,7 +112,9 @@ describe('a released agent’s key #integration', () => {
     for (const [name, spec] of agentRoutes) {
       const refused = !releasedAgentMayCall(spec);
       it(`${spec.method.toUpperCase()} ${spec.path} (${name}): ${refused ? 'refused with 403 agent_suspended' : 'not refused for being released'}`, async () => {
-        const res = await api()[spec.method](concretePath(spec.path)).set(asAgent(agent)).send({});
+        const res = await readingEventStreams(api()[spec.method](concretePath(spec.path)), spec)
+          .set(asAgent(agent))
+          .send({});
         assert.equal(
           refusedAsReleased(res),
           refused,
@@ -284,7 +287,7 @@ describe('a released agent’s key reads none of its former owner’s account #i
                 ? `0x${'ab'.repeat(20)}`
                 : randomUUID(),
         );
-        const res = await get(released, path);
+        const res = await readingEventStreams(get(released, path), spec);
         assert.ok(res.status < 500, `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
         assert.deepEqual(leaked(res.text, ownerData), [], res.text.slice(0, 500));
       });

@@ -5,6 +5,7 @@ import { testContext } from '../support/context.js';
 import { internalHostSpellings } from '../support/internal-hosts.js';
 import { publishedSchema } from '../support/published-schema.js';
 import { randomIp, registerAgent } from '../support/http.js';
+import { readingEventStreams } from '../support/event-stream.js';
 import {
   ACCEPTED,
   ID_NAMES,
@@ -92,8 +93,7 @@ async function call(world: World, name: string, spec: EndpointSpec, opts: CallOp
   const path = expressPath(spec.path).replace(/:([A-Za-z_]+)/g, (_, p: string) =>
     encodeURIComponent(opts.params?.[p] ?? 'missing'),
   );
-  let req = request(world.app)
-    [spec.method](path)
+  let req = readingEventStreams(request(world.app)[spec.method](path), spec)
     .set('X-Forwarded-For', opts.ip ?? randomIp())
     .set(opts.headers ?? {});
   if (opts.credential && opts.basic) req = req.auth('operator', opts.credential);

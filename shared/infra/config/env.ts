@@ -445,6 +445,20 @@ export const EnvSchema = z.object({
     .describe(
       'Deadline of one webhook delivery (connect, send and response); slower receivers count as failures.',
     ),
+  REACTOR_STREAM_MAX_PER_KEY: positiveInt
+    .max(100)
+    .default(5)
+    .describe(
+      'Open Reactor event streams (GET /api/sdk/reactor/stream) one agent key may hold at once, across every API process; one more answers 429.',
+    ),
+  REACTOR_HEARTBEAT_SECONDS: z.coerce
+    .number()
+    .positive()
+    .max(300)
+    .default(15)
+    .describe(
+      'How often an open Reactor event stream gets a comment line when no event flows, so that proxies and clients keep it open (and a dead one is noticed).',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')

@@ -52,6 +52,10 @@ export const ID_NAMES: Record<string, { owned: boolean; why: string }> = {
   key: { owned: false, why: 'a backtest tape’s key: the signed URL is the permission, not the key' },
   file: { owned: false, why: 'a file name of a backtest tape (markets, quant, manifest)' },
   upload_id: { owned: false, why: 'an operator’s upload to import (operator route; BFLA cases cover it)' },
+  last_event_id: {
+    owned: false,
+    why: 'a position in the Reactor event stream: what is replayed from it is the caller’s own events only',
+  },
 };
 
 /** Names that look like identifiers: path params always, and query/body fields ending in _id(s). */
