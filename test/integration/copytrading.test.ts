@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
+import { createWalletClient, custom } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
+import { managedTrader } from '../support/polymarket-traders.js';
 import { newPolymarketEvent, polymarketAdmin } from '../support/venue-emulators.js';
 
 /** `POST /api/sdk/copytrading/execute` against the Polymarket emulator (client-contract §12.2). */
@@ -69,6 +73,20 @@ const hold = (wallet: string, token: string, shares: number) =>
   polymarketAdmin('POST', `/wallets/${wallet}/fund`, { tokens: { [token]: shares } });
 const drop = (wallet: string, token: string) =>
   polymarketAdmin('POST', `/wallets/${wallet}/balances`, { tokens: { [token]: 0 } });
+
+/** A wallet of its own on the emulated CLOB (no agent of ours): funded, approved, with CLOB credentials. */
+async function clobWhale() {
+  const wallet = Wallet.createRandom();
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/fund`, { pusd: 1000 });
+  await polymarketAdmin('POST', `/wallets/${wallet.address}/approve`);
+  const signer = createWalletClient({
+    account: privateKeyToAccount(wallet.privateKey as `0x${string}`),
+    transport: custom({ request: () => Promise.reject(new Error('no RPC in these tests')) }),
+  });
+  const host = testContext().polymarket.clobUrl;
+  const creds = await new ClobClient({ host, chain: 137, signer }).createOrDeriveApiKey();
+  return { address: wallet.address.toLowerCase(), clob: new ClobClient({ host, chain: 137, signer, creds }) };
+}
 
 const marketOf = (conditionId: string) =>
   testContext().deps.models.Market.findOne({ 'venueRef.externalId': conditionId }).lean();
@@ -345,6 +363,60 @@ describe('Copytrading plans (POST /api/sdk/copytrading/execute) against the Poly
       testContext().deps.env.COPYTRADING_POSITIONS_CACHE_SECONDS = 0;
     }
     assert.equal((await plan(agent, { wallets: [w] })).positions_found, 2);
+  });
+
+  it('when a whale buys through the CLOB with its own wallet, then the plan copies what the match gave it', async () => {
+    const m = await venueMarket(0.5);
+    const whale = await clobWhale();
+    const order = await whale.clob.createMarketOrder({
+      tokenID: m.yes,
+      amount: 60,
+      side: Side.BUY,
+      price: 0.7,
+    });
+    const posted = await whale.clob.postOrder(order, OrderType.FOK);
+    assert.equal(posted.success, true, JSON.stringify(posted));
+    const agent = await registerAgent();
+
+    const p = await plan(agent, { wallets: [whale.address] });
+    assert.equal(p.positions_found, 1, JSON.stringify(p));
+    assert.equal(p.trades.length, 1, JSON.stringify(p));
+    const t = p.trades[0]!;
+    assert.equal(t.market_id, (await marketOf(m.conditionId))!._id);
+    assert.deepEqual([t.action, t.side, t.whale_wallet], ['buy', 'yes', whale.address]);
+    assert.equal(t.estimated_cost, 25, 'one wallet: half of max_usd_per_position');
+    assert.ok(t.whale_position_usd > 50 && t.whale_position_usd < 70, String(t.whale_position_usd));
+  });
+
+  it('when the agent copies onto the wallets’ own venue, then the plan is priced on its book and executed from the owner’s wallet, and an unclaimed agent is told to claim', async () => {
+    const m = await venueMarket(0.55);
+    const w = newWallet();
+    await hold(w, m.yes, 200);
+    const { agent } = await managedTrader();
+
+    const planned = await plan(agent, { wallets: [w], venue: 'polymarket' });
+    assert.equal(planned.trades.length, 1, JSON.stringify(planned));
+    assert.deepEqual([planned.trades[0]!.action, planned.trades[0]!.side], ['buy', 'yes']);
+    assert.equal(planned.trades[0]!.estimated_cost, 25);
+
+    const done = await plan(agent, { wallets: [w], venue: 'polymarket', dry_run: false });
+    assert.equal(done.trades_executed, 1, JSON.stringify(done));
+    const id = (await marketOf(m.conditionId))!._id;
+    const position = await testContext()
+      .deps.models.Position.findOne({ agentId: agent.agent_id, marketId: id })
+      .lean();
+    assert.equal(position?.venue, 'polymarket');
+    assert.ok((position?.sharesYesMicro ?? 0) > 0, JSON.stringify(position));
+    // The sim book knows nothing of it: copying onto sim would buy again.
+    const onSim = await plan(agent, { wallets: [w], venue: 'sim' });
+    assert.equal(onSim.trades.length, 1);
+    const again = await plan(agent, { wallets: [w], venue: 'polymarket' });
+    assert.deepEqual(again.trades, [], JSON.stringify(again));
+
+    const unclaimed = await registerAgent();
+    const refused = await copy(unclaimed, { wallets: [w], venue: 'polymarket', max_usd_per_position: 50 });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.ok(refused.body.fix, JSON.stringify(refused.body));
   });
 
   it('when a request is malformed or names another venue, then it answers 422 with a fix', async () => {
