@@ -242,6 +242,28 @@ def signature_holds(delivery: dict, secret: str) -> bool:
     return False
 
 
+def fund_wallet(run: Run, emulator: str, address: str) -> None:
+    """1000 pUSD and 1 POL for a new key on the Polymarket emulator (its faucet)."""
+    run.call(f"<emulator>/__admin/wallets/{address}/fund {{pusd: 1000}}",
+             lambda: emulator_admin(emulator, "POST", f"/wallets/{address}/fund", {"pusd": 1000}),
+             lambda r: pick(r, "pusd"))
+    run.call(f"<emulator>/__admin/polygon/accounts/{address}/fund {{pol: 1}}",
+             lambda: emulator_admin(emulator, "POST", f"/polygon/accounts/{address}/fund", {"pol": 1}),
+             lambda r: pick(r, "pol", "nonce"))
+
+
+def new_imported_market(run: Run, client: SimmerClient, emulator: str, title: str, slug: str,
+                        label: str = "") -> tuple[dict, dict]:
+    """A new yes/no event on the Polymarket emulator, imported with the client: (the event, the import)."""
+    created = emulator_admin(emulator, "POST", "/events", {
+        "title": title, "slug": slug, "outcomes": ["Yes", "No"], "prices": [0.55, 0.45]})
+    url = f"https://polymarket.com/market/{created['markets'][0]['slug']}"
+    imported = run.call(f"{label}client.import_market('{url}')", lambda: client.import_market(url),
+                        lambda r: pick(r, "success", "status", "market_id", "external_price_yes"),
+                        method="import_market")
+    return created, imported
+
+
 # ------------------------------------------------------------------------------------------------
 # The acceptance flow
 
@@ -264,12 +286,7 @@ def acceptance(run: Run, svc: Service, key: str, result: dict) -> tuple[SimmerCl
     account = Account.from_key(key)
     emulator = svc.emulator()
     print(f"  new EVM key → {account.address}; Polymarket emulator at {emulator}")
-    run.call(f"<emulator>/__admin/wallets/{account.address}/fund {{pusd: 1000}}",
-             lambda: emulator_admin(emulator, "POST", f"/wallets/{account.address}/fund", {"pusd": 1000}),
-             lambda r: pick(r, "pusd"))
-    run.call(f"<emulator>/__admin/polygon/accounts/{account.address}/fund {{pol: 1}}",
-             lambda: emulator_admin(emulator, "POST", f"/polygon/accounts/{account.address}/fund", {"pol": 1}),
-             lambda r: pick(r, "pol", "nonce"))
+    fund_wallet(run, emulator, account.address)
 
     redirect_clob_host(f"{emulator}/clob")
     client = SimmerClient(api_key=api_key, base_url=svc.base, venue="polymarket", private_key=key, live=True)
@@ -307,14 +324,8 @@ def acceptance(run: Run, svc: Service, key: str, result: dict) -> tuple[SimmerCl
 
     heading("Trades: a buy on Polymarket signed by the client, a buy on sim")
     tag = secrets.token_hex(3)
-    created = emulator_admin(emulator, "POST", "/events", {
-        "title": f"Acceptance: will the official client trade ({tag})?", "slug": f"official-client-{tag}",
-        "outcomes": ["Yes", "No"], "prices": [0.55, 0.45]})
-    slug = created["markets"][0]["slug"]
-    imported = run.call(f"client.import_market('https://polymarket.com/market/{slug}')",
-                        lambda: client.import_market(f"https://polymarket.com/market/{slug}"),
-                        lambda r: pick(r, "success", "status", "market_id", "external_price_yes"),
-                        method="import_market")
+    created, imported = new_imported_market(run, client, emulator, f"Acceptance: will the official client trade ({tag})?",
+                                            f"official-client-{tag}")
     poly_market = imported["market_id"]
     buy = run.call(f"client.trade({poly_market[:8]}…, 'yes', amount=10)  # venue polymarket, signed locally",
                    lambda: client.trade(poly_market, "yes", amount=10, reasoning="acceptance: client-signed buy"),

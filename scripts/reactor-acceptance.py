@@ -191,12 +191,7 @@ def whale_setup(run: Run, svc: Service) -> dict:
     address = Account.from_key(key).address
     emulator = svc.emulator()
     print(f"  whale key → {address}; Polymarket emulator at {emulator}")
-    run.call(f"<emulator>/__admin/wallets/{address}/fund {{pusd: 1000}}",
-             lambda: emulator_admin(emulator, "POST", f"/wallets/{address}/fund", {"pusd": 1000}),
-             lambda r: pick(r, "pusd"))
-    run.call(f"<emulator>/__admin/polygon/accounts/{address}/fund {{pol: 1}}",
-             lambda: emulator_admin(emulator, "POST", f"/polygon/accounts/{address}/fund", {"pol": 1}),
-             lambda r: pick(r, "pol"))
+    oca.fund_wallet(run, emulator, address)
     oca.redirect_clob_host(f"{emulator}/clob")
     client = SimmerClient(api_key=reg["api_key"], base_url=svc.base, venue="polymarket", private_key=key, live=True)
     print(f"  SimmerClient(venue='polymarket', live=True, private_key=<whale key>) — simmer-sdk {simmer_sdk.__version__}")
@@ -207,13 +202,9 @@ def whale_setup(run: Run, svc: Service) -> dict:
                          lambda r: pick(r, "set", "skipped", "failed"))
     run.check("the whale's approvals are set", approvals.get("failed") == 0, pick(approvals, "set", "failed"))
     tag = secrets.token_hex(3)
-    created = emulator_admin(emulator, "POST", "/events", {
-        "title": f"Reactor acceptance: will the whale be followed ({tag})?", "slug": f"reactor-acceptance-{tag}",
-        "outcomes": ["Yes", "No"], "prices": [0.55, 0.45]})
-    slug = created["markets"][0]["slug"]
-    imported = run.call(f"whale: client.import_market('https://polymarket.com/market/{slug}')",
-                        lambda: client.import_market(f"https://polymarket.com/market/{slug}"),
-                        lambda r: pick(r, "success", "market_id"))
+    created, imported = oca.new_imported_market(run, client, emulator,
+                                                f"Reactor acceptance: will the whale be followed ({tag})?",
+                                                f"reactor-acceptance-{tag}", label="whale: ")
     return {"client": client, "address": address.lower(), "emulator": emulator,
             "market_id": imported["market_id"], "market": created["markets"][0]}
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { runCaptured } from '../support/run-captured.js';
-import { startServiceOnFreePort, type ServiceProcess } from '../support/service-process.js';
-import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
+import { useClientVenvService } from '../support/client-venv-service.js';
+import { pythonEnv } from '../support/simmer-backtest.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const SCRIPT = join(root, 'scripts', 'official-client-acceptance.py');
@@ -40,45 +39,20 @@ async function runAcceptance(python: string, args: string[], home: string) {
 // against npm start's program and checks what it recorded.
 describe('the official Python client (simmer-sdk 0.26.0) with a new EVM key against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  let python: string;
-  let scratch: string;
-  let service: ServiceProcess | undefined;
-  let base: string;
-  let dataDir: string;
-
-  before(async function () {
-    this.timeout(180_000);
-    const simmer = simmerCommand();
-    if (!simmer) {
-      // Not an npm package: `npm test` installs it into .cache/simmer-sdk-venv (scripts/setup.mjs).
-      assert.ok(!process.env.CI, 'no simmer-sdk venv: npm test installs it (scripts/setup.mjs)');
-      return this.skip();
-    }
-    python = join(dirname(simmer), 'python');
-    scratch = mkdtempSync(join(tmpdir(), 'ats-official-client-'));
-    dataDir = join(scratch, 'data');
+  const ctx = useClientVenvService('official-client', (url) => ({
+    VENUES: 'emulated',
     // The chat bridge receiver of the script listens on 127.0.0.1: loopback is allowed for tests and
     // local demos only (the SSRF guard is otherwise unchanged).
-    ({ service, base } = await startServiceOnFreePort(dataDir, (url) => ({
-      VENUES: 'emulated',
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      PUBLIC_BASE_URL: url,
-    })));
-  });
-  after(async () => {
-    if (service) {
-      service.proc.kill('SIGTERM');
-      await service.exited;
-    }
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    PUBLIC_BASE_URL: url,
+  }));
 
   it('when a new user links a new key with the client, then set_approvals sets 12, all_set is true, ensure_can_trade shows the funded pUSD, a client-signed buy fills, a stop-loss on a sim position is set and removed, and the chat bridge gets a signed delivery', async () => {
-    const out = join(scratch, 'result.json');
-    const home = mkdtempSync(join(scratch, 'home-'));
+    const out = join(ctx.scratch, 'result.json');
+    const home = mkdtempSync(join(ctx.scratch, 'home-'));
     const run = await runAcceptance(
-      python,
-      ['--base-url', base, '--data-dir', dataDir, '--json-out', out],
+      ctx.python,
+      ['--base-url', ctx.base, '--data-dir', ctx.dataDir, '--json-out', out],
       home,
     );
     const tail = `script output:\n${run.output.slice(-8000)}`;

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { runCaptured } from '../support/run-captured.js';
-import { startServiceOnFreePort, type ServiceProcess } from '../support/service-process.js';
-import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
+import { useClientVenvService } from '../support/client-venv-service.js';
+import { pythonEnv } from '../support/simmer-backtest.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const SCRIPT = join(root, 'scripts', 'reactor-acceptance.py');
@@ -42,49 +41,24 @@ interface ReactorAcceptance {
 // code (test/fixtures/clients) and records what they did; this test checks its record.
 describe('Reactor: the copytrading skill and the reactor MCP client, unmodified, follow a whale trading through the official client against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  let python: string;
-  let scratch: string;
-  let service: ServiceProcess | undefined;
-  let base: string;
-  let dataDir: string;
-
-  before(async function () {
-    this.timeout(180_000);
-    const simmer = simmerCommand();
-    if (!simmer) {
-      // Not an npm package: `npm test` installs it into .cache/simmer-sdk-venv (scripts/setup.mjs).
-      assert.ok(!process.env.CI, 'no simmer-sdk venv: npm test installs it (scripts/setup.mjs)');
-      return this.skip();
-    }
-    python = join(dirname(simmer), 'python');
-    scratch = mkdtempSync(join(tmpdir(), 'ats-reactor-acceptance-'));
-    dataDir = join(scratch, 'data');
-    ({ service, base } = await startServiceOnFreePort(dataDir, (url) => ({
-      VENUES: 'emulated',
-      PUBLIC_BASE_URL: url,
-    })));
-  });
-  after(async () => {
-    if (service) {
-      service.proc.kill('SIGTERM');
-      await service.exited;
-    }
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+  const ctx = useClientVenvService('reactor-acceptance', (url) => ({
+    VENUES: 'emulated',
+    PUBLIC_BASE_URL: url,
+  }));
 
   it('when a whale buys on Polymarket with the official client and its block is mined, then the follower has a sim signal in pending, the MCP client buffers the reactor_event, and the skill run as --reactor --once mirrors it on sim, deletes the signal and records the reaction', async () => {
-    const out = join(scratch, 'result.json');
+    const out = join(ctx.scratch, 'result.json');
     const run = await runCaptured(
-      python,
-      [SCRIPT, '--base-url', base, '--data-dir', dataDir, '--json-out', out],
+      ctx.python,
+      [SCRIPT, '--base-url', ctx.base, '--data-dir', ctx.dataDir, '--json-out', out],
       {
         cwd: root,
-        env: { ...pythonEnv(mkdtempSync(join(scratch, 'home-'))), PYTHONPATH: MCP_CLIENT },
+        env: { ...pythonEnv(mkdtempSync(join(ctx.scratch, 'home-'))), PYTHONPATH: MCP_CLIENT },
         timeoutMs: 300_000,
       },
     );
     const output = run.stdout + run.stderr;
-    const tail = `script output:\n${output.slice(-12_000)}\n--- service output:\n${service!.output().slice(-4000)}`;
+    const tail = `script output:\n${output.slice(-12_000)}\n--- service output:\n${ctx.service.output().slice(-4000)}`;
     assert.ok(existsSync(out), `the script wrote no result (exit ${run.code}):\n${tail}`);
     const result = JSON.parse(readFileSync(out, 'utf8')) as ReactorAcceptance;
     // The figures and both clients' output, for the acceptance note.

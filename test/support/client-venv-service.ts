@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { startServiceOnFreePort, type ServiceProcess } from './service-process.js';
+import { simmerCommand } from './simmer-backtest.js';
+
+/** What `useClientVenvService`'s `before` sets up. */
+export interface ClientVenvService {
+  /** The Python of the official client's venv. */
+  python: string;
+  /** A scratch folder of the suite's own (the service's DATA_DIR is `data` inside it). */
+  scratch: string;
+  dataDir: string;
+  base: string;
+  service: ServiceProcess;
+}
+
+/**
+ * The hooks of a suite that runs Python programs with the official client's venv (simmer-sdk, which
+ * `npm test` installs into .cache/simmer-sdk-venv, scripts/setup.mjs) against `npm start`'s program:
+ * `before` starts the service on a free port with `env` (given its base URL) in a scratch folder,
+ * or skips the suite without the venv (except under CI); `after` stops it and removes the folder.
+ * The object answered is filled in by `before`.
+ */
+export function useClientVenvService(
+  name: string,
+  env: (base: string) => Record<string, string>,
+): ClientVenvService {
+  const s = {} as ClientVenvService;
+  before(async function () {
+    this.timeout(180_000);
+    const simmer = simmerCommand();
+    if (!simmer) {
+      // Not an npm package: `npm test` installs it into .cache/simmer-sdk-venv (scripts/setup.mjs).
+      assert.ok(!process.env.CI, 'no simmer-sdk venv: npm test installs it (scripts/setup.mjs)');
+      return this.skip();
+    }
+    s.python = join(dirname(simmer), 'python');
+    s.scratch = mkdtempSync(join(tmpdir(), `ats-${name}-`));
+    s.dataDir = join(s.scratch, 'data');
+    Object.assign(s, await startServiceOnFreePort(s.dataDir, env));
+  });
+  after(async () => {
+    if (s.service) {
+      s.service.proc.kill('SIGTERM');
+      await s.service.exited;
+    }
+    if (s.scratch) rmSync(s.scratch, { recursive: true, force: true });
+  });
+  return s;
+}
