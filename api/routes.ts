@@ -34,6 +34,7 @@ import { tapeHandlers } from './handlers/tapes.handlers.js';
 import { candleHandlers } from './handlers/candles.handlers.js';
 import { researchHandlers } from './handlers/research.handlers.js';
 import { reactorStreamHandlers } from './handlers/reactor-stream.handlers.js';
+import { reactorHandlers } from './handlers/reactor.handlers.js';
 
 import { systemHandlers } from './handlers/system.handlers.js';
 import { optionalAgent, requireAgent } from './http/agent-auth.js';
@@ -69,6 +70,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...candleHandlers,
   ...researchHandlers,
   ...reactorStreamHandlers,
+  ...reactorHandlers,
 
   ...marketHandlers,
   ...tradingHandlers,

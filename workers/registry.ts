@@ -32,6 +32,7 @@ import {
 } from './processors/monitor.processors.js';
 import { recordTapesProcessor, sliceTapeProcessor } from './processors/tape.processors.js';
 import { recordCandlesProcessor } from './processors/candle.processors.js';
+import { reactToFillsProcessor, withdrawFillsProcessor } from './processors/reactor.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -64,4 +65,6 @@ export const PROCESSORS: ProcessorRegistry = {
   'slice-tape': sliceTapeProcessor,
   'exit-monitored-position': exitMonitoredPositionProcessor,
   'record-candles': recordCandlesProcessor,
+  'react-to-fills': reactToFillsProcessor,
+  'withdraw-fills': withdrawFillsProcessor,
 };

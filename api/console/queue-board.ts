@@ -27,6 +27,7 @@ const QUEUE_LABELS: Record<QueueName, string> = {
   'risk-monitors': 'Risk monitors: stop-loss / take-profit evaluation and exits',
   tapes: 'Backtest tapes: the recorder and the slices agents ask for',
   candles: 'Candles: recording Binance 1m candles for /api/replay-data/candles',
+  reactor: 'Reactor: watched wallets’ fills into agents’ signals, and their withdrawal on a reorg',
 };
 
 export const queueLabel = (queue: QueueName) => QUEUE_LABELS[queue];

@@ -22,8 +22,9 @@ import { tapeEndpoints } from './tapes.endpoints.js';
 import { candleEndpoints } from './candles.endpoints.js';
 import { researchEndpoints } from './research.endpoints.js';
 import { automatonEndpoints } from './automaton.endpoints.js';
-import { reactorStreamEndpoints } from './reactor-stream.endpoints.js';
 import { copytradingEndpoints } from './copytrading.endpoints.js';
+import { reactorStreamEndpoints } from './reactor-stream.endpoints.js';
+import { reactorEndpoints } from './reactor.endpoints.js';
 
 /** The whole HTTP contract: one table per domain, merged. */
 export const ENDPOINTS = {
@@ -45,6 +46,7 @@ export const ENDPOINTS = {
   ...researchEndpoints,
   ...automatonEndpoints,
   ...reactorStreamEndpoints,
+  ...reactorEndpoints,
 
   ...marketEndpoints,
   ...tradingEndpoints,

@@ -38,11 +38,14 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
     tiers: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
     markets: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
     automatons: new LocalCache(LOCAL_CACHE_ENTRIES, maxAgeMs, bounded),
+    // One entry: the whole watcher index, rebuilt after any agent's Reactor config changes.
+    reactorWatchers: new LocalCache(1, maxAgeMs, bounded),
   };
   invalidation.onInvalidate('agent', (id) => caches.agentsByKeyHash.deleteWhere((a) => a._id === id));
   invalidation.onInvalidate('settings', (key) => caches.settings.delete(key));
   invalidation.onInvalidate('user', (id) => caches.tiers.delete(id));
   invalidation.onInvalidate('automaton', (id) => caches.automatons.delete(id));
+  invalidation.onInvalidate('reactor', () => caches.reactorWatchers.clear());
   invalidation.onReset(() => {
     for (const cache of Object.values(caches)) cache.clear();
   });

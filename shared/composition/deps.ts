@@ -11,6 +11,7 @@ import type { TierCache } from '../domains/users/tier-cache.js';
 import type { SettingsCache } from '../domains/limits/settings-cache.js';
 import type { MarketCache } from '../domains/markets/market-cache.js';
 import type { BinanceKlines } from '../domains/candles/binance-klines.js';
+import type { ReactorWatcherCache } from '../domains/reactor/watcher-index.js';
 
 /*
  * The types of the composition root: what a process hands its roles and domain functions. Built by
@@ -22,7 +23,7 @@ import type { BinanceKlines } from '../domains/candles/binance-klines.js';
  * process through `invalidation`; LOCAL_CACHE_SECONDS (DEGRADED_MAX_AGE_MS while the channel is
  * down) bounds what a lost message could leave behind.
  */
-export type LocalCaches = AgentKeyCache & TierCache & SettingsCache & MarketCache;
+export type LocalCaches = AgentKeyCache & TierCache & SettingsCache & MarketCache & ReactorWatcherCache;
 
 /**
  * Everything a role needs, built once per process (the composition root) and passed down

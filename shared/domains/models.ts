@@ -36,6 +36,9 @@ import { automatonModel } from './automaton/automaton.model.js';
 import { automatonCycleModel } from './automaton/automaton-cycle.model.js';
 import { venueFillModel } from './fill-feed/venue-fill.model.js';
 import { fillFeedCursorModel } from './fill-feed/fill-feed-cursor.model.js';
+import { reactorConfigModel } from './reactor/reactor-config.model.js';
+import { reactorSignalModel } from './reactor/reactor-signal.model.js';
+import { reactorReactionModel } from './reactor/reactor-reaction.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -78,6 +81,9 @@ export function createModels(conn: Connection) {
     AutomatonCycle: automatonCycleModel(conn),
     VenueFill: venueFillModel(conn),
     FillFeedCursor: fillFeedCursorModel(conn),
+    ReactorConfig: reactorConfigModel(conn),
+    ReactorSignal: reactorSignalModel(conn),
+    ReactorReaction: reactorReactionModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -4,9 +4,10 @@ import { connectRedis, type RedisClient, type RedisTarget } from './redis.js';
 /**
  * What changed, by id: `agent` (its status, claim or settings: every cached copy of the agent),
  * `settings` (an owner's trading settings, by settings key `user:<id>` / `agent:<id>`), `user` (a
- * user's tier), `automaton` (an agent's automaton: its halt, budget, venue or start, by agent id).
+ * user's tier), `automaton` (an agent's automaton: its halt, budget, venue or start, by agent id),
+ * `reactor` (an agent's Reactor config, by agent id: the watcher index is rebuilt).
  */
-export type InvalidationKind = 'agent' | 'settings' | 'user' | 'automaton';
+export type InvalidationKind = 'agent' | 'settings' | 'user' | 'automaton' | 'reactor';
 
 /** How long a cached entry may live while the channel is down (nothing would tell us of a change). */
 export const DEGRADED_MAX_AGE_MS = 1000;

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { OrderType, Side } from '@polymarket/clob-client-v2';
 import { auditLedger } from '../../shared/domains/audit/audit.js';
@@ -25,23 +23,8 @@ import {
   type Trader,
 } from '../support/polymarket-traders.js';
 import { until } from '../support/until.js';
+import { webhookReceiver as receiver } from '../support/webhook-receiver.js';
 import { polymarketAdmin } from '../support/venue-emulators.js';
-
-/** A receiver on 127.0.0.1 that records every webhook body it is sent. */
-async function receiver() {
-  const got: { type: string; id: string; data: Record<string, unknown> }[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as (typeof got)[number]);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, got, close: () => new Promise((r) => server.close(r)) };
-}
 
 interface EmulatedTrade {
   id: string;

@@ -121,6 +121,7 @@ describe('webhooks #integration', function () {
         'trade.failed',
         'market.resolved',
         'price.movement',
+        'reactor.signal',
       ]);
       assert.equal(res.body.active, true);
       assert.equal(res.body.consecutive_failures, 0);

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENTS = [
   'trade.failed',
   'market.resolved',
   'price.movement',
+  'reactor.signal',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

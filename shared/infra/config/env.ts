@@ -445,6 +445,26 @@ export const EnvSchema = z.object({
     .describe(
       'Deadline of one webhook delivery (connect, send and response); slower receivers count as failures.',
     ),
+  REACTOR_SIGNAL_TTL_SECONDS: positiveInt
+    .max(24 * 3600)
+    .default(600)
+    .describe(
+      'How long a Reactor signal stays in GET /api/sdk/reactor/pending (a fill older than this when read, after an outage, is journaled but never pending). Signals stay 24 h in GET /api/sdk/reactor/events.',
+    ),
+  REACTOR_STREAM_MAXLEN: positiveInt
+    .min(100)
+    .default(100_000)
+    .describe(
+      'About how many entries the Reactor event stream (Redis) keeps, for every agent together: how far back an SSE client resuming with Last-Event-ID is served.',
+    ),
+  REACTOR_IMPORTS_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(200)
+    .describe(
+      'Markets Reactor imports on the spot per hour, across every process, when a watched wallet trades one not imported yet (0: never; such fills then make no signal).',
+    ),
   REACTOR_STREAM_MAX_PER_KEY: positiveInt
     .max(100)
     .default(5)

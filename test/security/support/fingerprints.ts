@@ -48,6 +48,9 @@ export const TENANT_RECORDS: Partial<Record<ModelName, (t: Tenant) => Record<str
   Automaton: (t) => ({ _id: t.agentId }),
   AutomatonCycle: (t) => ({ agentId: t.agentId }),
   KalshiQuote: (t) => ({ agentId: t.agentId }),
+  ReactorConfig: (t) => ({ _id: t.agentId }),
+  ReactorSignal: (t) => ({ agentId: t.agentId }),
+  ReactorReaction: (t) => ({ agentId: t.agentId }),
   // An approved skill is the public catalogue; one pending review is its submitter's alone.
   Skill: (t) => ({ submittedBy: t.agentId, status: { $ne: 'approved' } }),
 };

@@ -31,6 +31,11 @@ export const ID_NAMES: Record<string, { owned: boolean; why: string }> = {
   alert_id: { owned: true, why: 'a price alert belongs to the agent that created it' },
   order_id: { owned: true, why: 'an order belongs to the agent whose trade placed it' },
   quote_id: { owned: true, why: 'a Kalshi quote belongs to the agent that asked for it' },
+  signal_id: { owned: true, why: 'a Reactor signal belongs to the agent it was made for' },
+  trade_id: {
+    owned: false,
+    why: 'a trade the agent names in its own Reactor reaction: free text, read back to it alone',
+  },
   market_id: { owned: false, why: 'markets are the public catalogue' },
   market_ids: { owned: false, why: 'markets are the public catalogue' },
   ids: { owned: false, why: 'market ids: the public catalogue' },

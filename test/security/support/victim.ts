@@ -6,6 +6,7 @@ import { Wallet } from 'ethers';
 import { raiseRiskAlert } from '../../../shared/domains/monitors/risk-alerts.js';
 import { remarkAllBoards } from '../../../shared/domains/reads/venue-boards.js';
 import { checkResolutions } from '../../../shared/domains/venue-sync/check-resolutions.js';
+import { reactToFills } from '../../../shared/domains/reactor/react-to-fills.js';
 import { testContext } from '../../support/context.js';
 import { trade } from '../../support/factories.js';
 import { api, type RegisteredAgent } from '../../support/http.js';
@@ -108,6 +109,7 @@ export async function seedVictim(v: VictimParty, simMarketId: string): Promise<V
   const kalshi = await seedKalshi(s);
   const sim = await seedSim(s, simMarketId);
   const skill = await seedSkillAndAutomaton(s);
+  const reactor = await seedReactor(s);
   const agentWallet = ok(
     'agent wallet',
     await api().post('/api/sdk/agent-wallet/register').set(s.agentAuth).send({}),
@@ -116,7 +118,12 @@ export async function seedVictim(v: VictimParty, simMarketId: string): Promise<V
   const { deps } = testContext();
   await remarkAllBoards(deps.models, deps.clock());
   return {
-    owned: { agent_id: v.agent.agent_id, ...sim.owned, quote_id: kalshi.quoteId },
+    owned: {
+      agent_id: v.agent.agent_id,
+      ...sim.owned,
+      quote_id: kalshi.quoteId,
+      signal_id: reactor.signalId,
+    },
     aimed: {
       market_id: simMarketId,
       polymarket_market_id: polymarket.marketId,
@@ -131,6 +138,60 @@ export async function seedVictim(v: VictimParty, simMarketId: string): Promise<V
     },
     planted,
   };
+}
+
+/**
+ * Reactor: a labelled whale on the watchlist, a signal of that whale's fill pending (the fill stored
+ * as the fill feed stores it, the react job run), and a reaction with a reason.
+ */
+async function seedReactor(s: Seeding) {
+  const { deps } = testContext();
+  const whale = (Wallet.createRandom() as unknown as Wallet).address.toLowerCase();
+  ok(
+    'reactor config',
+    await api()
+      .patch('/api/sdk/reactor/config')
+      .set(s.agentAuth)
+      .send({ watchlist: [{ wallet: whale, label: `victim-whale-${s.tag}` }] }),
+  );
+  const market = await importedMarket(s.v.agent);
+  const txHash = `0x${randomBytes(32).toString('hex')}`;
+  const fillId = `${txHash}:0:taker`;
+  await deps.models.VenueFill.create({
+    _id: fillId,
+    venue: 'polymarket',
+    txHash,
+    logIndex: 0,
+    blockNumber: 1,
+    blockHash: `0x${randomBytes(32).toString('hex')}`,
+    at: new Date(),
+    leg: 'taker',
+    wallet: whale,
+    action: 'buy',
+    outcome: 'yes',
+    tokenId: market.yes,
+    price: 0.55,
+    shares: 100,
+    market: {
+      externalId: market.conditionId,
+      yesTokenId: market.yes,
+      noTokenId: market.no,
+      title: null,
+      slug: null,
+      outcomeLabel: 'Yes',
+    },
+    withdrawnAt: null,
+    recordedAt: new Date(),
+  });
+  await reactToFills(deps, [fillId]);
+  ok(
+    'reactor reaction',
+    await api()
+      .post('/api/sdk/reactor/reactions')
+      .set(s.agentAuth)
+      .send({ decision: 'skipped', event_tx_hash: txHash, reason: `victim-reaction-${s.tag}` }),
+  );
+  return { signalId: txHash };
 }
 
 /** Limits unlike any default, and a chat bridge (its secret is answered once). Elite: agent wallets are. */
