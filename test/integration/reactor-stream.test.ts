@@ -3,6 +3,7 @@ import { apiRole } from '../../api/server.js';
 import type { RunningRole } from '../../shared/composition/role.js';
 import {
   publishReactorEvents,
+  reactorStreamKey,
   type ReactorStreamEvent,
 } from '../../shared/domains/reactor/reactor-event-stream.js';
 import { freePort } from '../support/capture.js';
@@ -118,6 +119,26 @@ describe('Reactor event stream (SSE) #integration', function () {
       stream.events.map((e) => [e.id, e.event]),
       [[id, 'reactor_withdrawn']],
     );
+  });
+
+  it('when the stream holds an entry that does not parse, then the tail reads past it (no busy loop on it) and delivers what follows', async () => {
+    const { deps } = testContext();
+    const xreads = async () => {
+      const stats = await deps.redis.info('commandstats');
+      return Number(/cmdstat_xread:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const a = await registerAgent();
+    const stream = track(await connect(server.url, a));
+    const key = reactorStreamKey(deps.env.QUEUE_PREFIX);
+    await deps.redis.xadd(key, '*', 'a', a.agent_id, 'e', 'reactor_event', 'd', '{not json');
+    const before = await xreads();
+    await new Promise((r) => setTimeout(r, 500));
+    // A blocking read returns only when an entry arrives: a tail stuck on the bad entry re-reads it
+    // without pause, thousands of times in half a second.
+    assert.ok((await xreads()) - before < 20, 'the tail blocks again after the bad entry');
+    const [after] = await publish([a.agent_id]);
+    await stream.waitFor((s) => s.events.length >= 1);
+    assert.deepEqual(idsOf(stream), [after]);
   });
 
   it('when nothing happens, then the stream carries heartbeat comments', async () => {

@@ -30,7 +30,19 @@ export async function publishReactorEvents(
   const key = reactorStreamKey(prefix);
   const pipeline = redis.pipeline();
   for (const e of entries) {
-    pipeline.xadd(key, 'MAXLEN', '~', String(maxLen), '*', 'a', e.agentId, 'e', e.event, 'd', JSON.stringify(e.data));
+    pipeline.xadd(
+      key,
+      'MAXLEN',
+      '~',
+      String(maxLen),
+      '*',
+      'a',
+      e.agentId,
+      'e',
+      e.event,
+      'd',
+      JSON.stringify(e.data),
+    );
   }
   const results = (await pipeline.exec()) ?? [];
   return results.map(([err, id]) => {
@@ -46,7 +58,12 @@ function parseEntry([id, fields]: RawEntry): ReactorStreamEntry | null {
   for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
   if (!f.a || !f.e || !f.d) return null;
   try {
-    return { id, agentId: f.a, event: f.e as ReactorStreamEvent, data: JSON.parse(f.d) as Record<string, unknown> };
+    return {
+      id,
+      agentId: f.a,
+      event: f.e as ReactorStreamEvent,
+      data: JSON.parse(f.d) as Record<string, unknown>,
+    };
   } catch {
     return null;
   }
@@ -59,7 +76,13 @@ export async function readReactorEventsAfter(
   afterId: string,
   count: number,
 ): Promise<ReactorStreamEntry[]> {
-  const raw = (await redis.xrange(reactorStreamKey(prefix), `(${afterId}`, '+', 'COUNT', count)) as RawEntry[];
+  const raw = (await redis.xrange(
+    reactorStreamKey(prefix),
+    `(${afterId}`,
+    '+',
+    'COUNT',
+    count,
+  )) as RawEntry[];
   return raw.map(parseEntry).filter((e): e is ReactorStreamEntry => e !== null);
 }
 
@@ -71,7 +94,8 @@ export async function lastReactorEventId(redis: RedisClient, prefix: string): Pr
 
 /**
  * Waits up to `blockMs` for entries after `afterId` (XREAD BLOCK): needs a connection of its own,
- * which the blocking read holds for that long.
+ * which the blocking read holds for that long. `lastId` is the last id read, an entry that does not
+ * parse included, so that the next read starts past it instead of reading it again forever.
  */
 export async function tailReactorEvents(
   blocking: RedisClient,
@@ -79,10 +103,19 @@ export async function tailReactorEvents(
   afterId: string,
   blockMs: number,
   count: number,
-): Promise<ReactorStreamEntry[]> {
-  const res = (await blocking.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', reactorStreamKey(prefix), afterId)) as
-    | [string, RawEntry[]][]
-    | null;
-  if (!res) return [];
-  return res[0]![1].map(parseEntry).filter((e): e is ReactorStreamEntry => e !== null);
+): Promise<{ entries: ReactorStreamEntry[]; lastId: string }> {
+  const res = (await blocking.xread(
+    'COUNT',
+    count,
+    'BLOCK',
+    blockMs,
+    'STREAMS',
+    reactorStreamKey(prefix),
+    afterId,
+  )) as [string, RawEntry[]][] | null;
+  const raw = res?.[0]?.[1] ?? [];
+  return {
+    entries: raw.map(parseEntry).filter((e): e is ReactorStreamEntry => e !== null),
+    lastId: raw.at(-1)?.[0] ?? afterId,
+  };
 }

@@ -67,7 +67,9 @@ class StreamTail {
     while (!this.stopped) {
       let entries: ReactorStreamEntry[];
       try {
-        entries = await tailReactorEvents(blocking, this.opts.prefix, cursor, TAIL_BLOCK_MS, TAIL_BATCH);
+        const read = await tailReactorEvents(blocking, this.opts.prefix, cursor, TAIL_BLOCK_MS, TAIL_BATCH);
+        entries = read.entries;
+        cursor = read.lastId;
       } catch (err) {
         if (this.stopped) break;
         this.opts.log.warn({ err }, 'reading the Reactor event stream failed; trying again');
@@ -75,9 +77,7 @@ class StreamTail {
         continue;
       }
       if (this.stopped) break;
-      if (!entries.length) continue;
-      cursor = entries.at(-1)!.id;
-      this.onEntries(entries);
+      if (entries.length) this.onEntries(entries);
     }
   }
 
