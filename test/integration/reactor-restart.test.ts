@@ -14,6 +14,8 @@ import {
 import { until } from '../support/until.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Fills made in all; 4 in 5 are of watched wallets. */
+const MAX_FILLS = 150;
 const wallet = () => `0x${randomBytes(20).toString('hex')}`;
 
 async function json<T>(res: Response, what: string): Promise<T> {
@@ -119,7 +121,7 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
             body: JSON.stringify({
               wallets: watched,
               venue: 'sim',
-              mirror_fraction: 0.01,
+              mirror_fraction: 0.1,
               daily_cap: 1_000_000,
             }),
           }),
@@ -135,12 +137,13 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
     );
     assert.ok(first, 'the fill feed wrote its first cursor');
 
-    // Fills, one every 150 ms, until the chaos below is over and 10 more went in after it.
+    // Fills, one every 150 ms (600 ms during the outage), until the chaos below is over and 10 more went in after it, and at most
+    // MAX_FILLS (their signals then fit in one answer of GET /pending, which shows at most 200).
     const fills: { tx: string; wallet: string; at: 'before' | 'outage' | 'after' }[] = [];
     let phase: 'before' | 'outage' | 'after' = 'before';
     let afterChaos = -1;
     const stream = (async () => {
-      for (let i = 0; i < 400 && (afterChaos < 0 || fills.length < afterChaos + 10); i++) {
+      for (let i = 0; i < MAX_FILLS && (afterChaos < 0 || fills.length < afterChaos + 10); i++) {
         const who = i % 5 === 4 ? unwatched : watched[i % 2]!;
         const fill = await emu<{ transaction_hash: string }>(
           'POST',
@@ -152,7 +155,8 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
           },
         );
         fills.push({ tx: fill.transaction_hash.toLowerCase(), wallet: who, at: phase });
-        await sleep(150);
+        // Slower while every process is down: the restart's length depends on the machine.
+        await sleep(phase === 'outage' ? 600 : 150);
       }
     })();
 
@@ -217,7 +221,7 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
     const expected = fills.filter((f) => f.wallet !== unwatched).map((f) => f.tx);
     const ignored = new Set(fills.filter((f) => f.wallet === unwatched).map((f) => f.tx));
     const figures = () =>
-      `${fills.length} fills (${expected.length} of watched wallets: ${fills.filter((f) => f.at === 'outage' && f.wallet !== unwatched).length} while every process was down), blocks to ${lastBlock}; cursor at the kill ${cursorAtKill.block}, now ${cursorAfter.block}`;
+      `${fills.length} fills (${expected.length} of watched wallets: ${fills.filter((f) => f.at === 'outage' && f.wallet !== unwatched).length} while every process was down, ${fills.filter((f) => f.at === 'after' && f.wallet !== unwatched).length} after the restart), blocks to ${lastBlock}; cursor at the kill ${cursorAtKill.block}, now ${cursorAfter.block}`;
 
     // Each agent's pending: one signal per watched fill, none of the unwatched wallet.
     const pendingOf = async (key: string) =>
@@ -289,6 +293,10 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
       `no watched fill during the outage; ${figures()}`,
     );
     assert.ok(cursorAfter.block > cursorAtKill.block, figures());
+    assert.ok(
+      fills.some((f) => f.at === 'after' && f.wallet !== unwatched),
+      `no watched fill after the restart; ${figures()}`,
+    );
     assert.notEqual(cursorAfter.holder, cursorAtKill.holder, 'a new process follows after the restart');
     console.log(`      ${figures()}`);
   });
