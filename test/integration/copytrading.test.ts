@@ -419,6 +419,32 @@ describe('Copytrading plans (POST /api/sdk/copytrading/execute) against the Poly
     assert.ok(refused.body.fix, JSON.stringify(refused.body));
   });
 
+  it('when the venue cannot answer for a wallet, then the plan says so, and checks no exits from what it does not know', async () => {
+    const m = await venueMarket(0.5);
+    const w = newWallet();
+    await hold(w, m.yes, 100);
+    const agent = await registerAgent();
+    // The read and its one retry (VENUE_RETRIES=1) fail; fewer than the breaker's 5 failures.
+    await polymarketAdmin('POST', '/faults', { mode: '500', path_prefix: '/data/positions', count: 2 });
+    try {
+      const p = await plan(agent, { wallets: [w], detect_whale_exits: true });
+      assert.equal(p.success, false, JSON.stringify(p));
+      assert.equal(p.wallets_analyzed, 0);
+      assert.deepEqual(p.trades, []);
+      assert.ok(
+        p.errors.some((e) => e.startsWith(`The positions of ${w} could not be read`)),
+        JSON.stringify(p.errors),
+      );
+      assert.ok(
+        p.errors.some((e) => e.startsWith('Whale exits not checked')),
+        JSON.stringify(p.errors),
+      );
+    } finally {
+      await polymarketAdmin('DELETE', '/faults');
+    }
+    assert.equal((await plan(agent, { wallets: [w] })).success, true);
+  });
+
   it('when a request is malformed or names another venue, then it answers 422 with a fix', async () => {
     const agent = await registerAgent();
     const cases: [Record<string, unknown>, string][] = [

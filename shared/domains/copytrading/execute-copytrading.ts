@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidField, RequestValidationError } from '../../infra/errors.js';
+import { chunks } from '../../util/chunks.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import { fromMicro } from '../money.js';
 import { submitTrade } from '../trading/submit-trade.js';
@@ -18,6 +19,9 @@ import {
 import { autoTopN, whaleConsensus } from './whale-consensus.js';
 import { COPYTRADING_SOURCE, whaleExits } from './whale-exits.js';
 import { whaleHoldings } from './whale-positions.js';
+
+/** Dry runs priced at once. */
+const PARALLEL_QUOTES = 10;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const round5 = (n: number) => Math.round(n * 1e5) / 1e5;
@@ -95,15 +99,16 @@ async function quotePlan(
   planned: PlannedTrade[],
   errors: string[],
 ): Promise<{ plan: PlannedTrade; row: CopytradingTrade }[]> {
-  const quotes = await Promise.all(
-    planned.map(async (t) => {
-      try {
-        return (await submitTrade(deps, agent, tradeRequest(venueName, t, { dry_run: true }))) as TradeResult;
-      } catch (err) {
-        return refusalOf(err);
-      }
-    }),
-  );
+  const quote = async (t: PlannedTrade) => {
+    try {
+      return (await submitTrade(deps, agent, tradeRequest(venueName, t, { dry_run: true }))) as TradeResult;
+    } catch (err) {
+      return refusalOf(err);
+    }
+  };
+  // A few at a time: on an external venue each dry run reads the venue's book.
+  const quotes: Awaited<ReturnType<typeof quote>>[] = [];
+  for (const batch of chunks(planned, PARALLEL_QUOTES)) quotes.push(...(await Promise.all(batch.map(quote))));
   return planned.flatMap((t, i) => {
     const q = quotes[i]!;
     if ('code' in q || !q.success) {
