@@ -67,6 +67,8 @@ export const PUBLIC_RECORDS: Partial<Record<ModelName, string>> = {
   OperatorAction: 'the operator’s audit trail (operator routes only)',
   TapeCursor: 'the tape recorder’s own',
   TapeRecorder: 'the tape recorder’s own',
+  VenueFill: 'a venue’s public settlement (who traded on chain), read from the chain by the fill feed',
+  FillFeedCursor: 'the fill feed follower’s own',
 };
 
 /** Values that are everybody's whichever record holds them: the venues' contracts. */
