@@ -137,10 +137,13 @@ describe('Reactor: fills stream in while the fill feed’s workers process is SI
     );
     assert.ok(first, 'the fill feed wrote its first cursor');
 
-    // Fills, one every 150 ms (600 ms during the outage), until the chaos below is over and 10 more went in after it, and at most
-    // MAX_FILLS (their signals then fit in one answer of GET /pending, which shows at most 200).
-    const fills: { tx: string; wallet: string; at: 'before' | 'outage' | 'after' }[] = [];
-    let phase: 'before' | 'outage' | 'after' = 'before';
+    // Fills, one every 150 ms (600 ms during the outage), until the chaos below is over and 10 more
+    // went in after it, and at most MAX_FILLS (their signals then fit in one answer of GET /pending,
+    // which shows at most 200).
+    type Phase = 'before' | 'outage' | 'after';
+    const fills: { tx: string; wallet: string; at: Phase }[] = [];
+    // Typed, not narrowed to its first value: the loop below reads what the chaos sets meanwhile.
+    let phase = 'before' as Phase;
     let afterChaos = -1;
     const stream = (async () => {
       for (let i = 0; i < MAX_FILLS && (afterChaos < 0 || fills.length < afterChaos + 10); i++) {
