@@ -33,10 +33,7 @@ export async function listPending(deps: PendingDeps, agentId: string, caps: stri
   }).lean()) as ReactorSignalRecord[];
   const expired = live.filter((s) => s.expiresAt <= now).map((s) => s._id);
   if (expired.length)
-    await deps.models.ReactorSignal.updateMany(
-      { _id: { $in: expired }, live: true },
-      { $set: { live: false } },
-    );
+    await deps.models.ReactorSignal.updateMany({ _id: { $in: expired } }, { $set: { live: false } });
   const maker = handlesMakerLegs(caps);
   const pending = live
     .filter((s) => s.expiresAt > now && (maker || s.leg === 'taker'))
@@ -52,13 +49,14 @@ export async function listPending(deps: PendingDeps, agentId: string, caps: stri
  */
 export async function deletePending(deps: PendingDeps, agentId: string, signalId: string) {
   const _id = `${agentId}|${signalId}`;
-  const moved = await deps.models.ReactorSignal.updateOne(
-    { _id, deletedAt: null },
-    { $set: { deletedAt: deps.clock(), live: false } },
-  );
-  if (moved.modifiedCount) return { success: true, signal_id: signalId, deleted: true };
-  if (await deps.models.ReactorSignal.exists({ _id }))
-    return { success: true, signal_id: signalId, deleted: false };
+  // Read, then written by id alone (served by the `_id` index on every database): two deletes at
+  // once may both answer `deleted: true`, which changes nothing for the skill.
+  const signal = await deps.models.ReactorSignal.findById(_id, { deletedAt: 1 }).lean();
+  if (signal && !signal.deletedAt) {
+    await deps.models.ReactorSignal.updateOne({ _id }, { $set: { deletedAt: deps.clock(), live: false } });
+    return { success: true, signal_id: signalId, deleted: true };
+  }
+  if (signal) return { success: true, signal_id: signalId, deleted: false };
   throw new AppError(
     404,
     'not_found',

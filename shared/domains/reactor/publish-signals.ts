@@ -110,7 +110,7 @@ export async function publishOnce(
     out.map((s) => ({ agentId: s.agentId, event: k.event, data: k.data(s) })),
   );
   await deps.models.ReactorSignal.updateMany(
-    { _id: { $in: due.map((s) => s._id) }, [k.flag]: null },
+    { _id: { $in: due.map((s) => s._id) } },
     { $set: { [k.flag]: deps.clock() } },
   );
   return out.length;

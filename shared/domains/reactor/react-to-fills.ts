@@ -125,13 +125,13 @@ function announceSignals(deps: ReactDeps, signals: ReactorSignalRecord[]) {
  * event. A fill the feed withdrew meanwhile takes its signals back.
  */
 export async function reactToFills(deps: ReactDeps, fillIds: string[]) {
-  const fills = (await deps.models.VenueFill.find({
-    _id: { $in: fillIds },
-    withdrawnAt: null,
-  })
-    // The block's order: its fills spend an agent's daily cap in it.
-    .sort({ blockNumber: 1, logIndex: 1 })
-    .lean()) as VenueFill[];
+  // By id alone (the development database serves only a filter of exactly an index's fields from
+  // it); in the block's order, in which its fills spend an agent's daily cap.
+  const fills = (
+    (await deps.models.VenueFill.find({ _id: { $in: fillIds } })
+      .sort({ blockNumber: 1, logIndex: 1 })
+      .lean()) as VenueFill[]
+  ).filter((f) => !f.withdrawnAt);
   const index = await watcherIndex(deps);
   const matches: { fill: VenueFill; watcher: Watcher }[] = [];
   for (const fill of fills) {
@@ -162,14 +162,11 @@ export async function reactToFills(deps: ReactDeps, fillIds: string[]) {
 
   // The feed may have withdrawn a fill while this ran (a reorg): its withdraw job may have found no
   // signal yet, so they are taken back here.
-  const gone = await deps.models.VenueFill.find(
-    { _id: { $in: fills.map((f) => f._id) }, withdrawnAt: { $ne: null } },
-    { _id: 1 },
+  const reread = await deps.models.VenueFill.find(
+    { _id: { $in: fills.map((f) => f._id) } },
+    { withdrawnAt: 1 },
   ).lean();
-  if (gone.length)
-    await withdrawSignalsOfFills(
-      deps,
-      gone.map((f) => f._id),
-    );
+  const gone = reread.filter((f) => f.withdrawnAt).map((f) => f._id);
+  if (gone.length) await withdrawSignalsOfFills(deps, gone);
   return { fills: fills.length, signals: docs.length, published };
 }

@@ -14,9 +14,17 @@ export type WithdrawDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & { models
  */
 export async function withdrawSignalsOfFills(deps: WithdrawDeps, fillIds: string[]) {
   const { ReactorSignal } = deps.models;
-  const filter = { fillId: { $in: fillIds }, withdrawnAt: null };
-  const moving = await ReactorSignal.find(filter, { _id: 1 }).lean();
-  await ReactorSignal.updateMany(filter, { $set: { withdrawnAt: deps.clock(), live: false } });
+  const before = await ReactorSignal.find({ fillId: { $in: fillIds } }, { withdrawnAt: 1 }).lean();
+  // One guarded write per signal (reorgs are rare): the run that withdraws a signal is the one that
+  // announces it, so two runs at once (this job, a react job that saw its fill go) announce it once.
+  const moved = new Set<string>();
+  for (const s of before.filter((b) => !b.withdrawnAt)) {
+    const r = await ReactorSignal.updateOne(
+      { _id: s._id, withdrawnAt: null },
+      { $set: { withdrawnAt: deps.clock(), live: false } },
+    );
+    if (r.modifiedCount) moved.add(s._id);
+  }
   const signals = (await ReactorSignal.find({ fillId: { $in: fillIds } }).lean()) as ReactorSignalRecord[];
   for (const s of signals)
     if (s.action === 'buy' && s.amountMicro > 0)
@@ -25,6 +33,6 @@ export async function withdrawSignalsOfFills(deps: WithdrawDeps, fillIds: string
         signalId: s.signalId,
         at: s.createdAt,
       });
-  const published = await publishOnce(deps, 'withdrawal', signals, new Set(moving.map((s) => s._id)));
-  return { signals: signals.length, withdrawn: moving.length, published };
+  const published = await publishOnce(deps, 'withdrawal', signals, moved);
+  return { signals: signals.length, withdrawn: moved.size, published };
 }
