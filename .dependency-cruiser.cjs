@@ -33,7 +33,7 @@
  *                     seams of layers 1 and 4 (a venue's trading code imports trading, never the
  *                     other way round).
  *   6 processes       domains that run over many records and venues: venue-sync, settlement,
- *                     imports, monitors, audit, support, operator, copytrading.
+ *                     imports, monitors, audit, support, operator, copytrading, fill-feed, reactor.
  *   7 reads           shared/domains/reads/: views assembled from every layer below; and
  *                     shared/domains/automaton/, whose bandit rewards are those reads.
  *   8 entry points    api/, workers/, jobs/.
@@ -66,7 +66,7 @@ const LAYERS = [
   {
     name: 'processes',
     path: [
-      `^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator|copytrading)/${NOT_A_SCHEMA}`,
+      `^shared/domains/(venue-sync|settlement|imports|monitors|audit|support|operator|copytrading|fill-feed|reactor)/${NOT_A_SCHEMA}`,
     ],
   },
   { name: 'reads', path: [`^shared/domains/(reads|automaton)/${NOT_A_SCHEMA}`] },

@@ -7,7 +7,7 @@ import { ReactionInputSchema, ReactionSchema } from '../../shared/domains/reacto
 import { MAX_PENDING } from '../../shared/domains/reactor/pending-signals.js';
 import { endpoint } from './endpoint.js';
 
-const CAPS = z.string().max(100).optional().meta({
+export const CAPS = z.string().max(100).optional().meta({
   description:
     'What the client handles, a comma list: `maker` adds the signals of fills where the whale was the maker.',
 });

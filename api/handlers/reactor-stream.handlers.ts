@@ -2,6 +2,7 @@ import { AppError } from '../../shared/infra/errors.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import { lastEventIdSchema, type reactorStreamEndpoints } from '../endpoints/reactor-stream.endpoints.js';
 import { serveReactorStream } from '../http/reactor-sse.js';
+import { handlesMakerLegs } from '../../shared/domains/reactor/pending-signals.js';
 
 /** The header a reconnecting EventSource sends; it wins over the query, which stays the same URL after URL. */
 function lastEventIdOf(header: string | string[] | undefined, query: string | undefined): string | undefined {
@@ -25,6 +26,7 @@ export const reactorStreamHandlers: HandlersFor<typeof reactorStreamEndpoints> =
       prefix: deps.env.QUEUE_PREFIX,
       agentId: agent._id,
       lastEventId: lastEventIdOf(req.headers['last-event-id'], query.last_event_id),
+      makerLegs: handlesMakerLegs(query.caps),
     });
     // Answered already (the stream), or refused by a throw before anything was sent.
     return '';

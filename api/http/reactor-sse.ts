@@ -41,6 +41,8 @@ export class SseResponse implements ReactorStreamSink {
   constructor(
     private readonly res: Response,
     private lastId: string | undefined,
+    /** The client announced `caps=maker`: events of fills where the whale was the maker reach it too. */
+    private readonly makerLegs: boolean,
   ) {}
 
   get isEnded(): boolean {
@@ -88,6 +90,7 @@ export class SseResponse implements ReactorStreamSink {
 
   private send(entry: ReactorStreamEntry): void {
     if (this.lastId && compareStreamIds(entry.id, this.lastId) <= 0) return;
+    if (!this.makerLegs && entry.data.leg === 'maker') return;
     this.lastId = entry.id;
     this.write(`id: ${entry.id}\nevent: ${entry.event}\ndata: ${JSON.stringify(entry.data)}\n\n`);
   }
@@ -153,6 +156,8 @@ export interface ReactorStreamRequest {
   agentId: string;
   /** Where the client's last stream ended (Last-Event-ID): what it missed since is replayed first. */
   lastEventId?: string;
+  /** Send the events of maker legs too (`caps=maker`), as `pending` does. */
+  makerLegs: boolean;
 }
 
 /**
@@ -161,7 +166,7 @@ export interface ReactorStreamRequest {
  * is thrown before anything is sent, so that it is answered as the contract's JSON error.
  */
 export async function serveReactorStream(r: ReactorStreamRequest): Promise<void> {
-  const stream = new SseResponse(r.res, r.lastEventId);
+  const stream = new SseResponse(r.res, r.lastEventId, r.makerLegs);
   // The client may leave while the stream is being opened: its slot is given back at once then.
   let gone = false;
   r.res.once('close', () => (gone = true));

@@ -141,6 +141,29 @@ describe('Reactor event stream (SSE) #integration', function () {
     assert.deepEqual(idsOf(stream), [after]);
   });
 
+  it('when a signal comes from a maker leg, then only a stream opened with caps=maker gets it, as in pending', async () => {
+    const { deps } = testContext();
+    const a = await registerAgent();
+    const plain = track(await connect(server.url, a));
+    const withCaps = track(await connect(server.url, a, {}, '/api/sdk/reactor/stream?caps=maker'));
+    const [maker, taker] = await publishReactorEvents(deps.redis, deps.env.QUEUE_PREFIX, STREAM_MAXLEN, [
+      {
+        agentId: a.agent_id,
+        event: 'reactor_event',
+        data: { whale_wallet: '0x22', side: 'SELL', size: 5, leg: 'maker' },
+      },
+      {
+        agentId: a.agent_id,
+        event: 'reactor_event',
+        data: { whale_wallet: '0x22', side: 'BUY', size: 5, leg: 'taker' },
+      },
+    ]);
+    await withCaps.waitFor((s) => s.events.length >= 2);
+    await plain.waitFor((s) => s.events.length >= 1);
+    assert.deepEqual(idsOf(withCaps), [maker, taker]);
+    assert.deepEqual(idsOf(plain), [taker]);
+  });
+
   it('when nothing happens, then the stream carries heartbeat comments', async () => {
     const stream = track(await connect(server.url, await registerAgent()));
     await stream.waitFor((s) => s.comments.filter((c) => c === 'heartbeat').length >= 3);

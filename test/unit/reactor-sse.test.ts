@@ -25,7 +25,7 @@ async function streamed(
   last: string,
 ): Promise<string[]> {
   const server = http.createServer((_req, res) => {
-    const stream = new SseResponse(res as unknown as Response, lastEventId);
+    const stream = new SseResponse(res as unknown as Response, lastEventId, true);
     stream.start();
     drive(stream);
   });
