@@ -12,7 +12,9 @@ const PositionObject = z
     avg_cost_basis: z.number().nullable(),
     current_value: z.number(),
     unrealized_pnl: z.number(),
-    pnl_pct: z.number(),
+    pnl_pct: z
+      .number()
+      .meta({ description: 'Unrealised P&L over the cost basis, a fraction (0.12 for +12 %).' }),
     position_age_hours: z.number().nullable(),
   })
   .meta({ id: 'ContextPosition' });
@@ -58,6 +60,22 @@ const SimBriefingVenue = z
     balance: z.number(),
     cash_balance: z.number(),
     portfolio_value: z.number().meta({ description: 'Cash + open positions at current prices.' }),
+    by_skill: z
+      .record(
+        z.string(),
+        z.object({
+          positions: z.number().meta({ description: 'Open positions the skill traded.' }),
+          exposure: z.number(),
+          pnl: z.number().meta({ description: '`realized_pnl` + `unrealized_pnl`, $SIM.' }),
+          realized_pnl: z.number(),
+          unrealized_pnl: z.number(),
+          trade_count: z.number().meta({ description: 'Filled sim trades naming the skill.' }),
+        }),
+      )
+      .meta({
+        description:
+          'Per skill slug your sim trades named (`skill_slug`): the positions it traded and their P&L. A position traded by several skills counts under each.',
+      }),
   })
   .meta({ id: 'BriefingSimVenue' });
 
@@ -141,13 +159,27 @@ export const readEndpoints = {
         slippage: z.looseObject({
           venue: z.string(),
           spread_pct: z.number(),
-          estimates: z.array(z.record(z.string(), z.unknown())),
+          estimates: z.array(
+            z.looseObject({
+              side: z.string(),
+              amount_usd: z.number(),
+              avg_price: z.number(),
+              slippage_pct: z.number().meta({
+                description:
+                  'The average price over the price before, less 1: a fraction (0.0117 for 1.17 %).',
+              }),
+            }),
+          ),
         }),
         edge: z.looseObject({
           suggested_threshold: z.number(),
           base_threshold: z.number(),
           time_factor: z.number(),
-          recommendation: z.enum(['TRADE', 'HOLD', 'SKIP']),
+          recommendation: z.enum(['TRADE', 'HOLD', 'SKIP']).meta({
+            description:
+              '`TRADE`: the edge on `my_probability` reaches `suggested_threshold`; `HOLD`: no `my_probability`, or a smaller edge; ' +
+              '`SKIP`: only for a market that must not be traded (resolved, closed, or not tradeable on the venue asked).',
+          }),
         }),
         recent_trades: z.array(z.record(z.string(), z.unknown())),
         warnings: z.array(z.string()),

@@ -24,6 +24,7 @@ describe('briefing #integration', () => {
     assert.equal(sim.positions_count, 0);
     assert.deepEqual(sim.positions_needing_attention, []);
     assert.match(sim.actions[0], /not traded yet/);
+    assert.deepEqual(sim.by_skill, {});
     assert.equal(res.body.venues.polymarket, null);
     assert.equal(res.body.venues.kalshi, null);
     assert.ok(
@@ -68,6 +69,36 @@ describe('briefing #integration', () => {
     assert.ok(sim.actions.some((a: string) => /moved \d+ points/.test(a)));
     assert.ok(sim.unrealized_pnl < 0);
     assert.equal(res.body.performance.total_pnl, sim.pnl);
+  });
+
+  it('when trades name skills, then venues.sim.by_skill has each skill’s positions and P&L, as simmer-briefing reads it', async () => {
+    const agent = await registerAgent();
+    const [a, b, c] = [await makeMarket({ p0: 0.5 }), await makeMarket({ p0: 0.5 }), await makeMarket()];
+    await trade(agent, { market_id: a._id, side: 'yes', amount: 20, skill_slug: 'divergence' });
+    await trade(agent, { market_id: a._id, side: 'yes', amount: 5, skill_slug: 'copytrading' });
+    await trade(agent, { market_id: b._id, side: 'no', amount: 10, skill_slug: 'copytrading' });
+    await trade(agent, { market_id: c._id, side: 'yes', amount: 10 });
+    const whale = await registerAgent();
+    await trade(whale, { market_id: b._id, side: 'yes', amount: 300 });
+    const positions = await api().get('/api/sdk/positions').set('Authorization', `Bearer ${agent.api_key}`);
+    const pnlOf = (id: string) =>
+      positions.body.positions.find((p: { market_id: string }) => p.market_id === id).pnl as number;
+
+    const bySkill = (await brief(agent)).body.venues.sim.by_skill;
+    assert.deepEqual(
+      Object.keys(bySkill).sort(),
+      ['copytrading', 'divergence'],
+      'untagged trades are no skill',
+    );
+    assert.equal(bySkill.divergence.positions, 1);
+    assert.equal(bySkill.divergence.trade_count, 1);
+    assert.ok(Math.abs(bySkill.divergence.pnl - pnlOf(a._id)) < 1e-5);
+    assert.equal(bySkill.copytrading.positions, 2);
+    assert.equal(bySkill.copytrading.trade_count, 2);
+    assert.ok(bySkill.copytrading.pnl < 0, 'its NO position lost to the whale');
+    assert.ok(Math.abs(bySkill.copytrading.pnl - (pnlOf(a._id) + pnlOf(b._id))) < 1e-5);
+    for (const t of Object.values(bySkill) as { pnl: number; realized_pnl: number; unrealized_pnl: number }[])
+      assert.ok(Math.abs(t.pnl - (t.realized_pnl + t.unrealized_pnl)) < 1e-6);
   });
 
   it('when the client is older than the latest release, then sdk_update says so with both versions', async () => {

@@ -43,9 +43,16 @@ describe('market context #integration', () => {
     );
     for (let i = 1; i < yes.length; i++)
       assert.ok(yes[i].slippage_pct > yes[i - 1].slippage_pct, 'bigger spends slip more');
+    // A fraction of the price (0.0117 for 1.17 %): six published skills compare it with 0.15.
+    for (const e of yes as { avg_price: number; slippage_pct: number }[]) {
+      assert.ok(e.slippage_pct > 0);
+      assert.ok(Math.abs(e.slippage_pct - (e.avg_price / 0.4 - 1)) < 1e-4, JSON.stringify(e));
+    }
     assert.equal(edge.base_threshold, 0.05);
     assert.ok(edge.time_factor >= 1);
-    assert.equal(edge.recommendation, 'SKIP');
+    // Without my_probability the market is still tradeable: HOLD, not SKIP (the skills read SKIP as
+    // "resolved or invalid" and never trade it); it was SKIP before, for an agent without a position.
+    assert.equal(edge.recommendation, 'HOLD');
     assert.equal(edge.user_edge, null);
     assert.deepEqual(recent_trades, []);
     assert.deepEqual(warnings, []);
@@ -75,6 +82,13 @@ describe('market context #integration', () => {
     assert.equal(res.body.position.has_position, true);
     assert.equal(res.body.position.side, 'yes');
     assert.ok(res.body.position.shares > 39);
+    // pnl_pct is a fraction of the cost basis, as the skills read it (not points of percent).
+    const { pnl_pct, current_value, cost_basis } = res.body.position;
+    assert.notEqual(pnl_pct, 0);
+    assert.ok(
+      Math.abs(pnl_pct - (current_value - cost_basis) / cost_basis) < 1e-4,
+      JSON.stringify(res.body.position),
+    );
     assert.equal(res.body.positions.sim.side, 'yes');
     assert.equal(res.body.positions.polymarket, null);
     assert.equal(res.body.recent_trades[0].action, 'buy_yes');
@@ -100,7 +114,7 @@ describe('market context #integration', () => {
     assert.ok(severe.body.warnings.some((w: string) => /changed direction 3 times/.test(w)));
   });
 
-  it('when my_probability is given, then edge recommends TRADE above the threshold, HOLD on a held side below it, SKIP otherwise', async () => {
+  it('when my_probability is given, then edge recommends TRADE above the threshold and HOLD below it, held or not', async () => {
     const agent = await registerAgent();
     const market = await makeMarket({ p0: 0.5 });
     const strong = await context(agent, market._id, '?my_probability=0.8');
@@ -109,7 +123,8 @@ describe('market context #integration', () => {
     assert.equal(strong.body.edge.recommendation, 'TRADE');
     const weakNo = await context(agent, market._id, '?my_probability=0.49');
     assert.equal(weakNo.body.edge.recommended_side, 'no');
-    assert.equal(weakNo.body.edge.recommendation, 'SKIP');
+    // A small edge on a tradeable market is HOLD (it was SKIP without a position: the skills read SKIP as "resolved").
+    assert.equal(weakNo.body.edge.recommendation, 'HOLD');
     await trade(agent, { market_id: market._id, side: 'no', amount: 1 });
     const held = await context(agent, market._id, '?my_probability=0.49');
     assert.equal(held.body.edge.recommendation, 'HOLD');
@@ -118,6 +133,31 @@ describe('market context #integration', () => {
       assert.equal(res.status, 422, bad);
       assert.deepEqual(res.body.detail[0].loc, ['query', 'my_probability']);
     }
+  });
+
+  it('when the market must not be traded (resolved, closed, its book closed), then edge recommends SKIP whatever the edge', async () => {
+    const agent = await registerAgent();
+    const resolved = await makeMarket({ p0: 0.5, status: 'resolved', outcome: true, resolvedAt: new Date() });
+    const closedBook = await makeMarket({
+      p0: 0.5,
+      importSource: 'polymarket',
+      externalPriceYes: 0.5,
+      isOrderbookOpen: false,
+      simTradeable: false,
+    });
+    for (const [m, query] of [
+      [resolved, ''],
+      [resolved, '?my_probability=0.9'],
+      [closedBook, '?venue=polymarket&my_probability=0.9'],
+      [closedBook, '?venue=sim'],
+    ] as const) {
+      const res = await context(agent, m._id, query);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.edge.recommendation, 'SKIP', `${m.status} ${query}`);
+    }
+    const open = await makeMarket({ p0: 0.5, importSource: 'polymarket', externalPriceYes: 0.5 });
+    const onVenue = await context(agent, open._id, '?venue=polymarket&my_probability=0.9');
+    assert.equal(onVenue.body.edge.recommendation, 'TRADE');
   });
 
   it('when an agent asks more than 300 times a minute, then 429 with Retry-After', async function () {

@@ -135,6 +135,38 @@ describe('markets list and reads #integration', () => {
     assert.equal(tooMany.status, 422);
   });
 
+  it('q matches each word in the question or a tag, in any order, regex characters literally; at most 12 words', async () => {
+    const tag = uniqueTag();
+    const topic = uniqueTag();
+    const both = await makeMarket({
+      question: `Will Trump visit China before ${tag} (.* yes)?`,
+      tags: [topic],
+    });
+    await makeMarket({ question: `Will Trump visit Canada before ${tag}?`, tags: [topic] });
+    const ids = async (q: string) => {
+      const res = await get(`/api/sdk/markets?q=${encodeURIComponent(q)}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.markets.map((m: { id: string }) => m.id);
+    };
+    // "trump china" as polymarket-research asks: both words, apart and in the other order.
+    assert.deepEqual(await ids(`china TRUMP ${tag}`), [both._id]);
+    // One word in the question, the other only in a tag.
+    assert.deepEqual(await ids(`china ${topic}`), [both._id]);
+    assert.equal((await ids(`trump ${tag}`)).length, 2);
+    assert.deepEqual(await ids(`trump mars ${tag}`), []);
+    assert.deepEqual(await ids(`(.* ${tag}`), [both._id], 'regex characters match themselves');
+    const publicList = await api().get(`/api/markets?q=${encodeURIComponent(`china trump ${tag}`)}`);
+    assert.deepEqual(
+      publicList.body.markets.map((m: { id: string }) => m.id),
+      [both._id],
+    );
+    const long = await get(
+      `/api/sdk/markets?q=${encodeURIComponent('a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 l12 m13')}`,
+    );
+    assert.equal(long.status, 422);
+    assert.deepEqual(long.body.detail[0].loc, ['query', 'q']);
+  });
+
   it('tradeable_only hides active markets whose book is unavailable, and an empty answer explains itself', async () => {
     const tag = uniqueTag();
     await bulkMarkets(2, tag, () => ({ isOrderbookOpen: false }));

@@ -225,6 +225,20 @@ describe('polymarket adapter #integration', function () {
       for (const m of bitcoin)
         assert.match(`${m.question} ${m.eventName} ${m.slug} ${m.eventSlug}`, /bitcoin/i);
 
+      // Each word of q anywhere in the market's texts, in any order ("trump china"): here the last
+      // word of a bitcoin market's question before "bitcoin".
+      const market = bitcoin.find((m) => !/bitcoin\s*\S*$/i.test(m.question))!;
+      const last = market.question.split(/\s+/).at(-1)!;
+      const reversed = await adapter.listOpen({ limit: 50, minVolume: 0, q: `${last} bitcoin` });
+      assert.ok(
+        reversed.some((m) => m.slug === market.slug),
+        `${last} bitcoin: ${market.question}`,
+      );
+      for (const m of reversed) {
+        const text = [m.question, m.eventName, m.outcomeName, m.slug, m.eventSlug, ...m.tags].join(' ');
+        assert.ok(text.toLowerCase().includes('bitcoin') && text.toLowerCase().includes(last.toLowerCase()));
+      }
+
       const floor = 50_000;
       const rich = await adapter.listOpen({ limit: 100, minVolume: floor });
       assert.ok(rich.every((m) => m.volume24h >= floor));

@@ -410,7 +410,10 @@ describe('sim trading #integration', () => {
       assert.equal(res.status, 200);
       assert.equal(res.body.sim_balance, 9960);
       assert.equal(typeof res.body.concentration.top_market_pct, 'number');
-      assert.equal(res.body.concentration.top_market_pct, 100);
+      // Fractions of the exposure (1 = all of it): the skills' status.py scripts compare them with 0.5
+      // and print them with `:.0%` (it was 100, points of percent, printed as "10000%").
+      assert.equal(res.body.concentration.top_market_pct, 1);
+      assert.equal(res.body.concentration.top_3_markets_pct, 1);
       assert.equal(res.body.by_source['sdk:a'].positions, 1);
       assert.deepEqual(res.body.combos, []);
       assert.equal(res.body.sim.positions_count, 1);

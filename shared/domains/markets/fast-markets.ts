@@ -1,6 +1,7 @@
 import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
 import { marketView } from './market-view.js';
+import { escapeRegex } from '../../util/search-words.js';
 
 /** Fast-market windows and their length. A fast market carries the tags `fast` and `fast-<window>`. */
 export const FAST_WINDOWS = {
@@ -19,7 +20,6 @@ const ASSET_NAMES: Record<string, string> = {
   XRP: 'xrp',
   DOGE: 'dogecoin',
 };
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function windowOf(m: MarketRecord): FastWindow | null {
   for (const w of Object.keys(FAST_WINDOWS) as FastWindow[]) if (m.tags.includes(`fast-${w}`)) return w;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { venueEnum } from '../venues/venue-schemas.js';
+import { fewWords, MAX_QUERY_WORDS, WORDS_MESSAGE } from '../../util/search-words.js';
 
 const boolParam = z.preprocess(
   (v) => (typeof v === 'string' ? ['true', '1', 'yes'].includes(v.toLowerCase()) : v),
@@ -42,8 +43,11 @@ export const MarketListQuerySchema = z.object({
     .trim()
     .min(2, 'q needs at least 2 characters')
     .max(200)
+    .refine(fewWords, WORDS_MESSAGE)
     .optional()
-    .meta({ description: 'Case-insensitive search over question and tags.' }),
+    .meta({
+      description: `Keyword search, case-insensitive: each word (at most ${MAX_QUERY_WORDS}) must appear in the question or a tag, in any order ("trump china" finds "Will Trump visit China?").`,
+    }),
   ids: csv(50, 'ids').optional().meta({ description: 'Comma-separated market ids, at most 50.' }),
   tags: csv(20, 'tags').optional().meta({ description: 'Comma-separated; a market must carry ALL of them.' }),
   sort: z.string().max(40).optional().meta({
@@ -79,7 +83,9 @@ export const HistoryQuerySchema = z.object({
 
 /** `GET /api/markets` (public, no auth; client-contract §5.6). */
 export const PublicMarketsQuerySchema = z.object({
-  q: z.string().trim().min(2).max(200).optional(),
+  q: z.string().trim().min(2).max(200).refine(fewWords, WORDS_MESSAGE).optional().meta({
+    description: 'Each word in the question or a tag, in any order (as on GET /api/sdk/markets).',
+  }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   status: z.enum(['active', 'resolved', 'trending', 'new', 'ending']).default('active'),
   tags: csv(20, 'tags').optional(),

@@ -5,12 +5,11 @@ import { MARKET_INCLUDES, type MarketListQuery } from './market-query.schemas.js
 import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
 import { normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
+import { queryWords, wordsFilter } from '../../util/search-words.js';
 import { marketView, type MarketView } from './market-view.js';
 
 /** At most this many matching markets form the list window (spec §4.1 rule 1). */
 export const MARKET_WINDOW = 1000;
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function unknownValue(param: string, value: string, valid: readonly string[]): string {
   const suggestion = closestMatch(value, valid);
@@ -97,10 +96,8 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
   if (venue === 'sim') and.push({ simTradeable: true });
   else if (venue) and.push({ importSource: venue });
   if (!q.include_analytics_only) and.push({ analyticsOnly: false });
-  if (q.q) {
-    const re = { $regex: escapeRegex(q.q), $options: 'i' };
-    and.push({ $or: [{ question: re }, { tags: re }] });
-  }
+  // Each word in the question or a tag; the other clauses (status, venue) narrow by index first.
+  if (q.q) and.push(wordsFilter(queryWords(q.q), ['question', 'tags']));
   if (q.ids) and.push({ _id: { $in: q.ids } });
   if (q.tags) and.push({ tags: { $all: q.tags } });
   if (q.max_hours_to_resolution)
@@ -176,10 +173,7 @@ export async function listPublicMarkets(
 ) {
   const order = PUBLIC_ORDER[q.status]!;
   const and: Record<string, unknown>[] = [order.filter(now), { analyticsOnly: false }];
-  if (q.q) {
-    const re = { $regex: escapeRegex(q.q), $options: 'i' };
-    and.push({ $or: [{ question: re }, { tags: re }] });
-  }
+  if (q.q) and.push(wordsFilter(queryWords(q.q), ['question', 'tags']));
   if (q.tags) and.push({ tags: { $all: q.tags } });
   if (q.min_volume) and.push({ volume24hMicro: { $gte: Math.round(q.min_volume * 1e6) } });
   if (q.source) and.push({ importSource: q.source });

@@ -13,6 +13,7 @@ import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } fr
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
 import { boardStanding } from './board-ranks.js';
+import { simBySkill } from './by-skill.js';
 import { resolutionLabel } from '../markets/resolution.js';
 
 const BIG_MOVE = 0.1;
@@ -174,10 +175,11 @@ export async function briefing(
   const cash = opts.cash ?? new Map<VenueId, WalletCash>();
   const { since, now, baseUrl } = opts;
   const all = await positionsWithMarkets(models, agent._id);
+  const simRows = all.filter(({ p }) => p.venue === 'sim');
   const { open, valueMicro, unrealizedMicro, attention, actions } = await venueAttention(
     models,
     'sim',
-    all.filter(({ p }) => p.venue === 'sim'),
+    simRows,
     { since, now, baseUrl },
   );
   const realizedMicro = agent.realizedPnlMicro;
@@ -196,9 +198,10 @@ export async function briefing(
       'You have not traded yet: find a market with GET /api/sdk/markets and check it with GET /api/sdk/context/{market_id}.',
     );
 
-  const [newMarkets, { rank, totalAgents }] = await Promise.all([
+  const [newMarkets, { rank, totalAgents }, bySkill] = await Promise.all([
     (opts.newMarkets ?? ((from: Date) => newMarketsSince(models, from, baseUrl, now)))(since),
     boardStanding(models, agent),
+    simBySkill(models, agent._id, simRows),
   ]);
   const decided = agent.winCount + agent.lossCount;
   return {
@@ -214,6 +217,7 @@ export async function briefing(
         positions_count: open.length,
         positions_needing_attention: attention,
         actions,
+        by_skill: bySkill,
       },
       ...(Object.fromEntries(
         await Promise.all(

@@ -14,6 +14,11 @@ import { listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
 import { resolutionLabel } from '../markets/resolution.js';
 
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
+/**
+ * A ratio as a fraction (0.0117 for 1.17 %), to 4 places: `pnl_pct` and `slippage_pct` are read by
+ * the published skills as fractions (compared with 0.15, printed with `:.1%`), whatever their name.
+ */
+const fraction = (n: number) => Math.round(n * 1e4) / 1e4;
 
 /** Spend sizes the slippage block quotes (reference/amm-and-peers.md §2.6). */
 export const SLIPPAGE_SIZES = [10, 50, 100, 250, 500];
@@ -59,7 +64,7 @@ export function contextPosition(p: PositionRecord | null, m: MarketRecord, now: 
     cost_basis: fromMicro(cost),
     current_value: fromMicro(value),
     unrealized_pnl: fromMicro(value - cost),
-    pnl_pct: cost > 0 ? Math.round(((value - cost) / cost) * 1e4) / 100 : 0,
+    pnl_pct: cost > 0 ? fraction((value - cost) / cost) : 0,
     position_age_hours: p.openedAt
       ? Math.round(((now.getTime() - p.openedAt.getTime()) / 3600_000) * 100) / 100
       : 0,
@@ -117,7 +122,7 @@ function slippage(m: MarketRecord) {
         amount_usd: amount,
         shares: r6(shares),
         avg_price: r6(avg),
-        slippage_pct: Math.round((avg / p0 - 1) * 1e4) / 100,
+        slippage_pct: fraction(avg / p0 - 1),
         price_after: r6(after),
         price_impact: r6(after - p0),
       };
@@ -128,8 +133,24 @@ function slippage(m: MarketRecord) {
 
 type Recommendation = 'TRADE' | 'HOLD' | 'SKIP';
 
-/** Minimum edge, scaled up for long-dated markets (capital is tied up longer) and down near resolution. */
-function edge(m: MarketRecord, myProbability: number | undefined, held: Outcome | null, now: Date) {
+/**
+ * Whether the market can be traded at all on the venue asked (any venue for `all`): active, and sim-
+ * tradeable on sim or its order book open on the market's own venue.
+ */
+function tradeable(m: MarketRecord, venue: 'all' | VenueId): boolean {
+  if (m.status !== 'active') return false;
+  const onSim = m.simTradeable && !m.analyticsOnly;
+  const onVenue = m.importSource !== 'sim' && m.isOrderbookOpen;
+  return venue === 'all' ? onSim || onVenue : venue === 'sim' ? onSim : venue === m.importSource && onVenue;
+}
+
+/**
+ * Minimum edge, scaled up for long-dated markets (capital is tied up longer) and down near resolution.
+ * `recommendation`: SKIP only for a market that must not be traded (resolved, closed, not tradeable
+ * on the venue) — the published skills read SKIP as "resolved or invalid" and drop the market for good;
+ * TRADE when the edge clears the threshold; HOLD otherwise (no `my_probability`, or a small edge).
+ */
+function edge(m: MarketRecord, myProbability: number | undefined, canTrade: boolean, now: Date) {
   const days = m.resolvesAt ? Math.max(0, (m.resolvesAt.getTime() - now.getTime()) / 86400_000) : 30;
   const timeFactor = Math.round((days < 1 ? 0.8 : 1 + Math.min(1, days / 180)) * 1000) / 1000;
   const threshold = r6(BASE_THRESHOLD * timeFactor);
@@ -140,15 +161,14 @@ function edge(m: MarketRecord, myProbability: number | undefined, held: Outcome 
       user_probability: null,
       user_edge: null,
       recommended_side: null,
-      recommendation: (held ? 'HOLD' : 'SKIP') as Recommendation,
+      recommendation: (canTrade ? 'HOLD' : 'SKIP') as Recommendation,
       note: 'Pass my_probability (0 to 1) for an edge and a recommendation.',
     };
   }
   const yes = m.currentPrice;
   const side: Outcome = myProbability >= yes ? 'yes' : 'no';
   const userEdge = r6(side === 'yes' ? myProbability - yes : yes - myProbability);
-  const recommendation: Recommendation =
-    m.status !== 'active' ? 'SKIP' : userEdge >= threshold ? 'TRADE' : held === side ? 'HOLD' : 'SKIP';
+  const recommendation: Recommendation = !canTrade ? 'SKIP' : userEdge >= threshold ? 'TRADE' : 'HOLD';
   return {
     ...base,
     user_probability: myProbability,
@@ -199,7 +219,6 @@ export async function marketContext(
   const view = marketView(m, opts.baseUrl, now);
   const secondsLeft = view.seconds_to_resolution;
   const disc = discipline(trades, now);
-  const held = (flat?.side as Outcome | undefined) ?? null;
 
   const warnings: string[] = [];
   if (m.status === 'resolved')
@@ -235,7 +254,7 @@ export async function marketContext(
     positions: byVenue,
     discipline: disc,
     slippage: slippage(m),
-    edge: edge(m, opts.myProbability, held, now),
+    edge: edge(m, opts.myProbability, tradeable(m, opts.venue), now),
     recent_trades: trades.slice(0, 5).map((t) => ({
       trade_id: t._id,
       action: `${t.action}_${t.side}`,

@@ -127,7 +127,14 @@ export const PortfolioSchema = z
         '$SIM is never added to dollars: each venue bucket has its own `pnl`, and `sim_pnl` is always sim’s.',
     }),
     pnl_currency: PnlCurrencySchema,
-    concentration: z.object({ top_market_pct: z.number(), top_3_markets_pct: z.number() }),
+    concentration: z.object({
+      top_market_pct: z
+        .number()
+        .meta({ description: 'The largest position’s share of the exposure, a fraction (0.84 for 84 %).' }),
+      top_3_markets_pct: z
+        .number()
+        .meta({ description: 'The three largest positions’ share of the exposure, a fraction.' }),
+    }),
     by_source: z.record(z.string(), SourceTotalsSchema).meta({
       description:
         'Per source tag (`manual` for untagged), over the venues `pnl_total` counts. A position traded by several sources counts under each.',

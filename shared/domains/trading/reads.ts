@@ -196,7 +196,7 @@ function moneyScope(
   return real.length ? { venues: real, currency: 'USDC' } : { venues: ['sim'], currency: '$SIM' };
 }
 
-interface SourceTotals {
+interface TagTotals {
   positions: number;
   exposure: number;
   realized_pnl: number;
@@ -205,30 +205,31 @@ interface SourceTotals {
 }
 
 /**
- * `by_source` (client-contract §6.2): per source tag (`manual` for untagged), the open positions,
- * their exposure and unrealised P&L, the realised P&L of every position the source traded (closed
- * and settled ones included), and the filled trades it placed. A position traded by several sources
- * counts whole under each of them.
+ * Totals per tag of the positions (a source, a skill): the open positions, their exposure and
+ * unrealised P&L, the realised P&L of every position the tag traded (closed and settled ones
+ * included), and `trades` (filled trades per tag). A position traded under several tags counts
+ * whole under each of them.
  */
-function bySource(
+export function totalsByTag(
   rows: { p: PositionRecord; m: MarketRecord }[],
-  tradeCounts: { _id: string | null; n: number }[],
-): Record<string, SourceTotals> {
+  tagsOf: (p: PositionRecord) => readonly string[],
+  trades: Map<string, number>,
+): Record<string, TagTotals> {
   const micro = new Map<
     string,
     { positions: number; exposure: number; realized: number; unrealized: number }
   >();
-  const totalsOf = (source: string) => {
-    let t = micro.get(source);
-    if (!t) micro.set(source, (t = { positions: 0, exposure: 0, realized: 0, unrealized: 0 }));
+  const totalsOf = (tag: string) => {
+    let t = micro.get(tag);
+    if (!t) micro.set(tag, (t = { positions: 0, exposure: 0, realized: 0, unrealized: 0 }));
     return t;
   };
   for (const { p, m } of rows) {
     const open =
       p.status !== 'settled' &&
       p.sharesYesMicro + p.sharesNoMicro + p.reservedYesMicro + p.reservedNoMicro > 0;
-    for (const source of p.sources.length ? p.sources : ['manual']) {
-      const t = totalsOf(source);
+    for (const tag of tagsOf(p)) {
+      const t = totalsOf(tag);
       t.realized += p.realizedPnlMicro;
       if (!open) continue;
       const mark = venueMarkMicro(p, m);
@@ -237,21 +238,29 @@ function bySource(
       t.unrealized += mark - p.costYesMicro - p.costNoMicro;
     }
   }
-  const trades = new Map<string, number>();
-  for (const c of tradeCounts) trades.set(c._id ?? 'manual', (trades.get(c._id ?? 'manual') ?? 0) + c.n);
-  for (const source of trades.keys()) totalsOf(source);
+  for (const tag of trades.keys()) totalsOf(tag);
   return Object.fromEntries(
-    [...micro].map(([source, t]) => [
-      source,
+    [...micro].map(([tag, t]) => [
+      tag,
       {
         positions: t.positions,
         exposure: fromMicro(t.exposure),
         realized_pnl: fromMicro(t.realized),
         unrealized_pnl: fromMicro(t.unrealized),
-        trade_count: trades.get(source) ?? 0,
+        trade_count: trades.get(tag) ?? 0,
       },
     ]),
   );
+}
+
+/** `by_source` (client-contract §6.2): totalsByTag per source tag, `manual` for untagged. */
+function bySource(
+  rows: { p: PositionRecord; m: MarketRecord }[],
+  tradeCounts: { _id: string | null; n: number }[],
+): Record<string, TagTotals> {
+  const trades = new Map<string, number>();
+  for (const c of tradeCounts) trades.set(c._id ?? 'manual', (trades.get(c._id ?? 'manual') ?? 0) + c.n);
+  return totalsByTag(rows, (p) => (p.sources.length ? p.sources : ['manual']), trades);
 }
 
 /**
@@ -308,7 +317,8 @@ export async function portfolio(
   );
   const exposures = open.map(({ p, m }) => venueMarkMicro(p, m)).sort((a, b) => b - a);
   const totalExposure = exposures.reduce((s, x) => s + x, 0);
-  const pct = (n: number) => (totalExposure > 0 ? Math.round((n / totalExposure) * 1e4) / 100 : 0);
+  // Shares of the exposure as fractions (0.84 for 84 %): the skills' status scripts compare them with 0.5.
+  const share = (n: number) => (totalExposure > 0 ? Math.round((n / totalExposure) * 1e4) / 1e4 : 0);
   const money = moneyScope(venue, rows);
   const inScope = rows.filter(({ p }) => money.venues.includes(p.venue as VenueId));
   const since = new Date(now.getTime() - 24 * 3600_000);
@@ -342,12 +352,12 @@ export async function portfolio(
     pnl_total: fromMicro(venuePnlMicro(inScope)),
     pnl_currency: money.currency,
     concentration: {
-      top_market_pct: pct(exposures[0] ?? 0),
-      top_3_markets_pct: pct(exposures.slice(0, 3).reduce((s, x) => s + x, 0)),
+      top_market_pct: share(exposures[0] ?? 0),
+      top_3_markets_pct: share(exposures.slice(0, 3).reduce((s, x) => s + x, 0)),
     },
     by_source: bySource(inScope, tradeCounts),
     warnings: [
-      ...(exposures.length && pct(exposures[0]!) > 50
+      ...(exposures.length && share(exposures[0]!) > 0.5
         ? ['More than half of your exposure is in one market.']
         : []),
       ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : [])),

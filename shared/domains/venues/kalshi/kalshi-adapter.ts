@@ -35,6 +35,7 @@ import { kalshiOutcomeBook, kalshiQuote, kalshiStatus, mapKalshiMarket } from '.
 import { kalshiImporting } from './kalshi-importing.js';
 import { kalshiPrint } from './public-prints.js';
 import { chunks } from '../../../util/chunks.js';
+import { matchesWords, queryWords } from '../../../util/search-words.js';
 
 export interface KalshiAdapterOptions extends VenueClientSettings {
   /** KALSHI_BASE_URL, ending in /trade-api/v2. */
@@ -124,7 +125,7 @@ export class KalshiAdapter implements VenueAdapter {
   async listOpen(q: ImportableQuery): Promise<VenueMarket[]> {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
-    const needle = q.q?.trim().toLowerCase() || null;
+    const words = queryWords(q.q);
     const category = q.category?.trim().toLowerCase() || null;
     const found: VenueMarket[] = [];
     let cursor: string | undefined;
@@ -138,10 +139,8 @@ export class KalshiAdapter implements VenueAdapter {
         if (category && e.category?.toLowerCase() !== category) continue;
         for (const m of mapKalshiEvent(e, e.markets ?? []).markets) {
           if (m.volume24h < q.minVolume || m.unsupported || !m.acceptingOrders) continue;
-          if (
-            needle &&
-            ![m.question, m.eventName, m.externalId].some((t) => t?.toLowerCase().includes(needle))
-          )
+          // Every word of `q` in the question, the event's name, the ticker or a tag.
+          if (words.length && !matchesWords([m.question, m.eventName, m.externalId, ...m.tags], words))
             continue;
           found.push(m);
         }

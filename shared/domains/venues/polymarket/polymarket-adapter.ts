@@ -43,6 +43,7 @@ import { MAX_SLUG_LENGTH, parsePolymarketUrl, polymarketMarketUrlMatch } from '.
 import { ClobTrading } from './orders/clob-trading.js';
 import { polymarketImporting } from './polymarket-importing.js';
 import { chunks } from '../../../util/chunks.js';
+import { matchesWords, queryWords } from '../../../util/search-words.js';
 import type { FillFeedSource } from '../fill-feed-source.js';
 import type { PolygonRpc } from './onchain/polygon-rpc.js';
 import { PolymarketExchangeFills } from './onchain/exchange-fills.js';
@@ -189,7 +190,7 @@ export class PolymarketAdapter implements VenueAdapter {
   async listOpen(q: ImportableQuery): Promise<VenueMarket[]> {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
-    const needle = q.q?.trim().toLowerCase() || null;
+    const words = queryWords(q.q);
     const category = q.category?.trim().toLowerCase() || null;
     const found: VenueMarket[] = [];
     for (let offset = 0; offset < LIST_SCAN_MAX; offset += LIST_PAGE) {
@@ -208,7 +209,7 @@ export class PolymarketAdapter implements VenueAdapter {
       for (const e of events) {
         for (const m of mapGammaEvent(e).markets) {
           if (m.volume24h < q.minVolume || m.unsupported || m.closed || !m.acceptingOrders) continue;
-          if (needle && !matchesText(m, needle)) continue;
+          if (words.length && !matchesText(m, words)) continue;
           if (category && !matchesCategory(m, category)) continue;
           found.push(m);
         }
@@ -466,10 +467,9 @@ function slugOrNull(slug: string): string | null {
   return s.length > 0 && s.length <= MAX_SLUG_LENGTH && SLUG.test(s) ? s : null;
 }
 
-function matchesText(m: VenueMarket, needle: string): boolean {
-  return [m.question, m.eventName, m.outcomeName, m.slug, m.eventSlug].some((t) =>
-    t?.toLowerCase().includes(needle),
-  );
+/** Every word of `q` in the question, its event's or outcome's name, a slug or a tag. */
+function matchesText(m: VenueMarket, words: string[]): boolean {
+  return matchesWords([m.question, m.eventName, m.outcomeName, m.slug, m.eventSlug, ...m.tags], words);
 }
 
 /** A tag's label or its slug form (`Crypto Prices` or `crypto-prices`), case-insensitively. */

@@ -19,10 +19,9 @@ import type {
 import { price } from '../../markets/lmsr.js';
 import { bookState, SHARE_STEP_MICRO, SIM_MIN_ORDER_SIZE, syntheticBook } from '../../markets/sim-book.js';
 import { sidePrice } from '../../side-price.js';
+import { queryWords, wordsFilter } from '../../../util/search-words.js';
 import { VOID_RESOLUTION, yesPayoutMicro } from '../../markets/resolution.js';
 import { decideBuyFill, decideSellFill } from './sim-decisions.js';
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Trading on the sim book is open: active, and not a tracking market (real trading only). */
 const tradeable = (m: MarketRecord) => m.status === 'active' && m.simTradeable && !m.analyticsOnly;
@@ -143,7 +142,7 @@ export class SimAdapter implements VenueAdapter {
       analyticsOnly: false,
       volume24hMicro: { $gte: Math.round(q.minVolume * MICRO) },
     };
-    if (q.q) filter.question = { $regex: escapeRegex(q.q), $options: 'i' };
+    if (q.q) Object.assign(filter, wordsFilter(queryWords(q.q), ['question', 'tags']));
     if (q.category) filter.category = q.category;
     const markets = await this.models.Market.find(filter)
       .sort({ volume24hMicro: -1, _id: 1 })
