@@ -44,6 +44,54 @@ const PendingSignalSchema = z
   })
   .meta({ id: 'ReactorSignal' });
 
+const ShockSignalSchema = z
+  .object({
+    type: z.literal('shock_ladder'),
+    signal_id: z.string().meta({ description: 'The shock’s id: one signal per agent per shock.' }),
+    shock_id: z
+      .string()
+      .meta({ description: '`<market_id>:<side>:<unix seconds>`; delete the signal by it.' }),
+    market_id: z.string(),
+    side: z.enum(['yes', 'no']).meta({ description: 'The outcome whose price fell.' }),
+    pre_price: z
+      .number()
+      .meta({ description: 'That outcome’s highest price in the window before the drop.' }),
+    shock_price: z.number().meta({ description: 'Its price when the drop was seen.' }),
+    bucket_key: z.string().meta({
+      description:
+        '`league|favoritism|book|time|goal`: the market’s sports tag; heavy (≥ 0.85), moderate (0.75–0.85), slight (0.60–0.75), balanced (0.40–0.60) or underdog by pre_price; deep or thin book by the venue’s spread (≤ 0.02 deep); match minute and goal state `unknown` (no venue quote carries them).',
+    }),
+    percentile_depths: z
+      .object({ p50: z.number(), p75: z.number(), p90: z.number(), p95: z.number() })
+      .meta({ description: 'How far below pre_price comparable past drops went, in cents (percentiles).' }),
+    depth_source: z.enum(['tapes', 'tapes_all_bands', 'default']).meta({
+      description:
+        '`tapes`: the past drops of the same favoritism band on our recorded tapes (the venue’s prints of its imported sports markets, SHOCK_LADDER_HISTORY_DAYS); `tapes_all_bands`: every band’s, when the band has fewer than SHOCK_LADDER_MIN_HISTORY; `default`: SHOCK_LADDER_DEFAULT_DEPTHS_CENTS, when the tapes hold fewer still.',
+    }),
+    observed_count: z
+      .number()
+      .int()
+      .meta({ description: 'Past drops the depths come from (0 for default).' }),
+    ts: z.number().meta({ description: 'Unix seconds the shock was seen.' }),
+    created_at: z.string(),
+    expires_at: z.string(),
+  })
+  .meta({ id: 'ShockLadderSignal' });
+
+const ShockLadderConfigSchema = z.object({
+  shock_ladder_enabled: z.boolean(),
+  updated_at: z.string().nullable(),
+  drop_cents: z.number().meta({ description: 'SHOCK_LADDER_DROP_CENTS: the fall that makes a shock.' }),
+  window_seconds: z
+    .number()
+    .int()
+    .meta({ description: 'SHOCK_LADDER_WINDOW_SECONDS: the window it is measured over.' }),
+  signal_ttl_seconds: z
+    .number()
+    .int()
+    .meta({ description: 'SHOCK_LADDER_SIGNAL_TTL_SECONDS: how long a shock stays pending.' }),
+});
+
 const WhaleEventSchema = z
   .object({
     whale_wallet: z.string(),
@@ -95,9 +143,12 @@ export const reactorEndpoints = {
     auth: 'agent',
     tag: 'Reactor',
     summary: 'The agent’s trade-ready Reactor signals, oldest first',
-    description: `Signals of the watched wallets’ fills not yet deleted, expired (REACTOR_SIGNAL_TTL_SECONDS) nor withdrawn by a reorg; at most ${MAX_PENDING}. Mirror each at \`whale.price × (1 ± price_buffer)\`, then delete it by \`signal_id\`.`,
+    description: `Signals of the watched wallets’ fills not yet deleted, expired (REACTOR_SIGNAL_TTL_SECONDS) nor withdrawn by a reorg; at most ${MAX_PENDING}. Mirror each at \`whale.price × (1 ± price_buffer)\`, then delete it by \`signal_id\`. Shock signals (\`type: shock_ladder\`, for agents whose shock-ladder config is enabled, SHOCK_LADDER_SIGNAL_TTL_SECONDS) share the feed: a skill keeps the type it handles.`,
     query: z.object({ caps: CAPS }),
-    response: z.object({ reactor_signals: z.array(PendingSignalSchema), count: z.number().int() }),
+    response: z.object({
+      reactor_signals: z.array(z.union([PendingSignalSchema, ShockSignalSchema])),
+      count: z.number().int(),
+    }),
   }),
   deleteReactorPending: endpoint({
     method: 'delete',
@@ -110,6 +161,25 @@ export const reactorEndpoints = {
     params: z.object({ signal_id: z.string().min(1).max(400) }),
     response: z.object({ success: z.boolean(), signal_id: z.string(), deleted: z.boolean() }),
     errors: [404],
+  }),
+  getShockLadderConfig: endpoint({
+    method: 'get',
+    path: '/api/sdk/shock-ladder/config',
+    auth: 'agent',
+    tag: 'Reactor',
+    summary: 'Whether shocks on live sports markets are queued on the agent’s Reactor feed',
+    description:
+      'Off until enabled. A shock: one outcome of a live imported sports market falls SHOCK_LADDER_DROP_CENTS below its highest of the last SHOCK_LADDER_WINDOW_SECONDS, seen at the venue price refresh.',
+    response: ShockLadderConfigSchema,
+  }),
+  patchShockLadderConfig: endpoint({
+    method: 'patch',
+    path: '/api/sdk/shock-ladder/config',
+    auth: 'agent',
+    tag: 'Reactor',
+    summary: 'Turn the agent’s shock-ladder signals on or off (from the next shock)',
+    body: z.object({ enabled: z.boolean() }),
+    response: ShockLadderConfigSchema,
   }),
   listReactorReactions: endpoint({
     method: 'get',

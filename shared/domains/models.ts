@@ -39,6 +39,8 @@ import { fillFeedCursorModel } from './fill-feed/fill-feed-cursor.model.js';
 import { reactorConfigModel } from './reactor/reactor-config.model.js';
 import { reactorSignalModel } from './reactor/reactor-signal.model.js';
 import { reactorReactionModel } from './reactor/reactor-reaction.model.js';
+import { shockLadderConfigModel } from './shock-ladder/shock-ladder-config.model.js';
+import { shockSignalModel } from './shock-ladder/shock-signal.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -84,6 +86,8 @@ export function createModels(conn: Connection) {
     ReactorConfig: reactorConfigModel(conn),
     ReactorSignal: reactorSignalModel(conn),
     ReactorReaction: reactorReactionModel(conn),
+    ShockLadderConfig: shockLadderConfigModel(conn),
+    ShockSignal: shockSignalModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -6,7 +6,8 @@ import type { RedisClient } from '../../infra/redis.js';
  * memory whatever the load); an entry id is the SSE `id:` a reconnecting client sends back as
  * `Last-Event-ID`, so that every API process resumes it at the same place.
  */
-export type ReactorStreamEvent = 'reactor_event' | 'reactor_withdrawn';
+/** `shock_ladder`: a shock queued for the agent (shared/domains/shock-ladder), beside the whale events. */
+export type ReactorStreamEvent = 'reactor_event' | 'reactor_withdrawn' | 'shock_ladder';
 
 export interface ReactorStreamEntry {
   /** The Redis stream id (`<ms>-<seq>`). */

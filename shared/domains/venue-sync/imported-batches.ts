@@ -15,10 +15,12 @@ export const SYNC_FIELDS = {
   book: 1,
   currentPrice: 1,
   createdAt: 1,
+  // The shock detector watches the sports markets among them (shock-ladder/detect-shocks.ts).
+  tags: 1,
 } as const;
 export type SyncedMarket = Pick<
   MarketRecord,
-  '_id' | 'status' | 'venueRef' | 'book' | 'currentPrice' | 'createdAt'
+  '_id' | 'status' | 'venueRef' | 'book' | 'currentPrice' | 'createdAt' | 'tags'
 >;
 
 /** The imported markets of a venue in the given states, in `_id` order, a batch at a time. */

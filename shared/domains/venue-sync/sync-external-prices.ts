@@ -10,9 +10,10 @@ import type { VenueQuote } from '../venues/venue-adapter.js';
 import { externalVenueIds } from '../venues/venue-id.js';
 import { venueKey } from '../markets/venue-key.js';
 import { importedBatches, type SyncedMarket } from './imported-batches.js';
+import { detectShocks } from '../shock-ladder/detect-shocks.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type SyncExternalPricesDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock'> & {
+export type SyncExternalPricesDeps = Pick<InfraDeps, 'env' | 'log' | 'queues' | 'clock' | 'redis'> & {
   models: Models;
   venues: VenueRegistry;
 };
@@ -22,6 +23,8 @@ export interface PriceSyncReport {
   markets: number;
   quoted: number;
   reanchored: number;
+  /** Shocks the detector found among the venue's sports markets (shock-ladder/detect-shocks.ts). */
+  shocks: number;
   error: string | null;
 }
 
@@ -104,7 +107,14 @@ export async function syncExternalPrices(
   for (const venueId of externalVenueIds()) {
     if (!deps.venues.has(venueId)) continue;
     const venue = deps.venues.get(venueId);
-    const report: PriceSyncReport = { venue: venueId, markets: 0, quoted: 0, reanchored: 0, error: null };
+    const report: PriceSyncReport = {
+      venue: venueId,
+      markets: 0,
+      quoted: 0,
+      reanchored: 0,
+      shocks: 0,
+      error: null,
+    };
     reports.push(report);
     try {
       for await (const batch of importedBatches(deps.models, venueId, ['active'])) {
@@ -132,6 +142,7 @@ export async function syncExternalPrices(
           });
         }
         if (writes.length) await deps.models.Market.bulkWrite(writes, { ordered: false });
+        report.shocks += await detectShocks(deps, venueId, batch, (m) => quotes.get(venueKey(m).externalId));
         for (const m of batch) {
           const q = quotes.get(venueKey(m).externalId);
           if (q && (await reanchorBook(deps, m, q, tickId))) report.reanchored++;

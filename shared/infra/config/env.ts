@@ -479,6 +479,42 @@ export const EnvSchema = z.object({
     .describe(
       'How often an open Reactor event stream gets a comment line when no event flows, so that proxies and clients keep it open (and a dead one is noticed).',
     ),
+  SHOCK_LADDER_DROP_CENTS: z.coerce
+    .number()
+    .min(1)
+    .max(50)
+    .default(5)
+    .describe(
+      'A shock: the price of one outcome of a live imported sports market falls at least this many cents below its highest of the last SHOCK_LADDER_WINDOW_SECONDS (seen at each venue price refresh); each becomes one shock_ladder signal per agent whose /api/sdk/shock-ladder/config is enabled.',
+    ),
+  SHOCK_LADDER_WINDOW_SECONDS: positiveInt
+    .min(10)
+    .max(3600)
+    .default(300)
+    .describe(
+      'The window a shock’s drop is measured over (from the highest price in it); past drops on the recorded tapes are found the same way. Refreshes come every EXTERNAL_PRICE_SECONDS, so keep it a few of those.',
+    ),
+  SHOCK_LADDER_SIGNAL_TTL_SECONDS: positiveInt
+    .max(3600)
+    .default(120)
+    .describe('How long a shock_ladder signal stays in GET /api/sdk/reactor/pending (kept 24 h after).'),
+  SHOCK_LADDER_MIN_HISTORY: positiveInt
+    .max(1000)
+    .default(5)
+    .describe(
+      'Past drops on the recorded tapes a depth distribution needs: fewer in the shock’s favoritism band, and the drops of every band are used (depth_source tapes_all_bands); fewer still, and SHOCK_LADDER_DEFAULT_DEPTHS_CENTS (depth_source default).',
+    ),
+  SHOCK_LADDER_HISTORY_DAYS: positiveInt
+    .max(365)
+    .default(30)
+    .describe('How far back the recorded tapes are read for past drops of sports markets.'),
+  SHOCK_LADDER_DEFAULT_DEPTHS_CENTS: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){3}$/, 'four depths in cents, p50,p75,p90,p95, such as 6,9,13,18')
+    .default('6,9,13,18')
+    .describe(
+      'The depth percentiles p50,p75,p90,p95 in cents a shock gets when the tapes hold too few past drops (SHOCK_LADDER_MIN_HISTORY).',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')

@@ -72,6 +72,8 @@ export interface CreateEventInput {
   prices?: number[];
   tick?: number;
   endInDays?: number;
+  /** Keys of the catalogue's TAGS (default politics): `['sports', 'soccer']` makes a match. */
+  tags?: (keyof typeof TAGS)[];
 }
 
 export class PolymarketState {
@@ -304,7 +306,7 @@ export class PolymarketState {
     const spec: EventSpec = {
       slug,
       title: input.title,
-      tags: [TAGS.politics],
+      tags: input.tags?.length ? input.tags.map((t) => TAGS[t]) : [TAGS.politics],
       endInDays: input.endInDays ?? 30,
       volume: 10_000,
       negRisk,

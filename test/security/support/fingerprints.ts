@@ -51,6 +51,8 @@ export const TENANT_RECORDS: Partial<Record<ModelName, (t: Tenant) => Record<str
   ReactorConfig: (t) => ({ _id: t.agentId }),
   ReactorSignal: (t) => ({ agentId: t.agentId }),
   ReactorReaction: (t) => ({ agentId: t.agentId }),
+  ShockLadderConfig: (t) => ({ _id: t.agentId }),
+  ShockSignal: (t) => ({ agentId: t.agentId }),
   // An approved skill is the public catalogue; one pending review is its submitter's alone.
   Skill: (t) => ({ submittedBy: t.agentId, status: { $ne: 'approved' } }),
 };

@@ -1,6 +1,7 @@
 import express, { Router, type Request } from 'express';
 import { isAddress } from 'ethers';
 import { FAULT_MODES } from '../control.js';
+import { TAGS } from '../catalogue.js';
 import type { FaultMode, MarketRecord, Resolution } from '../model.js';
 import type { PolymarketState } from '../state.js';
 import { crowdWallet } from '../tape-prints.js';
@@ -126,8 +127,15 @@ export function adminRouter(state: PolymarketState): Router {
       ) {
         throw new HttpError(400, '"prices" must be numbers in (0, 1)');
       }
+      const tags = b.tags;
+      if (
+        tags !== undefined &&
+        (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string' && t in TAGS))
+      )
+        throw new HttpError(400, `"tags" must be names among ${Object.keys(TAGS).join(', ')}`);
       const { event, markets } = state.createEvent({
         title: b.title,
+        tags: tags as (keyof typeof TAGS)[] | undefined,
         outcomes: outcomes as string[] | undefined,
         slug: typeof b.slug === 'string' ? b.slug : undefined,
         negRisk: typeof b.neg_risk === 'boolean' ? b.neg_risk : undefined,
