@@ -12,6 +12,7 @@ import { ENDPOINTS, type EndpointName } from './endpoints/index.js';
 import { adminHandlers } from './handlers/admin.handlers.js';
 import { agentHandlers } from './handlers/agents.handlers.js';
 import { marketHandlers } from './handlers/markets.handlers.js';
+import { opportunityHandlers } from './handlers/opportunities.handlers.js';
 import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
@@ -72,6 +73,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...reactorStreamHandlers,
   ...reactorHandlers,
 
+  ...opportunityHandlers,
   ...marketHandlers,
   ...tradingHandlers,
   ...copytradingHandlers,

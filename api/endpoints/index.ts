@@ -2,6 +2,7 @@ import { adminEndpoints } from './admin.endpoints.js';
 import { agentEndpoints } from './agents.endpoints.js';
 import { leaderboardEndpoints } from './leaderboard.endpoints.js';
 import { marketEndpoints } from './markets.endpoints.js';
+import { opportunityEndpoints } from './opportunities.endpoints.js';
 import { readEndpoints } from './reads.endpoints.js';
 import { systemEndpoints } from './system.endpoints.js';
 import { tradingEndpoints } from './trading.endpoints.js';
@@ -48,6 +49,7 @@ export const ENDPOINTS = {
   ...reactorStreamEndpoints,
   ...reactorEndpoints,
 
+  ...opportunityEndpoints,
   ...marketEndpoints,
   ...tradingEndpoints,
   ...copytradingEndpoints,

@@ -110,6 +110,8 @@ const DEV_DATABASE_INDEXES: { model: keyof Models; key: Record<string, 1>; uniqu
   { model: 'Wallet', key: { _id: 1, version: 1 }, unique: true },
   // A venue board's rows (reads/venue-boards.ts): served, then sorted, from the venue's rows alone.
   { model: 'VenueStanding', key: { venue: 1 }, unique: false },
+  // The open imported markets of one venue (markets/opportunities.ts).
+  { model: 'Market', key: { importSource: 1, status: 1 }, unique: false },
 ];
 
 /** mongo-java-server's buildInfo is a version alone; every MongoDB server names its git commit. */
