@@ -90,3 +90,29 @@ function axes(name: string): Set<ScalingAxis> {
 export const coldStartConfig = {
   idleSeconds: num('BENCH_IDLE_SECONDS', 600, 5),
 };
+
+/**
+ * The Reactor row (bench/reactor.bench.ts, issue 37): `agents` agents each watching
+ * `walletsPerAgent` of `wallets` whale wallets, `fillRate` fills a second by those wallets mined on
+ * the emulated chain in blocks of `blockMs` (Polygon's 2 s by default).
+ */
+export const reactorConfig = {
+  seconds: seconds ? Number(seconds) : QUICK ? 5 : 30,
+  warmUpSeconds: QUICK ? 3 : 6,
+  /** Each idle sample (no stream, then every stream open): RSS and CPU of the service process. */
+  idleSeconds: QUICK ? 3 : 10,
+  agents: num('BENCH_REACTOR_AGENTS', 1_000, 100),
+  walletsPerAgent: 10,
+  wallets: num('BENCH_REACTOR_WALLETS', 1_000, 100),
+  fillRate: num('BENCH_REACTOR_FILL_RATE', 100, 20),
+  blockMs: num('BENCH_REACTOR_BLOCK_MS', 2_000, 2_000),
+  /** The emulator markets the fills spread over (imported by the Reactor during the warm-up). */
+  markets: num('BENCH_REACTOR_MARKETS', 20, 5),
+  /** Seed of the watchlists and of the fills' wallets, sides and sizes. */
+  seed: 37,
+  /**
+   * `BENCH_REACTOR_DATABASE=memory`: mongo-java-server's memory backend (as the read bench) instead
+   * of the embedded default's H2 file, to tell the database's share of the latency.
+   */
+  memoryDatabase: process.env.BENCH_REACTOR_DATABASE === 'memory',
+};

@@ -48,3 +48,12 @@ export const COMMANDS_PER_BUY = { issue: 11, api: 1, worker: 6 } as const;
 
 /** The first trade after the idle time (issue 11). */
 export const COLD_START = { issue: 11, ms: 100 } as const;
+
+/** Reactor (issue 37): fill mined on the chain → signal in pending and → SSE event, p99. */
+export const REACTOR_P99 = {
+  issue: 37,
+  ms: 1_000,
+  agents: 1_000,
+  walletsPerAgent: 10,
+  fillRate: 100,
+} as const;

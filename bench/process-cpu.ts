@@ -40,7 +40,7 @@ function stackProcesses(): { pid: number; kind: ProcessKind }[] {
 }
 
 /** User + system CPU seconds of one process so far, or null once it is gone. */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     // Fields after the command (which may hold spaces, so split after its closing parenthesis).
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -68,4 +68,14 @@ export async function withStackCpu<T>(
     spent[p.kind] = (spent[p.kind] ?? 0) + (end - start);
   }
   return { result, cpuSeconds: spent };
+}
+
+/** Resident set size of one process now (bytes, /proc/<pid>/status VmRSS), or null once it is gone. */
+export function rssBytes(pid: number): number | null {
+  try {
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Number(kb) * 1024;
+  } catch {
+    return null;
+  }
 }

@@ -6,6 +6,7 @@ import {
   COLD_START,
   COMMANDS_PER_BUY,
   HISTORY,
+  REACTOR_P99,
   READ_P99,
   READ_SHARE_OF_BARE_HTTP,
   SCALING,
@@ -16,6 +17,8 @@ import type { Row } from './measure.js';
 import type {
   ColdStartResults,
   CommandCount,
+  Latency,
+  ReactorResults,
   ReadResults,
   ScalingResults,
   SplitTradeResults,
@@ -31,6 +34,7 @@ export interface BenchResults {
   scaling?: ScalingResults;
   coldStart?: ColdStartResults;
   commands?: CommandCount;
+  reactor?: ReactorResults;
   /** Parts that threw, by name. */
   failures: { part: string; error: string }[];
 }
@@ -299,6 +303,66 @@ export function commandCountTable(c: CommandCount): string {
   ].join('\n');
 }
 
+const latencyCells = (l: Latency | undefined) =>
+  l ? [l.count, fmt(l.p50), fmt(l.p99), fmt(l.max)] : ['–', '–', '–', '–'];
+
+export function reactorTable(r: ReactorResults): string {
+  const s = r.service;
+  return [
+    `### Reactor (${fmt(r.agents)} agents × ${r.walletsPerAgent} of ${fmt(r.wallets)} whale wallets, ${r.fillRate} fills/s for ${r.seconds} s on ${r.markets} markets, ${fmt(r.blockMs / 1000)} s blocks, ${r.database === 'memory' ? 'memory database' : 'embedded default (H2 file)'})`,
+    '',
+    `Fills made through the Polymarket emulator's admin fills endpoint, mined on its chain (${fmt(r.fillsPerBlock)} fills per block), followed by the service's fill feed; every agent holds \`GET /api/sdk/reactor/stream\` open. ` +
+      `${fmt(r.fills)} fills (${r.fillErrors} refused; made at ${fmt(r.fillRateMade)}/s) called for ${fmt(r.signalsExpected)} signals: ${fmt(r.signalsFound)} written, ${fmt(r.sseEvents)} SSE events received${r.misdelivered ? ` (${fmt(r.misdelivered)} by an agent not watching the wallet)` : ''}. ` +
+      `Watchlists set through \`PATCH /api/sdk/reactor/config\` (${fmt(r.setupSeconds.config)} s for all; registering took ${fmt(r.setupSeconds.register)} s, opening the streams ${fmt(r.setupSeconds.streams)} s).`,
+    '',
+    table(
+      ['from the fill mined (its block time) to', 'samples', 'p50 ms', 'p99 ms', 'max ms'],
+      [
+        ...(r.toFill
+          ? [['its whale leg stored by the fill feed (`venue_fills.recordedAt`)', ...latencyCells(r.toFill)]]
+          : []),
+        [
+          'each signal computed (`reactor_signals.createdAt`, set before it is written)',
+          ...latencyCells(r.toSignal),
+        ],
+        ...(r.toPublished
+          ? [
+              [
+                'each signal published (`publishedAt`: written, so in pending, and its event on the stream)',
+                ...latencyCells(r.toPublished),
+              ],
+            ]
+          : []),
+        ["the `reactor_event` received on the agent's stream", ...latencyCells(r.toSse)],
+      ],
+    ),
+    '',
+    table(
+      ['service process (API + workers + jobs)', 'RSS MiB', 'CPU % of a core'],
+      [
+        ['idle, no stream', fmt(s.idle.rssMiB), fmt(s.idle.cpuPercent)],
+        [
+          `idle, ${fmt(r.streams.open)} streams open`,
+          fmt(s.idleWithStreams.rssMiB),
+          fmt(s.idleWithStreams.cpuPercent),
+        ],
+        [
+          `${r.fillRate} fills/s, ${fmt(r.streams.open)} streams (peak RSS ${fmt(s.load.rssPeakMiB)})`,
+          fmt(s.load.rssMiB),
+          fmt(s.load.cpuPercent),
+        ],
+      ],
+    ),
+    '',
+    `CPU over the ${fmt(r.loadSeconds)} s of fills and last events (% of one core): ` +
+      Object.entries(r.stackCpuPercent)
+        .map(([kind, pc]) => `${kind} ${fmt(pc)}`)
+        .join(', ') +
+      `; the bench's own process (the emulator and the SSE clients) ${fmt(r.benchProcess.cpuPercent)}, its event loop late by ${fmt(r.benchProcess.loopDelayP99Ms)} ms at p99.`,
+    ...(r.streams.failed ? ['', `${r.streams.failed} streams failed: ${r.streams.firstFailure ?? ''}`] : []),
+  ].join('\n');
+}
+
 interface Goal {
   goal: string;
   /** The issue that set it (bench/goals.ts). */
@@ -427,6 +491,22 @@ export function goals(b: BenchResults): Goal[] {
   for (const h of s?.history ?? [])
     if (h.failed)
       check(HISTORY.issue, `per-agent reads with ${fmt(h.trades)} trades`, undefined, () => false);
+  const rx = b.reactor;
+  const rxLoad = `${fmt(rx?.agents ?? REACTOR_P99.agents)} agents × ${rx?.walletsPerAgent ?? REACTOR_P99.walletsPerAgent} wallets, ${rx?.fillRate ?? REACTOR_P99.fillRate} fills/s`;
+  check(
+    REACTOR_P99.issue,
+    `fill mined → signal in pending (published) p99 < ${fmt(REACTOR_P99.ms)} ms, ${rxLoad}`,
+    rx && (rx.toPublished ?? rx.toSignal).p99,
+    (v) => v < REACTOR_P99.ms,
+    ms,
+  );
+  check(
+    REACTOR_P99.issue,
+    `fill mined → SSE event p99 < ${fmt(REACTOR_P99.ms)} ms, ${rxLoad}`,
+    rx?.toSse.p99,
+    (v) => v < REACTOR_P99.ms,
+    ms,
+  );
   const cs = b.coldStart;
   check(
     COLD_START.issue,
@@ -458,6 +538,7 @@ export function fullReport(b: BenchResults, header: string, chartPath?: string):
     ...(b.reads ? ['', readTables(b.reads)] : []),
     ...(b.scaling ? ['', scalingTables(b.scaling)] : []),
     ...(b.coldStart ? ['', coldStartTable(b.coldStart)] : []),
+    ...(b.reactor ? ['', reactorTable(b.reactor)] : []),
   ].join('\n');
 }
 

@@ -100,3 +100,61 @@ export interface SplitTradeResults {
   /** Paced at each offered load (req/s), the requests going to the APIs in turn. */
   paced: { rate: number; trade: Row }[];
 }
+
+/** Percentiles of one latency (ms) over `count` samples. */
+export interface Latency {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** The Reactor row (bench/reactor.bench.ts). */
+export interface ReactorResults {
+  agents: number;
+  walletsPerAgent: number;
+  wallets: number;
+  markets: number;
+  fillRate: number;
+  seconds: number;
+  blockMs: number;
+  /** How the watchlists were set (`api`: PATCH /api/sdk/reactor/config per agent) and what setting them took. */
+  configVia: 'api';
+  /** mongo-java-server's backend: the embedded default's H2 file, or memory (BENCH_REACTOR_DATABASE). */
+  database: 'h2 file' | 'memory';
+  setupSeconds: { register: number; config: number; streams: number };
+  /** Fills sent in the measured window, and admin fills the emulator refused. */
+  fills: number;
+  fillErrors: number;
+  /** Fills a second actually made (the emulator answering slower than the rate shows here). */
+  fillRateMade: number;
+  /** SSE events that reached an agent not watching the fill's wallet (should be 0). */
+  misdelivered: number;
+  /** The measured window: the fills and the wait for the last events. */
+  loadSeconds: number;
+  /** CPU % of one core by kind of the stack's processes over the window (process-cpu.ts kinds). */
+  stackCpuPercent: Partial<Record<ProcessKind, number>>;
+  /** The bench's own process (the emulator and the SSE clients): CPU % and its event loop's p99 delay. */
+  benchProcess: { cpuPercent: number; loopDelayP99Ms: number };
+  /** Fills per mined block in the window (mean). */
+  fillsPerBlock: number;
+  /** Signals the watchlists call for (one per watching agent of each fill's wallet), found, and SSE events received. */
+  signalsExpected: number;
+  signalsFound: number;
+  sseEvents: number;
+  /** Fill mined (block time) → the whale's leg stored by the feed (`venue_fills.recordedAt`). */
+  toFill?: Latency;
+  /** Fill mined → signal written (`reactor_signals.createdAt`). */
+  toSignal: Latency;
+  /** Fill mined → signal's event appended to the Reactor event stream (`publishedAt`). */
+  toPublished?: Latency;
+  /** Fill mined → `reactor_event` received by the agent's SSE client. */
+  toSse: Latency;
+  streams: { open: number; failed: number; firstFailure?: string };
+  /** The service process (API + workers + jobs): RSS MiB and CPU % of one core. */
+  service: {
+    idle: { rssMiB: number; cpuPercent: number };
+    idleWithStreams: { rssMiB: number; cpuPercent: number };
+    load: { rssMiB: number; rssPeakMiB: number; cpuPercent: number };
+  };
+}

@@ -1,6 +1,6 @@
 // `npm run bench`: every part in one run, against floors measured in the same run: the database
 // commands per sim buy, the trade bench (floors, closed loop, latency curve), the read bench, the
-// scaling rows and the cold-start check. Prints every table, writes them into the generated section
+// scaling rows, the Reactor row and the cold-start check. Prints every table, writes them into the generated section
 // of docs/benchmarks.md and draws docs/bench/bench.png. `BENCH_QUICK=1` is the CI smoke version
 // (a few seconds per row, 1k/10k markets, 5 s idle). A part that fails is reported and the others
 // still run; the exit code is then 1.
@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderChart } from './chart.js';
-import { coldStartConfig, QUICK, readConfig, scalingConfig, tradeConfig } from './config.js';
+import { coldStartConfig, QUICK, reactorConfig, readConfig, scalingConfig, tradeConfig } from './config.js';
 import { runColdStart } from './cold-start.js';
 import { countCommandsPerBuy } from './command-count.js';
+import { runReactorBench } from './reactor.bench.js';
 import { runReadBench } from './reads.bench.js';
 import { fullReport, writeSection, type BenchResults } from './report.js';
 import { runScaling } from './scaling.js';
@@ -44,12 +45,14 @@ async function part<K extends Exclude<keyof BenchResults, 'failures'>>(
 
 console.log(
   `npm run bench${QUICK ? ' (BENCH_QUICK: smoke run)' : ''}: trades ${tradeConfig.seconds} s per row at ${tradeConfig.rates.join(', ')}/s; ` +
-    `reads on ${readConfig.markets} markets; scaling to ${scalingConfig.marketSteps.at(-1)} markets; idle ${coldStartConfig.idleSeconds} s`,
+    `reads on ${readConfig.markets} markets; scaling to ${scalingConfig.marketSteps.at(-1)} markets; ` +
+    `reactor ${reactorConfig.agents} agents at ${reactorConfig.fillRate} fills/s for ${reactorConfig.seconds} s; idle ${coldStartConfig.idleSeconds} s`,
 );
 await part('commands', 'database commands per sim buy', () => countCommandsPerBuy());
 await part('trades', 'trade bench', () => runTradeBench());
 await part('reads', 'read bench', () => runReadBench());
 await part('scaling', 'scaling rows', () => runScaling());
+await part('reactor', 'reactor', () => runReactorBench());
 await part('coldStart', 'cold start', () => runColdStart());
 
 const minutes = (Date.now() - startedAt.getTime()) / 60_000;

@@ -14,6 +14,8 @@ export interface Stack {
   redisUrl: string;
   mongoUri: string;
   operatorToken: string;
+  /** The service process (API + workers + jobs in one): the process whose CPU and memory a row reads. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startStack(
     redisUrl,
     mongoUri,
     operatorToken,
+    pid: proc.pid!,
     async stop() {
       proc.kill('SIGTERM');
       await service.exited;
@@ -77,7 +80,7 @@ export async function startStack(
   };
 }
 
-export interface SplitStack extends Omit<Stack, 'baseUrl'> {
+export interface SplitStack extends Omit<Stack, 'baseUrl' | 'pid'> {
   /** One base URL per API process; the load is spread over them. */
   baseUrls: string[];
   stop(): Promise<void>;
