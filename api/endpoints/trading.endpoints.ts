@@ -107,6 +107,8 @@ export const tradingEndpoints = {
     auth: 'agent',
     tag: 'Trading',
     summary: 'The agent’s orders still working on a venue (resting GTC/GTD, delayed)',
+    description:
+      'Each row carries the venue’s `order_id` and the `trade_id` that `POST /api/sdk/trade` answered for it, with its `source` and `skill_slug`.',
     response: z.object({ orders: z.array(Row), count: z.number() }).meta({ id: 'OpenOrders' }),
   }),
   cancelOrder: endpoint({
@@ -115,7 +117,7 @@ export const tradingEndpoints = {
     auth: 'agent',
     tag: 'Trading',
     summary: 'Cancel one open order',
-    description: CANCEL_NOTE,
+    description: `\`order_id\`: the venue’s order id, or the \`trade_id\` the trade answered. ${CANCEL_NOTE}`,
     params: z.object({ order_id: z.string().min(1).max(200) }),
     response: CancelResultSchema,
     errors: [404],

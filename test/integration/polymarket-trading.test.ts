@@ -68,6 +68,36 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     assert.ok(portfolio.body.polymarket.total_exposure > 0);
   });
 
+  it('when a resting bid is looked up as the market-maker skill does, then its row carries the trade_id trade() answered and its skill_slug, and that id cancels it', async () => {
+    const t = await managedTrader();
+    const m = await importedMarket(t.agent);
+    const bid = await trade(t.agent, {
+      market_id: m.marketId,
+      side: 'yes',
+      amount: 10,
+      price: 0.05,
+      order_type: 'GTC',
+      source: 'sdk:market-maker',
+      skill_slug: 'polymarket-market-maker',
+    }).expect(200);
+    assert.equal(bid.body.order_status, 'live', JSON.stringify(bid.body));
+    const open = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+    const row = open.body.orders.find((o: { trade_id: string }) => o.trade_id === bid.body.trade_id);
+    assert.ok(row, JSON.stringify(open.body));
+    assert.equal(row.order_id, bid.body.order_id);
+    // fast-loop and fast-scaler cancel only the open orders whose source or skill_slug is theirs.
+    assert.equal(row.skill_slug, 'polymarket-market-maker');
+    assert.equal(row.source, 'sdk:market-maker');
+    // The skill cancels by the trade_id it kept (client.cancel_order → DELETE /api/sdk/orders/{id}).
+    const canceled = await api()
+      .delete(`/api/sdk/orders/${bid.body.trade_id}`)
+      .set(asAgent(t.agent))
+      .expect(200);
+    assert.deepEqual(canceled.body.canceled, [bid.body.order_id]);
+    const after = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
+    assert.equal(after.body.count, 0);
+  });
+
   it('when a GTC sell rests, then it is listed as open and a cancel closes it', async () => {
     const t = await externalTrader();
     const m = await importedMarket(t.agent);

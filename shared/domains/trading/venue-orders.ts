@@ -147,6 +147,8 @@ export async function listOpenOrders(deps: VenueTradingDeps, agent: AgentRecord)
       status: vo.status,
       venue: t.venue,
       source: t.source,
+      // Skills tell their own orders apart by it (fast-loop, fast-scaler cancel only theirs).
+      skill_slug: t.skillSlug,
       created_at: (t.createdAt as Date).toISOString(),
       ...conditionRefFields(m?.venueRef),
     };
@@ -168,7 +170,8 @@ export async function cancelOrders(
   if (which.side) filter.side = which.side;
   let trades = await deps.models.Trade.find(filter).lean();
   if (which.orderId) {
-    trades = trades.filter((t) => t.venueOrder?.orderId === which.orderId);
+    // The venue's order id, or the trade id trade() answered (what a skill that kept it holds).
+    trades = trades.filter((t) => t.venueOrder?.orderId === which.orderId || t._id === which.orderId);
     if (!trades.length)
       throw notFound(
         'Open order',
