@@ -246,6 +246,13 @@ export async function fundAndApprove(emulator: Emulator, address: string, pusd: 
   show({ pusd: ledger.pusd, approved_for_all: ledger.approved_for_all });
 }
 
+/** pUSD only, as a human sends it to their managed wallet: the service sets its approvals itself. */
+export async function fundOnly(emulator: Emulator, address: string, pusd: number) {
+  await emulatorAdmin(emulator, 'POST', `/wallets/${address}/fund`, { pusd });
+  const ledger = await emulatorAdmin(emulator, 'GET', `/wallets/${address}`);
+  show({ pusd: ledger.pusd, approved_for_all: ledger.approved_for_all });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Users and agents
 

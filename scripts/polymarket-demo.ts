@@ -17,6 +17,7 @@ import {
   expect,
   findEmulator,
   fundAndApprove,
+  fundOnly,
   heading,
   importFreshMarket,
   linkNewWallet,
@@ -154,7 +155,8 @@ async function step6ManagedWalletAgent(
     'B’s human has no managed trading wallet after the claim.',
     me,
   );
-  await fundAndApprove(emulator, String(me.wallet_address), 500);
+  // Funded with pUSD only: the service sets the managed wallet's approvals before its first order.
+  await fundOnly(emulator, String(me.wallet_address), 500);
 
   const r = await trade(b, { market_id: market.marketId, side: 'no', amount: 12 });
   show(tradeFields(r));

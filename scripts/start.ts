@@ -4,6 +4,7 @@
 // the Kalshi emulator (Kalshi, DFlow, Proof, Solana RPC) and the Binance market-data emulator (the price
 // path the fast markets resolve by) on loopback and points the adapters at them: the offline demo of the real-venue flows (the emulator is a test double, loaded
 // only here and only then).
+import { Wallet } from 'ethers';
 import { apiRole } from '../api/server.js';
 import { jobsRole } from '../jobs/main.js';
 import { loadEnv, publicBaseUrl } from '../shared/infra/config/env.js';
@@ -71,6 +72,16 @@ const emulated = await (async () => {
   process.env.POLYMARKET_BUILDER_API_KEY = RELAYER_BUILDER_CREDENTIALS.key;
   process.env.POLYMARKET_BUILDER_SECRET = RELAYER_BUILDER_CREDENTIALS.secret;
   process.env.POLYMARKET_BUILDER_PASSPHRASE = RELAYER_BUILDER_CREDENTIALS.passphrase;
+  // Managed wallets' approvals: the operator's gas tank, funded on the emulated chain (unless set).
+  if (!process.env.POLYGON_GAS_SPONSOR_KEY) {
+    const sponsor = Wallet.createRandom();
+    const funded = await fetch(`${polymarket.adminUrl}/polygon/accounts/${sponsor.address}/fund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pol: 1_000_000 }),
+    });
+    if (funded.ok) process.env.POLYGON_GAS_SPONSOR_KEY = sponsor.privateKey;
+  }
   const kalshiModule = '../test/emulators/kalshi/index.js';
   const { startKalshiEmulator } = (await import(kalshiModule)) as KalshiEmulatorModule;
   const kalshi = await startKalshiEmulator({ port: 0, driftEveryMs: EMULATED_DRIFT_MS });

@@ -98,7 +98,7 @@ export async function createDeps(
     queues,
     metrics,
     venues: createVenues(env, models, metrics, log, clock, polygon, extraVenues),
-    trading: createTradingVenues(models, polygon, extraVenues),
+    trading: createTradingVenues(models, { polygon, redis }, extraVenues),
     polygon,
     relayer: createRelayer(env, metrics, log),
     candles: createCandleSource(env, metrics, log),

@@ -5,6 +5,7 @@ import { VenueHttpClient } from '../infra/http/venue-http-client.js';
 import { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rpc.js';
 import { Relayer } from '../domains/venues/polymarket/onchain/deposit-wallet/relayer.js';
 import type { Logger } from '../infra/logger.js';
+import type { RedisClient } from '../infra/redis.js';
 import type { Metrics } from '../infra/metrics.js';
 import type { Models } from '../domains/models.js';
 import { KalshiAdapter } from '../domains/venues/kalshi/kalshi-adapter.js';
@@ -15,7 +16,7 @@ import { TradingVenues, type VenueTrading } from '../domains/trading/venue-tradi
 import type { VenueAdapter } from '../domains/venues/venue-adapter.js';
 import { kalshiVenueTrading } from '../domains/venues/kalshi/kalshi-venue-trading.js';
 import type { VenueModels } from './venue-models.js';
-import { polymarketVenueTrading } from '../domains/venues/polymarket/polymarket-venue-trading.js';
+import { polymarketVenueTradingOn } from '../domains/venues/polymarket/polymarket-venue-trading.js';
 import { simVenueTrading } from '../domains/venues/sim/sim-venue-trading.js';
 
 /**
@@ -71,7 +72,7 @@ export function createVenues(
 /** The trading engines of this process, one per venue; each reaches its venue through `createVenues`'s adapters. */
 export function createTradingVenues(
   models: VenueModels,
-  polygon: PolygonRpc,
+  { polygon, redis }: { polygon: PolygonRpc; redis: RedisClient },
   extraVenues: readonly ExtraVenue[] = [],
 ): TradingVenues {
   for (const v of extraVenues)
@@ -80,7 +81,8 @@ export function createTradingVenues(
   return new TradingVenues([
     simVenueTrading,
     // The wallet's pUSD is read through this process's Polygon client (its breaker and metrics).
-    { ...polymarketVenueTrading, walletCash: polymarketWalletCash(polygon) },
+    // Managed wallets' approvals are sent through it too, under the per-wallet nonce lock in Redis.
+    { ...polymarketVenueTradingOn({ polygon, redis }), walletCash: polymarketWalletCash(polygon) },
     kalshiVenueTrading(models.KalshiQuote),
     ...extraVenues.map((v) => v.trading),
   ]);

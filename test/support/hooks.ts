@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Wallet } from 'ethers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,16 @@ import * as testVenues from './test-venues.js';
 const runId = randomBytes(4).toString('hex');
 let tmp: string;
 
+/** POL for the gas sponsor: enough for every managed wallet a run approves. */
+export async function fundGasSponsor(adminUrl: string, address: string) {
+  const res = await fetch(`${adminUrl}/polygon/accounts/${address}/fund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ pol: 1_000_000 }),
+  });
+  if (!res.ok) throw new Error(`funding the gas sponsor: ${res.status} ${await res.text()}`);
+}
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
@@ -57,6 +68,8 @@ export const mochaHooks = {
     const kalshi = await startKalshiEmulator();
     const binance = await startBinanceEmulator();
     const operatorToken = randomBytes(24).toString('base64url');
+    const gasSponsor = Wallet.createRandom();
+    await fundGasSponsor(polymarket.adminUrl, gasSponsor.address);
     const env = loadEnv({
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -87,6 +100,8 @@ export const mochaHooks = {
       POLYMARKET_BUILDER_API_KEY: RELAYER_BUILDER_CREDENTIALS.key,
       POLYMARKET_BUILDER_SECRET: RELAYER_BUILDER_CREDENTIALS.secret,
       POLYMARKET_BUILDER_PASSPHRASE: RELAYER_BUILDER_CREDENTIALS.passphrase,
+      // The operator’s gas tank for managed wallets’ approvals, funded on the emulated chain above.
+      POLYGON_GAS_SPONSOR_KEY: gasSponsor.privateKey,
       // Kalshi market data, DFlow, Proof and the Solana RPC share one emulator (test/emulators/kalshi).
       KALSHI_BASE_URL: kalshi.kalshiUrl,
       DFLOW_TRADE_API_URL: kalshi.dflowTradeUrl,

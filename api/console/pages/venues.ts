@@ -1,6 +1,7 @@
 import type { outsideHostHealth } from '../../../shared/composition/host-health.js';
 import type { overdueSettlements } from '../../../shared/domains/trading/venue-settlement.js';
 import type { FillFeedStatus } from '../../../shared/domains/fill-feed/fill-feed-status.js';
+import type { ManagedWalletApprovalRow } from '../../../shared/domains/wallets/managed-wallet-approvals.js';
 import { html, when, type Html } from '../html.js';
 
 const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;
@@ -9,6 +10,7 @@ export function venuesPage(
   health: ReturnType<typeof outsideHostHealth>,
   settlements: Awaited<ReturnType<typeof overdueSettlements>>,
   fillFeed: FillFeedStatus,
+  managedWallets: readonly ManagedWalletApprovalRow[] = [],
 ): Html {
   return html`<h1>Venues</h1>
     <p class="lead">
@@ -57,7 +59,54 @@ export function venuesPage(
     )}
     ${fillFeedTable(fillFeed)}
     <br />
-    ${overdueTable(settlements)}`;
+    ${overdueTable(settlements)}
+    <br />
+    ${managedWalletsTable(managedWallets)}`;
+}
+
+const APPROVAL_CLASS = { approved: 'ok', pending: 'warn', failed: 'bad', none: 'muted' } as const;
+
+/** Managed wallets and their trading approvals, which the service sets before each one's first order. */
+function managedWalletsTable(rows: readonly ManagedWalletApprovalRow[]): Html {
+  return html`<table>
+    <caption>
+      Managed wallets (newest ${rows.length}): trading approvals, set by the service before a wallet’s first
+      order
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Wallet</th>
+        <th scope="col">User</th>
+        <th scope="col">Approvals</th>
+        <th scope="col">Reason</th>
+        <th scope="col">Approved</th>
+        <th scope="col">Created</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${
+        rows.length
+          ? rows.map(
+              (r) =>
+                html`<tr>
+                  <td><code>${r.address}</code></td>
+                  <td><code>${r.user_id}</code></td>
+                  <td>
+                    <span class="${APPROVAL_CLASS[r.approvals]}"
+                      >${r.approvals === 'none' ? 'not yet' : r.approvals}</span
+                    >
+                  </td>
+                  <td>${r.error ?? ''}</td>
+                  <td>${when(r.approved_at)}</td>
+                  <td>${when(r.created_at)}</td>
+                </tr>`,
+            )
+          : html`<tr>
+              <td colspan="6" class="muted">No managed wallet yet.</td>
+            </tr>`
+      }
+    </tbody>
+  </table>`;
 }
 
 /** The fill feed Reactor reacts to: how far behind the chain it is, and what flows through it. */

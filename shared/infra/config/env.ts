@@ -265,6 +265,14 @@ export const EnvSchema = z.object({
     'Polymarket Data API (wallet positions).',
   ),
   POLYGON_RPC_URL: httpUrl('https://polygon-rpc.com').describe('Polygon JSON-RPC endpoint (chain id 137).'),
+  POLYGON_GAS_SPONSOR_KEY: z
+    .string()
+    .trim()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'a secp256k1 private key: 64 hex digits')
+    .optional()
+    .describe(
+      'Secret. Private key of a Polygon account holding POL that pays the gas of the managed wallets’ one-time trading approvals (the service sends a new managed wallet the POL its approvals cost). Unset: a managed wallet needs POL of its own before its first trade.',
+    ),
   POLYMARKET_RELAYER_URL: httpUrl('https://relayer-v2.polymarket.com').describe(
     'Polymarket relayer: deploys deposit wallets and executes the call batches their owners sign (approvals, USDC.e wrap, redemptions), gas-less.',
   ),
@@ -589,6 +597,7 @@ const SECRET_VARIABLES = new Set([
   'SECRETS_MASTER_KEY',
   'POLYMARKET_BUILDER_SECRET',
   'POLYMARKET_BUILDER_PASSPHRASE',
+  'POLYGON_GAS_SPONSOR_KEY',
 ]);
 
 /** Parses the environment once; throws a ConfigError that names every bad variable. */

@@ -33,6 +33,7 @@ export const TENANT_RECORDS: Partial<Record<ModelName, (t: Tenant) => Record<str
   TxBroadcast: (t) => ({ userId: t.userId }),
   Redemption: (t) => ({ userId: t.userId }),
   DepositWalletBatch: (t) => ({ userId: t.userId }),
+  WalletApproval: (t) => ({ userId: t.userId }),
   SolanaWalletProof: (t) => ({ ownerKey: `user:${t.userId}` }),
   Trade: (t) => ({ agentId: t.agentId }),
   Position: (t) => ({ agentId: t.agentId }),
@@ -89,6 +90,8 @@ const CATALOGUE_FIELDS = new Set([
   'MarketImport.result',
   // A batch's calls are the same approvals of the same contracts for every wallet.
   'DepositWalletBatch.calls',
+  // The allowance keys name the same contracts for every wallet.
+  'WalletApproval.txs',
   'KalshiQuote.ticker',
   'KalshiQuote.inputMint',
   'KalshiQuote.outputMint',

@@ -19,6 +19,26 @@ import type { PostOrderAnswer } from './orders/clob-trading.schemas.js';
 import { limitOrderAmounts, marketBuyAmounts } from './orders/order-amounts.js';
 import { orderHash, signOrder, ZERO_BYTES32, type SignedV2Order } from './orders/order-eip712.js';
 import { polymarketTrading } from './polymarket-trading.js';
+import { managedWalletApprovals, type ManagedApprovalsDeps } from './onchain/managed-approvals.js';
+
+/** The chain a managed wallet's approvals are set on (the composition root binds it, venues.ts). */
+export type ManagedWalletChain = Pick<ManagedApprovalsDeps, 'polygon' | 'redis'>;
+
+/**
+ * A managed wallet's first order waits for its trading approvals, which the service sets itself
+ * (onchain/managed-approvals.ts): null to go on, or the trade's retryable refusal.
+ */
+async function managedWalletReady(
+  ctx: TradeExecutionContext,
+  t: TradeRecord,
+  chain: ManagedWalletChain,
+): Promise<Refusal | null> {
+  const owner = ownerOfTrade(t);
+  if (t.venueOrder?.signer !== 'managed' || owner.kind !== 'user') return null;
+  const signer = await managedSigner(ctx.deps, owner.id);
+  // No key: managedOrder refuses the trade with wallet_not_linked.
+  return signer ? managedWalletApprovals({ ...ctx.deps, ...chain }, owner.id, signer) : null;
+}
 
 /** The owner a trade acts for, from its settings key (`user:<id>`): real trades are a user's. */
 const ownerOfTrade = (t: TradeRecord) => {
@@ -150,6 +170,7 @@ export async function executePolymarketOrder(
   ctx: TradeExecutionContext,
   trade: TradeRecord,
   market: MarketRecord,
+  chain?: ManagedWalletChain,
 ): Promise<TradeResult> {
   let t = trade;
   const vo = t.venueOrder;
@@ -177,6 +198,10 @@ export async function executePolymarketOrder(
       category: 'venue',
     });
   let signed = vo.signed as SignedV2Order | null;
+  if (!signed && chain) {
+    const notReady = await managedWalletReady(ctx, t, chain);
+    if (notReady) return refuse(notReady);
+  }
   if (!signed) {
     const made = await managedOrder(ctx, t);
     if ('errorCode' in made) return refuse(made);

@@ -1,5 +1,10 @@
 import type { VenueTrading } from '../../trading/venue-trading.js';
-import { credentialsOf, executePolymarketOrder, orderStateOf } from './execute-polymarket-order.js';
+import {
+  credentialsOf,
+  executePolymarketOrder,
+  orderStateOf,
+  type ManagedWalletChain,
+} from './execute-polymarket-order.js';
 import { submitPolymarketTrade } from './polymarket-trade.js';
 import { polymarketSettlement } from './polymarket-settlement.js';
 import { polymarketTrading } from './polymarket-trading.js';
@@ -42,3 +47,12 @@ export const polymarketVenueTrading: VenueTrading = {
       : { canceled: false, reason: answer.not_canceled?.[orderId] ?? 'not canceled' };
   },
 };
+
+/**
+ * The same, with managed wallets' approvals set on `chain` before their first order (without it a
+ * managed wallet must have been approved some other way).
+ */
+export const polymarketVenueTradingOn = (chain: ManagedWalletChain): VenueTrading => ({
+  ...polymarketVenueTrading,
+  execute: (ctx, trade, market) => executePolymarketOrder(ctx, trade, market, chain),
+});

@@ -54,7 +54,7 @@ export const outcomeOf = (r: RedemptionRecord): RedeemOutcome => ({
 /** Used when the redemption is signed while its adapter approval is still in the pool (estimating would revert). */
 const REDEEM_GAS_FALLBACK = 300_000n;
 /** Head-room over the node's estimate, as the official client signs (client-contract §8.4). */
-const gasWithMargin = (estimate: bigint) => (estimate * 13n) / 10n;
+export const gasWithMargin = (estimate: bigint) => (estimate * 13n) / 10n;
 
 const hexBig = async (deps: RedeemDeps, method: string, params: unknown[]) =>
   BigInt((await deps.polygon.request(method, params)) as string);
@@ -66,7 +66,7 @@ const hexBig = async (deps: RedeemDeps, method: string, params: unknown[]) =>
  * as long as a job's own lock (WORKER_LOCK_DURATION_MS): a worker that dies holding it frees it
  * when its job would be handed to another worker anyway.
  */
-async function withNonceLock<T>(deps: RedeemDeps, address: string, fn: () => Promise<T>): Promise<T> {
+export async function withNonceLock<T>(deps: RedeemDeps, address: string, fn: () => Promise<T>): Promise<T> {
   const key = `nonce-lock:${address.toLowerCase()}`;
   const token = randomUUID();
   if ((await deps.redis.set(key, token, 'PX', deps.env.WORKER_LOCK_DURATION_MS, 'NX')) !== 'OK')
@@ -85,8 +85,17 @@ async function withNonceLock<T>(deps: RedeemDeps, address: string, fn: () => Pro
   }
 }
 
-/** Signs `call` for the managed wallet as an EIP-1559 transaction at the next pending nonce. */
-async function signCall(deps: RedeemDeps, signer: EthersWallet, call: UnsignedTx, gasLimit?: bigint) {
+/**
+ * Signs `call` for the managed wallet as an EIP-1559 transaction at the next pending nonce (with
+ * `value` wei of POL: the gas sponsor's top-up of managed-approvals.ts, which sends no calldata).
+ */
+export async function signCall(
+  deps: RedeemDeps,
+  signer: EthersWallet,
+  call: Pick<UnsignedTx, 'from' | 'to' | 'data' | 'chainId'>,
+  gasLimit?: bigint,
+  value = 0n,
+) {
   const nonce = Number(await hexBig(deps, 'eth_getTransactionCount', [signer.address, 'pending']));
   const gas =
     gasLimit ??
@@ -100,7 +109,7 @@ async function signCall(deps: RedeemDeps, signer: EthersWallet, call: UnsignedTx
     chainId: call.chainId,
     to: call.to,
     data: call.data,
-    value: 0,
+    value,
     nonce,
     gasLimit: gas,
     // Twice the current price: room for the base fee to rise for a few blocks, as wallets do.
