@@ -17,6 +17,7 @@ import { leaderboardHandlers } from './handlers/leaderboard.handlers.js';
 import { readHandlers } from './handlers/reads.handlers.js';
 import { tradingHandlers } from './handlers/trading.handlers.js';
 import { copytradingHandlers } from './handlers/copytrading.handlers.js';
+import { copyLeaderHandlers } from './handlers/copy-leaders.handlers.js';
 import { userHandlers } from './handlers/users.handlers.js';
 import { supportHandlers } from './handlers/support.handlers.js';
 import { skillHandlers } from './handlers/skills.handlers.js';
@@ -77,6 +78,7 @@ const HANDLERS: HandlersFor<typeof ENDPOINTS> = {
   ...marketHandlers,
   ...tradingHandlers,
   ...copytradingHandlers,
+  ...copyLeaderHandlers,
   ...kalshiHandlers,
   ...readHandlers,
   ...leaderboardHandlers,

@@ -33,6 +33,7 @@ import {
 import { recordTapesProcessor, sliceTapeProcessor } from './processors/tape.processors.js';
 import { recordCandlesProcessor } from './processors/candle.processors.js';
 import { reactToFillsProcessor, withdrawFillsProcessor } from './processors/reactor.processors.js';
+import { refreshCopyLeadersProcessor } from './processors/copy-leaders.processors.js';
 
 /** Every job name → its processor. The type makes a missing processor a compile error. */
 export const PROCESSORS: ProcessorRegistry = {
@@ -67,4 +68,5 @@ export const PROCESSORS: ProcessorRegistry = {
   'record-candles': recordCandlesProcessor,
   'react-to-fills': reactToFillsProcessor,
   'withdraw-fills': withdrawFillsProcessor,
+  'refresh-copy-leaders': refreshCopyLeadersProcessor,
 };

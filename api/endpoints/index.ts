@@ -24,6 +24,7 @@ import { candleEndpoints } from './candles.endpoints.js';
 import { researchEndpoints } from './research.endpoints.js';
 import { automatonEndpoints } from './automaton.endpoints.js';
 import { copytradingEndpoints } from './copytrading.endpoints.js';
+import { copyLeaderEndpoints } from './copy-leaders.endpoints.js';
 import { reactorStreamEndpoints } from './reactor-stream.endpoints.js';
 import { reactorEndpoints } from './reactor.endpoints.js';
 
@@ -53,6 +54,7 @@ export const ENDPOINTS = {
   ...marketEndpoints,
   ...tradingEndpoints,
   ...copytradingEndpoints,
+  ...copyLeaderEndpoints,
   ...kalshiEndpoints,
   ...readEndpoints,
   ...leaderboardEndpoints,

@@ -42,6 +42,7 @@ import { reactorSignalModel } from './reactor/reactor-signal.model.js';
 import { reactorReactionModel } from './reactor/reactor-reaction.model.js';
 import { shockLadderConfigModel } from './shock-ladder/shock-ladder-config.model.js';
 import { shockSignalModel } from './shock-ladder/shock-signal.model.js';
+import { copyLeadersModel } from './copytrading/copy-leaders/copy-leaders.model.js';
 
 /** Every mongoose model, bound to one connection (tests and processes each own a connection). */
 export function createModels(conn: Connection) {
@@ -90,6 +91,7 @@ export function createModels(conn: Connection) {
     ReactorReaction: reactorReactionModel(conn),
     ShockLadderConfig: shockLadderConfigModel(conn),
     ShockSignal: shockSignalModel(conn),
+    CopyLeaders: copyLeadersModel(conn),
   };
 }
 export type Models = ReturnType<typeof createModels>;

@@ -134,6 +134,10 @@ describe('queue plumbing #integration', () => {
         attempt: 'r29666',
       },
       'record-candles': { slot: '202611220401' },
+      'refresh-copy-leaders': { slot: '202611220200' },
+      // Fill ids join the transaction hash, the log index and the leg with ':'.
+      'react-to-fills': { fillIds: [`0x${'ab'.repeat(32)}:7:taker`] },
+      'withdraw-fills': { fillIds: [`0x${'ab'.repeat(32)}:7:taker`] },
       'record-tapes': { every: 60, bucket: 29500000 },
       'slice-tape': {
         key: '0123456789abcdef0123456789abcdef',

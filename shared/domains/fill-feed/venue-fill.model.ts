@@ -48,6 +48,8 @@ const venueFillSchema = new Schema<VenueFillRecord>(
 );
 // The fills of a block range: what a reorg's replacement blocks are compared with.
 venueFillSchema.index({ venue: 1, blockNumber: 1 });
+// A window of fills in time order (the copy leaders' daily backtest).
+venueFillSchema.index({ at: 1 });
 // Fills per minute (the operator's console).
 venueFillSchema.index({ recordedAt: 1 });
 

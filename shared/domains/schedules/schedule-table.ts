@@ -130,6 +130,11 @@ export const SCHEDULES: ScheduleDefinition[] = [
     'Every minute: redeems managed wallets’ winning positions in resolved Polymarket markets.',
   ),
   slotSchedule(
+    'refresh-copy-leaders',
+    '0 2 * * *',
+    'Daily at 02:00 UTC: backtests copying every wallet of the last week’s settled fills and stores the copy leaders per category (503 on GET /api/sdk/wc/copy-leaders until its first run).',
+  ),
+  slotSchedule(
     'record-candles',
     // Five seconds past the minute: the candle that just closed has settled on Binance by then.
     '5 * * * * *',

@@ -110,6 +110,8 @@ export const JOBS = {
   'refresh-volumes': slotJob('refresh-volumes', 'leaderboard'),
   /** Price snapshots of the markets that moved in the 15-minute slot ending at `slot`. */
   'snapshot-prices': slotJob('snapshot-prices', 'leaderboard'),
+  /** Backtests copying each wallet of the last week's fills and replaces the stored copy leaders (copytrading/copy-leaders/). */
+  'refresh-copy-leaders': slotJob('refresh-copy-leaders', 'leaderboard'),
   /** Runs one persisted market import (shared/domains/imports/run-import.ts); the API waits on it. */
   'import-markets': define({
     queue: 'market-imports',

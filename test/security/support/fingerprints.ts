@@ -72,6 +72,7 @@ export const PUBLIC_RECORDS: Partial<Record<ModelName, string>> = {
   TapeRecorder: 'the tape recorder’s own',
   VenueFill: 'a venue’s public settlement (who traded on chain), read from the chain by the fill feed',
   FillFeedCursor: 'the fill feed follower’s own',
+  CopyLeaders: 'wallets ranked from the venues’ public settlement (the daily copy-leaders job’s own)',
 };
 
 /** Values that are everybody's whichever record holds them: the venues' contracts. */

@@ -15,6 +15,7 @@ import { linkExternalWallet } from '../../support/polymarket-traders.js';
 import { asUser, claim, tokenFor } from '../../support/users.js';
 import type { Principal } from './route-table.js';
 import { seedVictim, type VictimValues } from './victim.js';
+import { refreshCopyLeaders } from '../../../shared/domains/copytrading/copy-leaders/refresh-copy-leaders.js';
 
 /** A human with one claimed agent: the attacker (A) or the victim (B). */
 export interface Party {
@@ -96,6 +97,8 @@ export async function createWorld(): Promise<World> {
   // Released before B's records are seeded, so that nothing of its own was made under B's settings.
   const released = await releasedAgentOf(b, market._id);
   const victim = await seedVictim(b, market._id);
+  // The copy leaders were computed once (before that their routes answer 503 not ready).
+  await refreshCopyLeaders(ctx.deps);
   const canary = await startCanary();
   const operatorToken = ctx.operatorToken;
   const lockedOutIp = randomIp();
