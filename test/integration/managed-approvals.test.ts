@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import { readAllowances } from '../../shared/domains/venues/polymarket/onchain/allowances.js';
+import { managedWalletApprovals } from '../../shared/domains/venues/polymarket/onchain/managed-approvals.js';
+import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
 import { testContext } from '../support/context.js';
 import { fundGasSponsor } from '../support/hooks.js';
 import { api } from '../support/http.js';
@@ -92,6 +94,18 @@ describe('Managed wallets set their own approvals before their first trade #inte
     assert.equal((await approvalState(t.address))?.status, 'approved');
   });
 
+  it('when three workers set one managed wallet’s approvals at the same moment, then one sends them and the others wait for it', async () => {
+    const t = await fundedManagedWallet();
+    const { deps } = testContext();
+    const userId = (await models().Wallet.findOne({ 'managed.address': t.address }, { _id: 1 }).lean())!._id;
+    const signer = (await managedSigner(deps, userId))!;
+    const answers = await Promise.all([1, 2, 3].map(() => managedWalletApprovals(deps, userId, signer)));
+    assert.deepEqual(answers, [null, null, null], JSON.stringify(answers));
+    assert.equal(await approvalTxs(t.address), 12);
+    assert.equal(await gasTopUps(t.address), 1);
+    assert.equal(await allSetOnChain(t.address), true);
+  });
+
   it('when the approvals are not mined yet, then the trade is refused retryably, and once they are mined the next trade fills without sending them again', async () => {
     const t = await fundedManagedWallet();
     const m = await importedMarket(t.agent);
@@ -109,6 +123,10 @@ describe('Managed wallets set their own approvals before their first trade #inte
     const sent = await buy(t.agent, m.marketId);
     assert.equal(sent.body.error_code, 'wallet_approvals_pending', JSON.stringify(sent.body));
     assert.equal(await approvalTxs(t.address), 12, 'sent once, pending');
+    // Asked again while they are in the pool: they are followed, not signed a second time.
+    const again = await buy(t.agent, m.marketId);
+    assert.equal(again.body.error_code, 'wallet_approvals_pending', JSON.stringify(again.body));
+    assert.equal(await approvalTxs(t.address), 12, 'still the same twelve');
 
     await polymarketAdmin('POST', '/polygon/mine');
     const filled = await buy(t.agent, m.marketId);
