@@ -83,12 +83,19 @@ async function depthsFor(deps: DetectShocksDeps, venueId: ExternalVenueId, drop:
     { importSource: venueId, tags: SPORTS_TAG },
     { _id: 1 },
   ).lean();
+  // The price refresh goes on whatever the tapes do: unreadable history gives the default depths.
   const drops = await pastDrops({
     dataDir: env.DATA_DIR,
     source: venueId,
     marketIds: sports.map((m) => m._id),
-    sinceMs: deps.clock().getTime() - env.SHOCK_LADDER_HISTORY_DAYS * 24 * 3600_000,
+    // Whole hours: the same question while the store stays the same is answered from memory.
+    sinceMs:
+      Math.floor(deps.clock().getTime() / 3600_000) * 3600_000 -
+      env.SHOCK_LADDER_HISTORY_DAYS * 24 * 3600_000,
     rule: { dropCents: env.SHOCK_LADDER_DROP_CENTS, windowMs: env.SHOCK_LADDER_WINDOW_SECONDS * 1000 },
+  }).catch((err: unknown) => {
+    deps.log.warn({ err: (err as Error).message }, 'shock depths: the tapes could not be read');
+    return [];
   });
   const [p50, p75, p90, p95] = env.SHOCK_LADDER_DEFAULT_DEPTHS_CENTS.split(',').map(Number) as [
     number,

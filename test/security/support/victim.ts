@@ -191,7 +191,34 @@ async function seedReactor(s: Seeding) {
       .set(s.agentAuth)
       .send({ decision: 'skipped', event_tx_hash: txHash, reason: `victim-reaction-${s.tag}` }),
   );
+  await seedShock(s, market.marketId);
   return { signalId: txHash };
+}
+
+/** The shock ladder armed, and a shock pending on the victim's feed as the detector queues it. */
+async function seedShock(s: Seeding, marketId: string) {
+  ok(
+    'shock-ladder config',
+    await api().patch('/api/sdk/shock-ladder/config').set(s.agentAuth).send({ enabled: true }),
+  );
+  const now = new Date();
+  const shockId = `${marketId}:yes:${Math.floor(now.getTime() / 1000)}`;
+  await testContext().deps.models.ShockSignal.create({
+    _id: `${s.v.agent.agent_id}|${shockId}`,
+    agentId: s.v.agent.agent_id,
+    signalId: shockId,
+    shockId,
+    marketId,
+    side: 'yes',
+    prePrice: 0.8,
+    shockPrice: 0.7,
+    bucketKey: 'soccer|moderate|deep|unknown|unknown',
+    depths: { p50: 6, p75: 9, p90: 13, p95: 18 },
+    depthSource: 'default',
+    observedCount: 0,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + 3600_000),
+  });
 }
 
 /** Limits unlike any default, and a chat bridge (its secret is answered once). Elite: agent wallets are. */
