@@ -9,14 +9,10 @@ import { until } from '../support/until.js';
 
 const root = resolve(import.meta.dirname, '../..');
 /** The published skill, vendored byte for byte: it runs from a copy. */
-const SKILL_DIR = join(
-  root,
-  'test',
-  'fixtures',
-  'clients',
-  'simmer-skills',
-  'polymarket-soccer-shock-ladder',
-);
+const SKILLS = join(root, 'test', 'fixtures', 'clients', 'simmer-skills');
+const SKILL_DIR = join(SKILLS, 'polymarket-soccer-shock-ladder');
+/** The copytrading skill reads the same feed in its reactor mode. */
+const COPYTRADING_DIR = join(SKILLS, 'polymarket-copytrading');
 /** The price refresh's cadence here (its floor): the detector sees the venue's price this often. */
 const REFRESH_SECONDS = 5;
 
@@ -61,10 +57,15 @@ describe('Shock ladder: the published skill, unmodified, against VENUES=emulated
     return `${clob.slice(0, -'/clob'.length)}/__admin`;
   }
 
-  async function runSkill(apiKey: string, args: string[]) {
+  async function runSkill(
+    apiKey: string,
+    args: string[],
+    dir = SKILL_DIR,
+    script = 'shock_ladder_trader.py',
+  ) {
     const copy = mkdtempSync(join(s.scratch, 'skill-'));
-    cpSync(SKILL_DIR, copy, { recursive: true });
-    const run = await runCaptured(s.python, [join(copy, 'shock_ladder_trader.py'), ...args], {
+    cpSync(dir, copy, { recursive: true });
+    const run = await runCaptured(s.python, [join(copy, script), ...args], {
       cwd: copy,
       env: {
         ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
@@ -132,6 +133,22 @@ describe('Shock ladder: the published skill, unmodified, against VENUES=emulated
       await price(0.7);
       await until(shockOnYes, (seen) => seen, 4 * REFRESH_SECONDS * 1000);
     }
+
+    // The copytrading skill on the same feed leaves the shock alone (it is not its type).
+    const copytrading = await runSkill(
+      agent.api_key,
+      ['--reactor', '--once', '--venue', 'sim'],
+      COPYTRADING_DIR,
+      'copytrading_trader.py',
+    );
+    assert.equal(copytrading.code, 0, copytrading.output);
+    assert.match(
+      copytrading.output,
+      /\[reactor\] ignoring \d+ non-copytrade signal\(s\) on the shared feed/,
+      copytrading.output,
+    );
+    assert.match(copytrading.output, /\[reactor\] 0 pending signals/, copytrading.output);
+    assert.ok(await shockOnYes(), copytrading.output);
 
     const run = await runSkill(agent.api_key, ['--once']);
     const tail = `skill output:\n${run.output}\n--- service:\n${s.service.output().slice(-3000)}`;
