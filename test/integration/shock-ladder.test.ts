@@ -65,7 +65,7 @@ async function importedMatch(agent: RegisteredAgent, yes: number, tags = ['sport
 const movePrice = (conditionId: string, yes: number) =>
   polymarketAdmin('POST', `/markets/${conditionId}/price`, { yes });
 
-/** The venue's past prints of `marketId`: drops of 6¢ from 0.80 reaching each depth, a window (300 s) apart. */
+/** The venue's past prints of `marketId`: drops of 6¢ from 0.80 reaching each depth, far more than a window apart. */
 function pastDropPrints(marketId: string, depthsCents: number[]): TapePrintRow[] {
   const start = Math.floor(Date.now() / 1000) - 3 * 24 * 3600;
   const rows: TapePrintRow[] = [];

@@ -498,7 +498,7 @@ export const EnvSchema = z.object({
   SHOCK_LADDER_WINDOW_SECONDS: positiveInt
     .min(10)
     .max(3600)
-    .default(300)
+    .default(120)
     .describe(
       'The window a shock’s drop is measured over (from the highest price in it); past drops on the recorded tapes are found the same way. Refreshes come every EXTERNAL_PRICE_SECONDS, so keep it a few of those.',
     ),
