@@ -4,6 +4,7 @@ import { ENDPOINTS } from '../../api/endpoints/index.js';
 import type { EndpointSpec } from '../../api/endpoints/endpoint.js';
 import { releasedAgentMayCall } from '../../api/http/released-agent.js';
 import { testContext } from '../support/context.js';
+import { refreshCopyLeaders } from '../../shared/domains/copytrading/copy-leaders/refresh-copy-leaders.js';
 import {
   approvalTransactions,
   REQUIRED_APPROVALS,
@@ -203,6 +204,9 @@ describe('a released agent’s key reads none of its former owner’s account #i
     ({ agent: released, ownerData } = await releasedFromRichOwner());
     neverClaimed = await registerAgent();
     market = await makeMarket();
+    // The copy leaders answer 503 "not ready" until the daily refresh has run once: run it, so that
+    // every route below answers what it would on a running service.
+    await refreshCopyLeaders(testContext().deps);
   });
 
   const get = (agent: RegisteredAgent, path: string) => api().get(path).set(asAgent(agent));
