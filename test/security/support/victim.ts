@@ -114,8 +114,20 @@ export async function seedVictim(v: VictimParty, simMarketId: string): Promise<V
     'agent wallet',
     await api().post('/api/sdk/agent-wallet/register').set(s.agentAuth).send({}),
   );
-  // The remark-leaderboard job's minute: the victim's venue tallies and board rows.
   const { deps } = testContext();
+  // The approvals record the service keeps of a wallet it holds the key of (written before the
+  // wallet's first Polymarket order): the victim's, as that trade would leave it.
+  const approvedWallet = String(agentWallet.body.wallet_address);
+  await deps.models.WalletApproval.create({
+    _id: approvedWallet.toLowerCase(),
+    userId: v.userId,
+    address: approvedWallet,
+    status: 'approved',
+    txs: [{ key: `pusd_victim-${s.tag}`, hash: `0x${randomBytes(32).toString('hex')}` }],
+    attempts: 1,
+    approvedAt: new Date(),
+  });
+  // The remark-leaderboard job's minute: the victim's venue tallies and board rows.
   await remarkAllBoards(deps.models, deps.clock());
   return {
     owned: {
