@@ -2,7 +2,9 @@ import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.ArrayFilters;
 import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.Missing;
@@ -18,6 +20,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
 import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
 import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.buffer.ByteBuf;
@@ -633,10 +636,51 @@ public class Launcher {
       return super.addDocumentInternal(compact(document));
     }
 
+    /**
+     * Set while this thread runs a write that edits what it matched (an update, a findAndModify):
+     * its query then hands out copies, so that the edit, which mongo-java-server makes in place
+     * (fields removed, then put one by one), happens on a copy no reader holds; handleUpdate puts
+     * the finished copy in the stored document's place. Without it a reader encoding its answer
+     * outside the lock saw a document half edited (a chaos of updates under load: `n` set, the
+     * field set with it missing).
+     */
+    private static final ThreadLocal<Boolean> WRITING = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
+    @Override
+    public Document updateDocuments(
+        Document selector, Document update, ArrayFilters arrayFilters, boolean multi, boolean upsert, Oplog oplog) {
+      WRITING.set(Boolean.TRUE);
+      try {
+        return super.updateDocuments(selector, update, arrayFilters, multi, upsert, oplog);
+      } finally {
+        WRITING.set(Boolean.FALSE);
+      }
+    }
+
+    @Override
+    public Document findAndModify(Document query) {
+      WRITING.set(Boolean.TRUE);
+      try {
+        return super.findAndModify(query);
+      } finally {
+        WRITING.set(Boolean.FALSE);
+      }
+    }
+
+    @Override
+    protected QueryResult queryDocuments(
+        Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+      QueryResult matched = super.queryDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+      if (!WRITING.get()) return matched;
+      // Top-level copies suffice: the edit replaces top-level values, it never changes a nested one.
+      List<Document> copies = new java.util.ArrayList<>();
+      for (Document document : matched) copies.add(new Document(document));
+      return new QueryResult(copies, matched.getCursorId());
+    }
+
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-      Document compacted = compact(newDocument);
-      if (compacted != newDocument) documents.set(position, compacted);
+      documents.set(position, compact(newDocument));
     }
 
     /** The document itself when every name in it is interned already, else a copy whose names are. */

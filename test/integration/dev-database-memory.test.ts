@@ -96,7 +96,14 @@ describe('the development database in memory #integration', function () {
 
   it('when a document is updated with new fields over and over while others read it, then every read sees it whole, before or after an update', async () => {
     const docs = conn.collection<{ _id: string; [field: string]: unknown }>('churn');
-    const fixed = { owner: 'o', sharesMicro: 5_000_000, fill: { side: 'yes', legs: [{ k: 1 }] } };
+    // Many fields: an edit made in place puts them back one by one, which leaves a reader a wide
+    // window to see the document half done (the new field comes last).
+    const fixed = {
+      owner: 'o',
+      sharesMicro: 5_000_000,
+      fill: { side: 'yes', legs: [{ k: 1 }] },
+      ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i])),
+    };
     await docs.insertOne({ _id: 'c', ...fixed, n: 0 });
     let writing = true;
     const writer = (async () => {
