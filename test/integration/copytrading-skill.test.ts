@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Wallet } from 'ethers';
 import { runCaptured } from '../support/run-captured.js';
-import { startServiceOnFreePort, type ServiceProcess } from '../support/service-process.js';
-import { pythonEnv, simmerCommand } from '../support/simmer-backtest.js';
+import { pythonEnv } from '../support/simmer-backtest.js';
+import { jsonCall, polymarketEmulatorAdmin, useClientVenvService } from '../support/client-venv-service.js';
 
 const root = resolve(import.meta.dirname, '../..');
 /** The published skill, vendored byte for byte: it runs from a copy (it may write config.json beside itself). */
@@ -22,72 +21,25 @@ interface EmulatedMarket {
 // trades each planned trade itself with the official client's trade().
 describe('Copytrading: the published skill in polling mode, unmodified, against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  let python: string;
-  let scratch: string;
-  let service: ServiceProcess | undefined;
-  let base: string;
   const operatorToken = randomBytes(24).toString('base64url');
+  const s = useClientVenvService('copytrading-skill', (url) => ({
+    VENUES: 'emulated',
+    PUBLIC_BASE_URL: url,
+    OPERATOR_TOKEN: operatorToken,
+  }));
 
-  before(async function () {
-    this.timeout(180_000);
-    const simmer = simmerCommand();
-    if (!simmer) {
-      // Not an npm package: `npm test` installs it into .cache/simmer-sdk-venv (scripts/setup.mjs).
-      assert.ok(!process.env.CI, 'no simmer-sdk venv: npm test installs it (scripts/setup.mjs)');
-      return this.skip();
-    }
-    python = join(dirname(simmer), 'python');
-    scratch = mkdtempSync(join(tmpdir(), 'ats-copytrading-skill-'));
-    ({ service, base } = await startServiceOnFreePort(join(scratch, 'data'), (url) => ({
-      VENUES: 'emulated',
-      PUBLIC_BASE_URL: url,
-      OPERATOR_TOKEN: operatorToken,
-    })));
-  });
-  after(async () => {
-    if (service) {
-      service.proc.kill('SIGTERM');
-      await service.exited;
-    }
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+  const call = jsonCall;
 
-  async function call<T>(url: string, method: string, body?: unknown, token?: string): Promise<T> {
-    const res = await fetch(url, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
-
-  /** The Polymarket emulator the service runs against, from the operator's venue list. */
-  async function emulatorAdmin() {
-    const venues = await call<{ venues: { venue: string; hosts: { base_url: string }[] }[] }>(
-      `${base}/api/admin/venues`,
-      'GET',
-      undefined,
-      operatorToken,
-    );
-    const clob = venues.venues
-      .find((v) => v.venue === 'polymarket')!
-      .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
-    return `${clob.slice(0, -'/clob'.length)}/__admin`;
-  }
+  const emulatorAdmin = () => polymarketEmulatorAdmin(s.base, operatorToken);
 
   async function runSkill(apiKey: string, args: string[]) {
-    const copy = mkdtempSync(join(scratch, 'skill-'));
+    const copy = mkdtempSync(join(s.scratch, 'skill-'));
     cpSync(SKILL_DIR, copy, { recursive: true });
-    const run = await runCaptured(python, [join(copy, 'copytrading_trader.py'), ...args], {
+    const run = await runCaptured(s.python, [join(copy, 'copytrading_trader.py'), ...args], {
       cwd: copy,
       env: {
-        ...pythonEnv(mkdtempSync(join(scratch, 'home-'))),
-        SIMMER_API_URL: base,
+        ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
+        SIMMER_API_URL: s.base,
         SIMMER_API_KEY: apiKey,
       },
       timeoutMs: 180_000,
@@ -113,14 +65,14 @@ describe('Copytrading: the published skill in polling mode, unmodified, against 
     await hold(w1, conflict.token_ids[0]!, 100);
     await hold(w2, conflict.token_ids[1]!, 100);
     const agent = await call<{ api_key: string; agent_id: string }>(
-      `${base}/api/sdk/agents/register`,
+      `${s.base}/api/sdk/agents/register`,
       'POST',
       { name: 'copytrading-skill' },
     );
     const args = ['--wallets', `${w1},${w2}`, '--venue', 'sim'];
 
     const dry = await runSkill(agent.api_key, args);
-    const dryTail = `skill output (dry run):\n${dry.output}\n--- service:\n${service!.output().slice(-3000)}`;
+    const dryTail = `skill output (dry run):\n${dry.output}\n--- service:\n${s.service.output().slice(-3000)}`;
     assert.equal(dry.code, 0, dryTail);
     assert.match(dry.output, /\[DRY RUN\]/, dryTail);
     assert.match(dry.output, /Wallets analyzed: 2\n/, dryTail);
@@ -131,7 +83,7 @@ describe('Copytrading: the published skill in polling mode, unmodified, against 
     assert.match(dry.output, /BUY [\d.]+ YES @ \$0\.6\d\d \(\$50\.00\)/, dryTail);
     assert.match(dry.output, /Remove --dry-run to execute trades/, dryTail);
     const none = await call<{ positions: unknown[] }>(
-      `${base}/api/sdk/positions?venue=sim`,
+      `${s.base}/api/sdk/positions?venue=sim`,
       'GET',
       undefined,
       agent.api_key,
@@ -139,13 +91,13 @@ describe('Copytrading: the published skill in polling mode, unmodified, against 
     assert.deepEqual(none.positions, [], dryTail);
 
     const live = await runSkill(agent.api_key, [...args, '--live']);
-    const liveTail = `skill output (--live):\n${live.output}\n--- service:\n${service!.output().slice(-3000)}`;
+    const liveTail = `skill output (--live):\n${live.output}\n--- service:\n${s.service.output().slice(-3000)}`;
     assert.equal(live.code, 0, liveTail);
     assert.match(live.output, /Trades \(2\/2 executed\)/, liveTail);
     assert.match(live.output, /Successfully mirrored positions!/, liveTail);
 
     const held = await call<{ positions: { market_id: string; shares_yes: number; sources: string[] }[] }>(
-      `${base}/api/sdk/positions?venue=sim`,
+      `${s.base}/api/sdk/positions?venue=sim`,
       'GET',
       undefined,
       agent.api_key,
@@ -156,7 +108,7 @@ describe('Copytrading: the published skill in polling mode, unmodified, against 
       assert.deepEqual(p.sources, ['sdk:copytrading'], JSON.stringify(p));
     }
     const trades = await call<{ trades: { source: string; skill_slug: string; venue: string }[] }>(
-      `${base}/api/sdk/trades?limit=10`,
+      `${s.base}/api/sdk/trades?limit=10`,
       'GET',
       undefined,
       agent.api_key,

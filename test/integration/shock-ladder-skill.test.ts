@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCaptured } from '../support/run-captured.js';
 import { pythonEnv } from '../support/simmer-backtest.js';
-import { useClientVenvService } from '../support/client-venv-service.js';
+import { jsonCall, polymarketEmulatorAdmin, useClientVenvService } from '../support/client-venv-service.js';
 import { until } from '../support/until.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -29,33 +29,9 @@ describe('Shock ladder: the published skill, unmodified, against VENUES=emulated
     EXTERNAL_PRICE_SECONDS: String(REFRESH_SECONDS),
   }));
 
-  async function call<T>(url: string, method: string, body?: unknown, token?: string): Promise<T> {
-    const res = await fetch(url, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
+  const call = jsonCall;
 
-  /** The Polymarket emulator the service runs against, from the operator's venue list. */
-  async function emulatorAdmin() {
-    const venues = await call<{ venues: { venue: string; hosts: { base_url: string }[] }[] }>(
-      `${s.base}/api/admin/venues`,
-      'GET',
-      undefined,
-      operatorToken,
-    );
-    const clob = venues.venues
-      .find((v) => v.venue === 'polymarket')!
-      .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
-    return `${clob.slice(0, -'/clob'.length)}/__admin`;
-  }
+  const emulatorAdmin = () => polymarketEmulatorAdmin(s.base, operatorToken);
 
   async function runSkill(
     apiKey: string,

@@ -50,3 +50,32 @@ export function useClientVenvService(
   });
   return s;
 }
+
+/** A JSON call to a running service or emulator: the answer's body, or an assertion naming the status. */
+export async function jsonCall<T>(url: string, method: string, body?: unknown, token?: string): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** The admin base URL of the Polymarket emulator a `VENUES=emulated` service runs against, from its operator venue list. */
+export async function polymarketEmulatorAdmin(base: string, operatorToken: string): Promise<string> {
+  const venues = await jsonCall<{ venues: { venue: string; hosts: { base_url: string }[] }[] }>(
+    `${base}/api/admin/venues`,
+    'GET',
+    undefined,
+    operatorToken,
+  );
+  const clob = venues.venues
+    .find((v) => v.venue === 'polymarket')!
+    .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
+  return `${clob.slice(0, -'/clob'.length)}/__admin`;
+}
