@@ -292,7 +292,9 @@ export async function runReactorBench(cfg = reactorConfig, log = console.log): P
     const measured = new Set(sent.map((f) => f.hash));
     const wallSeconds = (performance.now() - w0) / 1000;
     const benchCpu = process.cpuUsage(benchCpu0);
-    const cpu = ((cpuSeconds(pid) ?? 0) - c0) / wallSeconds;
+    if (cpuSeconds(pid) === null)
+      throw new Error('the service exited during the fills (BENCH_SERVICE_LOG=<file> keeps what it printed)');
+    const cpu = (cpuSeconds(pid)! - c0) / wallSeconds;
     clearInterval(rssTimer);
     const load = {
       rssMiB: MiB(rssBytes(pid)),
