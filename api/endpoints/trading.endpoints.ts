@@ -31,7 +31,7 @@ const CancelResultSchema = z
   .meta({ id: 'CancelOrdersResult' });
 
 const CANCEL_NOTE =
-  'Cancels on the venue (Polymarket CLOB) under the owner’s credentials, then syncs each trade: what already matched stays booked, the rest is closed. Kalshi (DFlow) orders cannot be cancelled: they are listed in `not_canceled` and fill or expire by themselves.';
+  'Cancels on the venue (Polymarket CLOB) under the owner’s credentials, then syncs each trade: what already matched stays booked, the rest is closed. `canceled` and `not_canceled` name each order by its `order_id` as the open orders list it. Kalshi (DFlow) orders cannot be cancelled: they are listed in `not_canceled` and fill or expire by themselves.';
 
 export const tradingEndpoints = {
   trade: endpoint({
@@ -108,7 +108,7 @@ export const tradingEndpoints = {
     tag: 'Trading',
     summary: 'The agent’s orders still working on a venue (resting GTC/GTD, delayed)',
     description:
-      'Each row carries the venue’s `order_id` and the `trade_id` that `POST /api/sdk/trade` answered for it, with its `source` and `skill_slug`.',
+      'Each row carries the `trade_id` that `POST /api/sdk/trade` answered for it, its `order_id` as the trade answered it (the `trade_id` for an order the service signs with a managed or agent wallet; the venue’s order id for an external wallet’s order, which the client cancels on the venue itself), the venue’s own id as `venue_order_id`, its `source` and `skill_slug`.',
     response: z.object({ orders: z.array(Row), count: z.number() }).meta({ id: 'OpenOrders' }),
   }),
   cancelOrder: endpoint({
@@ -117,7 +117,7 @@ export const tradingEndpoints = {
     auth: 'agent',
     tag: 'Trading',
     summary: 'Cancel one open order',
-    description: `\`order_id\`: the venue’s order id, or the \`trade_id\` the trade answered. ${CANCEL_NOTE}`,
+    description: `\`order_id\`: the \`order_id\` or \`trade_id\` the trade answered, or the venue’s order id (\`venue_order_id\`). ${CANCEL_NOTE}`,
     params: z.object({ order_id: z.string().min(1).max(200) }),
     response: CancelResultSchema,
     errors: [404],

@@ -51,7 +51,7 @@ describe('a venue nobody ships, end to end #integration', function () {
     assert.equal(buy.body.fill_status, 'filled');
     assert.ok(Math.abs(buy.body.shares_bought - quote.body.shares_bought) < 1e-5, 'fills as quoted');
     const order = fixtureExchange.orderByClientId(buy.body.trade_id);
-    assert.equal(order?.id, buy.body.order_id);
+    assert.equal(order?.id, buy.body.venue_order_id);
     assert.equal(order?.status, 'matched');
 
     // Sell part of it; a sale beyond the holding is refused before reaching the venue.

@@ -354,7 +354,7 @@ describe('Agent wallets: Elite gate, routing, P&L #integration', function () {
     const id = `${agent.agent_id}:${m.marketId}:polymarket`;
     assert.equal((await deps.models.Position.findById(id).lean())!.holderAddress, human.toLowerCase());
 
-    await polymarketAdmin('POST', `/clob/orders/${resting.body.order_id}/cross`);
+    await polymarketAdmin('POST', `/clob/orders/${resting.body.venue_order_id}/cross`);
     await syncVenueOrders(deps);
     const stored = (await deps.models.Trade.findById(resting.body.trade_id).lean())!;
     assert.equal(stored.venueOrder!.matchedSharesMicro, 50_000_000);

@@ -250,13 +250,13 @@ describe('Polymarket matches settle on chain (emulated CLOB) #integration', func
     assert.equal(res.body.order_status, 'live', JSON.stringify(res.body));
     const first = await polymarketAdmin<{ trade: { id: string } }>(
       'POST',
-      `/clob/orders/${res.body.order_id}/cross`,
+      `/clob/orders/${res.body.venue_order_id}/cross`,
       { size: 20 },
     );
     await syncVenueOrders(deps);
     const second = await polymarketAdmin<{ trade: { id: string } }>(
       'POST',
-      `/clob/orders/${res.body.order_id}/cross`,
+      `/clob/orders/${res.body.venue_order_id}/cross`,
     );
     await syncVenueOrders(deps);
     const tradeId = res.body.trade_id as string;

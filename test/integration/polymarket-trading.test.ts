@@ -81,10 +81,20 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
       skill_slug: 'polymarket-market-maker',
     }).expect(200);
     assert.equal(bid.body.order_status, 'live', JSON.stringify(bid.body));
+    // The service signed it: the order is named by the trade id (the skill looks its trade_id up
+    // among the open rows' order_id), the CLOB's own id is venue_order_id.
+    assert.equal(bid.body.order_id, bid.body.trade_id, JSON.stringify(bid.body));
+    assert.match(bid.body.venue_order_id, /^0x[0-9a-f]{64}$/, JSON.stringify(bid.body));
+    const onClob = await polymarketAdmin<{ id: string }[]>('GET', `/clob/orders?owner=${t.address}`);
+    assert.deepEqual(
+      onClob.map((o) => o.id),
+      [bid.body.venue_order_id],
+    );
     const open = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
     const row = open.body.orders.find((o: { trade_id: string }) => o.trade_id === bid.body.trade_id);
     assert.ok(row, JSON.stringify(open.body));
     assert.equal(row.order_id, bid.body.order_id);
+    assert.equal(row.venue_order_id, bid.body.venue_order_id);
     // fast-loop and fast-scaler cancel only the open orders whose source or skill_slug is theirs.
     assert.equal(row.skill_slug, 'polymarket-market-maker');
     assert.equal(row.source, 'sdk:market-maker');
@@ -118,6 +128,10 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     const open = await api().get('/api/sdk/orders/open').set(asAgent(t.agent)).expect(200);
     assert.equal(open.body.count, 1);
     assert.equal(open.body.orders[0].order_id, resting.body.order_id);
+    // The wallet signed it and the client cancels it on the CLOB itself: named by the venue's id.
+    assert.match(resting.body.order_id, /^0x[0-9a-f]{64}$/);
+    assert.equal(resting.body.venue_order_id, resting.body.order_id);
+    assert.equal(open.body.orders[0].venue_order_id, resting.body.order_id);
     assert.equal(open.body.orders[0].trade_type, 'sell');
     const canceled = await api()
       .delete(`/api/sdk/orders/${resting.body.order_id}`)
@@ -278,12 +292,12 @@ describe('Trading on Polymarket (emulated CLOB) #integration', function () {
     assert.equal(res.body.order_status, 'live');
     assert.equal(res.body.cost, 0);
     const { deps } = testContext();
-    await polymarketAdmin('POST', `/clob/orders/${res.body.order_id}/cross`, { size: 20 });
+    await polymarketAdmin('POST', `/clob/orders/${res.body.venue_order_id}/cross`, { size: 20 });
     await syncVenueOrders(deps);
     let stored = (await deps.models.Trade.findById(res.body.trade_id).lean())!;
     assert.equal(stored.status, 'open', 'partly matched: still working');
     assert.equal(stored.venueOrder!.matchedSharesMicro, 20_000_000);
-    await polymarketAdmin('POST', `/clob/orders/${res.body.order_id}/cross`);
+    await polymarketAdmin('POST', `/clob/orders/${res.body.venue_order_id}/cross`);
     await syncVenueOrders(deps);
     await syncVenueOrders(deps);
     stored = (await deps.models.Trade.findById(res.body.trade_id).lean())!;

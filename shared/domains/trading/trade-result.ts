@@ -5,7 +5,7 @@ import type { Refusal } from '../refusal.js';
 import type { ExecutableQuote } from '../venues/venue-adapter.js';
 import { sidePrice } from '../side-price.js';
 import type { TradeResult } from './trade.schemas.js';
-import type { TradeRecord } from './trade.model.js';
+import type { TradeRecord, VenueOrder } from './trade.model.js';
 
 /** Prices are shown to 6 decimals. */
 const px = (p: number) => Math.round(p * 1e6) / 1e6;
@@ -48,6 +48,7 @@ function base(t: TradeShape, market: Pick<MarketRecord, 'feeRateBps'>, holdings:
     action: t.action,
     venue: t.venue,
     order_id: null,
+    venue_order_id: null,
     fee_rate_bps: market.feeRateBps,
     balance: fromMicro(holdings.balanceMicro),
     position: {
@@ -160,6 +161,24 @@ export interface VenueOrderOutcome {
   orderStatus: 'matched' | 'live' | 'delayed';
   fillStatus: 'filled' | 'submitted' | 'unconfirmed';
   orderId: string | null;
+  /** Who signed the order (the trade's `venueOrder.signer`); absent when none was placed (a dry run). */
+  signer?: VenueOrder['signer'];
+}
+
+/**
+ * How answers name a venue order (the trade answer, the open-order rows, the cancel answer).
+ * An order the service signs (managed or agent wallet) is named by its trade id: the client keeps
+ * `trade_id` and cancels through DELETE /api/sdk/orders/{id}, which takes it. An external wallet's
+ * order keeps the venue's id, by which the client cancels it on the venue itself. `venue_order_id`
+ * is always the venue's id (null until the order is signed).
+ */
+export function answeredOrderIds(
+  tradeId: string | null,
+  venueOrderId: string | null,
+  signer?: VenueOrder['signer'],
+): { order_id: string | null; venue_order_id: string | null } {
+  const serviceSigned = signer !== undefined && signer !== 'external';
+  return { order_id: serviceSigned ? tradeId : venueOrderId, venue_order_id: venueOrderId };
 }
 
 /**
@@ -177,7 +196,7 @@ export function venueOrderResult(
   return {
     success: true,
     ...base(t, market, holdings, dryRun),
-    order_id: o.orderId,
+    ...answeredOrderIds(t.id, o.orderId, o.signer),
     shares_bought: t.action === 'buy' ? shares : 0,
     shares_sold: t.action === 'sell' ? shares : 0,
     shares_requested: t.action === 'buy' ? shares : fromMicro(t.sharesMicro),

@@ -101,7 +101,14 @@ export const TradeResultSchema = z
       description:
         '`filled`: final. `submitted`: resting or queued (cost 0 until it matches). `unconfirmed`: matched and booked, settling on chain (Polymarket); becomes `filled` once confirmed, or the trade is rolled back and `failed` (`settlement_failed`, a `trade.failed` webhook event) if the chain fails it. `failed`: refused.',
     }),
-    order_id: z.string().nullable(),
+    order_id: z.string().nullable().meta({
+      description:
+        'The order as `GET /api/sdk/orders/open` and `DELETE /api/sdk/orders/{order_id}` name it: for an order the service signs (a managed or agent wallet) the `trade_id`; for an external wallet’s order (which the client cancels on the venue itself) the venue’s order id. Null when no venue order was placed.',
+    }),
+    venue_order_id: z.string().nullable().meta({
+      description:
+        'The venue’s own order id (on an order-book venue the CLOB order’s hash); null until the order is signed.',
+    }),
     cost: z.number().meta({ description: 'Spent on buys, received on sells; 0 when nothing filled.' }),
     new_price: z.number(),
     price_before: z.number(),

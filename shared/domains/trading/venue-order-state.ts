@@ -174,6 +174,7 @@ export async function orderAnswer(
     orderStatus: state.working === 'done' ? 'matched' : state.working,
     fillStatus: fillStatusOf(ctx, t, state),
     orderId: vo.orderId,
+    signer: vo.signer,
   };
   return venueOrderResult(
     shapeOf(t),

@@ -6,7 +6,7 @@ import { conditionRefFields } from '../venues/venue-ref-fields.js';
 import { fromMicro } from '../money.js';
 import { tradeContext } from './context.js';
 import { orderAnswer, orderFill, recordOrderState } from './venue-order-state.js';
-import { refusedResult, shapeOf } from './trade-result.js';
+import { answeredOrderIds, refusedResult, shapeOf } from './trade-result.js';
 import type { Refusal } from '../refusal.js';
 import { closeOpenTrade, queueLateFillEffects, requeueLateFillEffects } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
@@ -134,7 +134,7 @@ export async function listOpenOrders(deps: VenueTradingDeps, agent: AgentRecord)
         ? fromMicro(t.sharesMicro)
         : Math.round((t.amountMicro / 1e6 / vo.price) * 100) / 100;
     return {
-      order_id: vo.orderId,
+      ...answeredOrderIds(t._id, vo.orderId, vo.signer),
       trade_id: t._id,
       market_id: t.marketId,
       question: m?.question ?? null,
@@ -170,7 +170,8 @@ export async function cancelOrders(
   if (which.side) filter.side = which.side;
   let trades = await deps.models.Trade.find(filter).lean();
   if (which.orderId) {
-    // The venue's order id, or the trade id trade() answered (what a skill that kept it holds).
+    // The venue's order id, or the trade id trade() answered (what a skill that kept it holds, and
+    // the `order_id` of an order the service signed).
     trades = trades.filter((t) => t.venueOrder?.orderId === which.orderId || t._id === which.orderId);
     if (!trades.length)
       throw notFound(
@@ -184,20 +185,22 @@ export async function cancelOrders(
   for (const t of trades) {
     const orderId = t.venueOrder?.orderId;
     if (!orderId) continue;
+    // Named as the open-order rows name it (the trade id for an order the service signed).
+    const named = answeredOrderIds(t._id, orderId, t.venueOrder!.signer).order_id!;
     const venue = ctx.venues.get(t.venue);
     if (!venue.cancel) {
       // E.g. a DFlow order is a landed Solana transaction: it fills or expires on its own within seconds.
-      notCanceled[orderId] = `${t.venue} orders cannot be cancelled: they fill or expire by themselves`;
+      notCanceled[named] = `${t.venue} orders cannot be cancelled: they fill or expire by themselves`;
       continue;
     }
     try {
       const outcome = await venue.cancel(ctx, t, orderId);
-      if (outcome.canceled) canceled.push(orderId);
-      else notCanceled[orderId] = outcome.reason;
+      if (outcome.canceled) canceled.push(named);
+      else notCanceled[named] = outcome.reason;
       await syncOpenTrade(ctx, t);
     } catch (err) {
       if (!(err instanceof VenueHttpError)) throw err;
-      notCanceled[orderId] = `venue unavailable (${err.kind}); retry`;
+      notCanceled[named] = `venue unavailable (${err.kind}); retry`;
     }
   }
   const failed = Object.keys(notCanceled).length;

@@ -8,7 +8,7 @@ import {
   type AgentDelta,
   type PositionAmount,
 } from '../ledger/ledger-entry.model.js';
-import { NO_MARKET, refusedResult, shapeOf } from './trade-result.js';
+import { NO_MARKET, answeredOrderIds, refusedResult, shapeOf } from './trade-result.js';
 import { positionId } from '../positions/position.model.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { accept, type Refusal } from '../refusal.js';
@@ -336,7 +336,8 @@ async function failedAnswer(
     },
     false,
   );
-  return { ...answer, order_id: t.venueOrder?.orderId ?? null, order_status: 'matched' };
+  const ids = answeredOrderIds(t._id, t.venueOrder?.orderId ?? null, t.venueOrder?.signer);
+  return { ...answer, ...ids, order_status: 'matched' };
 }
 
 /**
