@@ -53,6 +53,22 @@ describe('markets list and reads #integration', () => {
     assert.equal(res.body.agent_id, agent.agent_id);
   });
 
+  it('when the worldcup copytrader asks for the whole window (limit=1000), then it reads all 1,000 rows; a limit beyond the window is a 422 that says so', async () => {
+    const tag = uniqueTag();
+    await bulkMarkets(1005, tag);
+    // polymarket-worldcup-copytrader's own query (client-contract §12).
+    const res = await get(
+      `/api/sdk/markets?tags=${tag}&status=active&limit=1000&tradeable_only=false&include_analytics_only=true`,
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 500));
+    assert.equal(res.body.total, 1000);
+    assert.equal(res.body.capped_at_limit, true);
+    assert.equal(res.body.markets.length, 1000);
+    const over = await get(`/api/sdk/markets?tags=${tag}&limit=1001`);
+    assert.equal(over.status, 422);
+    assert.match(JSON.stringify(over.body), /limit is at most 1000/);
+  });
+
   it('when filters narrow the matches, then they apply before the cap', async () => {
     const tag = uniqueTag();
     const narrow = uniqueTag();

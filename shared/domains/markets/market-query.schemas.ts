@@ -20,6 +20,9 @@ const csv = (max: number, what: string) =>
 export const MARKET_SORTS = ['volume', 'recent', 'created', 'opportunity'] as const;
 export const MARKET_INCLUDES = ['resolution_criteria', 'description', 'book'] as const;
 
+/** At most this many matching markets form the list's window; limit and offset apply inside it (spec §4.1). */
+export const MARKET_WINDOW = 1000;
+
 /**
  * `GET /api/sdk/markets` (spec §4.1). `venue`, `import_source`, `sort` and `include` stay free text:
  * an unknown value is not an error but a `warning` naming the valid ones and the closest match.
@@ -65,8 +68,21 @@ export const MarketListQuerySchema = z.object({
   include_analytics_only: boolParam
     .default(false)
     .meta({ description: 'Include tracking markets (real trading only).' }),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).max(999).default(0),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MARKET_WINDOW, `limit is at most ${MARKET_WINDOW} (the window of matching markets)`)
+    .default(50)
+    .meta({
+      description: `Rows answered, inside the window of at most ${MARKET_WINDOW} matching markets (spec §4.1): limit=${MARKET_WINDOW} with offset=0 reads the whole window.`,
+    }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MARKET_WINDOW - 1)
+    .default(0),
   max_hours_to_resolution: z.coerce
     .number()
     .positive()

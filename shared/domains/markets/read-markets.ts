@@ -1,15 +1,12 @@
 import { notFound } from '../../infra/errors.js';
 import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
-import { MARKET_INCLUDES, type MarketListQuery } from './market-query.schemas.js';
+import { MARKET_INCLUDES, MARKET_WINDOW, type MarketListQuery } from './market-query.schemas.js';
 import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
 import { normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
 import { queryWords, wordsFilter } from '../../util/search-words.js';
 import { marketView, type MarketView } from './market-view.js';
-
-/** At most this many matching markets form the list window (spec §4.1 rule 1). */
-export const MARKET_WINDOW = 1000;
 
 function unknownValue(param: string, value: string, valid: readonly string[]): string {
   const suggestion = closestMatch(value, valid);
