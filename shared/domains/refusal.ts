@@ -31,3 +31,16 @@ export const isDuplicateKey = (err: unknown, field?: string) => {
   if (!field) return true;
   return Boolean(e.keyPattern?.[field]) || String(e.message ?? '').includes(field);
 };
+
+/**
+ * The indexes of the records an unordered insertMany refused as already there (duplicate key); null
+ * when it failed otherwise (another refusal, or the command itself: nothing is known written).
+ */
+export function duplicateIndexes(err: unknown): number[] | null {
+  const refused = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as {
+    index: number;
+    code: number;
+  }[];
+  if (!refused.length || refused.some((w) => w.code !== 11000)) return null;
+  return refused.map((w) => w.index);
+}

@@ -2,6 +2,7 @@ import type { Models } from '../models.js';
 import type { VenueFill } from '../venues/venue-fill.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { chunks } from '../../util/chunks.js';
+import { duplicateIndexes } from '../refusal.js';
 
 type FillStoreDeps = { models: Pick<Models, 'VenueFill'> };
 
@@ -38,13 +39,9 @@ async function insertNew(deps: FillStoreDeps, fills: VenueFill[], now: Date): Pr
     );
     return [];
   } catch (err) {
-    // The refused records by index; none listed: the command itself failed, nothing is known.
-    const refused = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as {
-      index: number;
-      code: number;
-    }[];
-    if (!refused.length || refused.some((w) => w.code !== 11000)) throw err;
-    return refused.map((w) => fills[w.index]!);
+    const duplicates = duplicateIndexes(err);
+    if (!duplicates) throw err;
+    return duplicates.map((i) => fills[i]!);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Models } from '../models.js';
 import type { VenueRegistry } from '../venues/venue-registry.js';
 import type { VenueFill } from '../venues/venue-fill.js';
 import { toMicro } from '../money.js';
+import { duplicateIndexes } from '../refusal.js';
 import { emitWebhookEvents } from '../webhooks/webhooks.js';
 import { reserveDailyCap } from './daily-cap.js';
 import { fillMarketKey, marketsOfFills, type ResolvedMarket } from './fill-markets.js';
@@ -101,13 +102,9 @@ async function insertNew(models: Models, docs: ReactorSignalRecord[]): Promise<S
   try {
     await models.ReactorSignal.collection.insertMany(docs as never[], { ordered: false });
   } catch (err) {
-    // The refused records by index; none listed: the command itself failed, nothing is known.
-    const refused = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat() as {
-      index: number;
-      code: number;
-    }[];
-    if (!refused.length || refused.some((w) => w.code !== 11000)) throw err;
-    for (const w of refused) inserted.delete(docs[w.index]!._id);
+    const duplicates = duplicateIndexes(err);
+    if (!duplicates) throw err;
+    for (const i of duplicates) inserted.delete(docs[i]!._id);
   }
   return inserted;
 }
