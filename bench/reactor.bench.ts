@@ -8,6 +8,7 @@
 // `reactor_signals` (its createdAt) and → the `reactor_event` received by the agent's SSE client,
 // p50/p99; and the service process's RSS and CPU idle without a stream, idle with every stream
 // open, and under the fills. Part of `npm run bench` (bench/run-all.ts); prints its table alone.
+import { prng } from '../shared/util/prng.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import { reactorConfig } from './config.js';
@@ -24,25 +25,13 @@ import { startStack, type Stack } from './stack.js';
 
 type Config = typeof reactorConfig;
 
-/** mulberry32: the bench's deterministic random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The whale wallets: fixed addresses (lower-case, as the chain's logs carry them). */
 const whaleWallets = (n: number) =>
   Array.from({ length: n }, (_, i) => `0x${keccak256(toUtf8Bytes(`bench whale ${i}`)).slice(-40)}`);
 
 /** The watchlists: agent `a` watches `walletsPerAgent` distinct wallets drawn with the seed. */
 export function watchlists(cfg: Config): number[][] {
-  const random = rng(cfg.seed);
+  const random = prng(cfg.seed);
   return Array.from({ length: cfg.agents }, () => {
     const picked = new Set<number>();
     while (picked.size < Math.min(cfg.walletsPerAgent, cfg.wallets))
@@ -261,7 +250,7 @@ export async function runReactorBench(cfg = reactorConfig, log = console.log): P
       `[reactor] idle, ${opened} streams: RSS ${idleWithStreams.rssMiB} MiB, CPU ${idleWithStreams.cpuPercent} %`,
     );
 
-    const random = rng(cfg.seed + 1);
+    const random = prng(cfg.seed + 1);
     // Warm-up: the Reactor imports each market on its first fill; those signals are not measured.
     await makeFills(emulator, whales, markets, cfg, cfg.warmUpSeconds, random);
     await sleep(cfg.blockMs + 2000);

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Wallet } from 'ethers';
-import { runCaptured } from '../support/run-captured.js';
-import { pythonEnv } from '../support/simmer-backtest.js';
-import { jsonCall, polymarketEmulatorAdmin, useClientVenvService } from '../support/client-venv-service.js';
+import {
+  jsonCall,
+  polymarketEmulatorAdmin,
+  runSkillCopy,
+  useClientVenvService,
+} from '../support/client-venv-service.js';
 
 const root = resolve(import.meta.dirname, '../..');
 /** The published skill, vendored byte for byte: it runs from a copy (it may write config.json beside itself). */
@@ -32,20 +34,8 @@ describe('Copytrading: the published skill in polling mode, unmodified, against 
 
   const emulatorAdmin = () => polymarketEmulatorAdmin(s.base, operatorToken);
 
-  async function runSkill(apiKey: string, args: string[]) {
-    const copy = mkdtempSync(join(s.scratch, 'skill-'));
-    cpSync(SKILL_DIR, copy, { recursive: true });
-    const run = await runCaptured(s.python, [join(copy, 'copytrading_trader.py'), ...args], {
-      cwd: copy,
-      env: {
-        ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
-        SIMMER_API_URL: s.base,
-        SIMMER_API_KEY: apiKey,
-      },
-      timeoutMs: 180_000,
-    });
-    return { code: run.code, output: run.stdout + run.stderr };
-  }
+  const runSkill = (apiKey: string, args: string[]) =>
+    runSkillCopy(s, SKILL_DIR, 'copytrading_trader.py', apiKey, args);
 
   it('when the skill plans for two whales and then runs --live on sim, then it prints the analysis, trades each planned buy and the agent holds the copies', async () => {
     const admin = await emulatorAdmin();

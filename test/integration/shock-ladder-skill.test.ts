@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runCaptured } from '../support/run-captured.js';
-import { pythonEnv } from '../support/simmer-backtest.js';
-import { jsonCall, polymarketEmulatorAdmin, useClientVenvService } from '../support/client-venv-service.js';
+import {
+  jsonCall,
+  polymarketEmulatorAdmin,
+  runSkillCopy,
+  useClientVenvService,
+} from '../support/client-venv-service.js';
 import { until } from '../support/until.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -33,25 +35,8 @@ describe('Shock ladder: the published skill, unmodified, against VENUES=emulated
 
   const emulatorAdmin = () => polymarketEmulatorAdmin(s.base, operatorToken);
 
-  async function runSkill(
-    apiKey: string,
-    args: string[],
-    dir = SKILL_DIR,
-    script = 'shock_ladder_trader.py',
-  ) {
-    const copy = mkdtempSync(join(s.scratch, 'skill-'));
-    cpSync(dir, copy, { recursive: true });
-    const run = await runCaptured(s.python, [join(copy, script), ...args], {
-      cwd: copy,
-      env: {
-        ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
-        SIMMER_API_URL: s.base,
-        SIMMER_API_KEY: apiKey,
-      },
-      timeoutMs: 180_000,
-    });
-    return { code: run.code, output: run.stdout + run.stderr };
-  }
+  const runSkill = (apiKey: string, args: string[], dir = SKILL_DIR, script = 'shock_ladder_trader.py') =>
+    runSkillCopy(s, dir, script, apiKey, args);
 
   it('when an armed agent’s sports market drops on the venue, then the skill reads the shock, prints its ladder and deletes it', async () => {
     if (!s.service) return; // skipped: no client venv

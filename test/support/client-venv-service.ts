@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startServiceOnFreePort, type ServiceProcess } from './service-process.js';
-import { simmerCommand } from './simmer-backtest.js';
+import { pythonEnv, simmerCommand } from './simmer-backtest.js';
+import { runCaptured } from './run-captured.js';
 
 /** What `useClientVenvService`'s `before` sets up. */
 export interface ClientVenvService {
@@ -78,4 +79,29 @@ export async function polymarketEmulatorAdmin(base: string, operatorToken: strin
     .find((v) => v.venue === 'polymarket')!
     .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
   return `${clob.slice(0, -'/clob'.length)}/__admin`;
+}
+
+/**
+ * Runs a published skill unmodified from a copy of its folder (skills may write config.json beside
+ * themselves; the vendored copy stays byte for byte), with the agent's key and the service's URL.
+ */
+export async function runSkillCopy(
+  s: ClientVenvService,
+  dir: string,
+  script: string,
+  apiKey: string,
+  args: string[],
+): Promise<{ code: number | null; output: string }> {
+  const copy = mkdtempSync(join(s.scratch, 'skill-'));
+  cpSync(dir, copy, { recursive: true });
+  const run = await runCaptured(s.python, [join(copy, script), ...args], {
+    cwd: copy,
+    env: {
+      ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
+      SIMMER_API_URL: s.base,
+      SIMMER_API_KEY: apiKey,
+    },
+    timeoutMs: 180_000,
+  });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
