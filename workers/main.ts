@@ -14,11 +14,13 @@ export const workersRole: Role = {
     const workers = startWorkers(deps, PROCESSORS, queues);
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     deps.log.info({ queues, concurrency: deps.env.WORKER_CONCURRENCY }, 'workers started');
-    // Every workers process runs the follower; only the holder of its lease follows the venues.
-    const fillFeed = startFillFeed(deps);
+    // Every workers process that serves the queue the fill feed feeds runs the follower; only the
+    // holder of its lease follows the venues. A pool of other queues alone (WORKER_QUEUES=trades)
+    // neither reads the chain nor writes the cursor.
+    const fillFeed = queues.includes('reactor') ? startFillFeed(deps) : null;
     return {
       stop: async () => {
-        await fillFeed.stop();
+        await fillFeed?.stop();
         await stopWorkers(workers, deps.env.SHUTDOWN_TIMEOUT_MS);
       },
     };

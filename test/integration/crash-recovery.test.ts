@@ -284,6 +284,8 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
     });
     // Writes: the claim, the signed order recorded, the relay; killed right after the relay.
     await killedAfterRelay(tradeId, 3, {
+      // The managed wallet's approvals are read from the chain before its first order.
+      POLYGON_RPC_URL: ctx.polymarket.rpcUrl,
       POLYMARKET_GAMMA_URL: ctx.polymarket.gammaUrl,
       POLYMARKET_CLOB_URL: ctx.polymarket.clobUrl,
       POLYMARKET_DATA_URL: ctx.polymarket.dataUrl,

@@ -344,7 +344,7 @@ export const EnvSchema = z.object({
     .default('true')
     .transform((v) => v === 'true')
     .describe(
-      "Follow the fills of venues that publish who traded (Polymarket's exchange events on Polygon) in the workers role, for Reactor. One process follows at a time, whichever holds the lease.",
+      "Follow the fills of venues that publish who traded (Polymarket's exchange events on Polygon) in the workers processes that serve the `reactor` queue (WORKER_QUEUES unset or naming it), for Reactor. One process follows at a time, whichever holds the lease.",
     ),
   FILL_FEED_POLL_MS: positiveInt
     .min(50)
