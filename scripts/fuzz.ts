@@ -60,6 +60,27 @@ async function json(base: string, path: string, init: RequestInit = {}) {
   return body;
 }
 
+/**
+ * The copy leaders answer 503 `copy_leaders_not_ready` until their daily refresh has run once (their
+ * documented warm-up, tested by copy-leaders.test.ts): an operator runs it now, as on a service past
+ * its first day, so that the fuzz reads what the routes answer rather than the warm-up.
+ */
+async function warmCopyLeaders(base: string, operatorToken: string, agentKey: string): Promise<void> {
+  await json(base, '/api/admin/schedules/refresh-copy-leaders/run', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operatorToken}` },
+  });
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    const res = await fetch(`${base}/api/sdk/wc/copy-leaders`, {
+      headers: { authorization: `Bearer ${agentKey}` },
+    });
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the copy leaders were not refreshed within 60 s of the operator running the schedule');
+}
+
 async function main(): Promise<number> {
   mkdirSync(reportDir, { recursive: true });
   rmSync(statsFile, { force: true });
@@ -91,6 +112,7 @@ async function main(): Promise<number> {
       headers: { authorization: `Bearer ${userToken}` },
       body: JSON.stringify({ claim_code: agent.claim_code }),
     });
+    await warmCopyLeaders(base, operatorToken, String(agent.api_key));
     const args = [
       'run',
       `${base}/openapi.json`,
