@@ -83,7 +83,8 @@ export async function polymarketEmulatorAdmin(base: string, operatorToken: strin
 
 /**
  * Runs a published skill unmodified from a copy of its folder (skills may write config.json beside
- * themselves; the vendored copy stays byte for byte), with the agent's key and the service's URL.
+ * themselves; the vendored copy stays byte for byte), with the agent's key and the service's URL,
+ * and `env`: the settings its SKILL.md names (TRADING_VENUE, a feed URL, ...).
  */
 export async function runSkillCopy(
   s: ClientVenvService,
@@ -91,6 +92,7 @@ export async function runSkillCopy(
   script: string,
   apiKey: string,
   args: string[],
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
   const copy = mkdtempSync(join(s.scratch, 'skill-'));
   cpSync(dir, copy, { recursive: true });
@@ -100,6 +102,7 @@ export async function runSkillCopy(
       ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),
       SIMMER_API_URL: s.base,
       SIMMER_API_KEY: apiKey,
+      ...env,
     },
     timeoutMs: 180_000,
   });
