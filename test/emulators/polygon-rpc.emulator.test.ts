@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { ApiError, AssetType, Chain, ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
 import {
   Contract,
-  JsonRpcProvider,
   MaxUint256,
   Transaction,
   Wallet,
@@ -16,9 +15,9 @@ import {
 import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CTF, ERC20, NEG_RISK_ADAPTER, USDC_E } from './polygon/index.js';
-import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
+import { CONTRACTS } from './polymarket/index.js';
 import { eventsOf } from '../support/receipt-events.js';
-import { emulatedPolygonProvider } from '../support/emulated-chain-clients.js';
+import { useEmulatedPolygon, type EmulatedPolygon } from '../support/emulated-chain-clients.js';
 
 // The Polygon JSON-RPC stand-in, driven by ethers v6 the way a client or the service would use a
 // real node: chain id, balances, signed approvals and redemptions, receipts, the transaction-pool
@@ -27,11 +26,11 @@ import { emulatedPolygonProvider } from '../support/emulated-chain-clients.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let emu: PolymarketEmulator;
-let provider: JsonRpcProvider;
+/** The suite’s emulator and its ethers provider (useEmulatedPolygon). */
+let chain: EmulatedPolygon;
 
 async function admin(path: string, body?: unknown, method = 'POST'): Promise<Json> {
-  const res = await fetch(`${emu.adminUrl}${path}`, {
+  const res = await fetch(`${chain.emu.adminUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -43,7 +42,7 @@ async function admin(path: string, body?: unknown, method = 'POST'): Promise<Jso
 
 /** A raw JSON-RPC exchange (to assert the exact error objects a node answers); a string is sent as is. */
 async function rpc(payload: unknown): Promise<Json> {
-  const res = await fetch(emu.rpcUrl, {
+  const res = await fetch(chain.emu.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: typeof payload === 'string' ? payload : JSON.stringify(payload),
@@ -55,7 +54,7 @@ const call = (method: string, params: unknown[] = []) => rpc({ jsonrpc: '2.0', i
 
 /** A funded wallet (POL for gas) connected to the emulator. */
 async function newWallet(pol = 1): Promise<Wallet> {
-  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  const wallet = new Wallet(Wallet.createRandom().privateKey, chain.provider);
   if (pol > 0) await admin(`/polygon/accounts/${wallet.address}/fund`, { pol });
   return wallet;
 }
@@ -76,7 +75,7 @@ const approveData = (spender: string, amount: bigint) =>
 const pusdOf = async (a: string) => BigInt((await admin(`/wallets/${a}`, undefined, 'GET')).pusd * 1e6);
 
 function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, string] } {
-  const { markets } = emu.state.createEvent({
+  const { markets } = chain.emu.state.createEvent({
     title: `Chain test ${Math.random()}`,
     ...(negRisk ? { outcomes: ['A', 'B', 'C'] } : {}),
   });
@@ -84,17 +83,7 @@ function newMarket(negRisk = false): { conditionId: string; tokenIds: [string, s
 }
 
 describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket ledger)', () => {
-  before(async () => {
-    emu = await startPolymarketEmulator();
-    provider = emulatedPolygonProvider(emu.rpcUrl);
-  });
-  after(async () => {
-    provider.destroy();
-    await emu.close();
-  });
-  beforeEach(async () => {
-    await admin('/reset');
-  });
+  chain = useEmulatedPolygon();
 
   it('when a client asks for chain id, network and head, then it gets Polygon (137) — single and batched', async () => {
     assert.equal((await call('eth_chainId')).result, '0x89');
@@ -110,7 +99,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal(BigInt(batch[1].result), parseUnits('60', 'gwei'));
     assert.equal(batch[2].error.code, -32601, 'unknown method: method not found');
     assert.equal((await rpc('{nope')).error.code, -32700);
-    const fees = await provider.getFeeData();
+    const fees = await chain.provider.getFeeData();
     assert.equal(fees.maxPriorityFeePerGas, parseUnits('30', 'gwei'));
     assert.equal(fees.maxFeePerGas, parseUnits('90', 'gwei'));
     const history = (await call('eth_feeHistory', ['0x4', 'latest', [50]])).result;
@@ -120,9 +109,9 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
 
   it('when the admin funds POL, then eth_getBalance shows it', async () => {
     const wallet = Wallet.createRandom();
-    assert.equal(await provider.getBalance(wallet.address), 0n);
+    assert.equal(await chain.provider.getBalance(wallet.address), 0n);
     await admin(`/polygon/accounts/${wallet.address}/fund`, { pol: 2.5 });
-    assert.equal(await provider.getBalance(wallet.address), parseEther('2.5'));
+    assert.equal(await chain.provider.getBalance(wallet.address), parseEther('2.5'));
   });
 
   it('when a wallet approves pUSD to the V2 exchange with ethers, then it is pending, then mined with status 1, read back by eth_call and honoured by the CLOB', async () => {
@@ -137,10 +126,10 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
         },
       }),
     });
-    const l1 = new ClobClient({ host: emu.clobUrl, chain: Chain.POLYGON, signer });
+    const l1 = new ClobClient({ host: chain.emu.clobUrl, chain: Chain.POLYGON, signer });
     const creds = await l1.createOrDeriveApiKey();
     const clob = new ClobClient({
-      host: emu.clobUrl,
+      host: chain.emu.clobUrl,
       chain: Chain.POLYGON,
       signer,
       creds,
@@ -160,8 +149,8 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
 
     const pusd = new Contract(CONTRACTS.pusd, ERC20, wallet);
     const tx = await pusd.getFunction('approve')(CONTRACTS.exchangeV2, MaxUint256);
-    assert.equal(await provider.getTransactionReceipt(tx.hash), null, 'pending until a block is mined');
-    assert.equal((await provider.getTransaction(tx.hash))?.blockNumber, null);
+    assert.equal(await chain.provider.getTransactionReceipt(tx.hash), null, 'pending until a block is mined');
+    assert.equal((await chain.provider.getTransaction(tx.hash))?.blockNumber, null);
     assert.equal(await pusd.getFunction('allowance')(wallet.address, CONTRACTS.exchangeV2), 0n);
     await mine();
     const receipt = (await tx.wait()) as TransactionReceipt;
@@ -169,8 +158,8 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal(await pusd.getFunction('allowance')(wallet.address, CONTRACTS.exchangeV2), MaxUint256);
     assert.equal(await pusd.getFunction('balanceOf')(wallet.address), 100_000_000n);
     const gas: bigint = receipt.gasUsed * receipt.gasPrice;
-    assert.equal(await provider.getBalance(wallet.address), parseEther('1') - gas, 'gas paid in POL');
-    assert.equal(await provider.getTransactionCount(wallet.address), 1);
+    assert.equal(await chain.provider.getBalance(wallet.address), parseEther('1') - gas, 'gas paid in POL');
+    assert.equal(await chain.provider.getTransactionCount(wallet.address), 1);
 
     const allowance = await clob.getBalanceAllowance({ asset_type: AssetType.COLLATERAL });
     assert.equal(allowance.allowances[CONTRACTS.exchangeV2], MaxUint256.toString());
@@ -200,7 +189,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal(approval?.name, 'Approval');
     assert.deepEqual([...approval!.args], [wallet.address, CONTRACTS.exchangeV2, 5n]);
     assert.equal(receipt.logs[0].address, CONTRACTS.pusd.toLowerCase());
-    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 5n);
+    assert.equal(chain.emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 5n);
   });
 
   it('when nonces are reused, then the node answers nonce too low, already known and replacement transaction underpriced', async () => {
@@ -226,8 +215,8 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       code: -32000,
       message: 'replacement transaction underpriced',
     });
-    assert.equal(await provider.getTransactionCount(wallet.address, 'pending'), 1);
-    assert.equal(await provider.getTransactionCount(wallet.address, 'latest'), 0);
+    assert.equal(await chain.provider.getTransactionCount(wallet.address, 'pending'), 1);
+    assert.equal(await chain.provider.getTransactionCount(wallet.address, 'latest'), 0);
 
     // +10 % on both caps replaces it; the replaced transaction is gone.
     const bumped = await signed(wallet, {
@@ -239,15 +228,15 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     });
     const bumpedHash = (await call('eth_sendRawTransaction', [bumped])).result;
     await mine();
-    assert.equal(await provider.getTransaction(Transaction.from(first).hash!), null);
-    assert.equal((await provider.getTransactionReceipt(bumpedHash))?.status, 1);
-    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 3n);
+    assert.equal(await chain.provider.getTransaction(Transaction.from(first).hash!), null);
+    assert.equal((await chain.provider.getTransactionReceipt(bumpedHash))?.status, 1);
+    assert.equal(chain.emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 3n);
 
     const stale = (await call('eth_sendRawTransaction', [first])).error;
     assert.equal(stale.code, -32000);
     assert.match(stale.message, /^nonce too low/);
     // ethers classifies the node's texts.
-    await assert.rejects(provider.broadcastTransaction(same), { code: 'NONCE_EXPIRED' });
+    await assert.rejects(chain.provider.broadcastTransaction(same), { code: 'NONCE_EXPIRED' });
   });
 
   it('when the reference vector (approve, nonce 7) is sent, then it is accepted with its hash and waits behind the nonce gap', async () => {
@@ -260,8 +249,8 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.match(hash, /^0x0801ca58[0-9a-f]{52}a4bb$/);
     await mine();
     assert.equal((await call('eth_getTransactionReceipt', [hash])).result, null, 'nonces 0–6 are missing');
-    assert.equal(await provider.getTransactionCount(hardhat0, 'pending'), 0);
-    const tx = await provider.getTransaction(hash);
+    assert.equal(await chain.provider.getTransactionCount(hardhat0, 'pending'), 0);
+    const tx = await chain.provider.getTransaction(hash);
     assert.equal(tx?.from, hardhat0);
     assert.equal(tx?.nonce, 7);
   });
@@ -308,7 +297,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       poor.message,
       /^insufficient funds for gas \* price \+ value: balance 0, tx cost 10000000000000000/,
     );
-    await assert.rejects(provider.broadcastTransaction(raw), { code: 'INSUFFICIENT_FUNDS' });
+    await assert.rejects(chain.provider.broadcastTransaction(raw), { code: 'INSUFFICIENT_FUNDS' });
   });
 
   it('when a legacy (type 0) and an EIP-1559 (type 2) transaction are sent with ethers, then both are mined', async () => {
@@ -327,10 +316,10 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     const [r0, r2] = [await legacy.wait(), await eip1559.wait()];
     assert.equal(r0.status, 1);
     assert.equal(r2?.status, 1);
-    assert.equal((await provider.getTransaction(legacy.hash))?.type, 0);
-    assert.equal((await provider.getTransaction(eip1559.hash))?.type, 2);
+    assert.equal((await chain.provider.getTransaction(legacy.hash))?.type, 0);
+    assert.equal((await chain.provider.getTransaction(eip1559.hash))?.type, 2);
     assert.equal(await ctf.getFunction('isApprovedForAll')(wallet.address, CONTRACTS.exchangeV2), true);
-    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.negRiskExchangeV2), MaxUint256);
+    assert.equal(chain.emu.state.ledger.allowance(wallet.address, CONTRACTS.negRiskExchangeV2), MaxUint256);
 
     // Anything else sent to a known contract reverts; POL sent to an account moves.
     const other = Wallet.createRandom().address;
@@ -339,9 +328,9 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       data: '0x23b872dd' + '00'.repeat(96),
       gasLimit: 100_000,
     });
-    assert.equal((await provider.getTransactionReceipt(bad.hash))?.status, 0);
+    assert.equal((await chain.provider.getTransactionReceipt(bad.hash))?.status, 0);
     await (await wallet.sendTransaction({ to: other, value: parseEther('0.1') })).wait();
-    assert.equal(await provider.getBalance(other), parseEther('0.1'));
+    assert.equal(await chain.provider.getBalance(other), parseEther('0.1'));
     const listed = await admin(`/polygon/transactions?from=${wallet.address}`, undefined, 'GET');
     assert.deepEqual(
       listed.map((t: Json) => t.receipt_status),
@@ -366,7 +355,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       const tx = await adapter.getFunction('redeemPositions')(CONTRACTS.pusd, ZeroHash, conditionId, [1, 2], {
         gasLimit: 200_000,
       });
-      receipt = (await provider.getTransactionReceipt(tx.hash))!;
+      receipt = (await chain.provider.getTransactionReceipt(tx.hash))!;
       return receipt.status;
     };
 
@@ -478,7 +467,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     const negReceipt = (await tx.wait())!;
     assert.equal(negReceipt.status, 1);
     assert.equal(await pusdOf(wallet.address), 5_000_000n, 'the 5 "no" shares redeemed pay 5');
-    assert.equal(emu.state.ledger.tokenBalance(wallet.address, neg.tokenIds[1]), 2_000_000n);
+    assert.equal(chain.emu.state.ledger.tokenBalance(wallet.address, neg.tokenIds[1]), 2_000_000n);
     assert.deepEqual(eventsOf(negReceipt).at(-1), [
       CONTRACTS.negRiskAdapter,
       'PayoutRedemption',
@@ -490,7 +479,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
       await ctf.getFunction('redeemPositions')(USDC_E, ZeroHash, std.conditionId, [1, 2])
     ).wait();
     assert.equal(await pusdOf(wallet.address), 7_000_000n);
-    assert.equal(emu.state.ledger.tokenBalance(wallet.address, std.tokenIds[1]), 0n);
+    assert.equal(chain.emu.state.ledger.tokenBalance(wallet.address, std.tokenIds[1]), 0n);
     assert.deepEqual(eventsOf(direct).at(-1), [
       CONTRACTS.ctf,
       'PayoutRedemption',
@@ -519,7 +508,7 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal((await admin(`/polygon/transactions/${hash}`, undefined, 'GET')).receipt_status, 1);
     const account = await admin(`/polygon/accounts/${wallet.address}`, undefined, 'GET');
     assert.equal(account.nonce, 1);
-    const bad = await fetch(`${emu.adminUrl}/polygon/mining`, {
+    const bad = await fetch(`${chain.emu.adminUrl}/polygon/mining`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ mode: 'sometimes' }),
@@ -527,9 +516,9 @@ describe('Polygon JSON-RPC emulator (ethers v6 against the shared Polymarket led
     assert.equal(bad.status, 400);
 
     await admin('/reset');
-    assert.equal(await provider.getBalance(wallet.address), 0n);
-    assert.equal(await provider.getTransactionCount(wallet.address), 0);
-    assert.equal(await provider.getTransaction(hash), null);
-    assert.equal(emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 0n);
+    assert.equal(await chain.provider.getBalance(wallet.address), 0n);
+    assert.equal(await chain.provider.getTransactionCount(wallet.address), 0);
+    assert.equal(await chain.provider.getTransaction(hash), null);
+    assert.equal(chain.emu.state.ledger.allowance(wallet.address, CONTRACTS.exchangeV2), 0n);
   });
 });

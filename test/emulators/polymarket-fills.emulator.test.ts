@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { Chain, ClobClient, OrderType, Side } from '@polymarket/clob-client-v2';
-import { Contract, getAddress, Interface, JsonRpcProvider, MaxUint256, Wallet, type Log } from 'ethers';
+import { Contract, getAddress, Interface, MaxUint256, Wallet, type Log } from 'ethers';
 import type { WalletClient } from 'viem';
-import { CONTRACTS, startPolymarketEmulator, type PolymarketEmulator } from './polymarket/index.js';
-import { emulatedPolygonProvider, newViemSigner as newSigner } from '../support/emulated-chain-clients.js';
+import { CONTRACTS } from './polymarket/index.js';
+import {
+  newViemSigner as newSigner,
+  useEmulatedPolygon,
+  type EmulatedPolygon,
+} from '../support/emulated-chain-clients.js';
 
 // The fills of every match on the emulated chain, read the way a chain indexer reads Polymarket:
 // ethers v6 against the emulated Polygon JSON-RPC, the exchanges' logs parsed with the events of
@@ -20,11 +24,11 @@ const exchangeAbi = new Interface(EXCHANGE_EVENTS);
 const BUY = 0n;
 const SELL = 1n;
 
-let emu: PolymarketEmulator;
-let provider: JsonRpcProvider;
+/** The suite’s emulator and its ethers provider (useEmulatedPolygon). */
+let chain: EmulatedPolygon;
 
 async function admin(path: string, body?: unknown, expect = 200): Promise<Json> {
-  const res = await fetch(`${emu.adminUrl}${path}`, {
+  const res = await fetch(`${chain.emu.adminUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body ?? {}),
@@ -37,14 +41,14 @@ async function admin(path: string, body?: unknown, expect = 200): Promise<Json> 
 const mine = async () => (await admin('/polygon/mine')).block_number as number;
 
 async function tradingClient(signer: WalletClient): Promise<ClobClient> {
-  const host = emu.clobUrl;
+  const host = chain.emu.clobUrl;
   const creds = await new ClobClient({ host, chain: Chain.POLYGON, signer }).createOrDeriveApiKey();
   return new ClobClient({ host, chain: Chain.POLYGON, signer, creds, throwOnError: true });
 }
 
 /** Every exchange event of `block`, parsed, in log order. */
 async function exchangeLogs(fromBlock: number, toBlock = fromBlock, address?: string) {
-  const logs = await provider.getLogs({
+  const logs = await chain.provider.getLogs({
     fromBlock,
     toBlock,
     address: address ?? [CONTRACTS.exchangeV2, CONTRACTS.negRiskExchangeV2],
@@ -55,20 +59,10 @@ async function exchangeLogs(fromBlock: number, toBlock = fromBlock, address?: st
 const lower = (a: string) => a.toLowerCase();
 
 describe('Polymarket emulator: every match on the chain as the exchanges fill events', () => {
-  before(async () => {
-    emu = await startPolymarketEmulator();
-    provider = emulatedPolygonProvider(emu.rpcUrl);
-  });
-  after(async () => {
-    provider.destroy();
-    await emu.close();
-  });
-  beforeEach(async () => {
-    await admin('/reset');
-  });
+  chain = useEmulatedPolygon();
 
   it('when a client-signed order takes another wallet’s resting order, then the mined transaction of the trade has one OrderFilled per order and OrdersMatched, with the trade’s amounts', async () => {
-    const [m] = emu.state.createEvent({ title: `Fills test ${Math.random()}`, prices: [0.5] }).markets;
+    const [m] = chain.emu.state.createEvent({ title: `Fills test ${Math.random()}`, prices: [0.5] }).markets;
     const yes = m!.tokenIds[0]!;
     const maker = newSigner();
     const taker = newSigner();
@@ -97,14 +91,14 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
     const [txHash] = resp.transactionsHashes as string[];
 
     // Interval mining: the settlement waits in the pool for the next block.
-    assert.equal(await provider.getTransactionReceipt(txHash!), null);
+    assert.equal(await chain.provider.getTransactionReceipt(txHash!), null);
     const head = await mine();
-    const receipt = (await provider.getTransactionReceipt(txHash!))!;
+    const receipt = (await chain.provider.getTransactionReceipt(txHash!))!;
     assert.equal(receipt.status, 1);
     assert.equal(receipt.blockNumber, head);
     assert.equal(lower(receipt.to!), lower(CONTRACTS.exchangeV2));
-    assert.equal(Number(await provider.send('eth_blockNumber', [])), head);
-    const block = (await provider.getBlock(head))!;
+    assert.equal(Number(await chain.provider.send('eth_blockNumber', [])), head);
+    const block = (await chain.provider.getBlock(head))!;
     assert.equal(block.hash, receipt.blockHash);
     assert.ok(block.transactions.includes(txHash!));
 
@@ -146,7 +140,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
     );
 
     // A follower watching the maker wallet: an indexed-topic filter on the exchange contract.
-    const exchange = new Contract(CONTRACTS.exchangeV2, EXCHANGE_EVENTS, provider);
+    const exchange = new Contract(CONTRACTS.exchangeV2, EXCHANGE_EVENTS, chain.provider);
     const forMaker = await exchange.queryFilter(exchange.filters.OrderFilled!(null, makerAddress), 0, head);
     assert.deepEqual(
       forMaker.map((e) => [e.transactionHash, (e as Log & { args: Json }).args.maker]),
@@ -162,7 +156,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
   });
 
   it('when the crowd trades on a price move of a neg-risk market, or an admin makes a given wallet trade, then each trade is a Neg Risk exchange transaction whose hash the public tape shows', async () => {
-    const { markets } = emu.state.createEvent({
+    const { markets } = chain.emu.state.createEvent({
       title: `Neg risk fills ${Math.random()}`,
       outcomes: ['A', 'B', 'C'],
       prices: [0.3, 0.3, 0.4],
@@ -181,7 +175,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
     const head = await mine();
 
     const tape = (await (
-      await fetch(`${emu.dataUrl}/trades?market=${m.conditionId}&limit=100`)
+      await fetch(`${chain.emu.dataUrl}/trades?market=${m.conditionId}&limit=100`)
     ).json()) as Json[];
     const tapeHashes = new Set(tape.map((t) => t.transactionHash));
     assert.ok(tape.length >= 2, 'the move printed crowd trades and the admin fill');
@@ -213,7 +207,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
       [25_000_000n, 15_500_000n],
     );
     // Filtered by the whale as OrdersMatched's indexed takerOrderMaker, over a block range.
-    const matched = await provider.getLogs({
+    const matched = await chain.provider.getLogs({
       fromBlock: head - 5,
       toBlock: 'latest',
       address: CONTRACTS.negRiskExchangeV2,
@@ -230,7 +224,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
   });
 
   it('when a reorg replaces the block of a fill and drops it, then its logs and receipt are gone, the other fills of the block have the new block hash, and the chain links up', async () => {
-    const [m] = emu.state.createEvent({ title: `Reorg test ${Math.random()}`, prices: [0.5] }).markets;
+    const [m] = chain.emu.state.createEvent({ title: `Reorg test ${Math.random()}`, prices: [0.5] }).markets;
     const kept = await admin(`/markets/${m!.conditionId}/fills`, {
       wallet: Wallet.createRandom().address,
       side: 'BUY',
@@ -242,7 +236,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
       shares: 20,
     });
     // An approval in the same block: it changed an allowance, so a reorg may not drop it.
-    const owner = Wallet.createRandom().connect(provider);
+    const owner = Wallet.createRandom().connect(chain.provider);
     await admin(`/polygon/accounts/${owner.address}/fund`, { pol: 1 });
     const pusd = new Contract(
       CONTRACTS.pusd,
@@ -255,7 +249,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
       maxPriorityFeePerGas: 30_000_000_000n,
     });
     const head = await mine();
-    const before = (await provider.getBlock(head))!;
+    const before = (await chain.provider.getBlock(head))!;
     assert.equal((await exchangeLogs(head)).length, 6);
     assert.equal(before.transactions.length, 3);
 
@@ -264,25 +258,25 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
 
     const reorg = await admin('/polygon/reorg', { depth: 1, drop: [dropped.transaction_hash] });
     assert.equal(reorg.replaced[0].old_hash, before.hash);
-    const after = (await provider.getBlock(head))!;
+    const after = (await chain.provider.getBlock(head))!;
     assert.notEqual(after.hash, before.hash);
     assert.equal(after.hash, reorg.replaced[0].new_hash);
     assert.equal(after.parentHash, before.parentHash, 'the block below the fork is the same');
     assert.deepEqual(new Set(after.transactions), new Set([kept.transaction_hash, approval.hash]));
 
-    assert.equal(await provider.getTransactionReceipt(dropped.transaction_hash), null);
-    assert.equal(await provider.getTransaction(dropped.transaction_hash), null);
+    assert.equal(await chain.provider.getTransactionReceipt(dropped.transaction_hash), null);
+    assert.equal(await chain.provider.getTransaction(dropped.transaction_hash), null);
     const logs = await exchangeLogs(head);
     assert.deepEqual(
       logs.map(({ log }) => [log.transactionHash, log.blockHash, log.index]),
       [0, 1, 2].map((i) => [kept.transaction_hash, after.hash, i]),
     );
-    const receipt = (await provider.getTransactionReceipt(kept.transaction_hash))!;
+    const receipt = (await chain.provider.getTransactionReceipt(kept.transaction_hash))!;
     assert.equal(receipt.blockHash, after.hash);
     // By block hash: the old block is unknown, the new one answers.
-    await assert.rejects(provider.send('eth_getLogs', [{ blockHash: before.hash }]), /unknown block/);
+    await assert.rejects(chain.provider.send('eth_getLogs', [{ blockHash: before.hash }]), /unknown block/);
     // The approval's Approval event and the kept fill's three.
-    assert.equal((await provider.send('eth_getLogs', [{ blockHash: after.hash }])).length, 4);
+    assert.equal((await chain.provider.send('eth_getLogs', [{ blockHash: after.hash }])).length, 4);
 
     // The next block builds on the replacement.
     await admin(`/markets/${m!.conditionId}/fills`, {
@@ -290,7 +284,7 @@ describe('Polymarket emulator: every match on the chain as the exchanges fill ev
       side: 'SELL',
       shares: 5,
     });
-    const next = (await provider.getBlock(await mine()))!;
+    const next = (await chain.provider.getBlock(await mine()))!;
     assert.equal(next.parentHash, after.hash);
   });
 });

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { JsonRpcProvider, Network } from 'ethers';
 import { createWalletClient, custom, type WalletClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { startPolymarketEmulator, type PolymarketEmulator } from '../emulators/polymarket/index.js';
 
 /** The clients that the venues' own libraries make, pointed at the emulated Polygon. */
 
@@ -31,4 +33,39 @@ export function emulatedPolygonProvider(rpcUrl: string): JsonRpcProvider {
     pollingInterval: 20,
     cacheTimeout: -1,
   });
+}
+
+/** What `useEmulatedPolygon`'s `before` sets up. */
+export interface EmulatedPolygon {
+  /** The Polymarket emulator, whose ledger the emulated Polygon shares. */
+  emu: PolymarketEmulator;
+  /** ethers v6 against its JSON-RPC (emulatedPolygonProvider). */
+  provider: JsonRpcProvider;
+}
+
+/**
+ * The hooks of a suite that drives the emulated chain itself: `before` starts a Polymarket emulator
+ * of the suite's own with an ethers provider on its Polygon JSON-RPC, `after` stops both, and
+ * `beforeEach` resets it (the chain with the CLOB: they share one ledger), so each test starts from
+ * a fresh chain. Call it inside the `describe`; the object answered is filled in by `before`.
+ */
+export function useEmulatedPolygon(): EmulatedPolygon {
+  const chain = {} as EmulatedPolygon;
+  before(async () => {
+    chain.emu = await startPolymarketEmulator();
+    chain.provider = emulatedPolygonProvider(chain.emu.rpcUrl);
+  });
+  after(async () => {
+    chain.provider.destroy();
+    await chain.emu.close();
+  });
+  beforeEach(async () => {
+    const res = await fetch(`${chain.emu.adminUrl}/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(res.status, 200, `admin /reset: ${res.status} ${await res.text()}`);
+  });
+  return chain;
 }
