@@ -10,6 +10,7 @@
 //   4. with --for-tests: the Python client's Solana library (solders) in .cache/solders-venv
 //   5. with --for-tests: the official Python client with its backtest engine (simmer-sdk[backtest])
 //      and what the vendored Reactor clients import (httpx-sse, packaging) in .cache/simmer-sdk-venv
+//      and the client the published skills were written for (simmer-sdk 0.24.x) in .cache/simmer-sdk-0.24-venv
 //   6. with --for-tests: Debian's chromium for the browser tests (playwright-core drives it)
 //   7. with --for-fuzz: schemathesis (contract fuzzing, `npm run fuzz`) in .cache/fuzz-venv
 import { createHash } from 'node:crypto';
@@ -223,6 +224,35 @@ function ensureSimmerSdkVenv() {
 }
 
 /**
+ * For the tests only: the official client at the version the published skills were written for
+ * (test/fixtures/clients/requirements-0.24.txt), in a venv of its own beside the pinned 0.26.0 one,
+ * so a skill that builds its client the 0.24.x way (`SimmerClient(venue="polymarket")` without
+ * `live=`, which 0.26.0 refuses) runs unmodified. Reinstalled when the pin changes; without Python
+ * the skill tests that need it skip, except under CI.
+ */
+const SIMMER_SDK_024_VENV = join(root, '.cache', 'simmer-sdk-0.24-venv');
+const SIMMER_SDK_024_REQUIREMENTS = join(root, 'test', 'fixtures', 'clients', 'requirements-0.24.txt');
+function ensureSimmerSdk024Venv() {
+  if (venvIsCurrent(SIMMER_SDK_024_VENV, SIMMER_SDK_024_REQUIREMENTS, 'python')) return;
+  const options = [
+    'install Python 3 with its venv module (Debian: `sudo apt-get install python3-venv`) and make PyPI reachable',
+  ];
+  if (!onPath('python3')) {
+    if (process.env.CI) fail('Python 3 is needed for the skills written for simmer-sdk 0.24.x.', options);
+    say('python3 not found: the skill tests that need simmer-sdk 0.24.x will be skipped.');
+    return;
+  }
+  say(
+    'installing simmer-sdk 0.24.x (what the published skills were written for) into .cache/simmer-sdk-0.24-venv…',
+  );
+  if (!installVenv(SIMMER_SDK_024_VENV, SIMMER_SDK_024_REQUIREMENTS)) {
+    if (process.env.CI)
+      fail('simmer-sdk 0.24.x could not be installed into .cache/simmer-sdk-0.24-venv.', options);
+    say('simmer-sdk 0.24.x could not be installed: the skill tests that need it will be skipped.');
+  }
+}
+
+/**
  * For the tests only: a Chromium for the browser tests (playwright-core drives it; no browser download).
  * CHROMIUM_PATH, or `chromium` on the PATH, or Debian's package installed with apt-get. Without one the
  * browser tests are skipped with a printed reason; under CI a missing browser fails instead.
@@ -267,6 +297,7 @@ ensureRedis();
 ensureMongoWire();
 if (forTests) ensureSoldersVenv();
 if (forTests) ensureSimmerSdkVenv();
+if (forTests) ensureSimmerSdk024Venv();
 if (forTests) ensureChromium();
 if (forFuzz) ensureFuzzVenv();
 say('ready.');

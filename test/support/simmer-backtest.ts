@@ -15,6 +15,17 @@ export function simmerCommand(): string | null {
   return existsSync(bin) ? bin : null;
 }
 
+/**
+ * The Python of the official client at the version the published skills were written for (0.24.x,
+ * test/fixtures/clients/requirements-0.24.txt), which `npm test` installs into
+ * .cache/simmer-sdk-0.24-venv beside the pinned 0.26.0 one (scripts/setup.mjs); null when absent.
+ * A skill suite runs a skill with it by handing runSkillCopy `{ ...s, python }`.
+ */
+export function skillsClientPython(): string | null {
+  const python = join(root, '.cache', 'simmer-sdk-0.24-venv', 'bin', 'python');
+  return existsSync(python) ? python : null;
+}
+
 /** The figures of the summary `simmer backtest` prints (cli.py `_print_summary`). */
 export interface BacktestSummary {
   pnl: number | null;
