@@ -212,6 +212,29 @@ describe('Polymarket emulator', () => {
       const multi = (await get(`${emu.gammaUrl}/events/slug/${FIXTURES.multiOutcomeEvent}`)).body;
       assert.ok(multi.markets.length >= 3 && multi.markets.length <= 8);
     });
+
+    it('when World Cup events are read (the catalogue’s, and one made at the admin door), then they carry Gamma’s World Cup tag with its label and slug', async () => {
+      const worldCup = { label: 'World Cup', slug: 'world-cup' };
+      const tagsOf = (tags: Json[]) => tags.map((t) => ({ label: t.label, slug: t.slug }));
+      const seeded = (await get(`${emu.gammaUrl}/events/slug/${FIXTURES.worldCupMarket}`)).body;
+      assert.deepEqual(tagsOf(seeded.tags), [
+        { label: 'Sports', slug: 'sports' },
+        { label: 'Soccer', slug: 'soccer' },
+        worldCup,
+      ]);
+      assert.equal(seeded.markets[0].closed, false);
+
+      const made = await post(`${emu.adminUrl}/events`, {
+        title: 'World Cup match: will the favourite win?',
+        tags: ['sports', 'soccer', 'worldCup'],
+      });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      const event = (await get(`${emu.gammaUrl}/events/${made.body.event_id}`)).body;
+      assert.deepEqual(tagsOf(event.tags).at(-1), worldCup);
+      assert.ok(typeof event.tags.at(-1).id === 'string');
+      const byMarket = (await get(`${emu.gammaUrl}/markets/${made.body.markets[0].id}/tags`)).body;
+      assert.deepEqual(tagsOf(byMarket), tagsOf(event.tags));
+    });
   });
 
   describe('CLOB public', () => {

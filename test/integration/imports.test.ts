@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { utcDay } from '../../shared/domains/limits/counters.js';
 import { testContext } from '../support/context.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
-import { newPolymarketEvent, polymarketAdmin, polymarketEventUrl } from '../support/venue-emulators.js';
+import {
+  newPolymarketEvent,
+  polymarketAdmin,
+  polymarketEventUrl,
+  type EmulatedEvent,
+} from '../support/venue-emulators.js';
 
 const importMarket = (agent: RegisteredAgent, body: Record<string, unknown>) =>
   api().post('/api/sdk/markets/import').set('Authorization', `Bearer ${agent.api_key}`).send(body);
@@ -250,6 +256,34 @@ describe('Market imports from Polymarket #integration', () => {
       assert.equal(res.body.market_id, imported.body.market_id, q);
       assert.equal(typeof res.body.question, 'string');
       assert.equal(res.body.status, 'active');
+    }
+  });
+
+  it('when an event the venue tags World Cup is imported, then tags= finds it by the tag’s slug (world-cup) as by its label', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const event = await polymarketAdmin<EmulatedEvent>('POST', '/events', {
+      title: `World Cup match ${tag}: will the favourite win?`,
+      slug: `world-cup-match-${tag}`,
+      prices: [0.55],
+      tags: ['sports', 'soccer', 'worldCup'],
+    });
+    const res = await importMarket(agent, { polymarket_url: polymarketEventUrl(event.event_slug) });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const stored = await testContext().deps.models.Market.findById(res.body.market_id).lean();
+    assert.deepEqual(stored?.tags, ['sports', 'soccer', 'world cup', 'world-cup', 'polymarket']);
+    assert.equal(stored?.category, 'Sports');
+
+    // The worldcup copytrader's own query (client-contract §12): its World Cup allowlist.
+    for (const tags of ['world-cup', 'world cup', 'sports,world-cup']) {
+      const listed = await get(
+        agent,
+        `/api/sdk/markets?tags=${encodeURIComponent(tags)}&status=active&limit=1000&tradeable_only=false&include_analytics_only=true`,
+      );
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.ok(
+        listed.body.markets.some((m: { id: string }) => m.id === res.body.market_id),
+        `tags=${tags}: ${JSON.stringify(listed.body).slice(0, 300)}`,
+      );
     }
   });
 

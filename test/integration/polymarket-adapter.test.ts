@@ -108,6 +108,7 @@ describe('polymarket adapter #integration', function () {
       assert.equal(m.eventSlug, FIXTURES.binaryMarket);
       assert.equal(m.url, `https://polymarket.com/event/${FIXTURES.binaryMarket}`);
       assert.deepEqual(m.tags, ['Economy', 'Business']);
+      assert.deepEqual(m.tagSlugs, ['economy', 'business']);
       assert.equal(m.category, 'Economy');
       assert.equal(m.outcomeName, null);
       assert.deepEqual(

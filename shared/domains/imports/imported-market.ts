@@ -20,9 +20,13 @@ export const importedMarketId = (venue: ExternalVenueId, externalId: string) =>
 /** Polymarket's rolling crypto windows, e.g. `btc-updown-15m-1767200400`. */
 const FAST_SLUG = /^(btc|eth|sol|xrp|doge)-updown-(5m|15m|1h|4h)-\d+$/;
 
-/** Tags that make an imported market findable: the venue's, plus `fast`/`fast-<window>`/asset for rolling windows. */
+/**
+ * Tags that make an imported market findable, lower-cased: the venue's labels (`world cup`) and their
+ * slugs (`world-cup`, what skills filter by), the venue's name, plus `fast`/`fast-<window>`/asset for
+ * rolling windows.
+ */
 export function importedTags(m: VenueMarket): string[] {
-  const tags = new Set(m.tags.map((t) => t.toLowerCase()));
+  const tags = new Set([...m.tags, ...(m.tagSlugs ?? [])].map((t) => t.toLowerCase()));
   tags.add(m.venue);
   const fast = m.slug ? FAST_SLUG.exec(m.slug) : null;
   if (fast && fast[2]! in FAST_WINDOWS) {

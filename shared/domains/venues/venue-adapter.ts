@@ -41,7 +41,13 @@ export interface VenueMarket extends VenueMarketKey {
   volumeTotal: number;
   liquidity: number;
   endDate: Date | null;
+  /** The venue's tag names as it shows them (Gamma's `label`, e.g. `World Cup`); the first is the category. */
   tags: string[];
+  /**
+   * The same tags' machine names where the venue has them (Gamma's `slug`, e.g. `world-cup`): clients
+   * filter the market list by these (`tags=world-cup`), so the importer stores them beside the labels.
+   */
+  tagSlugs?: string[];
   category: string | null;
   /** Trading finished on the venue (not by itself a resolution). */
   closed: boolean;

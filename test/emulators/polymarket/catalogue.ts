@@ -20,6 +20,8 @@ export const TAGS = {
   nfl: tag('450', 'NFL'),
   soccer: tag('100350', 'Soccer'),
   epl: tag('306', 'EPL'),
+  // Gamma's shape: {id, label: "World Cup", slug: "world-cup"} (skills filter by the slug). The id is the emulator's own.
+  worldCup: tag('100787', 'World Cup'),
   crypto: tag('21', 'Crypto'),
   bitcoin: tag('235', 'Bitcoin'),
   ethereum: tag('39', 'Ethereum'),
@@ -135,6 +137,8 @@ export const FIXTURES = {
   resolvedMarket: 'fed-cuts-rates-in-october-2026',
   /** Closed and resolved 50-50: outcomePrices ["0.5","0.5"]. */
   fiftyFiftyMarket: 'nfl-kc-buf-2026-11-02',
+  /** Open binary market tagged Sports, Soccer and World Cup (tag slug `world-cup`). */
+  worldCupMarket: 'will-spain-win-the-2030-fifa-world-cup',
 } as const;
 
 export const STATIC_EVENTS: EventSpec[] = [
@@ -373,6 +377,15 @@ export const STATIC_EVENTS: EventSpec[] = [
     ],
     (n) => `will-${slugify(n)}-be-the-next-uk-prime-minister`,
     (n) => `Will ${n} be the next UK Prime Minister?`,
+  ),
+  // Last, so that the ids of the events above stay as they were.
+  binary(
+    'will-spain-win-the-2030-fifa-world-cup',
+    'Will Spain win the 2030 FIFA World Cup?',
+    0.16,
+    [TAGS.sports, TAGS.soccer, TAGS.worldCup],
+    1315,
+    2_318_406.5,
   ),
 ];
 

@@ -25,7 +25,8 @@ export const unsupportedNonBinary = (n: number) =>
 export function mapGammaMarket(m: GammaMarket, parent?: GammaEventRef | null): VenueMarket {
   const event = parent ?? m.events?.[0] ?? null;
   const eventSlug = event?.slug || null;
-  const tags = tagLabels(event?.tags?.length ? event.tags : m.tags);
+  const gammaTags = event?.tags?.length ? event.tags : m.tags;
+  const tags = tagNames(gammaTags, 'label');
   const tokens = m.clobTokenIds ?? [];
   const status = gammaMarketStatus(m);
   return {
@@ -54,6 +55,7 @@ export function mapGammaMarket(m: GammaMarket, parent?: GammaEventRef | null): V
     liquidity: m.liquidityNum ?? m.liquidity ?? 0,
     endDate: m.endDate,
     tags,
+    tagSlugs: tagNames(gammaTags, 'slug'),
     category: tags[0] ?? (m.category || null),
     closed: status.closed,
     acceptingOrders: status.acceptingOrders,
@@ -112,11 +114,12 @@ export function unsupportedReason(m: GammaMarket): string | null {
   return null;
 }
 
-function tagLabels(tags: GammaTag[] | null | undefined): string[] {
-  const labels: string[] = [];
+/** One name of each Gamma tag (its `label` or its `slug`), trimmed, without blanks or repeats. */
+function tagNames(tags: GammaTag[] | null | undefined, name: 'label' | 'slug'): string[] {
+  const names: string[] = [];
   for (const t of tags ?? []) {
-    const label = t.label?.trim();
-    if (label && !labels.includes(label)) labels.push(label);
+    const value = t[name]?.trim();
+    if (value && !names.includes(value)) names.push(value);
   }
-  return labels;
+  return names;
 }
