@@ -67,18 +67,33 @@ export async function jsonCall<T>(url: string, method: string, body?: unknown, t
   return JSON.parse(text) as T;
 }
 
-/** The admin base URL of the Polymarket emulator a `VENUES=emulated` service runs against, from its operator venue list. */
-export async function polymarketEmulatorAdmin(base: string, operatorToken: string): Promise<string> {
+/** The base URL of a venue's host whose URL ends with `suffix`, from a running service's operator venue list. */
+async function venueHost(
+  base: string,
+  operatorToken: string,
+  venue: string,
+  suffix: string,
+): Promise<string> {
   const venues = await jsonCall<{ venues: { venue: string; hosts: { base_url: string }[] }[] }>(
     `${base}/api/admin/venues`,
     'GET',
     undefined,
     operatorToken,
   );
-  const clob = venues.venues
-    .find((v) => v.venue === 'polymarket')!
-    .hosts.find((h) => h.base_url.endsWith('/clob'))!.base_url;
-  return `${clob.slice(0, -'/clob'.length)}/__admin`;
+  const url = venues.venues
+    .find((v) => v.venue === venue)!
+    .hosts.find((h) => h.base_url.endsWith(suffix))!.base_url;
+  return url.slice(0, -suffix.length);
+}
+
+/** The admin base URL of the Polymarket emulator a `VENUES=emulated` service runs against, from its operator venue list. */
+export async function polymarketEmulatorAdmin(base: string, operatorToken: string): Promise<string> {
+  return `${await venueHost(base, operatorToken, 'polymarket', '/clob')}/__admin`;
+}
+
+/** The admin base URL of the Kalshi emulator (test/emulators/kalshi/KALSHI.md) a `VENUES=emulated` service runs against. */
+export async function kalshiEmulatorAdmin(base: string, operatorToken: string): Promise<string> {
+  return `${await venueHost(base, operatorToken, 'kalshi', '/trade-api/v2')}/__admin`;
 }
 
 /**
@@ -94,9 +109,36 @@ export async function runSkillCopy(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
+  return runInSkillCopy(s, dir, (copy) => [join(copy, script), ...args], apiKey, env);
+}
+
+/**
+ * Runs `python -c code ...args` in a copy of a skill's folder (its working directory, so the code
+ * imports the skill as a module), otherwise as runSkillCopy. For a skill that reads a third-party
+ * host from a module constant and from no env var: the code imports it, points the constant at a
+ * loopback stand-in and calls its entry point, the skill's file unmodified.
+ */
+export async function runSkillModule(
+  s: ClientVenvService,
+  dir: string,
+  code: string,
+  apiKey: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  return runInSkillCopy(s, dir, () => ['-c', code, ...args], apiKey, env);
+}
+
+async function runInSkillCopy(
+  s: ClientVenvService,
+  dir: string,
+  argv: (copy: string) => string[],
+  apiKey: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const copy = mkdtempSync(join(s.scratch, 'skill-'));
   cpSync(dir, copy, { recursive: true });
-  const run = await runCaptured(s.python, [join(copy, script), ...args], {
+  const run = await runCaptured(s.python, argv(copy), {
     cwd: copy,
     env: {
       ...pythonEnv(mkdtempSync(join(s.scratch, 'home-'))),

@@ -212,6 +212,13 @@ export function adminRouter(state: KalshiState): Router {
           closeInDays: finite(s.close_in_days) ? s.close_in_days : undefined,
           wire: ['current', 'legacy', 'both'].includes(s.wire as string) ? (s.wire as WireMode) : undefined,
           dflowInitialized: typeof s.initialized === 'boolean' ? s.initialized : undefined,
+          // A bracket or threshold market as Kalshi lists one (kalshi.md §1.3), e.g. a temperature bucket.
+          noSubTitle: typeof s.no_sub_title === 'string' ? s.no_sub_title : undefined,
+          strikeType: typeof s.strike_type === 'string' ? s.strike_type : undefined,
+          floorStrike: finite(s.floor_strike) ? s.floor_strike : undefined,
+          capStrike: finite(s.cap_strike) ? s.cap_strike : undefined,
+          rulesPrimary: typeof s.rules_primary === 'string' ? s.rules_primary : undefined,
+          volume: finite(s.volume) && s.volume >= 0 ? Math.round(s.volume) : undefined,
         })),
       });
       return {
