@@ -11,6 +11,7 @@ import {
   startKalshiEmulator,
   type KalshiEmulator,
 } from './kalshi/index.js';
+import { highTemperatureEvent } from './kalshi/temperature-event.js';
 
 // Self-tests of the Kalshi emulator (reference shared/reference/kalshi.md §5): Kalshi market data in
 // both wire modes, DFlow metadata and trade API, Proof, and a Solana RPC that web3.js 1.x talks to
@@ -583,6 +584,41 @@ describe('Kalshi emulator', () => {
       assert.equal(
         (await get(`${emu.dflowMetadataUrl}/api/v1/market/${FIXTURES.binary}`)).body.yesAsk,
         '0.6100',
+      );
+    });
+
+    it('when a daily temperature event is added, then Kalshi lists its buckets with their subtitles, strikes and volume', async () => {
+      const added = await admin(
+        '/events',
+        highTemperatureEvent({
+          series: 'KXHIGHNY',
+          place: 'NYC',
+          station: 'Central Park, New York',
+          date: '2026-02-12',
+          lowest: 41,
+          prices: [0.1, 0.3, 0.4, 0.2],
+          volume: 60_000,
+        }),
+      );
+      assert.equal(added.event_ticker, 'KXHIGHNY-26FEB12');
+      const { event } = (await kalshi('/events/KXHIGHNY-26FEB12?with_nested_markets=true')).body;
+      assert.equal(event.title, 'Highest temperature in NYC on Feb 12, 2026?');
+      assert.equal(event.mutually_exclusive, true);
+      assert.deepEqual(
+        event.markets.map((m: Json) => [
+          m.ticker,
+          m.yes_sub_title,
+          m.strike_type,
+          m.floor_strike,
+          m.cap_strike,
+          m.volume_24h_fp,
+        ]),
+        [
+          ['KXHIGHNY-26FEB12-T41', '40° or below', 'less', undefined, 41, '3000.00'],
+          ['KXHIGHNY-26FEB12-B41.5', '41° to 42°', 'between', 41, 42, '3000.00'],
+          ['KXHIGHNY-26FEB12-B43.5', '43° to 44°', 'between', 43, 44, '3000.00'],
+          ['KXHIGHNY-26FEB12-T44', '45° or above', 'greater', 44, undefined, '3000.00'],
+        ],
       );
     });
 
