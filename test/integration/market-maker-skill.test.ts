@@ -113,24 +113,9 @@ describe('Market maker: the published skill, unmodified, against VENUES=emulated
       /✅ Run complete: 1 bid\(s\) \| 0 ask\(s\) posted \| 0 cancelled \| 0 skipped/,
       first.tail,
     );
-    // What the skill kept is what the service lists as open, and it rests on the venue's book.
-    const kept = () =>
-      (
-        JSON.parse(readFileSync(stateFile, 'utf8')) as {
-          markets: Record<string, { bid_order_id: string | null; ask_order_id: string | null }>;
-        }
-      ).markets[imported.market_id]!;
-    const bid = (await openOrders()).orders;
-    assert.deepEqual(
-      bid.map((o) => o.order_id),
-      [kept().bid_order_id],
-      first.tail,
-    );
-    assert.deepEqual(
-      (await liveOnVenue()).map((o) => o.id),
-      bid.map((o) => o.venue_order_id),
-      first.tail,
-    );
+    // The bid rests on the venue's book, and the service lists it as open.
+    assert.equal((await liveOnVenue()).length, 1, first.tail);
+    assert.equal((await openOrders()).count, 1, first.tail);
 
     // The second run finds its bid among the open orders (no new bid) and places the ask.
     const second = await run(['--live']);
@@ -145,10 +130,17 @@ describe('Market maker: the published skill, unmodified, against VENUES=emulated
       /✅ Run complete: 0 bid\(s\) \| 1 ask\(s\) posted \| 0 cancelled \| 0 skipped/,
       second.tail,
     );
+    // What the skill kept (the trade ids trade() answered) is what the service lists as open, and
+    // both rest on the venue's book.
+    const kept = (
+      JSON.parse(readFileSync(stateFile, 'utf8')) as {
+        markets: Record<string, { bid_order_id: string | null; ask_order_id: string | null }>;
+      }
+    ).markets[imported.market_id]!;
     const open = await openOrders();
     assert.deepEqual(
       open.orders.map((o) => o.order_id).sort(),
-      [kept().bid_order_id, kept().ask_order_id].sort(),
+      [kept.bid_order_id, kept.ask_order_id].sort(),
       second.tail,
     );
     for (const o of open.orders) assert.equal(o.skill_slug, 'polymarket-market-maker', JSON.stringify(o));
