@@ -44,9 +44,6 @@ describe('Research: the published skill, unmodified, against VENUES=emulated npm
     ).exec(run.output);
     assert.ok(listed, tail);
     assert.ok(Number(listed[1]!.replace(/,/g, '')) >= 1000, tail);
-    // Every market listed holds both words.
-    for (const [, question] of run.output.matchAll(/• (.+) \(\$[\d,]+ vol\)/g))
-      assert.match(question!, /(?=.*\btrump\b)(?=.*\bchina\b)/i, tail);
 
     // What it printed is the venue's market: importing its URL gives that question.
     const imported = await jsonCall<{ question: string }>(
