@@ -2,12 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  jsonCall,
-  polymarketEmulatorAdmin,
-  runSkillCopy,
-  useClientVenvService,
-} from '../support/client-venv-service.js';
+import { jsonCall, runSkillCopy } from '../support/client-venv-service.js';
+import { importedEmulatedEvent, useEmulatedSkillService } from '../support/emulated-skill-service.js';
 import { skillsClientPython } from '../support/simmer-backtest.js';
 import { claimedAgentOnService } from '../support/service-claims.js';
 
@@ -30,17 +26,13 @@ interface OpenOrder {
 // its state file and looks for it among GET /api/sdk/orders/open's order_id.
 describe('Market maker: the published skill, unmodified, against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  const operatorToken = randomBytes(24).toString('base64url');
   const jwtSecret = randomBytes(32).toString('base64url');
-  const s = useClientVenvService('market-maker-skill', (url) => ({
-    VENUES: 'emulated',
-    PUBLIC_BASE_URL: url,
-    OPERATOR_TOKEN: operatorToken,
+  const { s, polymarketAdmin } = useEmulatedSkillService('market-maker-skill', {
     JWT_SECRET: jwtSecret,
     // The claim's settings answer read the new wallet's cash (0) before the test funds it: the
     // skill's balance preflight is to read the funded one.
     WALLET_CASH_CACHE_SECONDS: '0',
-  }));
+  });
 
   it('when a claimed agent with a funded managed wallet runs it --live twice and then --cancel-all, then the first run posts its bid, the second finds it and posts the ask, both show live, and --cancel-all cancels both on the venue', async function () {
     if (!s.service) return; // skipped: no client venv
@@ -49,18 +41,15 @@ describe('Market maker: the published skill, unmodified, against VENUES=emulated
       assert.ok(!process.env.CI, 'no simmer-sdk 0.24 venv: npm test installs it (scripts/setup.mjs)');
       return this.skip();
     }
-    const admin = await polymarketEmulatorAdmin(s.base, operatorToken);
+    const admin = await polymarketAdmin();
     const agent = await claimedAgentOnService(s.base, jwtSecret, 'market-maker-skill');
     await jsonCall(`${admin}/wallets/${agent.walletAddress}/fund`, 'POST', { pusd: 500 });
-    const event = await jsonCall<{ event_slug: string }>(`${admin}/events`, 'POST', {
-      title: `Market made ${randomBytes(3).toString('hex')}?`,
-      prices: [0.5],
-    });
-    const imported = await jsonCall<{ market_id: string }>(
-      `${s.base}/api/sdk/markets/import`,
-      'POST',
-      { polymarket_url: `https://polymarket.com/event/${event.event_slug}` },
+    const { marketId } = await importedEmulatedEvent(
+      admin,
+      s.base,
       agent.apiKey,
+      `Market made ${randomBytes(3).toString('hex')}?`,
+      0.5,
     );
 
     const stateFile = join(s.scratch, 'market_maker_state.json');
@@ -68,7 +57,7 @@ describe('Market maker: the published skill, unmodified, against VENUES=emulated
     // book's crowd, and the drift threshold above the emulator's wandering price keeps a second run
     // from cancelling and reposting them: it is to find them.
     const env = {
-      MM_MARKETS: imported.market_id,
+      MM_MARKETS: marketId,
       MM_SPREAD_PCT: '0.20',
       MM_DRIFT_THRESHOLD: '0.5',
       MM_STATE_FILE: stateFile,
@@ -136,7 +125,7 @@ describe('Market maker: the published skill, unmodified, against VENUES=emulated
       JSON.parse(readFileSync(stateFile, 'utf8')) as {
         markets: Record<string, { bid_order_id: string | null; ask_order_id: string | null }>;
       }
-    ).markets[imported.market_id]!;
+    ).markets[marketId]!;
     const open = await openOrders();
     assert.deepEqual(
       open.orders.map((o) => o.order_id).sort(),
