@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import { pythonEnv } from '../support/simmer-backtest.js';
 import { runCaptured } from '../support/run-captured.js';
-import { jsonCall, runSkillCopy, useClientVenvService } from '../support/client-venv-service.js';
+import { jsonCall, runSkillCopy } from '../support/client-venv-service.js';
+import { useEmulatedSkillService } from '../support/emulated-skill-service.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const SKILLS = join(root, 'test', 'fixtures', 'clients', 'simmer-skills');
@@ -19,9 +20,10 @@ const COPYTRADING = { source: 'sdk:copytrading', skill_slug: 'polymarket-copytra
 // blocks are its code, run as its reader runs them (test/support/run_skill_md.py: at a Python prompt,
 // so what the blocks only evaluate is printed); status.py is a script. One service for both: they read
 // the same trades (by_skill in the briefing, concentration and by_source in the portfolio).
-describe('Briefing and status: simmer-briefing’s SKILL.md code and a status.py, unmodified, against npm start #integration', function () {
+describe('Briefing and status: simmer-briefing’s SKILL.md code and a status.py, unmodified, against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  const s = useClientVenvService('briefing-skill', (url) => ({ PUBLIC_BASE_URL: url }));
+  // VENUES=emulated: the service reaches no real venue host (the agent trades on sim only).
+  const { s } = useEmulatedSkillService('briefing-skill');
   let apiKey: string;
   const read = <T>(path: string) => jsonCall<T>(`${s.base}${path}`, 'GET', undefined, apiKey);
 
