@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import {
-  jsonCall,
-  polymarketEmulatorAdmin,
-  runSkillCopy,
-  useClientVenvService,
-} from '../support/client-venv-service.js';
+import { jsonCall, runSkillCopy } from '../support/client-venv-service.js';
+import { importedEmulatedEvent, useEmulatedSkillService } from '../support/emulated-skill-service.js';
 import { claimedAgentOnService } from '../support/service-claims.js';
 import { skillsClientPython } from '../support/simmer-backtest.js';
 import { until } from '../support/until.js';
@@ -66,22 +62,16 @@ interface OpenOrder {
 // managed wallet of a claimed agent.
 describe('Shock ladder: the published skill, unmodified, against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  const operatorToken = randomBytes(24).toString('base64url');
   const jwtSecret = randomBytes(32).toString('base64url');
-  const s = useClientVenvService('shock-ladder-skill', (url) => ({
-    VENUES: 'emulated',
-    PUBLIC_BASE_URL: url,
-    OPERATOR_TOKEN: operatorToken,
+  const { s, polymarketAdmin: emulatorAdmin } = useEmulatedSkillService('shock-ladder-skill', {
     JWT_SECRET: jwtSecret,
     EXTERNAL_PRICE_SECONDS: String(REFRESH_SECONDS),
     SHOCK_LADDER_DEFAULT_DEPTHS_CENTS: Object.values(DEPTHS_CENTS).join(','),
     // Past drops on the tapes never replace those depths here (the wandering prices may leave some).
     SHOCK_LADDER_MIN_HISTORY: '1000',
-  }));
+  });
 
   const call = jsonCall;
-
-  const emulatorAdmin = () => polymarketEmulatorAdmin(s.base, operatorToken);
 
   const runSkill = (apiKey: string, args: string[], dir = SKILL_DIR, script = 'shock_ladder_trader.py') =>
     runSkillCopy(s, dir, script, apiKey, args);
@@ -111,29 +101,21 @@ describe('Shock ladder: the published skill, unmodified, against VENUES=emulated
    */
   const shockedMarket = async (apiKey: string) => {
     const admin = await emulatorAdmin();
-    const event = await call<{ event_slug: string; markets: { condition_id: string }[] }>(
-      `${admin}/events`,
-      'POST',
-      {
-        title: `World Cup match ${randomBytes(3).toString('hex')}: will the favourite win?`,
-        prices: [PRE_SHOCK_PRICE],
-        tags: ['sports', 'soccer'],
-      },
-    );
-    const imported = await call<{ market_id: string }>(
-      `${s.base}/api/sdk/markets/import`,
-      'POST',
-      { polymarket_url: `https://polymarket.com/event/${event.event_slug}` },
+    const { venue, marketId } = await importedEmulatedEvent(
+      admin,
+      s.base,
       apiKey,
+      `World Cup match ${randomBytes(3).toString('hex')}: will the favourite win?`,
+      PRE_SHOCK_PRICE,
+      ['sports', 'soccer'],
     );
-    const price = (yes: number) =>
-      call(`${admin}/markets/${event.markets[0]!.condition_id}/price`, 'POST', { yes });
-    const shockOnYes = () => yesShock(apiKey, imported.market_id);
+    const price = (yes: number) => call(`${admin}/markets/${venue.condition_id}/price`, 'POST', { yes });
+    const shockOnYes = () => yesShock(apiKey, marketId);
     // The refresh must have seen 0.80 before the drop: until a drop shows up, the price goes back up
     // for a few refreshes and falls again.
     for (let attempt = 0; ; attempt++) {
       const signal = await shockOnYes();
-      if (signal) return { marketId: imported.market_id, signal };
+      if (signal) return { marketId, signal };
       assert.ok(attempt < 5, 'no shock after 5 drops');
       await price(PRE_SHOCK_PRICE);
       await new Promise((r) => setTimeout(r, 3 * REFRESH_SECONDS * 1000));

@@ -44,9 +44,12 @@ export interface EmulatedEvent {
   markets: EmulatedEventMarket[];
 }
 
-/** A binary event made on the Polymarket emulator through its admin door `admin` (`POST /__admin/events`), YES at `yes`. */
-export const emulatedEvent = (admin: string, title: string, yes: number) =>
-  jsonCall<EmulatedEvent>(`${admin}/events`, 'POST', { title, prices: [yes] });
+/**
+ * A binary event made on the Polymarket emulator through its admin door `admin` (`POST /__admin/events`),
+ * YES at `yes`, with Gamma's `tags` when given (`sports` makes its markets ones the shock detector watches).
+ */
+export const emulatedEvent = (admin: string, title: string, yes: number, tags?: string[]) =>
+  jsonCall<EmulatedEvent>(`${admin}/events`, 'POST', { title, prices: [yes], ...(tags ? { tags } : {}) });
 
 /**
  * `emulatedEvent`, imported into the service at `base` by the agent `apiKey` as a client imports one
@@ -58,8 +61,9 @@ export async function importedEmulatedEvent(
   apiKey: string,
   title: string,
   yes: number,
+  tags?: string[],
 ): Promise<{ venue: EmulatedEventMarket; marketId: string }> {
-  const event = await emulatedEvent(admin, title, yes);
+  const event = await emulatedEvent(admin, title, yes, tags);
   const imported = await jsonCall<{ market_id: string }>(
     `${base}/api/sdk/markets/import`,
     'POST',
