@@ -287,6 +287,37 @@ describe('Market imports from Polymarket #integration', () => {
     }
   });
 
+  it('when a market imported before tag slugs were stored is imported again, then it gains the slugs and keeps its labels', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const event = await polymarketAdmin<EmulatedEvent>('POST', '/events', {
+      title: `World Cup match ${tag}: will the underdog win?`,
+      slug: `world-cup-underdog-${tag}`,
+      prices: [0.3],
+      tags: ['sports', 'soccer', 'worldCup'],
+    });
+    const url = polymarketEventUrl(event.event_slug);
+    const first = await importMarket(agent, { polymarket_url: url });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const { Market } = testContext().deps.models;
+    // As an earlier version stored it: the labels only, plus one tag the venue no longer gives.
+    await Market.updateOne(
+      { _id: first.body.market_id },
+      { $set: { tags: ['sports', 'soccer', 'world cup', 'polymarket', 'dropped-by-venue'] } },
+    );
+    const again = await importMarket(agent, { polymarket_url: url });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.market_id, first.body.market_id);
+    const stored = await Market.findById(first.body.market_id).lean();
+    assert.deepEqual(stored?.tags, [
+      'sports',
+      'soccer',
+      'world cup',
+      'polymarket',
+      'dropped-by-venue',
+      'world-cup',
+    ]);
+  });
+
   it('when importable markets are listed, then open venue markets not imported yet come with their url', async () => {
     const res = await get(agent, '/api/sdk/markets/importable?min_volume=1000&limit=100');
     assert.equal(res.status, 200, JSON.stringify(res.body));

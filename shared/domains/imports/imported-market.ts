@@ -133,3 +133,22 @@ export async function insertImportedMarket(
     throw err;
   }
 }
+
+/**
+ * Adds the venue's current tags to a market imported earlier that lacks some of them (e.g. the tag
+ * slugs, stored only since issue 38: a World Cup market imported before carried "world cup" but not
+ * "world-cup", which the worldcup copytrader filters by). Tags are only added, never removed, so an
+ * answer that matched a market yesterday still matches it; the guard in the filter makes the
+ * common case (nothing missing) a read.
+ */
+export async function addMissingImportedTags(
+  models: Pick<Models, 'Market'>,
+  venue: ExternalVenueId,
+  m: VenueMarket,
+): Promise<void> {
+  const tags = importedTags(m);
+  await models.Market.updateOne(
+    { _id: importedMarketId(venue, m.externalId), tags: { $not: { $all: tags } } },
+    { $addToSet: { tags: { $each: tags } } },
+  );
+}

@@ -13,7 +13,12 @@ import {
 } from '../venues/venue-adapter.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
 import { venueIdField, type VenueIdField } from '../venues/venue-ref-fields.js';
-import { importedMarketId, insertImportedMarket, notImportableReason } from './imported-market.js';
+import {
+  addMissingImportedTags,
+  importedMarketId,
+  insertImportedMarket,
+  notImportableReason,
+} from './imported-market.js';
 import { ImportRefused, refuseImport as refuse } from './import-refusal.js';
 import { refundImport } from './import-quota.js';
 import type { MarketImportRecord } from './market-import.model.js';
@@ -123,7 +128,9 @@ async function importMarkets(deps: RunImportDeps, req: MarketImportRecord): Prom
   let created = 0;
   for (const m of importable) {
     const id = importedMarketId(req.venue, m.externalId);
-    if (!byId.has(id)) await insertImportedMarket(deps.models, req.venue, m, now, req._id);
+    // A re-import also brings an earlier import's tags up to what the venue tags it now.
+    if (byId.has(id)) await addMissingImportedTags(deps.models, req.venue, m);
+    else await insertImportedMarket(deps.models, req.venue, m, now, req._id);
     const stored = byId.get(id) ?? (await deps.models.Market.findById(id, STORED_MARKET_FIELDS).lean());
     if (!stored) continue;
     byId.set(id, stored);
