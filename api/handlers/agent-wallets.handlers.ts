@@ -67,7 +67,9 @@ export const agentWalletHandlers: HandlersFor<typeof agentWalletEndpoints> = {
     return listAgentWallets(input.deps.models, owner.kind === 'user' ? owner.id : null);
   },
   agentWalletPnl: async (input) =>
-    agentWalletPnl(input.deps.models, await readableAgent(input, input.params.agent_id)),
+    agentWalletPnl(input.deps.models, await readableAgent(input, input.params.agent_id), (venue) =>
+      input.deps.trading.all().some((v) => v.venue === venue && v.capabilities.money === 'paper'),
+    ),
   updateAgentWalletCreds: async (input) =>
     updateAgentWalletCreds(
       input.deps,

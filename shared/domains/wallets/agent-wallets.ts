@@ -8,6 +8,7 @@ import { positionView } from '../positions/position-views.js';
 import { isDuplicateKey, type Refusal } from '../refusal.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import type { Tier } from '../users/user.model.js';
+import type { VenueId } from '../venues/venue-id.js';
 import type { AgentWalletRecord } from './agent-wallet.model.js';
 import type { AgentWalletRegisterRequest, AgentWalletUpdateCredsRequest } from './agent-wallet.schemas.js';
 import {
@@ -110,11 +111,16 @@ export async function listAgentWallets(models: Models, userId: string | null) {
 
 /**
  * `GET /api/sdk/agent-wallet/{agent_id}/pnl` (all tiers): the agent's P&L on real venues, from its
- * non-sim positions (realized from closes and settlements, unrealized at the market's price).
+ * positions where money is real (realized from closes and settlements, unrealized at the market's
+ * price). `paperMoney` says which venues trade paper money (the venues' capabilities).
  */
-export async function agentWalletPnl(models: Models, agent: Pick<AgentRecord, '_id'>) {
+export async function agentWalletPnl(
+  models: Models,
+  agent: Pick<AgentRecord, '_id'>,
+  paperMoney: (venue: VenueId) => boolean,
+) {
   const wallet = await models.AgentWallet.findById(agent._id, { address: 1 }).lean();
-  const rows = (await positionsWithMarkets(models, agent._id)).filter(({ p }) => p.venue !== 'sim');
+  const rows = (await positionsWithMarkets(models, agent._id)).filter(({ p }) => !paperMoney(p.venue));
   const positions = rows.map(({ p, m }) => positionView(p, m, 0));
   const sum = (field: 'realized_pnl' | 'unrealized_pnl' | 'cost_basis' | 'current_value') =>
     positions.reduce((s, v) => s + toMicro(v[field]), 0);
