@@ -27,7 +27,7 @@ import { tapesPage } from './pages/tapes.js';
 import { tapeCoverage } from '../../shared/domains/tapes/tape-coverage.js';
 import { fillFeedStatus } from '../../shared/domains/fill-feed/fill-feed-status.js';
 import { queueBoard } from './queue-board.js';
-import { managedWalletApprovals } from '../../shared/domains/wallets/managed-wallet-approvals.js';
+import { onchain } from '../../shared/composition/onchain.js';
 import { consoleSessions } from './session.js';
 
 const STYLESHEET = readFileSync(new URL('./console.css', import.meta.url), 'utf8');
@@ -170,7 +170,7 @@ export function operatorConsole(
         outsideHostHealth(deps),
         await overdueSettlements(deps),
         await fillFeedStatus(deps),
-        await managedWalletApprovals(deps.models),
+        await onchain.managedApprovalRows(deps.models),
       ),
     );
   });

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { kalshiQuoteModel } from '../domains/venues/kalshi/kalshi-quote.model.js';
+import { walletApprovalModel } from '../domains/venues/polymarket/onchain/wallet-approval.model.js';
 
 /**
  * The schemas a venue keeps in its own folder. The domains' registry (models.ts) sits below the
@@ -7,6 +8,6 @@ import { kalshiQuoteModel } from '../domains/venues/kalshi/kalshi-quote.model.js
  * of its own: the `Deps` type names these models, and must not pull in the venues' code with them.
  */
 export function createVenueModels(conn: Connection) {
-  return { KalshiQuote: kalshiQuoteModel(conn) };
+  return { KalshiQuote: kalshiQuoteModel(conn), WalletApproval: walletApprovalModel(conn) };
 }
 export type VenueModels = ReturnType<typeof createVenueModels>;

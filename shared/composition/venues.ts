@@ -82,7 +82,10 @@ export function createTradingVenues(
     simVenueTrading,
     // The wallet's pUSD is read through this process's Polygon client (its breaker and metrics).
     // Managed wallets' approvals are sent through it too, under the per-wallet nonce lock in Redis.
-    { ...polymarketVenueTradingOn({ polygon, redis }), walletCash: polymarketWalletCash(polygon) },
+    {
+      ...polymarketVenueTradingOn({ polygon, redis, WalletApproval: models.WalletApproval }),
+      walletCash: polymarketWalletCash(polygon),
+    },
     kalshiVenueTrading(models.KalshiQuote),
     ...extraVenues.map((v) => v.trading),
   ]);

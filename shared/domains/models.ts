@@ -17,7 +17,6 @@ import { agentWalletModel } from './wallets/agent-wallet.model.js';
 import { txBroadcastModel } from './wallets/broadcast.model.js';
 import { redemptionModel } from './wallets/redemption.model.js';
 import { depositWalletBatchModel } from './wallets/deposit-wallet-batch.model.js';
-import { walletApprovalModel } from './wallets/wallet-approval.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -65,7 +64,6 @@ export function createModels(conn: Connection) {
     TxBroadcast: txBroadcastModel(conn),
     Redemption: redemptionModel(conn),
     DepositWalletBatch: depositWalletBatchModel(conn),
-    WalletApproval: walletApprovalModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

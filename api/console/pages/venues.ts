@@ -1,7 +1,7 @@
 import type { outsideHostHealth } from '../../../shared/composition/host-health.js';
 import type { overdueSettlements } from '../../../shared/domains/trading/venue-settlement.js';
 import type { FillFeedStatus } from '../../../shared/domains/fill-feed/fill-feed-status.js';
-import type { ManagedWalletApprovalRow } from '../../../shared/domains/wallets/managed-wallet-approvals.js';
+import type { ManagedWalletApprovalRow } from '../../../shared/composition/onchain.js';
 import { html, when, type Html } from '../html.js';
 
 const CIRCUIT_CLASS = { closed: 'ok', half_open: 'warn', open: 'bad' } as const;

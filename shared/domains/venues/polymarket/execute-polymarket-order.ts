@@ -20,9 +20,13 @@ import { limitOrderAmounts, marketBuyAmounts } from './orders/order-amounts.js';
 import { orderHash, signOrder, ZERO_BYTES32, type SignedV2Order } from './orders/order-eip712.js';
 import { polymarketTrading } from './polymarket-trading.js';
 import { managedWalletApprovals, type ManagedApprovalsDeps } from './onchain/managed-approvals.js';
+import type { WalletApprovalModels } from './onchain/wallet-approval.model.js';
 
-/** The chain a managed wallet's approvals are set on (the composition root binds it, venues.ts). */
-export type ManagedWalletChain = Pick<ManagedApprovalsDeps, 'polygon' | 'redis'>;
+/**
+ * The chain a managed wallet's approvals are set on, and the model that records them (the
+ * composition root binds both, venues.ts).
+ */
+export type ManagedWalletChain = Pick<ManagedApprovalsDeps, 'polygon' | 'redis'> & WalletApprovalModels;
 
 /**
  * A managed wallet's first order waits for its trading approvals, which the service sets itself
@@ -37,7 +41,10 @@ async function managedWalletReady(
   if (t.venueOrder?.signer !== 'managed' || owner.kind !== 'user') return null;
   const signer = await managedSigner(ctx.deps, owner.id);
   // No key: managedOrder refuses the trade with wallet_not_linked.
-  return signer ? managedWalletApprovals({ ...ctx.deps, ...chain }, owner.id, signer) : null;
+  if (!signer) return null;
+  const { polygon, redis, WalletApproval } = chain;
+  const models = { ...ctx.deps.models, WalletApproval };
+  return managedWalletApprovals({ ...ctx.deps, polygon, redis, models }, owner.id, signer);
 }
 
 /** The owner a trade acts for, from its settings key (`user:<id>`): real trades are a user's. */

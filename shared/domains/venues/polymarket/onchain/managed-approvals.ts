@@ -2,7 +2,11 @@ import type { InfraDeps } from '../../../../infra/infra-deps.js';
 import type { Models } from '../../../models.js';
 import type { Refusal } from '../../../refusal.js';
 import { AppError } from '../../../../infra/errors.js';
-import type { WalletApprovalRecord, WalletApprovalStatus } from '../../../wallets/wallet-approval.model.js';
+import type {
+  WalletApprovalModels,
+  WalletApprovalRecord,
+  WalletApprovalStatus,
+} from './wallet-approval.model.js';
 import { Wallet, getAddress } from 'ethers';
 import { readAllowances } from './allowances.js';
 import { approvalTransactions, type UnsignedTx } from './approval-transactions.js';
@@ -32,7 +36,7 @@ import { gasWithMargin, signCall, withNonceLock } from './redeem-position.js';
  */
 
 export type ManagedApprovalsDeps = Pick<InfraDeps, 'env' | 'log' | 'redis' | 'queues' | 'clock'> & {
-  models: Models;
+  models: Models & WalletApprovalModels;
   polygon: PolygonRpc;
 };
 

@@ -1,5 +1,5 @@
-import type { Models } from '../models.js';
-import type { WalletApprovalStatus } from './wallet-approval.model.js';
+import type { Models } from '../../../models.js';
+import type { WalletApprovalModels, WalletApprovalStatus } from './wallet-approval.model.js';
 
 /** How many managed wallets the operator console lists (newest first). */
 const LISTED = 50;
@@ -16,9 +16,11 @@ export interface ManagedWalletApprovalRow {
 
 /**
  * For the operator console: the newest managed wallets and whether the service has set their
- * trading approvals (shared/domains/venues/polymarket/onchain/managed-approvals.ts records them).
+ * trading approvals (managed-approvals.ts records them).
  */
-export async function managedWalletApprovals(models: Models): Promise<ManagedWalletApprovalRow[]> {
+export async function managedApprovalRows(
+  models: Pick<Models, 'Wallet'> & WalletApprovalModels,
+): Promise<ManagedWalletApprovalRow[]> {
   const wallets = await models.Wallet.find({ managed: { $ne: null } }, { managed: 1 })
     .sort({ 'managed.createdAt': -1 })
     .limit(LISTED)

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SchemaRecord } from '../schema-record.js';
+import type { SchemaRecord } from '../../../schema-record.js';
 
 /**
  * `pending`: approvals sent and not all mined yet (or not all sent: the next trade goes on);
@@ -48,6 +48,11 @@ export type WalletApprovalRecord = SchemaRecord<
   { status: WalletApprovalStatus; txs: { key: string; hash: string }[] }
 >;
 export type WalletApprovalModel = Model<WalletApprovalRecord>;
+
+/** The models of the approvals, for the modules that take them beside the domains' `Models`. */
+export interface WalletApprovalModels {
+  WalletApproval: WalletApprovalModel;
+}
 
 export function walletApprovalModel(conn: Connection): WalletApprovalModel {
   return (
