@@ -11,6 +11,7 @@ import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
+import { venueMoney, type VenueMoney } from '../venues/venue-conventions.js';
 import type {
   SignedQuoteRequest,
   SignedQuoteResult,
@@ -64,8 +65,12 @@ export type Settlement =
 
 /** What a venue offers a trade: what the API checks, tells agents and routes on instead of its name. */
 export interface VenueCapabilities {
-  /** `paper`: $SIM on our own book; `real`: the owner's money on the venue. */
-  money: 'paper' | 'real';
+  /**
+   * `paper`: play money, any agent trades it; `real`: the owner's money, claimed agents only. It
+   * must agree with the venue's money (venue-conventions.ts `venueMoney`), which the records and
+   * reads below trading ask: `TradingVenues` refuses a venue whose two disagree.
+   */
+  money: VenueMoney['money'];
   /** Orders may stay open on the venue after the trade call (resting or asynchronous). */
   restingOrders: boolean;
   /** An open order can be cancelled on the venue. */
@@ -188,7 +193,14 @@ export class TradingVenues {
   private readonly byId = new Map<VenueId, VenueTrading>();
 
   constructor(venues: VenueTrading[]) {
-    for (const v of venues) this.byId.set(v.venue, v);
+    for (const v of venues) {
+      const declared = venueMoney(v.venue).money;
+      if (v.capabilities.money !== declared)
+        throw new Error(
+          `venue ${v.venue}: its trading is ${v.capabilities.money} money, its adapter ${declared}`,
+        );
+      this.byId.set(v.venue, v);
+    }
   }
 
   /** The venue `id` trades through, or a 503 `venue_unavailable` when this service cannot trade there. */

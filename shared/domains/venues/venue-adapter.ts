@@ -1,5 +1,6 @@
 import type { FillFeedSource } from './fill-feed-source.js';
 import type { ExternalVenueId, VenueId } from './venue-id.js';
+import type { VenueMoney } from './venue-conventions.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -244,6 +245,11 @@ export interface VenueAdapter {
    * `GET /wallet/{address}/positions` reads, and where the holder of a position can be looked up.
    */
   readonly publicWallets?: boolean;
+  /**
+   * A registered venue's money: paper or real, and its currency (venue-conventions.ts). Absent:
+   * real dollars. The built-in venues' money is declared in venue-conventions.ts.
+   */
+  readonly money?: VenueMoney;
   /**
    * The market's public trade prints after a moment, oldest first (the venue's public trades tape:
    * Polymarket's Data API trades, Kalshi's /markets/trades). Absent for venues without one; sim's

@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import type { BuiltInVenueId, ExternalVenueId, VenueId } from './venue-id.js';
+import { isExternalVenue, type BuiltInVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
 
 /**
  * How each external venue spells what this service stores of it: the case of its market ids, the
@@ -36,7 +36,8 @@ const REGISTERED_VENUE: VenueConventions = {
 
 const external = (venue: ExternalVenueId): VenueConventions =>
   (CONVENTIONS as Record<string, VenueConventions>)[venue] ?? REGISTERED_VENUE;
-const conventionsOf = (venue: VenueId): VenueConventions | null => (venue === 'sim' ? null : external(venue));
+const conventionsOf = (venue: VenueId): VenueConventions | null =>
+  isExternalVenue(venue) ? external(venue) : null;
 
 /**
  * Condition ids are hex (any case on input), tickers upper case: stored ids and the ids a lookup
@@ -58,3 +59,41 @@ export const walletDisplay = (venue: VenueId, address: string) =>
 
 /** The field of `venue`'s signed orders naming the wallet that receives the fills; null on sim. */
 export const signedOrderWalletField = (venue: VenueId) => conventionsOf(venue)?.signedOrderWallet ?? null;
+
+/**
+ * What a venue's money is and how answers name it: whether trading there needs an owner's real
+ * money (a claimed agent, the real-trading switch, the real-money caps), and its currency. Every
+ * paper/real decision and every currency label outside the venues reads it here.
+ */
+export interface VenueMoney {
+  /** `paper`: play money, traded by any agent; `real`: the owner's money, for claimed agents only. */
+  money: 'paper' | 'real';
+  /** The name of the venue's money, as its board shows P&L in it ($SIM, pUSD). */
+  currency: string;
+  /**
+   * The unit positions and P&L are labelled in: play money by its own name; dollars (pUSD, USDC)
+   * all as `USDC`, the label the clients read (client-contract §6.1).
+   */
+  unit: string;
+}
+
+const MONEY: Record<BuiltInVenueId, VenueMoney> = {
+  sim: { money: 'paper', currency: '$SIM', unit: '$SIM' },
+  polymarket: { money: 'real', currency: 'pUSD', unit: 'USDC' },
+  kalshi: { money: 'real', currency: 'USDC', unit: 'USDC' },
+};
+/** A registered venue that declares nothing: real dollars. */
+const REGISTERED_MONEY: VenueMoney = { money: 'real', currency: 'USD', unit: 'USDC' };
+const declaredMoney = new Map<string, VenueMoney>();
+
+/** Records what a registered venue declares of its money (its adapter's `money`: VenueRegistry). */
+export function declareVenueMoney(venue: ExternalVenueId, money: VenueMoney): void {
+  if (venue in MONEY) throw new Error(`venue ${venue} is built in: its money is declared here`);
+  declaredMoney.set(venue, money);
+}
+
+export const venueMoney = (venue: VenueId): VenueMoney =>
+  declaredMoney.get(venue) ?? (MONEY as Record<string, VenueMoney>)[venue] ?? REGISTERED_MONEY;
+
+/** Whether trading on `venue` is play money: open to unclaimed agents, outside the real-money caps. */
+export const isPaperMoney = (venue: VenueId) => venueMoney(venue).money === 'paper';

@@ -13,8 +13,27 @@ declare const registeredVenue: unique symbol;
  * venue). The brand keeps an unchecked string from passing for a venue.
  */
 export type VenueId = BuiltInVenueId | (string & { readonly [registeredVenue]: true });
-/** External venues: trading there moves real money and needs a claimed agent. */
+/** External venues: their orders fill on the venue's own book, not on our pool (`POOL_VENUE`). */
 export type ExternalVenueId = Exclude<VenueId, 'sim'>;
+
+/**
+ * The spec's default venue: where a request naming none trades, the board and tab shown first. Pages
+ * and answers that name it take its name from here.
+ */
+export const DEFAULT_VENUE = 'sim' as const satisfies BuiltInVenueId;
+
+/**
+ * The venue that trades on our own pool: every market's LMSR book in this service, paid from the
+ * agent's $SIM balance; markets created here (not imported) are its own. Every other venue is
+ * external: its orders fill on the venue's book, at the venue's price.
+ */
+export const POOL_VENUE = 'sim' as const satisfies BuiltInVenueId;
+
+/** Whether `venue` (a trade's, a position's, a market's import source) is our own pool's. */
+export const isPoolVenue = (venue: string | null | undefined): boolean => venue === POOL_VENUE;
+
+/** Whether `venue` fills on its own book (every venue but our pool's). */
+export const isExternalVenue = (venue: VenueId): venue is ExternalVenueId => !isPoolVenue(venue);
 /** The external venues built in (the ones with import listings of their own). */
 export const BUILT_IN_EXTERNAL_VENUE_IDS = [
   'polymarket',
@@ -50,9 +69,8 @@ export function registerVenueId(id: string): VenueId {
 
 /** Every venue of this process, the built-in ones first. */
 export const venueIds = (): VenueId[] => [...known] as VenueId[];
-/** The venues where trading moves real money (every venue but sim). */
-export const externalVenueIds = (): ExternalVenueId[] =>
-  venueIds().filter((v): v is ExternalVenueId => v !== 'sim');
+/** The external venues of this process (every venue but our pool's). */
+export const externalVenueIds = (): ExternalVenueId[] => venueIds().filter(isExternalVenue);
 /** Every spelling a request may carry: the venues, then sim's legacy aliases. */
 export const venueNames = (): string[] => [...venueIds(), ...LEGACY_SIM_ALIASES];
 
@@ -104,6 +122,6 @@ const venuePath = <V>(accepts: (v: unknown) => boolean, what: string) =>
 export const venueIdPath = venuePath<VenueId>(isVenueId, 'a venue');
 /** For fields that hold an external venue only (imported markets, imports). */
 export const externalVenueIdPath = venuePath<ExternalVenueId>(
-  (v) => isVenueId(v) && v !== 'sim',
+  (v) => isVenueId(v) && isExternalVenue(v),
   'an external venue',
 );

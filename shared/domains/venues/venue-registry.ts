@@ -1,20 +1,28 @@
 import { AppError } from '../../infra/errors.js';
 import type { VenueAdapter } from './venue-adapter.js';
-import { registerVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
+import { declareVenueMoney } from './venue-conventions.js';
+import { isExternalVenue, registerVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
 
 /** An external venue's adapter. */
 export type ExternalVenueAdapter = VenueAdapter & { readonly id: ExternalVenueId };
 
+/** Whether the adapter is an external venue's (every venue but our pool's). */
+export const isExternalAdapter = (a: VenueAdapter): a is ExternalVenueAdapter => isExternalVenue(a.id);
+
 /**
  * The adapters of this process, one per venue it can reach; built once in the composition root.
  * Every adapter given becomes a venue of the process (registerVenueId): requests may name it and
- * documents may store it.
+ * documents may store it; what it declares of its money is recorded (declareVenueMoney).
  */
 export class VenueRegistry {
   private readonly byId = new Map<VenueId, VenueAdapter>();
 
   constructor(adapters: VenueAdapter[]) {
-    for (const a of adapters) this.byId.set(registerVenueId(a.id), a);
+    for (const a of adapters) {
+      const id = registerVenueId(a.id);
+      if (a.money && isExternalVenue(id)) declareVenueMoney(id, a.money);
+      this.byId.set(id, a);
+    }
   }
 
   has(id: VenueId): boolean {
@@ -31,7 +39,7 @@ export class VenueRegistry {
   /** The venue whose wallets' holdings are public (`publicWallets`), or a 503 `venue_unavailable`. */
   withPublicWallets(): ExternalVenueAdapter {
     const adapter = this.all().find(
-      (a): a is ExternalVenueAdapter => a.id !== 'sim' && a.publicWallets === true,
+      (a): a is ExternalVenueAdapter => isExternalAdapter(a) && a.publicWallets === true,
     );
     if (!adapter) throw unavailable('A venue with public wallet positions');
     return adapter;
