@@ -12,7 +12,7 @@ import type {
 } from '../../shared/domains/trading/venue-trading.js';
 import { requireClaimed } from '../../shared/domains/trading/real-venue-trade.js';
 import { recordAndRun } from '../../shared/domains/trading/record-and-run.js';
-import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
+import { finishTrade, recordVenueOrderId } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeRecord, VenueOrder } from '../../shared/domains/trading/trade.model.js';
 import {
   bookQuoteResult,
@@ -167,10 +167,7 @@ export function fixtureTrading(venue: VenueId, exchange: FakeExchange): VenueTra
       const result = refusedResult(shapeOf(trade), market, refusal, holdings, false);
       return finishTrade(ctx.models, trade._id, result, { refusal }, ctx.now());
     }
-    await ctx.models.Trade.updateOne(
-      { _id: trade._id, 'venueOrder.orderId': null },
-      { $set: { 'venueOrder.orderId': placed.id } },
-    );
+    await recordVenueOrderId(ctx.models, trade._id, placed.id);
     const state = stateOf(placed);
     const t = await recordOrderState(ctx, { ...trade, venueOrder: { ...vo, orderId: placed.id } }, state);
     const result = await orderAnswer(ctx, t, market, state);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { recordTrade } from '../../shared/domains/trading/trade-inserts.js';
+import { recordPendingTrade } from '../../shared/domains/trading/trade-lifecycle.js';
 import { createModels, type Models } from '../../shared/domains/models.js';
 import { startMongoServer } from '../../shared/infra/embedded/mongo-server.js';
 import { createLogger } from '../../shared/infra/logger.js';
@@ -44,10 +44,9 @@ describe('trade records written together #integration', () => {
       amountMicro: 1_000_000 + i,
       sharesMicro: 0,
       orderType: 'market' as const,
-      status: 'pending' as const,
     });
     const trades = Array.from({ length: 10 }, (_, i) => trade(i));
-    await Promise.all(trades.map((t) => recordTrade(models, t)));
+    await Promise.all(trades.map((t) => recordPendingTrade(models, t)));
     assert.deepEqual(sizes, [1, 9]);
     const stored = await deps.models.Trade.find({ _id: { $in: trades.map((t) => t._id) } }).lean();
     assert.equal(stored.length, 10);
@@ -73,20 +72,19 @@ describe('trade records written together #integration', () => {
       amountMicro: 2_000_000,
       sharesMicro: 0,
       orderType: 'market' as const,
-      status: 'pending' as const,
     };
     const taken = `ins-${randomUUID()}`;
-    await recordTrade(models, { ...base, _id: taken });
+    await recordPendingTrade(models, { ...base, _id: taken });
     sizes.length = 0;
     // A first record goes alone; the next four share the second insert.
-    const first = recordTrade(models, { ...base, _id: `ins-${randomUUID()}` });
+    const first = recordPendingTrade(models, { ...base, _id: `ins-${randomUUID()}` });
     const ok = [`ins-${randomUUID()}`, `ins-${randomUUID()}`];
     const outcomes = await Promise.allSettled([
       first,
-      recordTrade(models, { ...base, _id: ok[0]! }),
-      recordTrade(models, { ...base, _id: taken }),
-      recordTrade(models, { ...base, _id: `ins-${randomUUID()}`, status: 'nonsense' as never }),
-      recordTrade(models, { ...base, _id: ok[1]! }),
+      recordPendingTrade(models, { ...base, _id: ok[0]! }),
+      recordPendingTrade(models, { ...base, _id: taken }),
+      recordPendingTrade(models, { ...base, _id: `ins-${randomUUID()}`, side: 'nonsense' as never }),
+      recordPendingTrade(models, { ...base, _id: ok[1]! }),
     ]);
     assert.deepEqual(sizes, [1, 4]);
     assert.deepEqual(
@@ -114,7 +112,7 @@ describe('trade records written together #integration', () => {
     try {
       const { models, sizes } = countedInserts(createModels(dead).Trade);
       const record = (i: number) =>
-        recordTrade(models, {
+        recordPendingTrade(models, {
           _id: `ins-${randomUUID()}`,
           agentId: 'agent-x',
           marketId: 'market-x',
@@ -124,7 +122,6 @@ describe('trade records written together #integration', () => {
           amountMicro: 1_000_000 + i,
           sharesMicro: 0,
           orderType: 'market' as const,
-          status: 'pending' as const,
         });
       const outcomes = await Promise.allSettled([0, 1, 2, 3].map(record));
       assert.deepEqual(sizes, [1, 3]);

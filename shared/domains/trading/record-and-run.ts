@@ -23,10 +23,15 @@ import {
   keyReused,
   rememberAnswer,
 } from './idempotency.js';
-import { settleAdmission, stopNeverRunTrade, stopPendingTrade, tradeJobState } from './trade-lifecycle.js';
+import {
+  recordPendingTrade,
+  settleAdmission,
+  stopNeverRunTrade,
+  stopPendingTrade,
+  tradeJobState,
+} from './trade-lifecycle.js';
 import { FINAL_TRADE_STATUSES } from './trade.model.js';
 import { refusedResult, submittedResult, type Holdings, type TradeShape } from './trade-result.js';
-import { recordTrade } from './trade-inserts.js';
 import { noteSkillUsed } from '../skills/skills.js';
 import type { TradeRequest, TradeResult } from './trade.schemas.js';
 
@@ -236,7 +241,7 @@ export async function recordAndRun({
   }
 
   try {
-    await recordTrade(models, {
+    await recordPendingTrade(models, {
       _id: tradeId,
       agentId: agent._id,
       marketId: market._id,
@@ -253,7 +258,6 @@ export async function recordAndRun({
       signalData: req.signal_data ?? null,
       idempotencyKey: req.idempotency_key ?? null,
       warnings,
-      status: 'pending',
       ownerKey: guard.owner.key,
       admission,
       ...fields,

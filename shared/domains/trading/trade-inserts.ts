@@ -7,7 +7,13 @@ import type { TradeRecord } from './trade.model.js';
 const MAX_RECORDS_PER_INSERT = 64;
 
 /** A new trade as the API records it: its id and fields; defaults and timestamps come from the schema. */
-type NewTrade = Partial<TradeRecord> & { _id: string };
+export type NewTrade = Partial<TradeRecord> & { _id: string };
+
+/**
+ * One insert command of many new trades, unordered: the database tries every record, and a
+ * refusal lists each one's outcome (what `insert` below reads). The trade lifecycle issues it.
+ */
+export type InsertTrades = (trades: NewTrade[]) => Promise<unknown>;
 
 /**
  * Records the API's new trades, many per insert command: while one insert is on its way, the
@@ -22,7 +28,7 @@ class TradeInserts {
   private readonly pending = new Map<string, NewTrade>();
   private readonly batcher: Batcher<string, void>;
 
-  constructor(private readonly Trade: Models['Trade']) {
+  constructor(private readonly insertTrades: InsertTrades) {
     this.batcher = new Batcher({
       maxBatch: MAX_RECORDS_PER_INSERT,
       waitMs: 0,
@@ -43,10 +49,7 @@ class TradeInserts {
   private async insert(ids: string[]): Promise<Map<string, BatchAnswer<void>>> {
     const answers = new Map<string, BatchAnswer<void>>();
     try {
-      await this.Trade.insertMany(
-        ids.map((id) => this.pending.get(id)!),
-        { ordered: false, throwOnValidationError: true },
-      );
+      await this.insertTrades(ids.map((id) => this.pending.get(id)!));
       for (const id of ids) answers.set(id, { result: undefined });
     } catch (err) {
       // Unordered: the database tried every record, and mongoose lists each one's outcome. Without
@@ -99,9 +102,16 @@ function outcomeOf(result: unknown): BatchAnswer<void> {
 
 const insertsByModel = new WeakMap<Models['Trade'], TradeInserts>();
 
-/** Records a new trade (one per process and connection gathers them into shared inserts). */
-export function recordTrade(models: Pick<Models, 'Trade'>, trade: NewTrade): Promise<void> {
-  let inserts = insertsByModel.get(models.Trade);
-  if (!inserts) insertsByModel.set(models.Trade, (inserts = new TradeInserts(models.Trade)));
+/**
+ * Records a new trade with `insertTrades`, in an insert shared with the trades recorded meanwhile
+ * (one gatherer per process and model).
+ */
+export function insertTogether(
+  Trade: Models['Trade'],
+  insertTrades: InsertTrades,
+  trade: NewTrade,
+): Promise<void> {
+  let inserts = insertsByModel.get(Trade);
+  if (!inserts) insertsByModel.set(Trade, (inserts = new TradeInserts(insertTrades)));
   return inserts.record(trade);
 }

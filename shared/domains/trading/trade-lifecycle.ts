@@ -7,7 +7,8 @@ import { afterWrite } from '../../infra/faults.js';
 import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
 import type { Models } from '../models.js';
 import type { Refusal } from '../refusal.js';
-import { FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
+import { insertTogether, type NewTrade } from './trade-inserts.js';
+import { FINAL_TRADE_STATUSES, type SettlementState, type TradeRecord } from './trade.model.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
@@ -17,17 +18,31 @@ export type TradeLifecycleDeps = Pick<InfraDeps, 'env' | 'redis' | 'queues' | 'i
 };
 
 /**
- * Every status change of a trade record, in one place. The API creates a trade `pending`; a worker
- * claims it (`executing`) and finishes it `filled` or `rejected`; a trade no worker took is stopped
- * (`failed`); the reconcile job resumes a lost `executing` one. Each write carries its guard in the
- * filter (the status it leaves, the resume count it read), so a replayed or concurrent step
- * changes nothing: crash and stress tests rely on exactly these guards.
+ * Every write of a trade record, in one place. The API creates a trade `pending`; a worker claims it
+ * (`executing`) and finishes it `filled` or `rejected` (`open` while a venue order works); a trade no
+ * worker took is stopped (`failed`); the reconcile job resumes a lost `executing` one. On a real
+ * venue the order's progress is recorded on the trade (its signed order, matched size, the venue's
+ * word, the chain's settlement, which may still fail a `filled` trade). Each write carries its guard
+ * in the filter (the status it leaves, the size or count it read), so a replayed or concurrent step
+ * changes nothing: crash and stress tests rely on exactly these guards. Nothing else writes trades.
  */
 type TradeModels = Pick<Models, 'Trade'>;
 
 export type TradeFill = NonNullable<TradeRecord['fill']>;
 /** `open`: a venue order still working (resting, delayed): the order sync finishes it later. */
 export type TradeOutcome = { refusal: Refusal } | { fill: TradeFill; open?: boolean };
+
+/**
+ * A new trade, `pending` until a worker claims it; the insert is shared with the trades recorded
+ * meanwhile (trade-inserts.ts). An id already recorded is refused (the database's duplicate key).
+ */
+export function recordPendingTrade(models: TradeModels, trade: Omit<NewTrade, 'status'>): Promise<void> {
+  return insertTogether(
+    models.Trade,
+    (trades) => models.Trade.insertMany(trades, { ordered: false, throwOnValidationError: true }),
+    { ...trade, status: 'pending' },
+  );
+}
 
 /** `pending` → `executing`: the claimed trade, or null when it was not pending (taken, finished or stopped). */
 export async function claimTrade(
@@ -301,4 +316,166 @@ export async function settleAdmission(deps: TradeLifecycleDeps, tradeId: string)
   if (!release) return;
   await releaseTrade(deps, release.admission, release.target, release.failedAt);
   await deps.models.Trade.updateOne({ _id: tradeId }, { $set: { admissionSettled: true } });
+}
+
+/**
+ * The order a service-signed trade sends, recorded before it is sent, once: true when this call
+ * recorded it, false when an earlier run had (its order is the one to send).
+ */
+export async function recordSignedOrder(
+  models: TradeModels,
+  tradeId: string,
+  order: { orderId: string; signed: unknown },
+): Promise<boolean> {
+  const recorded = await models.Trade.updateOne(
+    { _id: tradeId, status: 'executing', 'venueOrder.orderId': null },
+    { $set: { 'venueOrder.orderId': order.orderId, 'venueOrder.signed': order.signed } },
+  );
+  afterWrite(recorded.modifiedCount > 0);
+  return recorded.modifiedCount > 0;
+}
+
+/** The id the venue gave the trade's order, recorded once (a repeat keeps the first). */
+export async function recordVenueOrderId(models: TradeModels, tradeId: string, orderId: string) {
+  await models.Trade.updateOne(
+    { _id: tradeId, 'venueOrder.orderId': null },
+    { $set: { 'venueOrder.orderId': orderId } },
+  );
+}
+
+/**
+ * The order's matches booked up to a new cumulative size, guarded by the size booked before (a
+ * concurrent or repeated booking of the same size changes nothing).
+ */
+export async function recordMatchedSize(
+  models: TradeModels,
+  tradeId: string,
+  bookedBefore: number,
+  matched: { sharesMicro: number; amountMicro: number; settlement: SettlementState | null },
+) {
+  await models.Trade.updateOne(
+    { _id: tradeId, 'venueOrder.matchedSharesMicro': bookedBefore },
+    {
+      $set: {
+        'venueOrder.matchedSharesMicro': matched.sharesMicro,
+        'venueOrder.matchedAmountMicro': matched.amountMicro,
+        ...(matched.settlement ? { 'venueOrder.settlement': matched.settlement } : {}),
+      },
+    },
+  );
+}
+
+/** The venue's last word on the trade's order (live, matched, canceled, …) and when it was asked. */
+export async function recordVenueOrderStatus(
+  models: TradeModels,
+  tradeId: string,
+  status: string,
+  now: Date,
+) {
+  await models.Trade.updateOne(
+    { _id: tradeId },
+    { $set: { 'venueOrder.status': status, 'venueOrder.syncedAt': now } },
+  );
+}
+
+/** Filled trades whose matches the chain has not settled yet: the guard of every settlement write. */
+export const AWAITING_SETTLEMENT = { status: 'filled' as const, 'venueOrder.settlement': 'pending' as const };
+
+const awaitingSettlement = (tradeId: string) => ({ _id: tradeId, ...AWAITING_SETTLEMENT });
+
+/** A look at a match the chain has not settled yet; `nextLookAt`: an overdue one's next look. */
+export async function noteSettlementLook(models: TradeModels, tradeId: string, now: Date, nextLookAt?: Date) {
+  await models.Trade.updateOne(awaitingSettlement(tradeId), {
+    $set: {
+      'venueOrder.syncedAt': now,
+      ...(nextLookAt ? { 'venueOrder.settlementNextLookAt': nextLookAt } : {}),
+    },
+  });
+}
+
+/**
+ * The unsettled match flagged overdue (with its next look), once: true only for the call that
+ * flagged it, so that one alone tells the operator.
+ */
+export async function flagSettlementOverdue(
+  models: TradeModels,
+  tradeId: string,
+  now: Date,
+  nextLookAt: Date,
+): Promise<boolean> {
+  const flagged = await models.Trade.updateOne(
+    { ...awaitingSettlement(tradeId), 'venueOrder.settlementOverdueAt': null },
+    {
+      $set: {
+        'venueOrder.syncedAt': now,
+        'venueOrder.settlementNextLookAt': nextLookAt,
+        'venueOrder.settlementOverdueAt': now,
+      },
+    },
+  );
+  return flagged.modifiedCount > 0;
+}
+
+/** The chain settled every match: the trade's answer becomes `filled`. */
+export async function confirmSettlement(models: TradeModels, tradeId: string, now: Date) {
+  await models.Trade.updateOne(awaitingSettlement(tradeId), {
+    $set: {
+      'venueOrder.settlement': 'confirmed',
+      'venueOrder.syncedAt': now,
+      'result.fill_status': 'filled',
+    },
+  });
+}
+
+/**
+ * `filled` → `failed`: the chain reverted every match, nothing traded (`result`: the failure the
+ * trade answers from now on). True when this call marked it.
+ */
+export async function failSettlement(
+  models: TradeModels,
+  tradeId: string,
+  failure: { errorCode: string; reason: string; result: TradeResult; now: Date },
+): Promise<boolean> {
+  const marked = await models.Trade.updateOne(awaitingSettlement(tradeId), {
+    $set: {
+      status: 'failed',
+      'venueOrder.settlement': 'failed',
+      'venueOrder.syncedAt': failure.now,
+      errorCode: failure.errorCode,
+      failureCategory: 'venue',
+      failureReason: failure.reason,
+      fill: null,
+      result: failure.result,
+    },
+  });
+  return marked.modifiedCount > 0;
+}
+
+/**
+ * The chain reverted part of the matches: the trade stays `filled` with what it kept (its fill and
+ * answer, when it has them, cut to `kept`), settled, the failure's reason noted.
+ */
+export async function confirmSettlementInPart(
+  models: TradeModels,
+  t: Pick<TradeRecord, '_id' | 'action' | 'fill' | 'result'>,
+  part: { kept: { sharesMicro: number; amountMicro: number }; reason: string; now: Date },
+) {
+  const result = t.result as TradeResult | null;
+  const { kept } = part;
+  await models.Trade.updateOne(awaitingSettlement(t._id), {
+    $set: {
+      'venueOrder.settlement': 'confirmed',
+      'venueOrder.syncedAt': part.now,
+      failureReason: part.reason,
+      ...(t.fill ? { 'fill.sharesMicro': kept.sharesMicro, 'fill.amountMicro': kept.amountMicro } : {}),
+      ...(result
+        ? {
+            'result.fill_status': 'filled',
+            [t.action === 'buy' ? 'result.shares_bought' : 'result.shares_sold']: kept.sharesMicro / 1e6,
+            'result.cost': kept.amountMicro / 1e6,
+            'result.warnings': [...(result.warnings ?? []), part.reason],
+          }
+        : {}),
+    },
+  });
 }

@@ -4,7 +4,7 @@ import { heldElsewhere, holderOfTrade } from '../positions/holder.js';
 import { positionId } from '../positions/position.model.js';
 import { accept } from '../refusal.js';
 import type { OrderState, TradeExecutionContext } from './venue-trading.js';
-import type { TradeFill } from './trade-lifecycle.js';
+import { recordMatchedSize, recordVenueOrderStatus, type TradeFill } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import { shapeOf, venueOrderResult, type VenueOrderOutcome } from './trade-result.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -95,16 +95,11 @@ export async function bookMatches(
   );
   // A match on a venue that settles later is followed until the chain's final word (venue-settlement.ts).
   const settlement = settlesLater(ctx, t) ? ('pending' as const) : (vo.settlement ?? null);
-  await ctx.models.Trade.updateOne(
-    { _id: t._id, 'venueOrder.matchedSharesMicro': vo.matchedSharesMicro },
-    {
-      $set: {
-        'venueOrder.matchedSharesMicro': state.sharesMicro,
-        'venueOrder.matchedAmountMicro': state.amountMicro,
-        ...(settlement ? { 'venueOrder.settlement': settlement } : {}),
-      },
-    },
-  );
+  await recordMatchedSize(ctx.models, t._id, vo.matchedSharesMicro, {
+    sharesMicro: state.sharesMicro,
+    amountMicro: state.amountMicro,
+    settlement,
+  });
   return {
     ...t,
     venueOrder: {
@@ -139,10 +134,7 @@ export async function recordOrderState(
 ): Promise<TradeRecord> {
   const t = await bookMatches(ctx, trade, state);
   const status = state.working === 'done' ? (state.canceled ? 'canceled' : 'matched') : state.working;
-  await ctx.models.Trade.updateOne(
-    { _id: t._id },
-    { $set: { 'venueOrder.status': status, 'venueOrder.syncedAt': ctx.now() } },
-  );
+  await recordVenueOrderStatus(ctx.models, t._id, status, ctx.now());
   return t;
 }
 

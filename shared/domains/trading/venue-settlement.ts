@@ -15,7 +15,15 @@ import { accept, type Refusal } from '../refusal.js';
 import { emitTradeFailed } from '../webhooks/events.js';
 import { tradeContext } from './context.js';
 import { positionTarget } from './venue-order-state.js';
-import { settleAdmission } from './trade-lifecycle.js';
+import {
+  AWAITING_SETTLEMENT,
+  confirmSettlement,
+  confirmSettlementInPart,
+  failSettlement,
+  flagSettlementOverdue,
+  noteSettlementLook,
+  settleAdmission,
+} from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -66,7 +74,7 @@ const bookedAt = (t: Pick<TradeRecord, 'finishedAt' | 'executedAt' | 'createdAt'
   t.finishedAt ?? t.executedAt ?? t.createdAt;
 
 /** The filter of filled trades whose matches the chain has not settled yet. */
-const UNSETTLED = { status: 'filled' as const, 'venueOrder.settlement': 'pending' as const };
+const UNSETTLED = AWAITING_SETTLEMENT;
 
 /** Every filled trade whose matches the chain has not settled yet, asked once of its venue (overdue ones when due). */
 export async function followSettlements(deps: VenueTradingDeps): Promise<SettlementCounts> {
@@ -167,21 +175,13 @@ export async function overdueSettlements(
 async function stillUnsettled(deps: VenueTradingDeps, ctx: TradeExecutionContext, t: TradeRecord) {
   const now = ctx.now();
   const ageMs = now.getTime() - bookedAt(t).getTime();
-  const pendingFilter = stillPending(t._id);
   if (ageMs < deps.env.SETTLEMENT_OVERDUE_MINUTES * 60_000) {
-    await ctx.models.Trade.updateOne(pendingFilter, { $set: { 'venueOrder.syncedAt': now } });
+    await noteSettlementLook(ctx.models, t._id, now);
     return;
   }
-  const next = {
-    'venueOrder.syncedAt': now,
-    'venueOrder.settlementNextLookAt': new Date(now.getTime() + overdueLookDelayMs(ageMs)),
-  };
-  // Flagged once (the guard on the flag): only the run that sets it tells the operator.
-  const flagged = await ctx.models.Trade.updateOne(
-    { ...pendingFilter, 'venueOrder.settlementOverdueAt': null },
-    { $set: { ...next, 'venueOrder.settlementOverdueAt': now } },
-  );
-  if (flagged.modifiedCount > 0) {
+  const nextLookAt = new Date(now.getTime() + overdueLookDelayMs(ageMs));
+  // Flagged once: only the run that sets it tells the operator.
+  if (await flagSettlementOverdue(ctx.models, t._id, now, nextLookAt)) {
     ctx.log.error(
       {
         tradeId: t._id,
@@ -194,7 +194,7 @@ async function stillUnsettled(deps: VenueTradingDeps, ctx: TradeExecutionContext
     );
     return;
   }
-  await ctx.models.Trade.updateOne(pendingFilter, { $set: next });
+  await noteSettlementLook(ctx.models, t._id, now, nextLookAt);
 }
 
 /**
@@ -208,31 +208,17 @@ export async function followSettlement(
 ): Promise<Settlement['state'] | null> {
   const settlement = await ctx.venues.get(t.venue).settlement?.(ctx, t);
   if (!settlement) return null;
-  const pendingFilter = stillPending(t._id);
   if (settlement.state === 'pending') {
     await stillUnsettled(deps, ctx, t);
     return 'pending';
   }
   if (settlement.state === 'confirmed') {
-    await ctx.models.Trade.updateOne(pendingFilter, {
-      $set: {
-        'venueOrder.settlement': 'confirmed',
-        'venueOrder.syncedAt': ctx.now(),
-        'result.fill_status': 'filled',
-      },
-    });
+    await confirmSettlement(ctx.models, t._id, ctx.now());
     return 'confirmed';
   }
   await rollBackFailedMatch(deps, ctx, t, settlement);
   return 'failed';
 }
-
-/** The guard of every write that records the chain's word: the trade still waits for it. */
-const stillPending = (tradeId: string) => ({
-  _id: tradeId,
-  status: 'filled' as const,
-  'venueOrder.settlement': 'pending' as const,
-});
 
 type FailedSettlement = Extract<Settlement, { state: 'failed' }>;
 
@@ -261,22 +247,14 @@ async function rollBackFailedMatch(
     reason: failed.reason,
     failedAt,
   });
-  const pendingFilter = stillPending(t._id);
   if (whole) {
-    const marked = await ctx.models.Trade.updateOne(pendingFilter, {
-      $set: {
-        status: 'failed',
-        'venueOrder.settlement': 'failed',
-        'venueOrder.syncedAt': failedAt,
-        errorCode: SETTLEMENT_FAILED,
-        failureCategory: 'venue',
-        failureReason: failed.reason,
-        // Nothing traded: the chain reverted the match.
-        fill: null,
-        result: await failedAnswer(ctx, t, failed.reason),
-      },
+    const marked = await failSettlement(ctx.models, t._id, {
+      errorCode: SETTLEMENT_FAILED,
+      reason: failed.reason,
+      result: await failedAnswer(ctx, t, failed.reason),
+      now: failedAt,
     });
-    if (marked.modifiedCount > 0 && reversed.clamped)
+    if (marked && reversed.clamped)
       ctx.log.error(
         { tradeId: t._id, positionId: positionTarget(t).positionId },
         'a failed match rolled back only part of its shares: the position no longer held them',
@@ -286,24 +264,13 @@ async function rollBackFailedMatch(
     await settleAdmission(deps, t._id);
     return;
   }
-  const result = t.result as TradeResult | null;
-  const keptShares = (fill?.sharesMicro ?? matched) - failedShares;
-  const keptAmount = (fill?.amountMicro ?? 0) - failedAmountMicro;
-  await ctx.models.Trade.updateOne(pendingFilter, {
-    $set: {
-      'venueOrder.settlement': 'confirmed',
-      'venueOrder.syncedAt': failedAt,
-      failureReason: failed.reason,
-      ...(fill ? { 'fill.sharesMicro': keptShares, 'fill.amountMicro': keptAmount } : {}),
-      ...(result
-        ? {
-            'result.fill_status': 'filled',
-            [t.action === 'buy' ? 'result.shares_bought' : 'result.shares_sold']: keptShares / 1e6,
-            'result.cost': keptAmount / 1e6,
-            'result.warnings': [...(result.warnings ?? []), failed.reason],
-          }
-        : {}),
+  await confirmSettlementInPart(ctx.models, t, {
+    kept: {
+      sharesMicro: (fill?.sharesMicro ?? matched) - failedShares,
+      amountMicro: (fill?.amountMicro ?? 0) - failedAmountMicro,
     },
+    reason: failed.reason,
+    now: failedAt,
   });
 }
 

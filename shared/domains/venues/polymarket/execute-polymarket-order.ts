@@ -5,7 +5,7 @@ import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { MarketRecord } from '../../markets/market.model.js';
 import type { Refusal } from '../../refusal.js';
 import type { OrderState, TradeExecutionContext } from '../../trading/venue-trading.js';
-import { finishTrade } from '../../trading/trade-lifecycle.js';
+import { finishTrade, recordSignedOrder } from '../../trading/trade-lifecycle.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
 import { refusedResult, shapeOf } from '../../trading/trade-result.js';
 import type { TradeResult } from '../../trading/trade.schemas.js';
@@ -111,12 +111,7 @@ async function managedOrder(ctx: TradeExecutionContext, t: TradeRecord): Promise
   };
   const signed = await signOrder(signer, order, vo.negRisk);
   const orderId = orderHash(order, vo.negRisk);
-  const recorded = await ctx.models.Trade.updateOne(
-    { _id: t._id, status: 'executing', 'venueOrder.orderId': null },
-    { $set: { 'venueOrder.orderId': orderId, 'venueOrder.signed': signed } },
-  );
-  afterWrite(recorded.modifiedCount > 0);
-  if (recorded.modifiedCount > 0) return signed;
+  if (await recordSignedOrder(ctx.models, t._id, { orderId, signed })) return signed;
   // An earlier run signed one first: that is the order, whatever this run made.
   const stored = await ctx.models.Trade.findById(t._id, { venueOrder: 1 }).lean();
   return stored!.venueOrder!.signed as SignedV2Order;
