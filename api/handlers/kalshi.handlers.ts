@@ -1,5 +1,4 @@
-import { verifySolanaWallet } from '../../shared/domains/limits/solana-wallet-setting.js';
-import { solanaWalletChallenge } from '../../shared/domains/wallets/solana-wallet.js';
+import { solanaWallets } from '../../shared/composition/solana-wallets.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
 import type { kalshiEndpoints } from '../endpoints/kalshi.endpoints.js';
 import { actorOf, ownerOf } from './limits.handlers.js';
@@ -14,9 +13,9 @@ export const kalshiHandlers: HandlersFor<typeof kalshiEndpoints> = {
   kalshiSubmit: async ({ deps, agent, body }) =>
     deps.trading.clientSigned('kalshi').submitSigned(deps, agent, body),
   solanaWalletChallenge: async (input) =>
-    solanaWalletChallenge(input.deps, await ownerOf(input), input.query.address),
+    solanaWallets.challenge(input.deps, await ownerOf(input), input.query.address),
   solanaWalletVerify: async (input) =>
-    verifySolanaWallet(input.deps, await ownerOf(input), actorOf(input), input.body),
+    solanaWallets.verify(input.deps, await ownerOf(input), actorOf(input), input.body),
   proofStatus: async ({ deps, query }) =>
     deps.trading.clientSigned('kalshi').signerStatus(deps, query.wallet),
 };

@@ -5,6 +5,7 @@ import type { PolygonRpc } from '../domains/venues/polymarket/onchain/polygon-rp
 import type { Relayer } from '../domains/venues/polymarket/onchain/deposit-wallet/relayer.js';
 import type { Models } from '../domains/models.js';
 import type { ResolveHost } from '../domains/webhooks/url-guard.js';
+import type { WalletRegistrations } from '../domains/venues/venue-wallets.js';
 import type { VenueModels } from './venue-models.js';
 import type { AgentKeyCache } from '../domains/agents/agent-key-cache.js';
 import type { TierCache } from '../domains/users/tier-cache.js';
@@ -44,6 +45,8 @@ export interface Deps extends InfraDeps {
   /** The candle source (Binance public klines): read by the candle recorder only. */
   candles: BinanceKlines;
   caches: LocalCaches;
+  /** The venues' check of a wallet an account registers in its settings (Kalshi's ownership proofs). */
+  walletRegistrations: WalletRegistrations;
   /** Name resolution for the SSRF guard of outbound URLs (webhooks); the system resolver when unset. */
   resolveHost?: ResolveHost;
 }

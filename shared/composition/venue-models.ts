@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { kalshiQuoteModel } from '../domains/venues/kalshi/kalshi-quote.model.js';
+import { solanaWalletProofModel } from '../domains/venues/kalshi/solana-wallet-proof.model.js';
 import { walletApprovalModel } from '../domains/venues/polymarket/onchain/wallet-approval.model.js';
 
 /**
@@ -8,6 +9,10 @@ import { walletApprovalModel } from '../domains/venues/polymarket/onchain/wallet
  * of its own: the `Deps` type names these models, and must not pull in the venues' code with them.
  */
 export function createVenueModels(conn: Connection) {
-  return { KalshiQuote: kalshiQuoteModel(conn), WalletApproval: walletApprovalModel(conn) };
+  return {
+    KalshiQuote: kalshiQuoteModel(conn),
+    SolanaWalletProof: solanaWalletProofModel(conn),
+    WalletApproval: walletApprovalModel(conn),
+  };
 }
 export type VenueModels = ReturnType<typeof createVenueModels>;

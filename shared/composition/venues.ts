@@ -86,7 +86,7 @@ export function createTradingVenues(
       ...polymarketVenueTradingOn({ polygon, redis, WalletApproval: models.WalletApproval }),
       walletCash: polymarketWalletCash(polygon),
     },
-    kalshiVenueTrading(models.KalshiQuote),
+    kalshiVenueTrading(models.KalshiQuote, models.SolanaWalletProof),
     ...extraVenues.map((v) => v.trading),
   ]);
 }

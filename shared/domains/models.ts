@@ -23,7 +23,6 @@ import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
 import { venueStandingModel } from './system/venue-standing.model.js';
 import { venueTallyModel } from './system/venue-tally.model.js';
 import { scheduleRunModel } from './system/schedule-run.model.js';
-import { solanaWalletProofModel } from './wallets/solana-wallet-proof.model.js';
 import { webhookModel } from './webhooks/webhook.model.js';
 import { priceAlertModel } from './alerts/price-alert.model.js';
 import { positionMonitorModel } from './monitors/position-monitor.model.js';
@@ -70,7 +69,6 @@ export function createModels(conn: Connection) {
     VenueStanding: venueStandingModel(conn),
     VenueTally: venueTallyModel(conn),
     ScheduleRun: scheduleRunModel(conn),
-    SolanaWalletProof: solanaWalletProofModel(conn),
     Webhook: webhookModel(conn),
     PriceAlert: priceAlertModel(conn),
     PositionMonitor: positionMonitorModel(conn),

@@ -7,7 +7,7 @@ import { isDuplicateKey } from '../refusal.js';
 import type { Models } from '../models.js';
 import { hasLegacyWallet, walletFieldsOf } from '../wallets/wallet-view.js';
 import { readWallet } from '../wallets/wallet-store.js';
-import { refuseWalletProvenByAnother } from '../wallets/solana-wallet-guard.js';
+import type { WalletRegistrations } from '../venues/venue-wallets.js';
 import { fromMicro, toMicro } from '../money.js';
 import { dailyUsage, nextUtcMidnight } from './counters.js';
 import type { TradingSettingsUpdate } from './settings.schemas.js';
@@ -25,6 +25,9 @@ export type TradingSettingsDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidatio
   models: Models;
   caches: SettingsCache;
 };
+
+/** What an update uses besides: the venues' check of a wallet it registers. */
+export type UpdateSettingsDeps = TradingSettingsDeps & { walletRegistrations: WalletRegistrations };
 
 const SETTING_KEYS = Object.keys(DEFAULT_TRADING_SETTINGS) as (keyof TradingSettings)[];
 
@@ -339,13 +342,13 @@ function bridgeChange(deps: TradingSettingsDeps, owner: SettingsOwner, input: Tr
  * settings. A `clawdbot_webhook_url` in `input` must already be checked (checkedBridgeUrl).
  */
 export async function updateSettings(
-  deps: TradingSettingsDeps,
+  deps: UpdateSettingsDeps,
   owner: SettingsOwner,
   input: TradingSettingsUpdate,
   actor: SettingsActor,
 ) {
   const wallet = solanaWalletIn(input);
-  if (wallet) await refuseWalletProvenByAnother(deps.models, owner.key, wallet);
+  if (wallet) await deps.walletRegistrations.check(owner.key, wallet);
   const bridge = bridgeChange(deps, owner, input);
   await writeDecided(deps, owner, (current) => changesFor(deps, owner, input, actor, current, bridge.set));
   await deps.invalidation.publish('settings', owner.key);

@@ -24,8 +24,9 @@ import {
 } from '../dflow/solana-transaction.js';
 import { isServiceMarketId } from '../external-ids.js';
 import { venueUnavailable } from '../venue-unavailable.js';
-import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletAddress } from '../../wallets/solana-wallet.js';
-import { solanaWalletOf } from '../../limits/solana-wallet-setting.js';
+import { PROVE_OWNERSHIP_HINT, proofVerifyUrl, solanaWalletAddress } from './solana-wallet.js';
+import { solanaWalletOf } from './solana-wallet-setting.js';
+import type { SolanaWalletProofModels } from './solana-wallet-proof.model.js';
 import type { KalshiQuoteModel, KalshiQuoteRecord } from './kalshi-quote.model.js';
 import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
@@ -206,6 +207,9 @@ function kalshiTicker(
 }
 
 // Read, not cached: whether the market still trades or now redeems (resolved) decides the order.
+/** The quote and the signed submit read the registered wallet's proof (the venue's own model). */
+type SignedTradeDeps = VenueTradingDeps & { models: SolanaWalletProofModels };
+
 const loadMarket = (deps: VenueTradingDeps, id: string) =>
   isServiceMarketId(id) ? deps.models.Market.findById(id).lean() : Promise.resolve(null);
 
@@ -301,7 +305,7 @@ const quoteRefusal = (r: Refusal, extra: Partial<KalshiQuoteResult> = {}): Kalsh
  * DFlow for the order with the wallet as signer and keeps the quote (quote_id) for the submit.
  */
 export async function quoteKalshiTrade(
-  deps: VenueTradingDeps,
+  deps: SignedTradeDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiQuoteRequest,
@@ -467,7 +471,7 @@ async function replay(
  * account's safeguards admit it, and the `trades` queue relays and follows it.
  */
 export async function submitKalshiTrade(
-  deps: VenueTradingDeps,
+  deps: SignedTradeDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiSubmitRequest,
@@ -478,7 +482,7 @@ export async function submitKalshiTrade(
 }
 
 async function submitOnce(
-  deps: VenueTradingDeps,
+  deps: SignedTradeDeps,
   quotes: KalshiQuoteModel,
   agent: AgentRecord,
   req: KalshiSubmitRequest,

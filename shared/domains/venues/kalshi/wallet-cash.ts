@@ -1,5 +1,5 @@
 import type { VenueWalletCash } from '../../trading/venue-trading.js';
-import { solanaWalletOf } from '../../limits/solana-wallet-setting.js';
+import { registeredSolanaWallet } from './solana-wallet-setting.js';
 import { dflowTrading } from '../dflow/dflow-trading.js';
 
 /**
@@ -8,7 +8,7 @@ import { dflowTrading } from '../dflow/dflow-trading.js';
  * wallet's own USDC token accounts (kalshi.md §3.4), so the chain is where its cash is.
  */
 export const kalshiWalletCash: VenueWalletCash = {
-  wallet: async (deps, owner) => (await solanaWalletOf(deps, owner))?.address ?? null,
+  wallet: registeredSolanaWallet,
   read: async (deps, address) => ({
     cashMicro: Number(await dflowTrading(deps).usdcBalance(address)),
     allowancesSet: null,

@@ -1,6 +1,6 @@
-import { AppError } from '../../infra/errors.js';
-import type { Models } from '../models.js';
-import { solanaProofId } from './solana-wallet-proof.model.js';
+import { AppError } from '../../../infra/errors.js';
+import type { WalletRegistrations } from '../venue-wallets.js';
+import { solanaProofId, type SolanaWalletProofModel } from './solana-wallet-proof.model.js';
 
 /**
  * Registering a Solana wallet without proof (PATCH settings `bot_solana_wallet`, as the official
@@ -9,11 +9,10 @@ import { solanaProofId } from './solana-wallet-proof.model.js';
  * An owner that proved the wallet itself may always register it: one key can serve several accounts.
  */
 export async function refuseWalletProvenByAnother(
-  models: Pick<Models, 'SolanaWalletProof'>,
+  SolanaWalletProof: SolanaWalletProofModel,
   ownerKey: string,
   address: string,
 ): Promise<void> {
-  const { SolanaWalletProof } = models;
   if (!(await SolanaWalletProof.exists({ address, ownerKey: { $ne: ownerKey } }))) return;
   if (await SolanaWalletProof.exists({ _id: solanaProofId(ownerKey, address) })) return;
   throw new AppError(
@@ -23,3 +22,8 @@ export async function refuseWalletProvenByAnother(
     `If the wallet is yours, prove it: GET /api/sdk/wallet/solana/challenge?address=${address}, sign its message with the wallet key and POST /api/sdk/wallet/solana/verify {address, signature, nonce}; otherwise register a wallet you hold.`,
   );
 }
+
+/** The check of a wallet registered in the trading settings, against the proofs in `proofs`. */
+export const solanaWalletRegistrations = (proofs: SolanaWalletProofModel): WalletRegistrations => ({
+  check: (ownerKey, address) => refuseWalletProvenByAnother(proofs, ownerKey, address),
+});

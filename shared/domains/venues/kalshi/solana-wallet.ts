@@ -1,11 +1,11 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
+import type { InfraDeps } from '../../../infra/infra-deps.js';
+import type { Models } from '../../models.js';
 import { PublicKey } from '@solana/web3.js';
-import { publicBaseUrl } from '../../infra/config/env.js';
-import { invalidField } from '../../infra/errors.js';
-import type { SettingsOwner } from '../users/settings-owner.js';
-import { fromBase58 } from '../../util/base58.js';
-import { issueChallenge } from './wallet-challenge.js';
+import { publicBaseUrl } from '../../../infra/config/env.js';
+import { invalidField } from '../../../infra/errors.js';
+import type { SettingsOwner } from '../../users/settings-owner.js';
+import { fromBase58 } from '../../../util/base58.js';
+import { issueChallenge } from '../../wallets/wallet-challenge.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type SolanaWalletDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & { models: Models };

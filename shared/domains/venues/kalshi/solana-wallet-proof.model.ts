@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SchemaRecord } from '../schema-record.js';
+import type { SchemaRecord } from '../../schema-record.js';
 
 /**
  * A Solana wallet whose ownership a settings owner proved by signing the service's challenge
@@ -20,6 +20,11 @@ solanaWalletProofSchema.index({ address: 1 });
 
 export type SolanaWalletProofRecord = SchemaRecord<typeof solanaWalletProofSchema>;
 export type SolanaWalletProofModel = Model<SolanaWalletProofRecord>;
+
+/** The proofs' model, for the modules that take it beside the domains' `Models`. */
+export interface SolanaWalletProofModels {
+  SolanaWalletProof: SolanaWalletProofModel;
+}
 
 export const solanaProofId = (ownerKey: string, address: string) => `${ownerKey}|${address}`;
 
