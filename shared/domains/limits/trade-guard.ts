@@ -25,6 +25,7 @@ import {
 } from './automaton-budget.js';
 import type { Admission } from '../trading/trade.model.js';
 import type { VenueId } from '../venues/venue-id.js';
+import { isPaperMoney } from '../venues/venue-conventions.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type TradeGuardDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
@@ -106,7 +107,7 @@ export function checkStanding(
   if (isPaused(settings)) return TRADING_PAUSED;
   const byAutomaton = automatonRefusal(automaton, t);
   if (byAutomaton) return byAutomaton;
-  if (t.venue === 'sim') return null;
+  if (isPaperMoney(t.venue)) return null;
   if (!realTradingEnabled(owner, settings))
     return {
       error: 'Real trading is turned off in settings (sdk_real_trading_enabled is false).',
@@ -139,7 +140,7 @@ export async function admitTrade(
   if (t.action !== 'buy') return null;
   const { owner, settings } = guard;
   const now = deps.clock();
-  const real = t.venue !== 'sim';
+  const real = !isPaperMoney(t.venue);
   const maxTrades = maxTradesPerDay(deps, owner, settings);
   const cooldownMs = !real && owner.tier === 'free' ? deps.env.SIM_COOLDOWN_SECONDS * 1000 : 0;
   const verdict = await admitBuy(deps.redis, deps.env.QUEUE_PREFIX, {

@@ -7,10 +7,11 @@ import { normalizeVenue } from '../venues/venue-id.js';
 import type { TradeShape } from './trade-result.js';
 import type { PreparedTrade, TradeRequest, TradeResult } from './trade.schemas.js';
 import { prepareRealTrade } from './prepare-real-trade.js';
+import { requireClaimed } from './real-venue-trade.js';
 
 /**
  * `POST /api/sdk/trade`: normalises the venue and hands the trade to it (TradingVenues), which takes
- * the trade from there: on sim, quoted (dry run) or persisted as pending, handed to the `trades`
+ * the trade from there (a venue of real money only from a claimed agent: its `capabilities.money`): on sim, quoted (dry run) or persisted as pending, handed to the `trades`
  * queue and waited for until the deadline. Business refusals come back as `success: false` (HTTP 200).
  */
 export async function submitTrade(
@@ -47,5 +48,6 @@ export async function submitTrade(
       req.amount,
       `Split the buy into trades of at most ${fromMicro(max)} $SIM.`,
     );
+  if (trading.capabilities.money === 'real') requireClaimed({ deps, agent });
   return trading.submit({ deps, agent, req, shape, holdings, admitted });
 }

@@ -600,8 +600,7 @@ async function submitOnce(
  * a live trade is refused, since only the agent's wallet can sign it: quote, sign, submit.
  */
 export async function tradeKalshiVenue(trade: VenueTrade): Promise<TradeResult> {
-  const { deps, agent, req, shape, holdings } = trade;
-  requireClaimed({ deps, agent });
+  const { deps, req, shape, holdings } = trade;
   const market = await loadMarket(deps, req.market_id);
   const shown = market ?? ({ feeRateBps: 0, currentPrice: 0 } as MarketRecord);
   if (!req.dry_run) {

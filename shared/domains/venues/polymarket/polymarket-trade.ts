@@ -12,7 +12,6 @@ import { hasClobCredentials } from '../../wallets/clob-credentials.js';
 import { walletOf } from '../../wallets/managed-wallet.js';
 import { positionId } from '../../positions/position.model.js';
 import { otherWalletRefusal, walletNamed, withKnownHolder } from '../../trading/holding-wallet.js';
-import { requireClaimed } from '../../trading/real-venue-trade.js';
 import { recordAndRun } from '../../trading/record-and-run.js';
 import { bookQuoteResult, MARKET_NOT_FOUND, NO_MARKET, refusedResult } from '../../trading/trade-result.js';
 import type { VenueOrder } from '../../trading/trade.model.js';
@@ -55,7 +54,6 @@ function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tok
  */
 export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
   const { deps, agent, req, shape, holdings } = trade;
-  requireClaimed(trade);
   const { models } = deps;
   // The account's safeguards answer before anything about the market or the wallet (they take nothing).
   const guard = req.dry_run ? null : await loadGuard(deps, agent);
