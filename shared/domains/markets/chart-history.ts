@@ -1,6 +1,7 @@
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import { priceHistory } from './history.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 const px = (p: number) => Math.round(p * 1e6) / 1e6;
 
@@ -49,7 +50,7 @@ export async function marketChartHistory(
   // A grid point a whole interval before the market existed only repeats its opening price.
   const grid = history.points.filter((p) => Date.parse(p.timestamp) > created - stepMs);
   const anchors = events.filter((e) => e.kind === 'anchor' && e.anchorPrice !== undefined);
-  const imported = market?.importSource !== 'sim';
+  const imported = !isPoolVenue(market?.importSource);
   // Before the first re-anchoring in the window the venue price is the last one known before it, or
   // else the earliest one known; a market never re-anchored has the one its book last synced to.
   const venuePriceBefore =

@@ -4,7 +4,7 @@ import type { VenueRegistry } from '../venues/venue-registry.js';
 import { invalidField, notFound } from '../../infra/errors.js';
 import { VenueHttpError } from '../../infra/http/venue-http-error.js';
 import { venueKey } from './venue-key.js';
-import type { VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, POOL_VENUE, type VenueId } from '../venues/venue-id.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ExecutablePriceDeps = Pick<InfraDeps, 'clock'> & { models: Models; venues: VenueRegistry };
@@ -37,15 +37,15 @@ export async function executablePrice(deps: ExecutablePriceDeps, marketId: strin
   if (!market) throw notFound('Market', 'Use the service market_id (a UUID) from GET /api/sdk/markets.');
   const venue = q.venue ?? market.importSource;
   // A market trades on sim and on the venue it was imported from, nowhere else.
-  if (venue !== 'sim' && venue !== market.importSource)
+  if (!isPoolVenue(venue) && venue !== market.importSource)
     throw invalidField(
       'venue',
       `this market is not on ${venue}`,
       venue,
-      `Send venue=sim${market.importSource === 'sim' ? '' : ` or venue=${market.importSource}`}, or leave it out.`,
+      `Send venue=${POOL_VENUE}${isPoolVenue(market.importSource) ? '' : ` or venue=${market.importSource}`}, or leave it out.`,
       'query',
     );
-  const key = venue === 'sim' ? { externalId: market._id } : venueKey(market);
+  const key = isPoolVenue(venue) ? { externalId: market._id } : venueKey(market);
   const base = { market_id: market._id, venue, side: q.side, action: q.action, tick_size: market.tickSize };
   let quote;
   try {

@@ -2,6 +2,7 @@ import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
 import { marketView } from './market-view.js';
 import { escapeRegex } from '../../util/search-words.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 /** Fast-market windows and their length. A fast market carries the tags `fast` and `fast-<window>`. */
 export const FAST_WINDOWS = {
@@ -55,7 +56,7 @@ export async function listFastMarkets(
       $or: [{ question: { $regex: words.join('|'), $options: 'i' } }, { tags: symbol.toLowerCase() }],
     });
   }
-  if (q.venue && q.venue !== 'sim') and.push({ importSource: q.venue });
+  if (q.venue && !isPoolVenue(q.venue)) and.push({ importSource: q.venue });
   const rows = await models.Market.find({ $and: and }).sort({ resolvesAt: 1, _id: 1 }).limit(1000).lean();
   const markets = rows
     .map((m) => {

@@ -3,7 +3,7 @@ import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
 import { MARKET_INCLUDES, MARKET_WINDOW, type MarketListQuery } from './market-query.schemas.js';
 import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
-import { normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
 import { queryWords, wordsFilter } from '../../util/search-words.js';
 import { marketView, type MarketView } from './market-view.js';
@@ -90,7 +90,7 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
   const status = q.status ?? (q.ids ? 'all' : 'active');
   const and: Record<string, unknown>[] = [];
   if (status !== 'all') and.push({ status });
-  if (venue === 'sim') and.push({ simTradeable: true });
+  if (isPoolVenue(venue)) and.push({ simTradeable: true });
   else if (venue) and.push({ importSource: venue });
   if (!q.include_analytics_only) and.push({ analyticsOnly: false });
   // Each word in the question or a tag; the other clauses (status, venue) narrow by index first.

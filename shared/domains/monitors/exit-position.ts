@@ -13,6 +13,7 @@ import { positionId } from '../positions/position.model.js';
 import { walletOf } from '../wallets/managed-wallet.js';
 import type { PositionMonitorRecord } from './position-monitor.model.js';
 import { raiseRiskAlert, withdrawRiskAlert } from './risk-alerts.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 /** The `source` of the sells monitors place: visible in GET /api/sdk/trades and the webhooks. */
 export const RISK_MONITOR_SOURCE = 'risk-monitor';
@@ -33,7 +34,7 @@ export const exitKey = (m: Pick<PositionMonitorRecord, '_id' | 'generation'>) =>
  * account's wallet, as before holders were recorded.
  */
 async function sellsItself(deps: VenueTradingDeps, m: PositionMonitorRecord, agent: AgentRecord | null) {
-  if (m.venue === 'sim') return true;
+  if (isPoolVenue(m.venue)) return true;
   if (!deps.trading.get(m.venue).capabilities.serviceSignsOrders || !agent) return false;
   const [position, own, account] = await Promise.all([
     deps.models.Position.findById(positionId(m.agentId, m.marketId, m.venue)).lean(),
@@ -98,7 +99,7 @@ async function sell(
       shares: fromMicro(m.exitSharesMicro ?? 0),
       venue: m.venue,
       // A real-venue exit takes what the book gives now rather than resting.
-      order_type: m.venue === 'sim' ? undefined : 'FAK',
+      order_type: isPoolVenue(m.venue) ? undefined : 'FAK',
       source: RISK_MONITOR_SOURCE,
       reasoning: `${label} monitor: the position's P&L reached ${Math.round((m.triggerPnlPct ?? 0) * 1000) / 10}% at price ${m.triggerPrice}.`,
       signal_data: { exit_reason: m.exitReason, trigger_price: m.triggerPrice, pnl_pct: m.triggerPnlPct },

@@ -1,6 +1,7 @@
 import type { MarketRecord } from '../markets/market.model.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import type { ExitReason, PositionMonitorRecord } from './position-monitor.model.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 type PricedMarket = Pick<MarketRecord, 'currentPrice' | 'status'> & { externalPriceYes?: number | null };
 type SideHolding = Pick<
@@ -13,7 +14,7 @@ type SideHolding = Pick<
  * (an agent cannot trip, or dodge, a real stop by moving the sim book), sim ones at the sim book.
  */
 export function monitoredPrice(m: PricedMarket, venue: string, side: 'yes' | 'no'): number {
-  const yes = venue !== 'sim' && m.externalPriceYes != null ? m.externalPriceYes : m.currentPrice;
+  const yes = !isPoolVenue(venue) && m.externalPriceYes != null ? m.externalPriceYes : m.currentPrice;
   return side === 'yes' ? yes : 1 - yes;
 }
 

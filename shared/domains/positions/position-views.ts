@@ -5,6 +5,8 @@ import type { PositionRecord } from './position.model.js';
 import { holderView } from './holder.js';
 import { isRedeemable, redeemableSide } from './redeemable.js';
 import { yesPayoutMicro } from '../markets/resolution.js';
+import { isPoolVenue } from '../venues/venue-id.js';
+import { venueMoney } from '../venues/venue-conventions.js';
 
 /**
  * Value of a position at the market's current YES price (resolved markets: what a YES share pays). With
@@ -44,7 +46,7 @@ export const venueMarkMicro = (
     externalPriceYes?: number | null;
     payoutYesMicro?: number | null;
   },
-) => markMicro(p, m, p.venue !== 'sim');
+) => markMicro(p, m, !isPoolVenue(p.venue));
 
 /** `active` while the market trades, `resolved` once it resolved, `settled`/`closed` after. */
 export function positionStatus(p: PositionRecord, m: Pick<MarketRecord, 'status'>): string {
@@ -64,7 +66,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     market_id: p.marketId,
     question: m.question,
     venue: p.venue,
-    currency: p.venue === 'sim' ? '$SIM' : 'USDC',
+    currency: venueMoney(p.venue).unit,
     shares_yes: fromMicro(p.sharesYesMicro),
     shares_no: fromMicro(p.sharesNoMicro),
     side:
@@ -89,7 +91,7 @@ export function positionView(p: PositionRecord, m: MarketRecord, balanceMicro: n
     resolved_at: m.resolvedAt ? m.resolvedAt.toISOString() : null,
     payout: fromMicro(p.payoutMicro),
     sources: p.sources,
-    sim_balance: p.venue === 'sim' ? fromMicro(balanceMicro) : null,
+    sim_balance: isPoolVenue(p.venue) ? fromMicro(balanceMicro) : null,
     redeemable,
     redeemable_side: redeemable ? redeemableSide(p, m) : null,
     ...conditionRefFields(m.venueRef),

@@ -1,6 +1,7 @@
 import type { MarketRecord } from '../markets/market.model.js';
 import { holdingPayoutMicro, sidePayoutMicro, yesPayoutMicro } from '../markets/resolution.js';
 import type { PositionRecord } from './position.model.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 type ResolvedMarket = Pick<MarketRecord, 'status' | 'outcome'> & { payoutYesMicro?: number | null };
 
@@ -26,7 +27,7 @@ export function isRedeemable(
   p: Pick<PositionRecord, 'venue' | 'status' | 'sharesYesMicro' | 'sharesNoMicro'>,
   m: ResolvedMarket,
 ): boolean {
-  return p.venue !== 'sim' && p.status !== 'settled' && redemptionPayoutMicro(p, m) > 0;
+  return !isPoolVenue(p.venue) && p.status !== 'settled' && redemptionPayoutMicro(p, m) > 0;
 }
 
 /**
