@@ -7,7 +7,7 @@ import { submitTrade } from '../trading/submit-trade.js';
 import { TradeRequestSchema, type TradeResult } from '../trading/trade.schemas.js';
 import type { VenueTradingDeps } from '../trading/venue-trading.js';
 import { agentWalletCash } from '../trading/wallet-cash.js';
-import { normalizeVenue, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, normalizeVenue, type VenueId } from '../venues/venue-id.js';
 import { planCopyTrades, type AgentHolding, type PlannedTrade } from './copy-plan.js';
 import { copyTargets } from './copy-targets.js';
 import {
@@ -29,7 +29,7 @@ const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** What the agent can spend on the venue: the paper balance on sim, the owner's wallet cash elsewhere. */
 async function balanceOn(deps: VenueTradingDeps, agent: AgentRecord, venue: VenueId): Promise<number> {
-  if (venue === 'sim') return fromMicro(agent.balanceMicro);
+  if (isPoolVenue(venue)) return fromMicro(agent.balanceMicro);
   return (await agentWalletCash(deps, agent, [venue])).get(venue)?.balance ?? 0;
 }
 
@@ -206,7 +206,7 @@ export async function executeCopytrading(
 ): Promise<CopytradingResult> {
   const { venue, warning } = normalizeVenue(body.venue)!;
   const source = deps.venues.withPublicWallets();
-  if (venue !== 'sim' && venue !== source.id)
+  if (!isPoolVenue(venue) && venue !== source.id)
     throw invalidField(
       'venue',
       `copies of ${source.id} wallets trade on "sim" or "${source.id}", not "${venue}"`,

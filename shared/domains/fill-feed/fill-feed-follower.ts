@@ -4,7 +4,7 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import { RedisLease } from '../../infra/redis-lease.js';
 import type { FillFeedSource } from '../venues/fill-feed-source.js';
 import type { ExternalVenueId } from '../venues/venue-id.js';
-import type { ExternalVenueAdapter, VenueRegistry } from '../venues/venue-registry.js';
+import { isExternalAdapter, type VenueRegistry } from '../venues/venue-registry.js';
 import { followVenue, type FollowVenueDeps } from './follow-venue.js';
 import { fillFeedMetrics, recordPoll, type FillFeedMetrics } from './fill-feed-metrics.js';
 
@@ -56,7 +56,7 @@ export class FillFeedFollower {
     this.metrics = fillFeedMetrics(deps.metrics.registry);
     this.feeds = deps.venues
       .all()
-      .filter((a): a is ExternalVenueAdapter => a.id !== 'sim')
+      .filter(isExternalAdapter)
       .flatMap((a) => (a.fillFeed ? [{ venue: a.id, source: a.fillFeed }] : []));
   }
 

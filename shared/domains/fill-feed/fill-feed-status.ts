@@ -1,6 +1,6 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
-import type { ExternalVenueAdapter, VenueRegistry } from '../venues/venue-registry.js';
+import { isExternalAdapter, type VenueRegistry } from '../venues/venue-registry.js';
 import { fillFeedLeaseKey } from './fill-feed-follower.js';
 
 export type FillFeedStatusDeps = Pick<InfraDeps, 'env' | 'clock' | 'redis' | 'mongo'> & {
@@ -23,7 +23,10 @@ export async function fillFeedStatus(deps: FillFeedStatusDeps) {
   const now = deps.clock();
   const since = new Date(now.getTime() - MINUTE_MS);
   // Only external venues publish fills: their ids are what the fills and cursors are keyed by.
-  const followed = deps.venues.all().filter((a): a is ExternalVenueAdapter => a.id !== 'sim' && !!a.fillFeed);
+  const followed = deps.venues
+    .all()
+    .filter(isExternalAdapter)
+    .filter((a) => !!a.fillFeed);
   const [cursors, holder, signalsPerMinute] = await Promise.all([
     deps.models.FillFeedCursor.find({ _id: { $in: followed.map((a) => a.id) } }).lean(),
     deps.redis.get(fillFeedLeaseKey(deps.env.QUEUE_PREFIX)),

@@ -11,7 +11,7 @@ import { normalizeExternalId } from '../venues/venue-conventions.js';
 import { secondsToUtcMidnight } from '../limits/daily-quota.js';
 import { agentOwner } from '../users/settings-owner.js';
 import type { ImportInputParse, ImportInputTarget } from '../venues/venue-adapter.js';
-import type { ExternalVenueId } from '../venues/venue-id.js';
+import { isExternalVenue, type ExternalVenueId } from '../venues/venue-id.js';
 import type {
   ImportRequest,
   KalshiEventImportRequest,
@@ -233,7 +233,7 @@ export async function submitAdapterImport(
   body: VenueImportRequest,
 ): Promise<ImportAnswer> {
   const venue = body.venue;
-  if (venue === 'sim')
+  if (!isExternalVenue(venue))
     throw invalidField(
       'venue',
       'sim markets are not imported',

@@ -6,7 +6,12 @@ import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from './trade.model.js';
 import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { fromMicro, toMicro } from '../money.js';
-import { BATCHABLE_EXTERNAL_VENUE_IDS, LEGACY_SIM_ALIASES, normalizeVenue } from '../venues/venue-id.js';
+import {
+  BATCHABLE_EXTERNAL_VENUE_IDS,
+  isPoolVenue,
+  LEGACY_SIM_ALIASES,
+  normalizeVenue,
+} from '../venues/venue-id.js';
 import { submitTrade } from './submit-trade.js';
 import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from './trade.schemas.js';
 
@@ -170,7 +175,7 @@ export async function submitBatchTrades(
 ): Promise<BatchTradeResult> {
   const started = performance.now();
   const { venue, warning } = normalizeVenue(body.venue)!;
-  if (body.atomic && venue !== 'sim')
+  if (body.atomic && !isPoolVenue(venue))
     throw invalidField(
       'atomic',
       `atomic batches are sim only: the wallet's USDC on ${venue} cannot be held for the whole batch`,

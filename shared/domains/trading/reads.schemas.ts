@@ -83,11 +83,16 @@ const SourceTotalsSchema = z.object({
   trade_count: z.number().meta({ description: 'Filled trades placed with this source.' }),
 });
 
-/** The one currency of the flat P&L fields (reads.ts moneyScope): $SIM and dollars are never added. */
-const PnlCurrencySchema = z.enum(['$SIM', 'USDC']).meta({
+/**
+ * The one currency of the flat P&L fields (reads.ts moneyScope): $SIM and dollars are never added.
+ * A string, not an enum: a play-money venue's positions are in its own unit (venue-conventions.ts).
+ */
+const PnlCurrencySchema = z.string().meta({
   description:
-    'The currency of the flat P&L totals: the asked venue’s; with `venue=all`, `USDC` (the real venues’ dollars, ' +
-    'pUSD and USDC 1:1) when you hold or held a position on a real venue, else `$SIM`.',
+    'The currency of the flat P&L totals: the asked venue’s (`$SIM` on sim, `USDC` on a real venue, a play-money ' +
+    'venue’s own unit); with `venue=all`, `USDC` (the real venues’ dollars, pUSD and USDC 1:1) when you hold or ' +
+    'held a position on a real venue, else `$SIM`.',
+  examples: ['$SIM', 'USDC'],
 });
 
 /** GET /api/sdk/positions (client-contract §6.1): the rows are open-ended, the totals in one currency. */

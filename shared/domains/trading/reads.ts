@@ -12,11 +12,14 @@ import {
 } from '../positions/position-views.js';
 import {
   externalVenueIds,
+  isPoolVenue,
   listedVenues,
+  POOL_VENUE,
   venueIds,
   type ExternalVenueId,
   type VenueId,
 } from '../venues/venue-id.js';
+import { isPaperMoney, venueMoney } from '../venues/venue-conventions.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FILLED, FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
@@ -97,7 +100,7 @@ function tradeRow(t: TradeRecord, m: Pick<MarketRecord, 'question' | 'importSour
     market_id: t.marketId,
     market_question: m?.question ?? null,
     venue: t.venue,
-    market_source: t.venue === 'sim' ? null : t.venue,
+    market_source: isPoolVenue(t.venue) ? null : t.venue,
     action: t.action,
     side: t.side,
     shares: fromMicro(shares),
@@ -183,17 +186,19 @@ function venuePnlMicro(rows: { p: PositionRecord; m: MarketRecord }[]): number {
 /**
  * The venues whose money the flat P&L fields count (the portfolio's `pnl_total`, `pnl_24h`, `by_source`;
  * the positions list's `total_pnl`, `total_value` and `pnl_summary.combined`),
- * in one currency: the asked venue's; with all venues asked, the real venues' when the agent holds or
- * held a position on one (pUSD and USDC are both dollars: counted 1:1, labelled USDC as the positions
- * are), else sim's. $SIM and dollars are never added together; each venue bucket keeps its own `pnl`.
+ * in one currency: the asked venue's; with all venues asked, the real-money venues' when the agent
+ * holds or held a position on one (pUSD and USDC are both dollars: counted 1:1, labelled USDC as the
+ * positions are), else our pool's ($SIM). $SIM and dollars are never added together; each venue bucket keeps its own `pnl`.
  */
 function moneyScope(
   venue: VenueId | undefined,
   rows: { p: PositionRecord }[],
-): { venues: VenueId[]; currency: '$SIM' | 'USDC' } {
-  if (venue) return { venues: [venue], currency: venue === 'sim' ? '$SIM' : 'USDC' };
-  const real = externalVenueIds().filter((v) => rows.some(({ p }) => p.venue === v));
-  return real.length ? { venues: real, currency: 'USDC' } : { venues: ['sim'], currency: '$SIM' };
+): { venues: VenueId[]; currency: string } {
+  if (venue) return { venues: [venue], currency: venueMoney(venue).unit };
+  const real = venueIds().filter((v) => !isPaperMoney(v) && rows.some(({ p }) => p.venue === v));
+  return real.length
+    ? { venues: real, currency: venueMoney(real[0]!).unit }
+    : { venues: [POOL_VENUE], currency: venueMoney(POOL_VENUE).unit };
 }
 
 interface TagTotals {
@@ -308,7 +313,7 @@ export async function portfolio(
 ) {
   const venue = venueFilter(q.venue);
   const rows = await positionsWithMarkets(models, agent._id, venue);
-  const simRows = rows.filter(({ p }) => p.venue === 'sim');
+  const simRows = rows.filter(({ p }) => isPoolVenue(p.venue));
   const sim = bucket(simRows, agent.balanceMicro);
   const open = rows.filter(
     ({ p }) =>
@@ -362,7 +367,7 @@ export async function portfolio(
         : []),
       ...[...cash.values()].flatMap((c) => (c.warning ? [c.warning] : [])),
     ],
-    sim: venue === undefined || venue === 'sim' ? sim : null,
+    sim: venue === undefined || isPoolVenue(venue) ? sim : null,
     // Real positions at the venue's price (imported markets follow it), and the cash in the owner's wallet there.
     ...(Object.fromEntries(
       listedVenues(externalVenueIds(), (v) => cash.has(v) || rows.some(({ p }) => p.venue === v)).map((v) => [
