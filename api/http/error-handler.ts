@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errorBody } from '../../shared/infra/errors.js';
 import { VenueHttpError } from '../../shared/infra/http/venue-http-error.js';
+import { JobControlError, NeverRetry } from '../../shared/infra/queue/job-errors.js';
 import { venueUnavailable } from '../../shared/domains/venues/venue-unavailable.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../../shared/infra/database-unavailable.js';
 import { isRedisUnavailable, redisUnavailable } from '../../shared/infra/redis-unavailable.js';
@@ -31,10 +32,24 @@ const malformedPath = (err: unknown) =>
       )
     : undefined;
 
+/**
+ * A job's failure that reached a request (work a job does, run on the request's path): a job that
+ * cannot succeed is a 404 when what it names is missing, else a 500; work not ready yet and a venue
+ * outage are retryable 503s.
+ */
+const jobFailure = (err: unknown) => {
+  if (!(err instanceof JobControlError)) return undefined;
+  if (err instanceof NeverRetry)
+    return new AppError(err.options.missing ? 404 : 500, err.code, err.message, err.fix, {
+      retryable: false,
+    });
+  return new AppError(503, err.code, err.message, err.fix, { retryable: true });
+};
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
   if (err instanceof VenueHttpError) err = venueUnavailable(err);
-  err = malformedPath(err) ?? err;
+  err = malformedPath(err) ?? jobFailure(err) ?? err;
   // An AppError already names its outage (idempotency_unavailable, limits_unavailable, …): keep it.
   if (!(err instanceof AppError)) {
     if (isDatabaseUnavailable(err)) err = databaseUnavailable(err);

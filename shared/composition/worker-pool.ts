@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { AppError } from '../infra/errors.js';
+import { NeverRetry } from '../infra/queue/job-errors.js';
 import type { Deps } from './deps.js';
 import { JOBS, jobNamesOf, type JobName } from '../infra/queue/jobs.js';
 import type { ProcessorRegistry } from './processor.js';
@@ -23,9 +24,10 @@ export function selectQueues(requested: string[] | undefined): QueueName[] {
 
 /**
  * One BullMQ Worker per queue, dispatching on job name through the registry. Payloads are parsed
- * with the job's schema first; a bad payload or a non-retryable AppError fails the job for good,
- * an outage of the database or Redis defers the job without spending an attempt, and anything else
- * is rethrown so the job's attempts/backoff apply.
+ * with the job's schema first; a bad payload, a NeverRetry or a non-retryable AppError fails the job
+ * for good, an outage of the database or Redis defers the job without spending an attempt, and
+ * anything else (a RetryLater or VenueOutage among them, infra/queue/job-errors.ts) is rethrown so
+ * the job's attempts/backoff apply.
  */
 export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: QueueName[]): Worker[] {
   return queues.map((queue) => {
@@ -53,7 +55,8 @@ export function startWorkers(deps: Deps, registry: ProcessorRegistry, queues: Qu
             log,
           });
         } catch (err) {
-          if (err instanceof AppError && !err.retryable) throw new UnrecoverableError(err.message);
+          if (err instanceof NeverRetry || (err instanceof AppError && !err.retryable))
+            throw new UnrecoverableError(err.message);
           const deferral = outageDeferralMs(job, err);
           if (deferral !== null) {
             // Needs Redis: when it is Redis that is down, the job stalls instead and is taken up again.

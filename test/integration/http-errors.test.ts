@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
 import { errorHandler } from '../../api/http/error-handler.js';
+import { NeverRetry, RetryLater, VenueOutage } from '../../shared/infra/queue/job-errors.js';
 import { requestLogging } from '../../api/http/observability.js';
 import { testContext } from '../support/context.js';
 import { api, randomIp } from '../support/http.js';
@@ -76,6 +77,31 @@ describe('HTTP error model #integration', () => {
     assert.equal(res.body.request_id, 'req-abc-12345');
     assert.equal(res.headers['x-request-id'], 'req-abc-12345');
     assert.ok(!JSON.stringify(res.body).includes('secret internals'));
+  });
+
+  it("when a job's typed failure reaches a request, then a missing target is a 404, a broken job a 500, work not ready or a venue outage a retryable 503, each with detail, error, fix and its code", async () => {
+    const failures = {
+      missing: new NeverRetry('trade_not_found', 'Trade t-1 not found', 'Check the id.', { missing: true }),
+      broken: new NeverRetry('venue_order_missing', 'Trade t-1 has no venue order', 'This is a bug.'),
+      later: new RetryLater('trade_not_claimed', 'Trade t-1 could not be claimed', 'The job tries again.'),
+      outage: new VenueOutage('venue_unavailable', 'The venue did not confirm the order yet', 'Retry soon.'),
+    };
+    const app = express();
+    app.get('/fail/:kind', (req) => {
+      throw failures[req.params.kind as keyof typeof failures];
+    });
+    app.use(errorHandler);
+    const expected = { missing: [404, false], broken: [500, false], later: [503, true], outage: [503, true] };
+    for (const [kind, [status, retryable]] of Object.entries(expected)) {
+      const failure = failures[kind as keyof typeof failures];
+      const res = await request(app).get(`/fail/${kind}`);
+      assert.equal(res.status, status, kind);
+      assert.equal(res.body.detail, failure.message);
+      assert.equal(res.body.error, failure.message);
+      assert.equal(res.body.fix, failure.fix);
+      assert.equal(res.body.error_code, failure.code);
+      assert.equal(res.body.retryable, retryable, kind);
+    }
   });
 
   it('every response carries an X-Request-Id', async () => {

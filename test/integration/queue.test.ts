@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { AppError } from '../../shared/infra/errors.js';
 import { bullPrefix, connectRedis, createRedisConnection } from '../../shared/infra/redis.js';
@@ -65,6 +65,16 @@ describe('queue plumbing #integration', () => {
       await raw.close();
       connection.disconnect();
     }
+  });
+
+  it('when a trade job names a trade that does not exist, then the worker fails it for good on its first attempt', async () => {
+    const { deps } = testContext();
+    const tradeId = randomUUID();
+    const outcome = await deps.queues.enqueueAndWait('execute-trade', { tradeId }, 5000);
+    assert.equal(outcome.state, 'failed');
+    assert.match((outcome as { reason: string }).reason, new RegExp(`Trade ${tradeId} not found`));
+    const job = await deps.queues.findJob('execute-trade', { tradeId });
+    assert.equal(job!.attemptsMade, 1, 'a job that can never succeed is not retried');
   });
 
   it('when Redis is unreachable for the producer, then enqueue fails at once with a retryable 503', async () => {

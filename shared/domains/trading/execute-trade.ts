@@ -1,4 +1,4 @@
-import { AppError } from '../../infra/errors.js';
+import { NeverRetry, RetryLater } from '../../infra/queue/job-errors.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import { positionId } from '../positions/position.model.js';
 import type { Refusal } from '../refusal.js';
@@ -23,12 +23,10 @@ export async function holdingsOf(ctx: TradeExecutionContext, t: TradeRecord, bal
 }
 
 const notClaimed = (tradeId: string) =>
-  new AppError(
-    503,
+  new RetryLater(
     'trade_not_claimed',
     `Trade ${tradeId} is pending but could not be claimed`,
     'The job tries again.',
-    { retryable: true },
   );
 
 /** The answer for a trade stopped before any worker ran it (marked `failed`, with no result). */
@@ -84,12 +82,11 @@ export async function executeTrade(
   if (!trade) {
     trade = await Trade.findById(tradeId).lean();
     if (!trade)
-      throw new AppError(
-        404,
+      throw new NeverRetry(
         'trade_not_found',
         `Trade ${tradeId} not found`,
         'This job refers to a trade that does not exist.',
-        { retryable: false },
+        { missing: true },
       );
     if (FINAL_TRADE_STATUSES.includes(trade.status))
       return (trade.result as TradeResult | null) ?? (await notExecuted(ctx, trade));
@@ -101,12 +98,11 @@ export async function executeTrade(
   }
   const market = await Market.findById(trade.marketId).lean();
   if (!market)
-    throw new AppError(
-      404,
+    throw new NeverRetry(
       'market_not_found',
       `Market ${trade.marketId} not found`,
       'The trade refers to a market that does not exist.',
-      { retryable: false },
+      { missing: true },
     );
   const t = trade;
   // The kill switch and the automaton's halt again, now that a worker takes the trade: one queued

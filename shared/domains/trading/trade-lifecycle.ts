@@ -2,7 +2,7 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { SettingsCache } from '../limits/settings-cache.js';
 import type { TierCache } from '../users/tier-cache.js';
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../infra/errors.js';
+import { RetryLater } from '../../infra/queue/job-errors.js';
 import { afterWrite } from '../../infra/faults.js';
 import { admissionToGiveBack, releaseTrade } from '../limits/trade-guard.js';
 import type { Models } from '../models.js';
@@ -79,12 +79,10 @@ function finishFields(result: TradeResult, outcome: TradeOutcome, now: Date): Re
 
 /** An outcome that could not be recorded: never answered as if it had been. */
 export const outcomeNotRecorded = (tradeId: string, status: string | undefined) =>
-  new AppError(
-    503,
+  new RetryLater(
     'trade_outcome_not_recorded',
     `The outcome of trade ${tradeId} could not be recorded (it is ${status ?? 'missing'}, not executing)`,
     'The job tries again.',
-    { retryable: true },
   );
 
 /**

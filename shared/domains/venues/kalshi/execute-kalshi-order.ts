@@ -4,7 +4,7 @@ import type { VenueRegistry } from '../venue-registry.js';
 import type { OrderState, TradeExecutionContext, TradingVenues } from '../../trading/venue-trading.js';
 import type { SettingsCache } from '../../limits/settings-cache.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../../../infra/errors.js';
+import { NeverRetry, VenueOutage } from '../../../infra/queue/job-errors.js';
 import { afterWrite } from '../../../infra/faults.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
 import type { MarketRecord } from '../../markets/market.model.js';
@@ -129,12 +129,10 @@ export async function executeKalshiOrder(
 ): Promise<TradeResult> {
   const vo = trade.venueOrder;
   if (!vo?.orderId || !vo.signed)
-    throw new AppError(
-      500,
+    throw new NeverRetry(
       'venue_order_missing',
       `Trade ${trade._id} has no signed transaction`,
       'This is a bug.',
-      { retryable: false },
     );
   const signed = vo.signed as KalshiSigned;
   const refuse = (r: Refusal) =>
@@ -170,14 +168,10 @@ export async function executeKalshiOrder(
   let status = await statusOf(ctx.deps, trade);
   if (!status && refused) return refuse(refused);
   if (!status && !sent)
-    throw new AppError(
-      503,
+    throw new VenueOutage(
       'venue_unavailable',
       'The Solana RPC did not take the transaction yet',
       'The job retries with the same transaction.',
-      {
-        retryable: true,
-      },
     );
   const deadline = Date.now() + IN_JOB_WAIT_MS;
   while ((!status || !TERMINAL.has(status.status)) && Date.now() < deadline) {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { AppError } from '../../../infra/errors.js';
 import { afterWrite } from '../../../infra/faults.js';
 import { VenueHttpError } from '../../../infra/http/venue-http-error.js';
+import { NeverRetry, VenueOutage } from '../../../infra/queue/job-errors.js';
 import type { MarketRecord } from '../../markets/market.model.js';
 import type { Refusal } from '../../refusal.js';
 import type { OrderState, TradeExecutionContext } from '../../trading/venue-trading.js';
@@ -186,10 +186,7 @@ export async function executePolymarketOrder(
       ctx.now(),
     );
   };
-  if (!vo)
-    throw new AppError(500, 'venue_order_missing', `Trade ${t._id} has no venue order`, 'This is a bug.', {
-      retryable: false,
-    });
+  if (!vo) throw new NeverRetry('venue_order_missing', `Trade ${t._id} has no venue order`, 'This is a bug.');
   const creds = await credentialsOf(ctx, t);
   if (!creds)
     return refuse({
@@ -227,14 +224,10 @@ export async function executePolymarketOrder(
   // found and not refused means it may still be in flight: the job retries, re-sending the same order.
   state ??= await orderStateOf(ctx, creds, orderId, vo.price);
   if (!state)
-    throw new AppError(
-      503,
+    throw new VenueOutage(
       'venue_unavailable',
       'Polymarket did not confirm the order yet',
       'The job retries with the same order.',
-      {
-        retryable: true,
-      },
     );
   if ('errorCode' in state) return refuse(state);
 

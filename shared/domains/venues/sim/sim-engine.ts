@@ -1,5 +1,6 @@
 import type { AgentRecord } from '../../agents/agent.model.js';
 import { AppError } from '../../../infra/errors.js';
+import { RetryLater } from '../../../infra/queue/job-errors.js';
 import { rollForwardAgent } from '../../ledger/ledger.js';
 import type { LedgerEntryRecord } from '../../ledger/ledger-entry.model.js';
 import type { MarketEventRecord } from '../../markets/market-event.model.js';
@@ -197,12 +198,10 @@ async function runOne(ctx: TradeExecutionContext, run: Run): Promise<TradeResult
     if (done.unrecorded.has(id))
       throw outcomeNotRecorded(id, (await ctx.models.Trade.findById(id, { status: 1 }).lean())?.status);
   }
-  throw new AppError(
-    503,
+  throw new RetryLater(
     'sim_contention',
     `Trade ${id} met other writers on its agent or market ${MAX_PASSES} times in a row`,
     'The job tries again.',
-    { retryable: true },
   );
 }
 
