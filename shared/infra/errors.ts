@@ -1,7 +1,9 @@
 /**
- * The one error type the service throws on purpose. The API turns it into the contract's body
+ * The error type a request's code throws on purpose. The API turns it into the contract's body
  * (`detail` and `error` with the same text, plus `fix`); workers turn `retryable: false` into an
- * UnrecoverableError. Anything else that escapes is a bug: a 500 with the stack in the log only.
+ * UnrecoverableError. A job's work says how it failed in the job's terms instead (RetryLater,
+ * NeverRetry, VenueOutage: queue/job-errors.ts). Anything else that escapes is a bug: a 500 with
+ * the stack in the log only.
  */
 export class AppError extends Error {
   constructor(
