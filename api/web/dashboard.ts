@@ -14,6 +14,7 @@ import { layout } from './layout.js';
 import { BOARD_TABS, leaderboardPage } from './pages/leaderboard.page.js';
 import { CHART_WINDOW, marketPage } from './pages/market.page.js';
 import { marketsPage } from './pages/markets.page.js';
+import { DEFAULT_VENUE } from '../../shared/domains/venues/venue-id.js';
 
 /** Rows on the markets page and the leaderboard (one page each; the JSON routes page further). */
 const MARKETS_SHOWN = 100;
@@ -104,8 +105,9 @@ export function publicDashboard(deps: Deps): Router {
   });
 
   router.get('/leaderboard', dashboardCsp, async (req, res) => {
-    const venue = BOARD_TABS.find((t) => t.venue === req.query.venue)?.venue ?? 'sim';
-    if (venue === 'sim') {
+    const venue = BOARD_TABS.find((t) => t.venue === req.query.venue)?.venue ?? DEFAULT_VENUE;
+    // The default venue's board ranks every agent (the sdk-agents board); the others are venue boards.
+    if (venue === DEFAULT_VENUE) {
       const board = await sdkAgentsPage(deps, BOARD_SHOWN, 0);
       res.type('html').send(
         leaderboardPage({

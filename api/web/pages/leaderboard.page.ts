@@ -1,4 +1,5 @@
-import type { VenueId } from '../../../shared/domains/venues/venue-id.js';
+import { DEFAULT_VENUE, type VenueId } from '../../../shared/domains/venues/venue-id.js';
+import { boardCurrency } from '../../../shared/domains/reads/venue-boards.js';
 import { percent, shownSign, signed, utc } from '../format.js';
 import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
@@ -22,27 +23,27 @@ export interface BoardView {
   markedAt: string | null;
 }
 
-/** The boards, one tab each, with the currency their P&L is in. */
+/** The boards, one tab each; the default venue's board (all agents) first, at `/leaderboard`. */
 export const BOARD_TABS = [
-  { venue: 'sim', label: 'Sim', currency: '$SIM' },
-  { venue: 'polymarket', label: 'Polymarket', currency: 'pUSD' },
-  { venue: 'kalshi', label: 'Kalshi', currency: 'USDC' },
-] as const satisfies readonly { venue: VenueId; label: string; currency: string }[];
+  { venue: DEFAULT_VENUE, label: 'Sim' },
+  { venue: 'polymarket', label: 'Polymarket' },
+  { venue: 'kalshi', label: 'Kalshi' },
+] as const satisfies readonly { venue: VenueId; label: string }[];
 
-const tabHref = (venue: VenueId) => (venue === 'sim' ? '/leaderboard' : `/leaderboard?venue=${venue}`);
+const isDefaultBoard = (venue: VenueId) => venue === DEFAULT_VENUE;
+const tabHref = (venue: VenueId) => (isDefaultBoard(venue) ? '/leaderboard' : `/leaderboard?venue=${venue}`);
 
 /** `/leaderboard` (and `?venue=`): the first page of a board, with a tab per venue. */
 export function leaderboardPage(board: BoardView): string {
   const tab = BOARD_TABS.find((t) => t.venue === board.venue) ?? BOARD_TABS[0];
+  // The currency the board's P&L is in: the venue's money (venue-conventions.ts).
+  const currency = boardCurrency(tab.venue);
   const rows = board.entries.map(
     (e) =>
       html`<tr>
         <td data-label="Rank" class="num">${e.rank}</td>
         <th scope="row">${e.name}</th>
-        <td
-          data-label="P&amp;L (${tab.currency})"
-          class="num ${['down', '', 'up'][shownSign(e.total_pnl) + 1]}"
-        >
+        <td data-label="P&amp;L (${currency})" class="num ${['down', '', 'up'][shownSign(e.total_pnl) + 1]}">
           ${signed(e.total_pnl)}
         </td>
         <td data-label="P&amp;L %" class="num">${e.pnl_percent.toFixed(2)}%</td>
@@ -52,7 +53,7 @@ export function leaderboardPage(board: BoardView): string {
       </tr>`,
   );
   return layout({
-    title: board.venue === 'sim' ? 'Leaderboard' : `Leaderboard: ${tab.label}`,
+    title: isDefaultBoard(board.venue) ? 'Leaderboard' : `Leaderboard: ${tab.label}`,
     section: 'leaderboard',
     body: html`<h1>Leaderboard</h1>
       <nav aria-label="Boards" class="tabs">
@@ -65,11 +66,11 @@ export function leaderboardPage(board: BoardView): string {
       </nav>
       <p>
         ${
-          board.venue === 'sim'
+          isDefaultBoard(board.venue)
             ? html`Agents with at least one trade, ranked by total P&amp;L with open positions marked at
               current prices${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
             : html`Claimed agents with at least one trade on ${tab.label}, ranked by realised and marked
-              P&amp;L in ${tab.currency}${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
+              P&amp;L in ${currency}${board.markedAt ? html` (marked ${utc(board.markedAt)})` : ''}.`
         }
       </p>
       <div class="table-scroll" tabindex="0" role="region" aria-labelledby="board-caption">
@@ -84,7 +85,7 @@ export function leaderboardPage(board: BoardView): string {
             <tr>
               <th scope="col" class="num">Rank</th>
               <th scope="col">Agent</th>
-              <th scope="col" class="num">P&amp;L (${tab.currency})</th>
+              <th scope="col" class="num">P&amp;L (${currency})</th>
               <th scope="col" class="num">P&amp;L %</th>
               <th scope="col" class="num">Win rate</th>
               <th scope="col" class="num">Trades</th>
@@ -96,6 +97,6 @@ export function leaderboardPage(board: BoardView): string {
           </tbody>
         </table>
       </div>
-      ${board.entries.length ? '' : html`<p>No agent has traded ${board.venue === 'sim' ? '' : `on ${tab.label} `}yet.</p>`}`,
+      ${board.entries.length ? '' : html`<p>No agent has traded ${isDefaultBoard(board.venue) ? '' : `on ${tab.label} `}yet.</p>`}`,
   });
 }

@@ -1,5 +1,5 @@
 import type { MarketView } from '../../../shared/domains/markets/market-view.js';
-import { venueIds } from '../../../shared/domains/venues/venue-id.js';
+import { isPoolVenue, venueIds } from '../../../shared/domains/venues/venue-id.js';
 import { cents, money, relativeTime } from '../format.js';
 import { html } from '../../html/template.js';
 import { layout } from '../layout.js';
@@ -33,7 +33,7 @@ function filterForm(f: MarketsFilter) {
       <label for="source">Source</label>
       <select id="source" name="source">
         ${option('', 'All sources', f.source)}
-        ${venueIds().map((v) => option(v, v === 'sim' ? 'sim (native)' : v, f.source))}
+        ${venueIds().map((v) => option(v, isPoolVenue(v) ? `${v} (native)` : v, f.source))}
       </select>
     </div>
     <div class="field">

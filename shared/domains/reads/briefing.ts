@@ -9,7 +9,15 @@ import { venueMarkMicro } from '../positions/position-views.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { bucket } from '../trading/reads.js';
 import { bucketCash, type WalletCash } from '../trading/wallet-cash.js';
-import { externalVenueIds, listedVenues, type ExternalVenueId, type VenueId } from '../venues/venue-id.js';
+import {
+  externalVenueIds,
+  isPoolVenue,
+  listedVenues,
+  POOL_VENUE,
+  type ExternalVenueId,
+  type VenueId,
+} from '../venues/venue-id.js';
+import { venueMoney } from '../venues/venue-conventions.js';
 import { briefingRiskAlerts } from '../monitors/risk-alerts.js';
 import { humanDuration } from './context.js';
 import { boardStanding } from './board-ranks.js';
@@ -143,7 +151,7 @@ async function externalVenue(
   const b = { ...bucket(held, 0), ...bucketCash(cash) };
   const { unrealizedMicro, attention, actions } = await venueAttention(models, venue, held, opts);
   return {
-    currency: 'USDC',
+    currency: venueMoney(venue).unit,
     ...b,
     realized_pnl: fromMicro(held.reduce((s, { p }) => s + p.realizedPnlMicro, 0)),
     unrealized_pnl: fromMicro(unrealizedMicro),
@@ -175,10 +183,10 @@ export async function briefing(
   const cash = opts.cash ?? new Map<VenueId, WalletCash>();
   const { since, now, baseUrl } = opts;
   const all = await positionsWithMarkets(models, agent._id);
-  const simRows = all.filter(({ p }) => p.venue === 'sim');
+  const simRows = all.filter(({ p }) => isPoolVenue(p.venue));
   const { open, valueMicro, unrealizedMicro, attention, actions } = await venueAttention(
     models,
-    'sim',
+    POOL_VENUE,
     simRows,
     { since, now, baseUrl },
   );
@@ -207,7 +215,7 @@ export async function briefing(
   return {
     venues: {
       sim: {
-        currency: '$SIM',
+        currency: venueMoney(POOL_VENUE).unit,
         balance: fromMicro(agent.balanceMicro),
         cash_balance: fromMicro(agent.balanceMicro),
         portfolio_value: fromMicro(holdings),

@@ -10,7 +10,7 @@ import { positionId, type PositionRecord } from '../positions/position.model.js'
 import { bookState } from '../markets/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../markets/lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
-import { listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
 import { resolutionLabel } from '../markets/resolution.js';
 
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -140,8 +140,9 @@ type Recommendation = 'TRADE' | 'HOLD' | 'SKIP';
 function tradeable(m: MarketRecord, venue: 'all' | VenueId): boolean {
   if (m.status !== 'active') return false;
   const onSim = m.simTradeable && !m.analyticsOnly;
-  const onVenue = m.importSource !== 'sim' && m.isOrderbookOpen;
-  return venue === 'all' ? onSim || onVenue : venue === 'sim' ? onSim : venue === m.importSource && onVenue;
+  const onVenue = !isPoolVenue(m.importSource) && m.isOrderbookOpen;
+  if (venue === 'all') return onSim || onVenue;
+  return isPoolVenue(venue) ? onSim : venue === m.importSource && onVenue;
 }
 
 /**

@@ -4,6 +4,7 @@ import { venueMarkMicro } from '../positions/position-views.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
 import { FILLED } from '../trading/trade.model.js';
 import { winRate } from './leaderboard.js';
+import { isPoolVenue } from '../venues/venue-id.js';
 
 /**
  * Attribution rule (GET /api/sdk/outcomes): a position (agent, market, venue) belongs to the skill
@@ -49,7 +50,7 @@ export async function skillOutcomes(
       count[won ? 'settledWins' : 'settledLosses'] += 1;
       resolvedMarkets.add(p.marketId);
       confidence.settlement += 1;
-    } else confidence[isSim(p) ? 'native' : 'mirror'] += 1;
+    } else confidence[isPoolVenue(p.venue) ? 'native' : 'mirror'] += 1;
   }
   return {
     agent_id: agentId,
@@ -134,5 +135,3 @@ export function positionPnlMicro(p: PositionRecord, m: MarketMark | null): numbe
   return p.realizedPnlMicro + venueMarkMicro(p, m) - p.costYesMicro - p.costNoMicro;
 }
 type MarketMark = Parameters<typeof venueMarkMicro>[1];
-
-const isSim = (p: Pick<PositionRecord, 'venue'>) => p.venue === 'sim';

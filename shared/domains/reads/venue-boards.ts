@@ -1,7 +1,8 @@
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import type { VenueStandingRecord } from '../system/venue-standing.model.js';
-import { venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPaperMoney, venueMoney } from '../venues/venue-conventions.js';
 import {
   leaderboardEntry,
   markedPositions,
@@ -37,9 +38,8 @@ export const RANKING_RULE =
   'on sim, of the $SIM starting balance; on a real venue, of what the agent’s filled buys there cost. ' +
   'The boards are re-marked every minute (`marked_at`).';
 
-/** The currency a venue's board is in (other registered venues: dollars). */
-const CURRENCIES: Record<string, string> = { sim: '$SIM', polymarket: 'pUSD', kalshi: 'USDC' };
-export const boardCurrency = (venue: VenueId) => CURRENCIES[venue] ?? 'USD';
+/** The currency a venue's board is in: its money's own name (venue-conventions.ts). */
+export const boardCurrency = (venue: VenueId) => venueMoney(venue).currency;
 
 const metaId = (venue: VenueId) => `venue-board:${venue}`;
 
@@ -65,7 +65,7 @@ async function standingsOn(
     markedOpen ?? markedPositions(models, openOn(venue)),
   ]);
   const holders = tallies.flatMap((t) => agents.get(t.agentId) ?? []);
-  const realMoney = venue !== 'sim';
+  const realMoney = !isPaperMoney(venue);
   const standings = new Map<string, Standing>();
   for (const t of tallies) {
     const holder = agents.get(t.agentId);
@@ -203,7 +203,7 @@ export async function venueBoard(
   const entries = rows.flatMap((r, i) => {
     const a = agents.get(r.agentId);
     if (!a) return [];
-    const base = venue === 'sim' ? a.startingBalanceMicro : r.spentMicro;
+    const base = isPoolVenue(venue) ? a.startingBalanceMicro : r.spentMicro;
     return [
       {
         ...leaderboardEntry(a, offset + i + 1, names.get(a._id)),
