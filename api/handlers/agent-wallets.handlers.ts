@@ -5,11 +5,11 @@ import {
   agentWalletPnl,
   listAgentWallets,
   registerAgentWallet,
-  updateAgentWalletCreds,
   type AgentWalletTarget,
 } from '../../shared/domains/wallets/agent-wallets.js';
 import { walletUserOf } from '../../shared/domains/wallets/wallet-account.js';
 import type { Deps } from '../../shared/composition/deps.js';
+import { clobCredentials } from '../../shared/composition/clob-credentials.js';
 import { AppError, invalidField, notFound } from '../../shared/infra/errors.js';
 import type { agentWalletEndpoints } from '../endpoints/agent-wallets.endpoints.js';
 import type { HandlersFor } from '../endpoints/endpoint.js';
@@ -71,7 +71,7 @@ export const agentWalletHandlers: HandlersFor<typeof agentWalletEndpoints> = {
       input.deps.trading.all().some((v) => v.venue === venue && v.capabilities.money === 'paper'),
     ),
   updateAgentWalletCreds: async (input) =>
-    updateAgentWalletCreds(
+    clobCredentials.updateAgentWallet(
       input.deps,
       walletUserOf(await walletAccountOf(input)),
       input.body,

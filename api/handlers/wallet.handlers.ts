@@ -1,9 +1,5 @@
 import { onchain } from '../../shared/composition/onchain.js';
-import {
-  checkClobCredentials,
-  deriveClobCredentialsViaProxy,
-  storeClobCredentials,
-} from '../../shared/domains/wallets/clob-credentials.js';
+import { clobCredentials } from '../../shared/composition/clob-credentials.js';
 import { requestManagedWallet } from '../../shared/domains/wallets/managed-wallet.js';
 import { walletUserOf } from '../../shared/domains/wallets/wallet-account.js';
 import { walletAccountOf } from './wallet-caller.js';
@@ -19,9 +15,9 @@ export const walletHandlers: HandlersFor<typeof walletEndpoints> = {
   unlinkWallet: async (input) => unlinkWallet(input.deps, await walletAccountOf(input)),
   createManagedWallet: async (input) =>
     requestManagedWallet(input.deps, walletUserOf(await walletAccountOf(input))),
-  checkClobCredentials: async (input) => checkClobCredentials(input.deps, await walletAccountOf(input)),
+  checkClobCredentials: async (input) => clobCredentials.check(input.deps, await walletAccountOf(input)),
   storeClobCredentials: async (input) =>
-    storeClobCredentials(input.deps, await walletAccountOf(input), input.body),
+    clobCredentials.store(input.deps, await walletAccountOf(input), input.body),
   deriveClobCredentialsViaProxy: async (input) =>
-    deriveClobCredentialsViaProxy(input.deps, await walletAccountOf(input), input.body),
+    clobCredentials.deriveViaProxy(input.deps, await walletAccountOf(input), input.body),
 };

@@ -11,6 +11,7 @@ import { DEGRADED_MAX_AGE_MS, startInvalidation, type Invalidation } from '../in
 import { LocalCache } from '../infra/local-cache.js';
 import { withinDatabaseDeadline } from '../infra/database-unavailable.js';
 import type { Deps, LocalCaches } from './deps.js';
+import { clobWalletCredentials } from '../domains/venues/polymarket/clob-credentials.js';
 import { solanaWalletRegistrations } from '../domains/venues/kalshi/solana-wallet-guard.js';
 import { createVenueModels } from './venue-models.js';
 import {
@@ -106,6 +107,7 @@ export async function createDeps(
     invalidation,
     caches: createLocalCaches(env, invalidation),
     walletRegistrations: solanaWalletRegistrations(models.SolanaWalletProof),
+    walletCredentials: clobWalletCredentials({ models, env }),
     clock,
   };
 }

@@ -6,6 +6,7 @@ import type { Relayer } from '../domains/venues/polymarket/onchain/deposit-walle
 import type { Models } from '../domains/models.js';
 import type { ResolveHost } from '../domains/webhooks/url-guard.js';
 import type { WalletRegistrations } from '../domains/venues/venue-wallets.js';
+import type { WalletCredentials } from '../domains/wallets/wallet-credentials.js';
 import type { VenueModels } from './venue-models.js';
 import type { AgentKeyCache } from '../domains/agents/agent-key-cache.js';
 import type { TierCache } from '../domains/users/tier-cache.js';
@@ -47,6 +48,8 @@ export interface Deps extends InfraDeps {
   caches: LocalCaches;
   /** The venues' check of a wallet an account registers in its settings (Kalshi's ownership proofs). */
   walletRegistrations: WalletRegistrations;
+  /** The venue's API credentials of a linked wallet (Polymarket's CLOB keys). */
+  walletCredentials: WalletCredentials;
   /** Name resolution for the SSRF guard of outbound URLs (webhooks); the system resolver when unset. */
   resolveHost?: ResolveHost;
 }

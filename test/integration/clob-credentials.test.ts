@@ -3,11 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Wallet, type HDNodeWallet } from 'ethers';
 import request from 'supertest';
 import { buildApp } from '../../api/app.js';
-import { signClobAuth, type L1Headers } from '../../shared/domains/wallets/clob-auth.js';
+import { signClobAuth, type L1Headers } from '../../shared/domains/venues/polymarket/clob-auth.js';
 import {
   clobCredentialsFor,
   deriveManagedClobCredentials,
-} from '../../shared/domains/wallets/clob-credentials.js';
+} from '../../shared/domains/venues/polymarket/clob-credentials.js';
 import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
 import { capturingLogger } from '../support/capture.js';
 import { testContext } from '../support/context.js';

@@ -3,7 +3,7 @@ import { Side } from '@polymarket/clob-client-v2';
 import { Wallet } from 'ethers';
 import { limitOrderAmounts } from '../../shared/domains/venues/polymarket/orders/order-amounts.js';
 import { signOrder, ZERO_BYTES32 } from '../../shared/domains/venues/polymarket/orders/order-eip712.js';
-import { clobCredentialsFor } from '../../shared/domains/wallets/clob-credentials.js';
+import { clobCredentialsFor } from '../../shared/domains/venues/polymarket/clob-credentials.js';
 import { managedSigner } from '../../shared/domains/wallets/managed-wallet.js';
 import { syncVenueOrders } from '../../shared/domains/trading/venue-orders.js';
 import { testContext } from '../support/context.js';

@@ -1,6 +1,6 @@
 import type { InfraDeps } from '../../infra/infra-deps.js';
-import { getAddress, type Wallet as EthersWallet } from 'ethers';
-import { AppError, notFound } from '../../infra/errors.js';
+import type { Wallet as EthersWallet } from 'ethers';
+import { AppError } from '../../infra/errors.js';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Models } from '../models.js';
 import { fromMicro, toMicro } from '../money.js';
@@ -10,24 +10,16 @@ import { positionsWithMarkets } from '../positions/with-markets.js';
 import type { Tier } from '../users/user.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import type { AgentWalletRecord } from './agent-wallet.model.js';
-import type { AgentWalletRegisterRequest, AgentWalletUpdateCredsRequest } from './agent-wallet.schemas.js';
-import {
-  deriveClobCredentialsWith,
-  openClobCredentials,
-  sealClobCredentials,
-  type ClobCredentials,
-} from './clob-credentials.js';
+import type { AgentWalletRegisterRequest } from './agent-wallet.schemas.js';
 import { newSealedKey, openSealedKey } from './sealed-key.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type AgentWalletsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & { models: Models };
 
-type AgentWalletDeps = Pick<AgentWalletsDeps, 'models' | 'env'>;
+export type AgentWalletDeps = Pick<AgentWalletsDeps, 'models' | 'env'>;
 
-/** The sealed key and credentials open only on the agent wallet (agent and address) they were sealed for. */
+/** The sealed key opens only on the agent wallet (agent and address) it was sealed for. */
 const agentKeyContext = (agentId: string, address: string) => `agent-wallet:${agentId}:${address}`;
-const agentCredentialsContext = (agentId: string, address: string) =>
-  `agent-wallet-clob-credentials:${agentId}:${address}`;
 
 /** The agent a registration is for, with its human and the human's tier (resolved by the caller's auth). */
 export interface AgentWalletTarget {
@@ -35,7 +27,8 @@ export interface AgentWalletTarget {
   tier: Tier;
 }
 
-const agentWalletView = (w: AgentWalletRecord, agentName: string) => ({
+/** An agent wallet as the API answers it. */
+export const agentWalletView = (w: AgentWalletRecord, agentName: string) => ({
   agent_id: w._id,
   agent_name: agentName,
   wallet_address: w.address,
@@ -139,56 +132,6 @@ export async function agentWalletPnl(
 }
 
 /**
- * `POST /api/sdk/agent-wallet/update-creds`: the wallet's CLOB L2 credentials (sealed) and whether
- * its approvals are set. The wallet must be one of the user's agents' (with an agent key, `agentId`:
- * that agent's own); anything else is a 404, whoever's it is.
- */
-export async function updateAgentWalletCreds(
-  deps: AgentWalletDeps,
-  userId: string,
-  body: AgentWalletUpdateCredsRequest,
-  agentId?: string,
-) {
-  const address = getAddress(body.wallet_address.toLowerCase());
-  const wallet = await deps.models.AgentWallet.findOne({ address }).lean();
-  const agent =
-    wallet && (!agentId || wallet._id === agentId)
-      ? await deps.models.Agent.findOne({ _id: wallet._id, claimedBy: userId }, { name: 1 }).lean()
-      : null;
-  if (!wallet || !agent)
-    throw notFound(
-      'Agent wallet',
-      'Send the wallet_address of one of your agent wallets (GET /api/sdk/agent-wallets lists them), or register one: POST /api/sdk/agent-wallet/register.',
-    );
-  const creds = body.clob_api_creds;
-  const set = {
-    ...(creds
-      ? {
-          clobCredentials: sealClobCredentials(
-            deps.env,
-            { apiKey: creds.api_key, secret: creds.api_secret, passphrase: creds.api_passphrase },
-            agentCredentialsContext(wallet._id, address),
-          ),
-          clobCredentialsSource: 'client' as const,
-        }
-      : {}),
-    ...(body.approvals_set === undefined ? {} : { approvalsSet: body.approvals_set }),
-  };
-  const updated = await deps.models.AgentWallet.findOneAndUpdate(
-    { _id: wallet._id },
-    { $set: set },
-    { returnDocument: 'after' },
-  ).lean();
-  return {
-    success: true as const,
-    ...agentWalletView(updated!, agent.name),
-    message: creds
-      ? `CLOB credentials stored for ${address} (encrypted at rest; they are never shown again).`
-      : `Agent wallet ${address} updated.`,
-  };
-}
-
-/**
  * For a trade carrying `wallet_address`: the agent's own wallet when it is that address (compared
  * case-insensitively), else the refusal (nothing is sent from a wallet that is not the agent's).
  */
@@ -224,31 +167,4 @@ export async function agentWalletSigner(
     agentKeyContext(agentId, wallet.address),
     `agent wallet of agent ${agentId}`,
   );
-}
-
-/**
- * For the trading engine: the agent wallet's L2 credentials, stored ones or else derived at the CLOB
- * with the wallet's key (and stored sealed); null when the agent has no wallet.
- */
-export async function agentWalletCredentials(
-  deps: AgentWalletDeps & Pick<AgentWalletsDeps, 'log' | 'metrics' | 'clock'>,
-  agentId: string,
-): Promise<ClobCredentials | null> {
-  const wallet = await deps.models.AgentWallet.findById(agentId, { address: 1, clobCredentials: 1 }).lean();
-  if (!wallet) return null;
-  const context = agentCredentialsContext(agentId, wallet.address);
-  if (wallet.clobCredentials)
-    return openClobCredentials(deps.env, wallet.clobCredentials, context, wallet.address);
-  const signer = await agentWalletSigner(deps, agentId);
-  const creds = await deriveClobCredentialsWith(deps, signer!);
-  await deps.models.AgentWallet.updateOne(
-    { _id: agentId, clobCredentials: null },
-    {
-      $set: {
-        clobCredentials: sealClobCredentials(deps.env, creds, context),
-        clobCredentialsSource: 'managed',
-      },
-    },
-  );
-  return creds;
 }

@@ -2,18 +2,20 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import { getAddress, verifyMessage } from 'ethers';
 import { AppError, invalidField } from '../../infra/errors.js';
-import { hasClobCredentials, forgetClobCredentials } from './clob-credentials.js';
 import { walletUserOf, type WalletAccount } from './wallet-account.js';
 import { consumeChallenge, issueChallenge, type WalletChallenge } from './wallet-challenge.js';
 import type { WalletRecord } from './wallet.model.js';
 import type { WalletLinkRequest } from './wallet.schemas.js';
 import { readWallet, writeWallet } from './wallet-store.js';
 import { walletFieldsOf } from './wallet-view.js';
+import type { WalletCredentials } from './wallet-credentials.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type WalletLinkDeps = Pick<InfraDeps, 'env' | 'redis' | 'clock'> & { models: Models };
 
 type LinkDeps = Pick<WalletLinkDeps, 'models' | 'env' | 'redis' | 'clock'>;
+/** Linking and unlinking also report and drop the venue's credentials of the wallet. */
+type LinkingDeps = LinkDeps & { walletCredentials: WalletCredentials };
 
 const SIGNATURE_TYPE_NAMES = ['EOA', 'Polymarket proxy wallet', 'Gnosis Safe', 'deposit wallet'] as const;
 
@@ -171,7 +173,7 @@ async function depositWalletInUse(deps: LinkDeps, userId: string, depositWallet:
  * wallet. 3 attempts per day per account (the route's rate limit).
  */
 export async function linkWallet(
-  deps: LinkDeps,
+  deps: LinkingDeps,
   account: WalletAccount,
   input: WalletLinkRequest,
   depositWalletOf: DepositWalletOf,
@@ -219,7 +221,7 @@ export async function linkWallet(
     success: true as const,
     ...walletFieldsOf(wallet),
     signature_type: input.signature_type,
-    has_credentials: await hasClobCredentials(deps, account),
+    has_credentials: await deps.walletCredentials.has(account.owner),
     message:
       `Wallet ${address} linked (signature type ${input.signature_type}, ${SIGNATURE_TYPE_NAMES[input.signature_type]}).` +
       (orphaned ? ` Deposit wallet ${orphaned} is no longer used.` : ''),
@@ -231,7 +233,7 @@ export async function linkWallet(
  * wallet, when the account has one, becomes the trading wallet again (its key is never deleted: it
  * may hold funds). Idempotent: nothing linked is a success that changes nothing.
  */
-export async function unlinkWallet(deps: LinkDeps, account: WalletAccount) {
+export async function unlinkWallet(deps: LinkingDeps, account: WalletAccount) {
   const userId = walletUserOf(account);
   const current = await readWallet(deps.models, userId);
   if (!current || current.ownership !== 'external' || !current.address)
@@ -249,7 +251,7 @@ export async function unlinkWallet(deps: LinkDeps, account: WalletAccount) {
     depositWallet: null,
     linkedAt: managed ? deps.clock() : null,
   });
-  await forgetClobCredentials(deps, userId, current.address);
+  await deps.walletCredentials.forget(userId, current.address);
   return {
     success: true as const,
     unlinked: true,

@@ -8,7 +8,7 @@ import { checkSignedOrder, SignedOrderInputSchema } from './orders/signed-order.
 import { venueUnavailable } from '../venue-unavailable.js';
 import { venueKey } from '../../markets/venue-key.js';
 import { agentWalletForTrade } from '../../wallets/agent-wallets.js';
-import { hasClobCredentials } from '../../wallets/clob-credentials.js';
+import { hasClobCredentials } from './clob-credentials.js';
 import { walletOf } from '../../wallets/managed-wallet.js';
 import { positionId } from '../../positions/position.model.js';
 import { otherWalletRefusal, walletNamed, withKnownHolder } from '../../trading/holding-wallet.js';

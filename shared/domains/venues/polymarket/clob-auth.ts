@@ -1,9 +1,9 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
+import type { InfraDeps } from '../../../infra/infra-deps.js';
 import { z } from 'zod';
 import type { Wallet as EthersWallet } from 'ethers';
-import { AppError } from '../../infra/errors.js';
-import { createVenueMetrics } from '../../infra/http/venue-metrics.js';
-import { VenueHttpClient, VenueHttpError } from '../../infra/http/venue-http-client.js';
+import { AppError } from '../../../infra/errors.js';
+import { createVenueMetrics } from '../../../infra/http/venue-metrics.js';
+import { VenueHttpClient, VenueHttpError } from '../../../infra/http/venue-http-client.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ClobAuthDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics'>;

@@ -1,15 +1,16 @@
-import type { InfraDeps } from '../../infra/infra-deps.js';
-import type { Models } from '../models.js';
+import type { InfraDeps } from '../../../infra/infra-deps.js';
+import type { Models } from '../../models.js';
+import type { WalletCredentials } from '../../wallets/wallet-credentials.js';
 import { getAddress, type Wallet as EthersWallet } from 'ethers';
-import { AppError } from '../../infra/errors.js';
-import type { SealedSecret } from '../../infra/secrets/envelope.js';
-import { secretBox } from '../../infra/secrets/master-key.js';
-import type { SettingsOwner } from '../users/settings-owner.js';
-import { clobCredentialId, type ClobCredentialSource } from './clob-credential.model.js';
+import { AppError } from '../../../infra/errors.js';
+import type { SealedSecret } from '../../../infra/secrets/envelope.js';
+import { secretBox } from '../../../infra/secrets/master-key.js';
+import type { SettingsOwner } from '../../users/settings-owner.js';
+import { clobCredentialId, type ClobCredentialSource } from '../../wallets/clob-credential.model.js';
 import { deriveClobApiKey, signClobAuth, type ClobApiCreds } from './clob-auth.js';
-import { managedSigner, walletOf } from './managed-wallet.js';
-import { walletUserOf, type WalletAccount } from './wallet-account.js';
-import type { ClobCredentialsRequest, DeriveViaProxyRequest } from './wallet.schemas.js';
+import { managedSigner, walletOf } from '../../wallets/managed-wallet.js';
+import { walletUserOf, type WalletAccount } from '../../wallets/wallet-account.js';
+import type { ClobCredentialsRequest, DeriveViaProxyRequest } from '../../wallets/wallet.schemas.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ClobCredentialsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & { models: Models };
@@ -79,7 +80,10 @@ async function signerAddressOf(deps: CredsDeps, account: WalletAccount) {
 }
 
 /** `GET /api/sdk/wallet/credentials/check`. An unclaimed agent has no wallet, hence none. */
-export async function hasClobCredentials(deps: CredsDeps, account: Pick<WalletAccount, 'owner'>) {
+export async function hasClobCredentials(
+  deps: CredsDeps,
+  account: { owner: Pick<SettingsOwner, 'kind' | 'id'> },
+) {
   const wallet = await walletOf(deps, account.owner);
   if (!wallet) return false;
   return Boolean(
@@ -202,3 +206,9 @@ export async function deriveManagedClobCredentials(
   await store(deps, userId, signer.address, creds, 'managed');
   return creds;
 }
+
+/** The CLOB credentials as the wallet links see them (deps.walletCredentials). */
+export const clobWalletCredentials = (deps: CredsDeps): WalletCredentials => ({
+  has: (owner) => hasClobCredentials(deps, { owner }),
+  forget: (userId, address) => forgetClobCredentials(deps, userId, address),
+});
