@@ -1,4 +1,5 @@
-import { externalVenueIds } from '../venues/venue-id.js';
+import { realMoneyVenueIds } from '../venues/venue-conventions.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 import type { TradeResult } from './trade.schemas.js';
 
 /** Sim-trade counts at which an agent that never traded for real is shown how to go live. */
@@ -24,9 +25,9 @@ export function goLiveBlock(
     },
     {
       actor: 'agent',
-      action: `Trade with venue ${externalVenueIds()
+      action: `Trade with venue ${realMoneyVenueIds()
         .map((v) => `"${v}"`)
-        .join(' or ')} instead of "sim"`,
+        .join(' or ')} instead of "${DEFAULT_VENUE}"`,
       method: 'POST',
       url: `${baseUrl}/api/sdk/trade`,
     },

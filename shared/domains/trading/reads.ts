@@ -19,7 +19,7 @@ import {
   type ExternalVenueId,
   type VenueId,
 } from '../venues/venue-id.js';
-import { isPaperMoney, venueMoney } from '../venues/venue-conventions.js';
+import { realMoneyVenueIds, venueMoney } from '../venues/venue-conventions.js';
 import type { PositionRecord } from '../positions/position.model.js';
 import { positionsWithMarkets } from '../positions/with-markets.js';
 import { FILLED, FINAL_TRADE_STATUSES, type TradeRecord } from './trade.model.js';
@@ -195,7 +195,7 @@ function moneyScope(
   rows: { p: PositionRecord }[],
 ): { venues: VenueId[]; currency: string } {
   if (venue) return { venues: [venue], currency: venueMoney(venue).unit };
-  const real = venueIds().filter((v) => !isPaperMoney(v) && rows.some(({ p }) => p.venue === v));
+  const real = realMoneyVenueIds().filter((v) => rows.some(({ p }) => p.venue === v));
   return real.length
     ? { venues: real, currency: venueMoney(real[0]!).unit }
     : { venues: [POOL_VENUE], currency: venueMoney(POOL_VENUE).unit };

@@ -1,5 +1,11 @@
 import { getAddress } from 'ethers';
-import { isExternalVenue, type BuiltInVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
+import {
+  isExternalVenue,
+  venueIds,
+  type BuiltInVenueId,
+  type ExternalVenueId,
+  type VenueId,
+} from './venue-id.js';
 
 /**
  * How each external venue spells what this service stores of it: the case of its market ids, the
@@ -97,3 +103,6 @@ export const venueMoney = (venue: VenueId): VenueMoney =>
 
 /** Whether trading on `venue` is play money: open to unclaimed agents, outside the real-money caps. */
 export const isPaperMoney = (venue: VenueId) => venueMoney(venue).money === 'paper';
+
+/** The venues of this process where trading moves the owner's real money, the built-in ones first. */
+export const realMoneyVenueIds = (): VenueId[] => venueIds().filter((v) => !isPaperMoney(v));
