@@ -83,7 +83,12 @@ export function createTradingVenues(
     // The wallet's pUSD is read through this process's Polygon client (its breaker and metrics).
     // Managed wallets' approvals are sent through it too, under the per-wallet nonce lock in Redis.
     {
-      ...polymarketVenueTradingOn({ polygon, redis, WalletApproval: models.WalletApproval }),
+      ...polymarketVenueTradingOn({
+        polygon,
+        redis,
+        WalletApproval: models.WalletApproval,
+        ClobCredential: models.ClobCredential,
+      }),
       walletCash: polymarketWalletCash(polygon),
     },
     kalshiVenueTrading(models.KalshiQuote, models.SolanaWalletProof),

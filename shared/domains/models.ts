@@ -12,7 +12,6 @@ import { tradingSettingsModel } from './limits/trading-settings.model.js';
 import { skillModel } from './skills/skill.model.js';
 import { marketImportModel } from './imports/market-import.model.js';
 import { walletModel } from './wallets/wallet.model.js';
-import { clobCredentialModel } from './wallets/clob-credential.model.js';
 import { agentWalletModel } from './wallets/agent-wallet.model.js';
 import { txBroadcastModel } from './wallets/broadcast.model.js';
 import { redemptionModel } from './wallets/redemption.model.js';
@@ -58,7 +57,6 @@ export function createModels(conn: Connection) {
     Skill: skillModel(conn),
     MarketImport: marketImportModel(conn),
     Wallet: walletModel(conn),
-    ClobCredential: clobCredentialModel(conn),
     AgentWallet: agentWalletModel(conn),
     TxBroadcast: txBroadcastModel(conn),
     Redemption: redemptionModel(conn),

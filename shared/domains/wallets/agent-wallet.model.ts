@@ -1,8 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SealedSecret } from '../../infra/secrets/envelope.js';
 import type { SchemaRecord } from '../schema-record.js';
-import { CLOB_CREDENTIAL_SOURCES, type ClobCredentialSource } from './clob-credential.model.js';
-import { sealedSecretSchema } from './wallet.model.js';
+import { CREDENTIAL_SOURCES, sealedSecretSchema, type CredentialSource } from './wallet.model.js';
 
 /**
  * An agent's own Polymarket wallet (Elite, spec §5 rule 6; `_id` = the agent id, so an agent has at
@@ -18,7 +17,7 @@ const agentWalletSchema = new Schema(
     /** Only `managed`: new OWS (client-held key) registrations are closed (client-contract §8.5). */
     source: { type: String, enum: ['managed'], required: true, default: 'managed' },
     clobCredentials: { type: sealedSecretSchema, default: null },
-    clobCredentialsSource: { type: String, enum: CLOB_CREDENTIAL_SOURCES, default: null },
+    clobCredentialsSource: { type: String, enum: CREDENTIAL_SOURCES, default: null },
     /** What the client reported after setting the wallet's approvals (POST /api/sdk/agent-wallet/update-creds). */
     approvalsSet: { type: Boolean, required: true, default: false },
   },
@@ -31,7 +30,7 @@ export type AgentWalletRecord = SchemaRecord<
   {
     key: SealedSecret;
     clobCredentials: SealedSecret | null;
-    clobCredentialsSource: ClobCredentialSource | null;
+    clobCredentialsSource: CredentialSource | null;
     createdAt: Date;
     updatedAt: Date;
   }

@@ -9,6 +9,13 @@ export type WalletOwnership = (typeof WALLET_OWNERSHIPS)[number];
 export const SIGNATURE_TYPES = [0, 1, 2, 3] as const;
 export type SignatureType = (typeof SIGNATURE_TYPES)[number];
 
+/**
+ * How a venue's API credentials were obtained: `client`: sent by the client; `derived`: derived at
+ * the venue with the client's signature; `managed`: derived with a key the service holds.
+ */
+export const CREDENTIAL_SOURCES = ['client', 'derived', 'managed'] as const;
+export type CredentialSource = (typeof CREDENTIAL_SOURCES)[number];
+
 /** A sealed secret as stored (shared/infra/secrets/envelope.ts): ciphertext only. */
 export const sealedSecretSchema = new Schema(
   {

@@ -6,14 +6,17 @@ import { AppError } from '../../../infra/errors.js';
 import type { SealedSecret } from '../../../infra/secrets/envelope.js';
 import { secretBox } from '../../../infra/secrets/master-key.js';
 import type { SettingsOwner } from '../../users/settings-owner.js';
-import { clobCredentialId, type ClobCredentialSource } from '../../wallets/clob-credential.model.js';
+import type { CredentialSource } from '../../wallets/wallet.model.js';
+import { clobCredentialId, type ClobCredentialModels } from './clob-credential.model.js';
 import { deriveClobApiKey, signClobAuth, type ClobApiCreds } from './clob-auth.js';
 import { managedSigner, walletOf } from '../../wallets/managed-wallet.js';
 import { walletUserOf, type WalletAccount } from '../../wallets/wallet-account.js';
 import type { ClobCredentialsRequest, DeriveViaProxyRequest } from '../../wallets/wallet.schemas.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
-export type ClobCredentialsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & { models: Models };
+export type ClobCredentialsDeps = Pick<InfraDeps, 'env' | 'log' | 'metrics' | 'clock'> & {
+  models: Models & ClobCredentialModels;
+};
 
 type CredsDeps = Pick<ClobCredentialsDeps, 'models' | 'env'>;
 
@@ -60,7 +63,7 @@ async function store(
   userId: string,
   address: string,
   creds: ClobApiCreds,
-  source: ClobCredentialSource,
+  source: CredentialSource,
 ) {
   const id = clobCredentialId(userId, address);
   const sealed = sealClobCredentials(deps.env, creds, credentialsContext(userId, address));

@@ -22,12 +22,16 @@ import { orderHash, signOrder, ZERO_BYTES32, type SignedV2Order } from './orders
 import { polymarketTrading } from './polymarket-trading.js';
 import { managedWalletApprovals, type ManagedApprovalsDeps } from './onchain/managed-approvals.js';
 import type { WalletApprovalModels } from './onchain/wallet-approval.model.js';
+import type { ClobCredentialModels } from './clob-credential.model.js';
 
 /**
  * The chain a managed wallet's approvals are set on, and the model that records them (the
  * composition root binds both, venues.ts).
  */
 export type ManagedWalletChain = Pick<ManagedApprovalsDeps, 'polygon' | 'redis'> & WalletApprovalModels;
+
+/** A trade's context with the CLOB credentials' model beside the domains' (the venue's trading holds it). */
+export type PolymarketContext = TradeExecutionContext & { deps: { models: ClobCredentialModels } };
 
 /**
  * A managed wallet's first order waits for its trading approvals, which the service sets itself
@@ -58,10 +62,7 @@ const ownerOfTrade = (t: TradeRecord) => {
  * The L2 credentials the trade's order goes under: the agent wallet's (stored, or derived with its
  * key on first use), else the owner's: registered (external) or derived from the managed key on first use.
  */
-export async function credentialsOf(
-  ctx: TradeExecutionContext,
-  t: TradeRecord,
-): Promise<ClobCredentials | null> {
+export async function credentialsOf(ctx: PolymarketContext, t: TradeRecord): Promise<ClobCredentials | null> {
   if (t.venueOrder?.signer === 'agent') return agentWalletCredentials(ctx.deps, t.agentId);
   const owner = ownerOfTrade(t);
   const stored = await clobCredentialsFor(ctx.deps, owner);
@@ -170,7 +171,7 @@ export async function orderStateOf(
  * it is sent; the CLOB refuses the same order twice, so a repeat finds the first by its id.
  */
 export async function executePolymarketOrder(
-  ctx: TradeExecutionContext,
+  ctx: PolymarketContext,
   trade: TradeRecord,
   market: MarketRecord,
   chain?: ManagedWalletChain,

@@ -1,6 +1,6 @@
-import type { Settlement, TradeExecutionContext } from '../../trading/venue-trading.js';
+import type { Settlement } from '../../trading/venue-trading.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
-import { credentialsOf } from './execute-polymarket-order.js';
+import { credentialsOf, type PolymarketContext } from './execute-polymarket-order.js';
 import type { ClobTrade } from './orders/clob-trading.schemas.js';
 import { polymarketTrading } from './polymarket-trading.js';
 
@@ -22,7 +22,7 @@ function sharesOfOrder(trade: ClobTrade, orderId: string): number {
 }
 
 export async function polymarketSettlement(
-  ctx: TradeExecutionContext,
+  ctx: PolymarketContext,
   t: TradeRecord,
 ): Promise<Settlement | null> {
   const orderId = t.venueOrder?.orderId;

@@ -9,6 +9,7 @@ import { venueUnavailable } from '../venue-unavailable.js';
 import { venueKey } from '../../markets/venue-key.js';
 import { agentWalletForTrade } from '../../wallets/agent-wallets.js';
 import { hasClobCredentials } from './clob-credentials.js';
+import type { ClobCredentialModels } from './clob-credential.model.js';
 import { walletOf } from '../../wallets/managed-wallet.js';
 import { positionId } from '../../positions/position.model.js';
 import { otherWalletRefusal, walletNamed, withKnownHolder } from '../../trading/holding-wallet.js';
@@ -19,6 +20,9 @@ import type { TradeResult } from '../../trading/trade.schemas.js';
 import type { VenueTrade } from '../../trading/venue-trading.js';
 
 const refusal = refusalOf;
+
+/** A trade with the CLOB credentials' model beside the domains' (the venue's trading holds it). */
+export type PolymarketTrade = VenueTrade & { deps: { models: ClobCredentialModels } };
 
 /** The token of the traded outcome, or why this market cannot be traded on Polymarket. */
 function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tokenId: string } | Refusal {
@@ -52,7 +56,7 @@ function polymarketToken(market: MarketRecord | null, side: 'yes' | 'no'): { tok
  * wallet holding it (holding-wallet.ts): a sale goes there by itself, another wallet is refused; one
  * recorded without its holder is given it first, and refused while it stays unknown.
  */
-export async function submitPolymarketTrade(trade: VenueTrade): Promise<TradeResult> {
+export async function submitPolymarketTrade(trade: PolymarketTrade): Promise<TradeResult> {
   const { deps, agent, req, shape, holdings } = trade;
   const { models } = deps;
   // The account's safeguards answer before anything about the market or the wallet (they take nothing).

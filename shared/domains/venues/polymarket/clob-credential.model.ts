@@ -1,10 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SealedSecret } from '../../infra/secrets/envelope.js';
-import type { SchemaRecord } from '../schema-record.js';
-import { sealedSecretSchema } from './wallet.model.js';
-
-export const CLOB_CREDENTIAL_SOURCES = ['client', 'derived', 'managed'] as const;
-export type ClobCredentialSource = (typeof CLOB_CREDENTIAL_SOURCES)[number];
+import type { SealedSecret } from '../../../infra/secrets/envelope.js';
+import type { SchemaRecord } from '../../schema-record.js';
+import { CREDENTIAL_SOURCES, sealedSecretSchema, type CredentialSource } from '../../wallets/wallet.model.js';
 
 /**
  * A user's Polymarket CLOB L2 credentials for one signer address (`_id` = `<user id>:<address>`):
@@ -18,7 +15,7 @@ const clobCredentialSchema = new Schema(
     userId: { type: String, required: true },
     address: { type: String, required: true },
     /** `client`: sent by the client; `derived`: derived through the CLOB with the client's L1 signature; `managed`: derived with the managed key. */
-    source: { type: String, enum: CLOB_CREDENTIAL_SOURCES, required: true },
+    source: { type: String, enum: CREDENTIAL_SOURCES, required: true },
     sealed: { type: sealedSecretSchema, required: true },
   },
   { collection: 'clob_credentials', timestamps: true, versionKey: false },
@@ -26,7 +23,7 @@ const clobCredentialSchema = new Schema(
 
 export type ClobCredentialRecord = SchemaRecord<
   typeof clobCredentialSchema,
-  { source: ClobCredentialSource; sealed: SealedSecret }
+  { source: CredentialSource; sealed: SealedSecret }
 >;
 export type ClobCredentialModel = Model<ClobCredentialRecord>;
 
@@ -35,6 +32,11 @@ export function clobCredentialModel(conn: Connection): ClobCredentialModel {
     (conn.models.ClobCredential as ClobCredentialModel | undefined) ??
     conn.model<ClobCredentialRecord>('ClobCredential', clobCredentialSchema)
   );
+}
+
+/** The credentials' model, for the modules that take it beside the domains' `Models`. */
+export interface ClobCredentialModels {
+  ClobCredential: ClobCredentialModel;
 }
 
 export const clobCredentialId = (userId: string, address: string) => `${userId}:${address}`;
