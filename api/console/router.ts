@@ -29,6 +29,7 @@ import { fillFeedStatus } from '../../shared/domains/fill-feed/fill-feed-status.
 import { queueBoard } from './queue-board.js';
 import { onchain } from '../../shared/composition/onchain.js';
 import { consoleSessions } from './session.js';
+import { POOL_VENUE } from '../../shared/domains/venues/venue-id.js';
 
 const STYLESHEET = readFileSync(new URL('./console.css', import.meta.url), 'utf8');
 
@@ -195,7 +196,7 @@ export function operatorConsole(
   });
 
   const openSimMarkets = () =>
-    deps.models.Market.find({ importSource: 'sim', status: 'active' }, { question: 1, resolvesAt: 1 })
+    deps.models.Market.find({ importSource: POOL_VENUE, status: 'active' }, { question: 1, resolvesAt: 1 })
       .sort({ resolvesAt: 1 })
       .limit(20)
       .lean();

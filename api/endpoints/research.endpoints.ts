@@ -11,6 +11,7 @@ import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { TIERS } from '../../shared/domains/users/user.model.js';
 import { endpoint } from './endpoint.js';
 import { UserAgent } from './users.endpoints.js';
+import { DEFAULT_VENUE } from '../../shared/domains/venues/venue-id.js';
 
 /**
  * Why no tier gate: the hosted service sells these to Pro accounts (403, string `detail`); a
@@ -24,7 +25,7 @@ const BacktestRequest = z
     skill_slug: z.string().trim().min(1).max(200),
     config: z.record(z.string().min(1).max(100), z.number()).default({}),
     days: z.number().int().min(1).max(365).default(7),
-    venue: z.preprocess(lower, venueEnum('ids')).default('sim'),
+    venue: z.preprocess(lower, venueEnum('ids')).default(DEFAULT_VENUE),
   })
   .meta({ id: 'BacktestRequest' });
 

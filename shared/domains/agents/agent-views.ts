@@ -2,7 +2,7 @@ import { fromMicro } from '../money.js';
 import type { Tier } from '../users/user.model.js';
 import { actingUserOf, type AgentRecord } from './agent.model.js';
 import type { AgentMeResponse } from './agent.schemas.js';
-import { externalVenueIds, listedVenues, type VenueId } from '../venues/venue-id.js';
+import { externalVenueIds, listedVenues, POOL_VENUE, type VenueId } from '../venues/venue-id.js';
 import {
   perAgentWalletFieldsOf,
   walletFieldsOf,
@@ -70,7 +70,7 @@ export function agentMeView(
   };
   if (opts.includePnl) {
     const pnls = opts.venuePnlMicro ?? new Map<VenueId, number>();
-    const simMicro = pnls.get('sim') ?? 0;
+    const simMicro = pnls.get(POOL_VENUE) ?? 0;
     // Summed in micro-units, as each venue's figure is.
     const totalMicro = [...pnls.values()].reduce((s, micro) => s + micro, 0);
     const percent = (micro: number) =>

@@ -8,6 +8,7 @@ import { PRICE_CEIL, PRICE_FLOOR, price } from '../markets/lmsr.js';
 import { entryOf, Findings, groupBy, idRange, PRICE_TOLERANCE } from './audit-findings.js';
 import type { AuditModels, Auditor, BatchAudit } from './audit-findings.js';
 import { replayFills } from './audit-fills.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /** One `$group` row: the events of one market of one kind (and side and action, for fills), in `seq` order. */
 interface EventGroup {
@@ -141,7 +142,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
     sharesMicro: number;
     amountMicro: number;
   }>([
-    { $match: { marketId: idRange(markets), venue: 'sim' } },
+    { $match: { marketId: idRange(markets), venue: POOL_VENUE } },
     {
       $group: {
         _id: { marketId: '$marketId', status: '$status', side: '$side', action: '$action' },
@@ -158,7 +159,7 @@ async function readTradeFills(models: AuditModels, markets: AuditedMarket[]): Pr
       addFill(of(g._id.marketId), g._id.side, g._id.action, g.sharesMicro, g.amountMicro, g.trades);
   if (!groups.some((g) => g._id.status === 'pending' || g._id.status === 'executing')) return out;
   const inFlight = await models.Trade.find(
-    { marketId: idRange(markets), venue: 'sim', status: { $in: ['pending', 'executing'] } },
+    { marketId: idRange(markets), venue: POOL_VENUE, status: { $in: ['pending', 'executing'] } },
     { _id: 1 },
   ).lean();
   const logged = await models.MarketEvent.find({

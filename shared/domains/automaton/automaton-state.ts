@@ -5,6 +5,7 @@ import { buyCostMicro } from '../limits/automaton-budget.js';
 import type { AutomatonRecord } from './automaton.model.js';
 import type { Invalidation } from '../../infra/invalidation.js';
 import type { CycleUpdateInput } from './automaton.schemas.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 
 /** The plugin's starting exploration rate: what a fresh bandit state answers. */
 const DEFAULT_EPSILON = 0.2;
@@ -39,7 +40,7 @@ export async function automatonState(models: Models, agentId: string) {
       halted: false,
       tier: 'dead',
       horizon_days: 0,
-      venue: 'sim',
+      venue: DEFAULT_VENUE,
       started_at: null,
       active_skills: [],
     };

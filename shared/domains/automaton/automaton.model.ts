@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 
 /** One skill as the agent's automaton uses it: picked by the bandit only while enabled. */
 const skillPrefSchema = new Schema(
@@ -24,7 +25,7 @@ const automatonSchema = new Schema(
     _id: { type: String, required: true },
     budgetMicro: { type: Number, required: true },
     horizonDays: { type: Number, required: true },
-    venue: { type: String, required: true, default: 'sim' },
+    venue: { type: String, required: true, default: DEFAULT_VENUE },
     /** Set again by every init: the plugin treats a new value as a re-init and resets its bandit. */
     startedAt: { type: Date, required: true },
     halted: { type: Boolean, required: true, default: false },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { storableKey } from '../../util/storable-key.js';
 import { SkillItemSchema } from '../skills/skills.schemas.js';
-import { BUILT_IN_VENUE_IDS } from '../venues/venue-id.js';
+import { BUILT_IN_VENUE_IDS, DEFAULT_VENUE } from '../venues/venue-id.js';
 
 /** The wire shapes of `simmer-automaton` 0.7.2 (read from its published `src/api.ts`). */
 
@@ -17,7 +17,7 @@ export const AutomatonInitSchema = z
     budget_usd: money.positive(),
     horizon_days: z.number().int().min(1).max(3650).default(30),
     // Not sent by the plugin (it follows the state's venue): sim unless the human asks for another.
-    venue: z.enum(BUILT_IN_VENUE_IDS).default('sim'),
+    venue: z.enum(BUILT_IN_VENUE_IDS).default(DEFAULT_VENUE),
   })
   .meta({ id: 'AutomatonInit' });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lower } from '../trading/trade.schemas.js';
 import { venueEnum } from '../venues/venue-schemas.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 
 /** Wallets one plan may copy: each is a read of the venue's public API (cached, but one each). */
 export const MAX_COPIED_WALLETS = 20;
@@ -38,7 +39,7 @@ export const CopytradingRequestSchema = z
       .nullish()
       .meta({ description: 'Markets to copy, by conviction; absent: from the balance (5, 10, 25 or 50).' }),
     max_trades: z.number().int().min(1).max(MAX_PLAN_TRADES).nullish(),
-    venue: z.preprocess(lower, venueEnum('names')).default('sim'),
+    venue: z.preprocess(lower, venueEnum('names')).default(DEFAULT_VENUE),
     market_ids: z
       .array(z.string().trim().min(1).max(200))
       .max(500)

@@ -3,6 +3,7 @@ import { prng } from '../../util/prng.js';
 import { MICRO } from '../money.js';
 import { DEFAULT_LIQUIDITY, stateAt } from './lmsr.js';
 import type { MarketModel, MarketRecord } from './market.model.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /**
  * The generated `sim` catalogue: 211 realistic markets across six categories, with tags, 24 h
@@ -289,7 +290,7 @@ export function generateCatalogue(now: Date): MarketRecord[] {
       question: spec.question,
       description: null,
       status: resolved ? 'resolved' : 'active',
-      importSource: 'sim',
+      importSource: POOL_VENUE,
       category: spec.category,
       tags: spec.tags,
       url: null,

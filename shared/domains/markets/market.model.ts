@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SchemaRecord } from '../schema-record.js';
-import { venueIdPath, type VenueId } from '../venues/venue-id.js';
+import { POOL_VENUE, type VenueId, venueIdPath } from '../venues/venue-id.js';
 import { venueRefSchema, type MarketVenueRef } from './venue-ref.model.js';
 
 export const MARKET_STATUSES = ['active', 'closed', 'resolved'] as const;
@@ -35,7 +35,7 @@ const marketSchema = new Schema(
     question: { type: String, required: true },
     description: { type: String, default: null },
     status: { type: String, enum: MARKET_STATUSES, required: true, default: 'active' },
-    importSource: { ...venueIdPath, default: 'sim' },
+    importSource: { ...venueIdPath, default: POOL_VENUE },
     category: { type: String, default: null },
     tags: { type: [String], default: [] },
     url: { type: String, default: null },

@@ -3,7 +3,7 @@ import type { Models } from '../models.js';
 import type { MarketRecord } from './market.model.js';
 import { MARKET_INCLUDES, MARKET_WINDOW, type MarketListQuery } from './market-query.schemas.js';
 import { CONDITION_ID, isServiceMarketId, KALSHI_TICKER } from '../venues/external-ids.js';
-import { isPoolVenue, normalizeVenue, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, normalizeVenue, POOL_VENUE, venueIds, type VenueId } from '../venues/venue-id.js';
 import { closestMatch } from '../../util/closest-match.js';
 import { queryWords, wordsFilter } from '../../util/search-words.js';
 import { marketView, type MarketView } from './market-view.js';
@@ -68,7 +68,7 @@ export async function listMarkets(models: Models, q: MarketListQuery, baseUrl: s
     venue = normalized?.venue;
     // This endpoint words the alias warning its own way (single quotes); clients match on it.
     if (normalized?.warning)
-      warnings.push(`venue '${rawVenue.trim().toLowerCase()}' is deprecated; use 'sim'.`);
+      warnings.push(`venue '${rawVenue.trim().toLowerCase()}' is deprecated; use '${POOL_VENUE}'.`);
     if (!normalized) warnings.push(unknownValue('venue', rawVenue, venueIds()));
   }
   let sort = 'volume';

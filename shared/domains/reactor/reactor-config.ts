@@ -7,6 +7,7 @@ import type { ReactorConfigRecord, ReactorWatchEntry } from './reactor-config.mo
 import type { ReactorConfigUpdate, WatchEntryInput } from './reactor-config.schemas.js';
 import { dailyCapUsed } from './daily-cap.js';
 import { reactorConfigChanged } from './watcher-index.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ReactorConfigDeps = Pick<InfraDeps, 'env' | 'redis' | 'invalidation' | 'clock'> & {
@@ -27,7 +28,7 @@ export const REACTOR_DEFAULTS: ConfigFields = {
   maxSharesMicro: 100 * MICRO,
   mirrorFraction: 0.1,
   dailyCapMicro: 100 * MICRO,
-  venue: 'sim',
+  venue: DEFAULT_VENUE,
   enabled: true,
   priceBuffer: 0.02,
 };

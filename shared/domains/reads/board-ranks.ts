@@ -1,6 +1,7 @@
 import type { AgentRecord } from '../agents/agent.model.js';
 import { LocalCache } from '../../infra/local-cache.js';
 import type { Models } from '../models.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /** The sim board's name in leaderboard_meta. */
 export const SDK_AGENTS_BOARD = 'sdk-agents';
@@ -72,7 +73,7 @@ export async function boardStanding(
   models: Models,
   agent: Pick<AgentRecord, 'simTradesCount' | 'leaderboardPnlMicro'>,
 ): Promise<{ rank: number | null; totalAgents: number }> {
-  const board = await copiesOf(models).getOrLoad('sim', () => loadBoard(models), {
+  const board = await copiesOf(models).getOrLoad(POOL_VENUE, () => loadBoard(models), {
     refreshAfterMs: RANKS_MAX_AGE_MS,
   });
   const rank = agent.simTradesCount === 0 ? null : 1 + countAbove(board.pnls, agent.leaderboardPnlMicro);

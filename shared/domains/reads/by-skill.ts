@@ -3,6 +3,7 @@ import type { Models } from '../models.js';
 import { positionId, type PositionRecord } from '../positions/position.model.js';
 import { totalsByTag } from '../trading/reads.js';
 import { FILLED } from '../trading/trade.model.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
@@ -19,7 +20,7 @@ export async function simBySkill(
 ) {
   // A find by the agent's trades index with a projection (an aggregation would scan on the development database).
   const trades = await models.Trade.find(
-    { agentId, venue: 'sim', skillSlug: { $ne: null }, ...FILLED },
+    { agentId, venue: POOL_VENUE, skillSlug: { $ne: null }, ...FILLED },
     { _id: 0, marketId: 1, skillSlug: 1 },
   ).lean();
   const counts = new Map<string, number>();
@@ -27,7 +28,7 @@ export async function simBySkill(
   for (const t of trades) {
     const slug = t.skillSlug!;
     counts.set(slug, (counts.get(slug) ?? 0) + 1);
-    const id = positionId(agentId, t.marketId, 'sim');
+    const id = positionId(agentId, t.marketId, POOL_VENUE);
     const skills = skillsOf.get(id) ?? new Set<string>();
     skillsOf.set(id, skills.add(slug));
   }

@@ -10,7 +10,7 @@ import { positionId, type PositionRecord } from '../positions/position.model.js'
 import { bookState } from '../markets/sim-book.js';
 import { price, sharesForSpend, withShares, type Outcome } from '../markets/lmsr.js';
 import { isServiceMarketId } from '../venues/external-ids.js';
-import { isPoolVenue, listedVenues, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, listedVenues, POOL_VENUE, type VenueId, venueIds } from '../venues/venue-id.js';
 import { resolutionLabel } from '../markets/resolution.js';
 
 const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -128,7 +128,7 @@ function slippage(m: MarketRecord) {
       };
     });
   });
-  return { venue: 'sim', spread_pct: 0, liquidity: m.book.b, estimates };
+  return { venue: POOL_VENUE, spread_pct: 0, liquidity: m.book.b, estimates };
 }
 
 type Recommendation = 'TRADE' | 'HOLD' | 'SKIP';

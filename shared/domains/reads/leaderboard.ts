@@ -7,6 +7,7 @@ import { chunks } from '../../util/chunks.js';
 import { markMicro } from '../positions/position-views.js';
 import { DEFAULT_LINK_WINDOW_HOURS, linkedAgents, unrankedPositionIds } from './linked-agents.js';
 import { forgetBoardCopy, SDK_AGENTS_BOARD } from './board-ranks.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /** What marking a position reads of it. */
 const MARKED_FIELDS = {
@@ -85,7 +86,7 @@ export async function remarkLeaderboard(
   markedOpenSim?: Marked[],
 ): Promise<{ agents: number; changed: number }> {
   const unrealized = new Map<string, number>();
-  for (const { p, unrealizedMicro } of markedOpenSim ?? (await markedPositions(models, openOn('sim'))))
+  for (const { p, unrealizedMicro } of markedOpenSim ?? (await markedPositions(models, openOn(POOL_VENUE))))
     unrealized.set(p.agentId, (unrealized.get(p.agentId) ?? 0) + unrealizedMicro);
   const agents = await models.Agent.find(
     { simTradesCount: { $gt: 0 } },
@@ -132,7 +133,10 @@ async function linkedPnlByAgent(
   const linked = linkedAgents(agents);
   const pnl = new Map<string, number>();
   if (!linked.size) return pnl;
-  const positions = await markedPositions(models, { agentId: { $in: [...linked.keys()] }, venue: 'sim' });
+  const positions = await markedPositions(models, {
+    agentId: { $in: [...linked.keys()] },
+    venue: POOL_VENUE,
+  });
   const unranked = unrankedPositionIds(
     positions.map(({ p }) => p),
     linked,

@@ -1,7 +1,7 @@
 import type { Models } from '../models.js';
 import { fromMicro } from '../money.js';
 import type { VenueStandingRecord } from '../system/venue-standing.model.js';
-import { isPoolVenue, venueIds, type VenueId } from '../venues/venue-id.js';
+import { isPoolVenue, POOL_VENUE, type VenueId, venueIds } from '../venues/venue-id.js';
 import { isPaperMoney, venueMoney } from '../venues/venue-conventions.js';
 import {
   leaderboardEntry,
@@ -167,7 +167,7 @@ export async function remarkAllBoards(
   now: Date,
   linkWindowHours = DEFAULT_LINK_WINDOW_HOURS,
 ) {
-  const sim = await markedPositions(models, openOn('sim'));
+  const sim = await markedPositions(models, openOn(POOL_VENUE));
   return {
     ...(await remarkLeaderboard(models, now, linkWindowHours, sim)),
     venues: await remarkVenueBoards(models, now, linkWindowHours, { sim }),

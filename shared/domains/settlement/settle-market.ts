@@ -3,6 +3,7 @@ import { appendLedgerEntry, rollForwardAgent } from '../ledger/ledger.js';
 import type { Models } from '../models.js';
 import { holdingPayoutMicro, yesPayoutMicro } from '../markets/resolution.js';
 import { accept } from '../refusal.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /**
  * Pays a resolved sim market: each winning share pays 1 $SIM, losing shares 0, and at a void
@@ -43,12 +44,12 @@ export async function settleMarket(
     );
 
   const positions = await models.Position.find(
-    { marketId, venue: 'sim', status: { $ne: 'settled' } },
+    { marketId, venue: POOL_VENUE, status: { $ne: 'settled' } },
     { _id: 1, agentId: 1 },
   ).lean();
   let payoutMicro = 0;
   for (const p of positions) {
-    const target = { marketId, venue: 'sim' as const, positionId: p._id };
+    const target = { marketId, venue: POOL_VENUE, positionId: p._id };
     const result = await appendLedgerEntry(
       models,
       p.agentId,
@@ -95,7 +96,7 @@ export async function settleMarket(
   }
   // A run killed between a payout's position and agent writes left that agent one entry behind, and
   // its position, already settled, is not visited again: bring every holder's projection up to date.
-  const holders = await models.Position.distinct('agentId', { marketId, venue: 'sim' });
+  const holders = await models.Position.distinct('agentId', { marketId, venue: POOL_VENUE });
   for (const agentId of holders) await rollForwardAgent(models, agentId as string);
   // Every position is paid: the market needs no more settlement runs (see ensureSettlement).
   await models.Market.updateOne({ _id: marketId, settledAt: null }, { $set: { settledAt: now() } });

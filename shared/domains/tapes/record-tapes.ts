@@ -17,6 +17,7 @@ import {
 import { appendMarkets, appendPrints, clearOlderThan, tapeDirs, type TapeDirs } from './tape-store.js';
 import type { TapeCursorRecord } from './tape-cursor.model.js';
 import { clearStaleUploads } from './tape-uploads.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 export type RecordTapesDeps = Pick<InfraDeps, 'env' | 'clock' | 'log'> & {
   models: Pick<Models, 'Market' | 'MarketEvent' | 'Trade' | 'TapeCursor' | 'TapeRecorder'>;
@@ -208,11 +209,11 @@ async function recordSimFills(
   limits: SimFillLimits,
 ): Promise<number> {
   const traded = await deps.models.Market.find(
-    { importSource: 'sim', lastTradeAt: since ? { $gte: since } : { $ne: null } },
+    { importSource: POOL_VENUE, lastTradeAt: since ? { $gte: since } : { $ne: null } },
     { eventId: 1 },
   ).lean();
   const seen = new Set(traded.map((m) => m._id));
-  const behind = (await deps.models.TapeCursor.find({ backlog: 'sim' }, { marketId: 1 }).lean())
+  const behind = (await deps.models.TapeCursor.find({ backlog: POOL_VENUE }, { marketId: 1 }).lean())
     .map((c) => c.marketId)
     .filter((id) => !seen.has(id));
   const markets = [...traded];
@@ -222,14 +223,14 @@ async function recordSimFills(
   if (!markets.length) return 0;
   const cursors = await cursorsOf(
     deps,
-    markets.map((m) => cursorId('sim', m._id)),
+    markets.map((m) => cursorId(POOL_VENUE, m._id)),
   );
   const prints: TapePrintRow[] = [];
   /** Per market read: the sequence number recorded through, and whether more may follow. */
   const read = new Map<string, { through: number | null; more: boolean }>();
   let budget = limits.perRun;
   for (const m of markets) {
-    const cursor = cursors.get(cursorId('sim', m._id));
+    const cursor = cursors.get(cursorId(POOL_VENUE, m._id));
     const from = cursor?.seqThrough ?? 0;
     if (budget <= 0) {
       // Not read this run: marked, so that the next run reads it whether it trades again or not.
@@ -255,21 +256,21 @@ async function recordSimFills(
       read.set(m._id, { through: last > from ? last : null, more });
   }
   await nameTakers(deps, prints);
-  await appendPrints(dirs, 'sim', prints);
+  await appendPrints(dirs, POOL_VENUE, prints);
   if (read.size)
     await deps.models.TapeCursor.bulkWrite(
       [...read].map(([marketId, { through, more }]) => {
         const set = {
           ...(through !== null && { seqThrough: through, recordedAt: deps.clock() }),
-          ...(more && { backlog: 'sim' }),
+          ...(more && { backlog: POOL_VENUE }),
         };
         return {
           updateOne: {
-            filter: { _id: cursorId('sim', marketId) },
+            filter: { _id: cursorId(POOL_VENUE, marketId) },
             update: {
               ...(Object.keys(set).length > 0 && { $set: set }),
               ...(!more && { $unset: { backlog: '' } }),
-              $setOnInsert: { source: 'sim', marketId },
+              $setOnInsert: { source: POOL_VENUE, marketId },
             },
             upsert: true,
           },
@@ -284,7 +285,7 @@ async function recordSimFills(
  * no event id to print them under, so the mark is dropped, not looked up again by every run.
  */
 async function forgetGoneBacklogs(deps: RecordTapesDeps, behind: string[], found: Set<string>) {
-  const gone = behind.filter((id) => !found.has(id)).map((id) => cursorId('sim', id));
+  const gone = behind.filter((id) => !found.has(id)).map((id) => cursorId(POOL_VENUE, id));
   for (const ids of chunks(gone, IDS_PER_READ))
     await deps.models.TapeCursor.updateMany({ _id: { $in: ids } }, { $unset: { backlog: '' } });
 }
@@ -310,7 +311,7 @@ async function nameTakers(deps: RecordTapesDeps, prints: TapePrintRow[]) {
 /** Imported markets' public prints on their venues, least recently recorded markets first. */
 async function recordVenuePrints(deps: RecordTapesDeps, dirs: TapeDirs, now: Date, run: RecorderRun) {
   const markets = (await deps.models.Market.find(
-    { importSource: { $ne: 'sim' }, status: { $ne: 'resolved' }, venueRef: { $ne: null } },
+    { importSource: { $ne: POOL_VENUE }, status: { $ne: 'resolved' }, venueRef: { $ne: null } },
     TAPE_MARKET_FIELDS,
   ).lean()) as TapeMarketSource[];
   const cursors = await cursorsOf(

@@ -3,6 +3,7 @@ import type { MarketRecord } from '../markets/market.model.js';
 import type { MarketEventRecord } from '../markets/market-event.model.js';
 import type { VenuePrint } from '../venues/venue-adapter.js';
 import { outcomePricesText, type TapeMarketRow, type TapePrintRow } from './tape-columns.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /** The market's maker on sim: our LMSR book, the counterparty of every sim fill. */
 export const SIM_MAKER = 'sim-lmsr';
@@ -128,7 +129,7 @@ export function simFillPrint(
   const avg = e.amountMicro / e.sharesMicro;
   const buysYes = (e.side === 'yes') === (e.action === 'buy');
   return {
-    source: 'sim',
+    source: POOL_VENUE,
     print_id: e._id,
     timestamp: Math.floor(e.at.getTime() / 1000),
     block_number: null,

@@ -8,9 +8,11 @@ import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from
 import { fromMicro, toMicro } from '../money.js';
 import {
   BATCHABLE_EXTERNAL_VENUE_IDS,
+  DEFAULT_VENUE,
   isPoolVenue,
   LEGACY_SIM_ALIASES,
   normalizeVenue,
+  POOL_VENUE,
 } from '../venues/venue-id.js';
 import { submitTrade } from './submit-trade.js';
 import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from './trade.schemas.js';
@@ -38,7 +40,7 @@ import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from '
  */
 
 export const MAX_BATCH_LEGS = 30;
-const BATCH_VENUES = ['sim', ...LEGACY_SIM_ALIASES, ...BATCHABLE_EXTERNAL_VENUE_IDS] as const;
+const BATCH_VENUES = [POOL_VENUE, ...LEGACY_SIM_ALIASES, ...BATCHABLE_EXTERNAL_VENUE_IDS] as const;
 
 export const BatchTradeRequestSchema = z
   .object({
@@ -56,7 +58,7 @@ export const BatchTradeRequestSchema = z
       .min(1)
       .max(MAX_BATCH_LEGS)
       .meta({ description: `Buys only, at most ${MAX_BATCH_LEGS}.` }),
-    venue: z.preprocess(lower, z.enum(BATCH_VENUES)).default('sim'),
+    venue: z.preprocess(lower, z.enum(BATCH_VENUES)).default(DEFAULT_VENUE),
     source: z.string().max(200).nullish(),
     dry_run: z.boolean().default(false),
     atomic: z.boolean().default(false),

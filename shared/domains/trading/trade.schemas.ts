@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeFormObject } from '../../util/free-form-object.js';
 import { venueEnum } from '../venues/venue-schemas.js';
+import { DEFAULT_VENUE } from '../venues/venue-id.js';
 
 export const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
@@ -16,7 +17,7 @@ export const TradeRequestSchema = z
       .max(1e9)
       .default(0)
       .meta({ description: 'Shares to sell, 5 decimals. Must be 0 or absent on buys.' }),
-    venue: z.preprocess(lower, venueEnum('names')).default('sim'),
+    venue: z.preprocess(lower, venueEnum('names')).default(DEFAULT_VENUE),
     order_type: z
       .enum(['GTC', 'GTD', 'FOK', 'FAK'])
       .nullish()

@@ -2,6 +2,7 @@ import type { InfraDeps } from '../../infra/infra-deps.js';
 import type { Models } from '../models.js';
 import { topUpCatalogue } from '../markets/catalogue.js';
 import { closeMarket } from './close-market.js';
+import { POOL_VENUE } from '../venues/venue-id.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type ExpireSimMarketsDeps = Pick<InfraDeps, 'clock'> & { models: Models };
@@ -19,7 +20,7 @@ export async function expireSimMarkets(
 ): Promise<{ closed: number; added: number }> {
   const now = deps.clock();
   const due = await deps.models.Market.find(
-    { importSource: 'sim', status: 'active', resolvesAt: { $lte: now } },
+    { importSource: POOL_VENUE, status: 'active', resolvesAt: { $lte: now } },
     { _id: 1 },
   )
     .limit(1000)
@@ -27,7 +28,7 @@ export async function expireSimMarkets(
   let closed = 0;
   for (const m of due) if (await closeMarket(deps.models, m._id, deps.clock)) closed++;
   const open = await deps.models.Market.countDocuments({
-    importSource: 'sim',
+    importSource: POOL_VENUE,
     status: 'active',
     resolvesAt: { $gt: now },
   });
