@@ -35,9 +35,9 @@ export type LocalCaches = AgentKeyCache & TierCache & SettingsCache & MarketCach
 export interface Deps extends InfraDeps {
   /** The domains' models and the venues' own (createVenueModels). */
   models: Models & VenueModels;
-  /** One adapter per reachable venue (sim, polymarket): the only way to a venue's market data. */
+  /** One adapter per registered venue, built-in or passed in: the only way to a venue's market data. */
   venues: VenueRegistry;
-  /** One trading engine per venue (sim, polymarket, kalshi): the only way a trade reaches a venue. */
+  /** One trading per registered venue, under its adapter's id: the only way a trade reaches a venue. */
   trading: TradingVenues;
   /** Polygon JSON-RPC reads (allowances, the authenticated RPC proxy); writes go through the relay. */
   polygon: PolygonRpc;

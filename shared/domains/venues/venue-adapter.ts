@@ -4,8 +4,9 @@ import type { VenueMoney } from './venue-conventions.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
- * adapter like the external ones (its book is our own LMSR); order routing joins this interface
- * when real trading lands. Prices are YES-probabilities in [0, 1]; sizes are shares.
+ * adapter like the external ones (its book is our own LMSR). Orders do not go through it: a trade
+ * reaches its venue through the venue's `VenueTrading` (trading/venue-trading.ts), registered under
+ * the same id. Prices are YES-probabilities in [0, 1]; sizes are shares.
  */
 
 /** How a venue market is addressed on the venue: enough to fetch its prices, book and resolution. */

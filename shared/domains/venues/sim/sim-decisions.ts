@@ -1,8 +1,10 @@
 /**
- * The decisions of a sim trade as pure functions of the state they apply to. The worker calls them
- * inside the ledger and market-log appends (so each is decided against the exact state it changes),
- * and a dry run calls the same functions on the current state: a dry-run quote is what a live trade
- * at that state fills at.
+ * The decisions of a sim trade as pure functions of the state they apply to. The sim engine's plan
+ * (sim-plan.ts, through the steps of sim-trade-plan.ts) calls them in memory on the heads it read,
+ * each on the state the steps before it left, and a dry run plans the same way on the current
+ * state: a dry-run quote is what a live trade at that state fills at. A decision on a state another
+ * writer changed meanwhile is never written: its record's sequence number is taken, and the engine
+ * plans again (sim-commit.ts).
  */
 import { agentSuspended } from '../../agents/agent-refusals.js';
 import type { AgentRecord } from '../../agents/agent.model.js';
