@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import { kalshiQuoteModel } from '../domains/venues/kalshi/kalshi-quote.model.js';
 import { clobCredentialModel } from '../domains/venues/polymarket/clob-credential.model.js';
+import { depositWalletBatchModel } from '../domains/venues/polymarket/onchain/deposit-wallet/deposit-wallet-batch.model.js';
 import { solanaWalletProofModel } from '../domains/venues/kalshi/solana-wallet-proof.model.js';
 import { walletApprovalModel } from '../domains/venues/polymarket/onchain/wallet-approval.model.js';
 
@@ -12,6 +13,7 @@ import { walletApprovalModel } from '../domains/venues/polymarket/onchain/wallet
 export function createVenueModels(conn: Connection) {
   return {
     ClobCredential: clobCredentialModel(conn),
+    DepositWalletBatch: depositWalletBatchModel(conn),
     KalshiQuote: kalshiQuoteModel(conn),
     SolanaWalletProof: solanaWalletProofModel(conn),
     WalletApproval: walletApprovalModel(conn),

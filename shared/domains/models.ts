@@ -15,7 +15,6 @@ import { walletModel } from './wallets/wallet.model.js';
 import { agentWalletModel } from './wallets/agent-wallet.model.js';
 import { txBroadcastModel } from './wallets/broadcast.model.js';
 import { redemptionModel } from './wallets/redemption.model.js';
-import { depositWalletBatchModel } from './wallets/deposit-wallet-batch.model.js';
 
 import { heartbeatModel } from './system/heartbeat.model.js';
 import { leaderboardMetaModel } from './system/leaderboard-meta.model.js';
@@ -60,7 +59,6 @@ export function createModels(conn: Connection) {
     AgentWallet: agentWalletModel(conn),
     TxBroadcast: txBroadcastModel(conn),
     Redemption: redemptionModel(conn),
-    DepositWalletBatch: depositWalletBatchModel(conn),
 
     Heartbeat: heartbeatModel(conn),
     LeaderboardMeta: leaderboardMetaModel(conn),

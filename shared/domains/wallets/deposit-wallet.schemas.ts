@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEPOSIT_WALLET_BATCH_STATUSES } from './deposit-wallet-batch.model.js';
+import { DEPOSIT_WALLET_BATCH_STATUSES } from './wallet.model.js';
 import { EvmAddressSchema } from './wallet.schemas.js';
 
 // Deposit wallets (Polymarket signature type 3) of external wallets: client-contract §8.4, §8.5.

@@ -16,6 +16,23 @@ export type SignatureType = (typeof SIGNATURE_TYPES)[number];
 export const CREDENTIAL_SOURCES = ['client', 'derived', 'managed'] as const;
 export type CredentialSource = (typeof CREDENTIAL_SOURCES)[number];
 
+/**
+ * The statuses of a batch of calls the service prepared for a deposit wallet (the relay records
+ * the batches, deposit-wallet-batch.model.ts; the API answers their status). `prepared`: handed to
+ * the owner to sign; `submitting`: its signature arrived and it is on its way to the relayer (one
+ * submission at a time); `submitted`: the relayer took it, its outcome was not known when we
+ * stopped waiting; `executed`: the relayer executed it; `failed`: refused or reverted (the
+ * wallet's nonce was not used: the same signed batch may be submitted again until its deadline).
+ */
+export const DEPOSIT_WALLET_BATCH_STATUSES = [
+  'prepared',
+  'submitting',
+  'submitted',
+  'executed',
+  'failed',
+] as const;
+export type DepositWalletBatchStatus = (typeof DEPOSIT_WALLET_BATCH_STATUSES)[number];
+
 /** A sealed secret as stored (shared/infra/secrets/envelope.ts): ciphertext only. */
 export const sealedSecretSchema = new Schema(
   {

@@ -7,7 +7,8 @@ import { venueUnavailable } from '../../../venue-unavailable.js';
 import type {
   DepositWalletBatchKind,
   DepositWalletBatchRecord,
-} from '../../../../wallets/deposit-wallet-batch.model.js';
+  DepositWalletBatchModels,
+} from './deposit-wallet-batch.model.js';
 import type { DwSubmitRequest } from '../../../../wallets/deposit-wallet.schemas.js';
 import { walletUserOf, type WalletAccount } from '../../../../wallets/wallet-account.js';
 import { readWallet } from '../../../../wallets/wallet-store.js';
@@ -17,7 +18,7 @@ import { relayerNotConfigured, type Relayer } from './relayer.js';
 
 /** What this module's functions use of the process (the composition root's Deps has all of it). */
 export type DepositWalletDeps = Pick<InfraDeps, 'env' | 'log' | 'clock'> & {
-  models: Models;
+  models: Models & DepositWalletBatchModels;
   polygon: PolygonRpc;
   relayer: Relayer;
 };

@@ -1,25 +1,13 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { SchemaRecord } from '../schema-record.js';
+import type { SchemaRecord } from '../../../../schema-record.js';
+import {
+  DEPOSIT_WALLET_BATCH_STATUSES,
+  type DepositWalletBatchStatus,
+} from '../../../../wallets/wallet.model.js';
 
 /** What a batch does: the wallet's trading approvals, wrapping its USDC.e into pUSD, or a redemption. */
 export const DEPOSIT_WALLET_BATCH_KINDS = ['approvals', 'wrap', 'redeem'] as const;
 export type DepositWalletBatchKind = (typeof DEPOSIT_WALLET_BATCH_KINDS)[number];
-
-/**
- * `prepared`: handed to the owner to sign; `submitting`: its signature arrived and it is on its way
- * to the relayer (one submission at a time); `submitted`: the relayer took it, its outcome was not
- * known when we stopped waiting; `executed`: the relayer executed it; `failed`: refused or
- * reverted (the wallet's nonce was not used: the same signed batch may be submitted again until
- * its deadline).
- */
-export const DEPOSIT_WALLET_BATCH_STATUSES = [
-  'prepared',
-  'submitting',
-  'submitted',
-  'executed',
-  'failed',
-] as const;
-export type DepositWalletBatchStatus = (typeof DEPOSIT_WALLET_BATCH_STATUSES)[number];
 
 const callSchema = new Schema(
   {
@@ -63,6 +51,11 @@ export type DepositWalletBatchRecord = SchemaRecord<
   { kind: DepositWalletBatchKind; status: DepositWalletBatchStatus }
 >;
 export type DepositWalletBatchModel = Model<DepositWalletBatchRecord>;
+
+/** The batches' model, for the modules that take it beside the domains' `Models`. */
+export interface DepositWalletBatchModels {
+  DepositWalletBatch: DepositWalletBatchModel;
+}
 
 export function depositWalletBatchModel(conn: Connection): DepositWalletBatchModel {
   return (
