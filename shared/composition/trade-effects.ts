@@ -1,7 +1,7 @@
 import { enqueueAlertEvaluation } from '../domains/alerts/evaluate-price-alerts.js';
 import { protectFilledBuys } from '../domains/monitors/monitors.js';
 import { announceTradesExecuted, filledTrades } from '../domains/webhooks/events.js';
-import { Batcher } from '../util/batcher.js';
+import { GroupRunner } from '../util/group-runner.js';
 import type { Deps } from './deps.js';
 
 /** What the `after-trade-fill` job answers. */
@@ -9,10 +9,10 @@ export type AfterFillAnswer =
   | { trade_id: string; filled: false }
   | { trade_id: string; filled: true; webhooks: number; monitor_armed: boolean };
 
-/** The most `after-trade-fill` jobs one batch takes (the queue's concurrency bounds it first). */
-const MAX_EFFECTS_BATCH = 64;
+/** The most `after-trade-fill` jobs one group takes (the queue's concurrency bounds it first). */
+const MAX_EFFECTS_GROUP = 64;
 /**
- * How long a batch stays open for more jobs: the effects are off the trade's answer, and the fills of
+ * How long a group stays open for more jobs: the effects are off the trade's answer, and the fills of
  * one group commit reach the queue one by one as their jobs end.
  */
 const GATHER_MS = 10;
@@ -72,27 +72,27 @@ async function evaluateAlertsOf(deps: Deps, lastFillOf: Map<string, string>): Pr
   );
 }
 
-const batchers = new WeakMap<Deps, Batcher<string, AfterFillAnswer>>();
+const runners = new WeakMap<Deps, GroupRunner<string, AfterFillAnswer>>();
 
 /**
- * Runs a recorded fill's effects (the `after-trade-fill` job), in the next batch of this process:
- * while one batch runs, the jobs that arrive wait and go together in the next, each batch held open
- * GATHER_MS for more. A batch that fails fails each of its jobs, which BullMQ retries: every effect
+ * Runs a recorded fill's effects (the `after-trade-fill` job), in the next group of this process:
+ * while one group runs, the jobs that arrive wait and go together in the next, each group held open
+ * GATHER_MS for more. A group that fails fails each of its jobs, which BullMQ retries: every effect
  * is idempotent.
  */
 export function runAfterTradeFill(deps: Deps, tradeId: string): Promise<AfterFillAnswer> {
-  let batcher = batchers.get(deps);
-  if (!batcher) {
-    batcher = new Batcher({
-      maxBatch: MAX_EFFECTS_BATCH,
+  let runner = runners.get(deps);
+  if (!runner) {
+    runner = new GroupRunner({
+      maxGroup: MAX_EFFECTS_GROUP,
       waitMs: GATHER_MS,
       itemName: 'after-trade-fill of trade',
-      runBatch: async (tradeIds) => {
+      runGroup: async (tradeIds) => {
         const answers = await runTradeEffects(deps, tradeIds);
         return new Map([...answers].map(([id, answer]) => [id, { result: answer }]));
       },
     });
-    batchers.set(deps, batcher);
+    runners.set(deps, runner);
   }
-  return batcher.run(tradeId);
+  return runner.run(tradeId);
 }

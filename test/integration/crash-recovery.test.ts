@@ -149,7 +149,7 @@ describe('crash recovery: a worker SIGKILLed between any two writes #integration
     await assertBookMatchesFills(market._id);
   });
 
-  // A group commit (trade-batch.ts) writes: claim, reserve entries, fill events, settle entries,
+  // A group commit (group-commit.ts) writes: claim, reserve entries, fill events, settle entries,
   // positions, agents, markets, trades. Killed after each of them, the trades still happen once.
   for (let killAfter = 1; killAfter <= 8; killAfter++) {
     it(`when a batch of trades is killed after its write ${killAfter} of 8, then each trade is applied exactly once`, async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { tradeContext } from '../../shared/domains/trading/context.js';
 import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
-import { executeTradeBatch } from '../../shared/domains/trading/trade-batch.js';
+import { executeTradeGroup } from '../../shared/domains/trading/group-commit.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, recordPendingBuy, trade } from '../support/factories.js';
 import { registerAgent } from '../support/http.js';
@@ -55,14 +55,14 @@ describe('the sim engine resuming a trade from its logs #integration', () => {
     );
     // A first run of the first trade took it and logged its reservation (entry and agent), then died.
     const ctx = tradeContext(deps);
-    const partial = await executeTradeBatch(
+    const partial = await executeTradeGroup(
       { ...ctx, models: { ...ctx.models, MarketEvent: failingInserts(ctx.models.MarketEvent) } },
       [ids[0]!],
     );
     assert.ok('error' in partial.get(ids[0]!)!, 'the first run stopped after its reservation');
     assert.ok(await deps.models.LedgerEntry.exists({ _id: `${ids[0]}-reserve` }));
 
-    const answers = await executeTradeBatch(ctx, ids);
+    const answers = await executeTradeGroup(ctx, ids);
     for (const id of ids) {
       const answer = answers.get(id)!;
       assert.ok('result' in answer && answer.result.success, JSON.stringify(answer));

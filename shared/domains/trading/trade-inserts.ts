@@ -1,9 +1,9 @@
 import mongoose from 'mongoose';
-import { Batcher, type BatchAnswer } from '../../util/batcher.js';
+import { GroupRunner, type GroupAnswer } from '../../util/group-runner.js';
 import type { Models } from '../models.js';
 import type { TradeRecord } from './trade.model.js';
 
-/** The most trade records one insert command carries (the trade workers' largest batch is 64). */
+/** The most trade records one insert command carries (the trade workers' largest group is 64). */
 const MAX_RECORDS_PER_INSERT = 64;
 
 /** A new trade as the API records it: its id and fields; defaults and timestamps come from the schema. */
@@ -26,35 +26,35 @@ export type InsertTrades = (trades: NewTrade[]) => Promise<unknown>;
  */
 class TradeInserts {
   private readonly pending = new Map<string, NewTrade>();
-  private readonly batcher: Batcher<string, void>;
+  private readonly runner: GroupRunner<string, void>;
 
   constructor(private readonly insertTrades: InsertTrades) {
-    this.batcher = new Batcher({
-      maxBatch: MAX_RECORDS_PER_INSERT,
+    this.runner = new GroupRunner({
+      maxGroup: MAX_RECORDS_PER_INSERT,
       waitMs: 0,
       itemName: 'trade record',
-      runBatch: (ids) => this.insert(ids),
+      runGroup: (ids) => this.insert(ids),
     });
   }
 
   async record(trade: NewTrade): Promise<void> {
     this.pending.set(trade._id, trade);
     try {
-      await this.batcher.run(trade._id);
+      await this.runner.run(trade._id);
     } finally {
       this.pending.delete(trade._id);
     }
   }
 
-  private async insert(ids: string[]): Promise<Map<string, BatchAnswer<void>>> {
-    const answers = new Map<string, BatchAnswer<void>>();
+  private async insert(ids: string[]): Promise<Map<string, GroupAnswer<void>>> {
+    const answers = new Map<string, GroupAnswer<void>>();
     try {
       await this.insertTrades(ids.map((id) => this.pending.get(id)!));
       for (const id of ids) answers.set(id, { result: undefined });
     } catch (err) {
       // Unordered: the database tried every record, and mongoose lists each one's outcome. Without
       // that list (the command itself failed: unreachable, timed out) no record is known written,
-      // and every request of the batch fails with the error, as its own insert would have.
+      // and every request of the group fails with the error, as its own insert would have.
       const results = perRecordOutcomes(err);
       if (!results) throw err;
       ids.forEach((id, i) => answers.set(id, outcomeOf(results[i])));
@@ -92,7 +92,7 @@ const isWriteError = (r: unknown): r is WriteError =>
   typeof (r as WriteError).code === 'number';
 
 /** One record's outcome in an unordered insertMany: the stored document, or why it was refused. */
-function outcomeOf(result: unknown): BatchAnswer<void> {
+function outcomeOf(result: unknown): GroupAnswer<void> {
   // What a single insert throws for the same refusal (code 11000 for a duplicate key, …).
   if (isWriteError(result))
     return { error: new mongoose.mongo.MongoServerError({ ...result.err, message: result.errmsg }) };

@@ -6,7 +6,7 @@ import { positionUpdate } from '../../shared/domains/ledger/ledger.js';
 import type { LedgerEntryRecord } from '../../shared/domains/ledger/ledger-entry.model.js';
 import { positionId, type PositionModel } from '../../shared/domains/positions/position.model.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTradeBatch } from '../../shared/domains/trading/trade-batch.js';
+import { executeTradeGroup } from '../../shared/domains/trading/group-commit.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, trade } from '../support/factories.js';
 import { api, registerAgent } from '../support/http.js';
@@ -15,7 +15,7 @@ import { assertAgentConserved, assertBookMatchesFills } from '../support/invaria
 type AuditBody = z.output<typeof adminEndpoints.audit.response>;
 
 /**
- * The group commit (trade-batch.ts) logs its entries, then writes the heads it decided them on,
+ * The group commit (group-commit.ts) logs its entries, then writes the heads it decided them on,
  * each guarded by the sequence it read. Between the two, another writer may roll the agent's ledger
  * forward (a trade of the same agent whose append met these entries): it applies each entry to the
  * position, then to the agent, and can stop after the first write (killed, or cut off by a
@@ -25,7 +25,7 @@ type AuditBody = z.output<typeof adminEndpoints.audit.response>;
 describe('group commit racing a roll-forward #integration', function () {
   this.timeout(60_000);
 
-  it("when another writer applied a batch's sell reservation to the position and stopped before the agent, then the batch's settlement still reaches the position and the audit finds no difference", async () => {
+  it("when another writer applied a group's sell reservation to the position and stopped before the agent, then the group's settlement still reaches the position and the audit finds no difference", async () => {
     const deps = testContext().deps;
     const { models } = deps;
     const agent = await registerAgent();
@@ -56,7 +56,7 @@ describe('group commit racing a roll-forward #integration', function () {
       if (interleaved) return;
       interleaved = true;
       const reserve = (await models.LedgerEntry.findById(`${tradeId}-reserve`).lean()) as LedgerEntryRecord;
-      assert.ok(reserve, 'the batch logged its reservation before writing its heads');
+      assert.ok(reserve, 'the group logged its reservation before writing its heads');
       const applied = await models.Position.updateOne(
         { _id: pid, appliedSeq: { $lt: reserve.seq } },
         positionUpdate(reserve),
@@ -70,7 +70,7 @@ describe('group commit racing a roll-forward #integration', function () {
     ) as unknown as PositionModel;
     const ctx = { ...tradeContext(deps), models: { ...models, Position } };
 
-    const answers = await executeTradeBatch(ctx, [tradeId]);
+    const answers = await executeTradeGroup(ctx, [tradeId]);
     assert.ok(interleaved, 'the other writer ran between the logs and the heads');
     const answer = answers.get(tradeId)!;
     assert.ok('result' in answer && answer.result.success, JSON.stringify(answer));
