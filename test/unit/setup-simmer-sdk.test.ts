@@ -33,6 +33,9 @@ function scratchProject() {
     mkdirSync(join(dir, folder), { recursive: true });
     writeFileSync(join(dir, folder, 'requirements.txt'), `${pin}\n`);
   }
+  // The client at the version the vendored skills were written for has its pin beside them.
+  mkdirSync(join(dir, 'test', 'fixtures', 'clients'), { recursive: true });
+  writeFileSync(join(dir, 'test', 'fixtures', 'clients', 'requirements-0.24.txt'), 'simmer-sdk==0.0.0\n');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0' }));
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3 }));
   const bin = join(dir, 'fake-bin');
@@ -87,6 +90,10 @@ describe("set-up of the official Python client's venv (simmer-sdk[backtest]) #un
       assert.equal(p.clientInstalls().length, 1, 'a second set-up is a no-op');
       assert.ok(existsSync(join(p.dir, '.cache', 'simmer-sdk-venv', 'bin', 'simmer')));
       assert.ok(existsSync(join(p.dir, '.cache', 'simmer-sdk-venv.stamp')));
+      assert.ok(
+        existsSync(join(p.dir, '.cache', 'simmer-sdk-0.24-venv.stamp')),
+        'the skills’ 0.24 client too',
+      );
       writeFileSync(join(p.dir, 'test', 'backtest', 'requirements.txt'), 'simmer-sdk[backtest]==0.0.1\n');
       assert.equal(p.setup().status, 0);
       assert.equal(p.clientInstalls().length, 2);
