@@ -12,7 +12,7 @@ import { testContext } from '../support/context.js';
 import { until } from '../support/until.js';
 import { makeMarket, recordPendingBuy } from '../support/factories.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { runTrade } from '../../shared/domains/trading/run-trade.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 import { asUser, claim, tokenFor } from '../support/users.js';
 
@@ -143,7 +143,7 @@ describe('process caches across API processes #integration', () => {
     await api().post('/api/sdk/automaton/halt').set(asAgent(agent)).expect(200);
     await deliveredThere();
     assert.equal((await buy()).body.error_code, 'automaton_halted');
-    const taken = await executeTrade(tradeContext(other.deps), queued);
+    const taken = await runTrade(tradeContext(other.deps), queued);
     assert.equal(taken.error_code, 'automaton_halted', JSON.stringify(taken));
 
     await api().post('/api/sdk/automaton/resume').set(asAgent(agent)).expect(200);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { makeMarket, recordPendingBuy, trade } from '../support/factories.js';
 import { testContext } from '../support/context.js';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { runTrade } from '../../shared/domains/trading/run-trade.js';
 import { api, registerAgent, type RegisteredAgent } from '../support/http.js';
 
 const auth = (a: RegisteredAgent) => ({ Authorization: `Bearer ${a.api_key}` });
@@ -184,12 +184,12 @@ describe('automaton trade guard #integration', () => {
     const balance = (await deps.models.Agent.findById(agent.agent_id).lean())!.balanceMicro;
     await api().post('/api/sdk/automaton/halt').set(auth(agent)).expect(200);
 
-    // Through the job (the sim venue's group commit) and through executeTrade (every other venue).
+    // Through the job (the sim venue's group commit) and through runTrade (every other venue).
     const run = await deps.queues.enqueueAndWait('execute-trade', { tradeId: queued }, 10_000);
     assert.equal(run.state, 'completed');
     const answers = [
       (run as { result: { success: boolean; error_code: string } }).result,
-      await executeTrade(tradeContext(deps), direct),
+      await runTrade(tradeContext(deps), direct),
     ];
     for (const answer of answers) {
       assert.equal(answer.success, false, JSON.stringify(answer));

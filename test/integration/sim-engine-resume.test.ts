@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { runTrade } from '../../shared/domains/trading/run-trade.js';
 import { executeTradeGroup } from '../../shared/domains/trading/group-commit.js';
 import { testContext } from '../support/context.js';
 import { makeMarket, recordPendingBuy, trade } from '../support/factories.js';
@@ -33,7 +33,7 @@ describe('the sim engine resuming a trade from its logs #integration', () => {
     assert.equal(moved.body.success, true, JSON.stringify(moved.body));
     assert.ok((await deps.models.Market.findById(market._id).lean())!.currentPrice < 0.29);
 
-    const result = await executeTrade(tradeContext(deps), tradeId);
+    const result = await runTrade(tradeContext(deps), tradeId);
     assert.equal(result.success, false, JSON.stringify(result));
     assert.equal(result.error_code, 'limit_not_met');
     assert.equal(await deps.models.MarketEvent.countDocuments({ _id: tradeId }), 0, 'nothing filled');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { tradeContext } from '../../shared/domains/trading/context.js';
-import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
+import { runTrade } from '../../shared/domains/trading/run-trade.js';
 import type { TradeExecutionContext } from '../../shared/domains/trading/venue-trading.js';
 import { finishTrade } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeResult } from '../../shared/domains/trading/trade.schemas.js';
@@ -35,11 +35,11 @@ describe('a trade its claim did not take #integration', () => {
           : Reflect.get(target, name, receiver),
     });
     const missed = { ...ctx, models: { ...ctx.models, Trade } } as TradeExecutionContext;
-    await assert.rejects(executeTrade(missed, id), { code: 'trade_not_claimed' });
+    await assert.rejects(runTrade(missed, id), { code: 'trade_not_claimed' });
     assert.equal((await deps.models.Trade.findById(id).lean())?.status, 'pending');
     assert.equal(await deps.models.LedgerEntry.countDocuments({ _id: { $regex: `^${id}` } }), 0);
 
-    const filled = await executeTrade(ctx, id);
+    const filled = await runTrade(ctx, id);
     assert.equal(filled.fill_status, 'filled');
     assert.equal((await deps.models.Trade.findById(id).lean())?.status, 'filled');
   });

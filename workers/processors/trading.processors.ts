@@ -6,21 +6,14 @@ import { remarkAllBoards } from '../../shared/domains/reads/venue-boards.js';
 import { settleMarket } from '../../shared/domains/settlement/settle-market.js';
 import { followVenueOrder } from '../../shared/domains/trading/venue-orders.js';
 import { reconcileTrades } from '../../shared/domains/trading/reconcile-trades.js';
-import { settleAdmission } from '../../shared/domains/trading/trade-lifecycle.js';
-import { executeRecordedTrade } from '../../shared/composition/trade-execution.js';
+import { executeTrade } from '../../shared/domains/trading/execute-trade.js';
 import type { Processor } from '../../shared/composition/processor.js';
 import { slotTime } from '../../shared/infra/queue/slots.js';
 import { emitMarketResolved } from '../../shared/domains/webhooks/events.js';
 import { runAfterTradeFill } from '../../shared/composition/trade-effects.js';
 
-export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) => {
-  const result = await executeRecordedTrade(deps, data.tradeId);
-  // Only buys take an admission; a trade the API already marked failed has no result at all.
-  if (!result?.success && result?.action !== 'sell') await settleAdmission(deps, data.tradeId);
-  // What follows the fill runs off the answer's path; a retried job enqueues the same id, which queues nothing.
-  if (result?.success) await deps.queues.enqueue('after-trade-fill', { tradeId: data.tradeId });
-  return result;
-};
+export const executeTradeProcessor: Processor<'execute-trade'> = async (data, { deps }) =>
+  executeTrade(deps, data.tradeId);
 
 /**
  * A recorded fill's effects, each idempotent: the `trade.executed` event (its id is the trade's), the

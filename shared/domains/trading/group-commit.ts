@@ -1,7 +1,7 @@
 import { withinDatabaseDeadline } from '../../infra/database-unavailable.js';
 import { GroupRunner } from '../../util/group-runner.js';
 import type { TradeAnswer, TradeExecutionContext } from './venue-trading.js';
-import { executeTrade } from './execute-trade.js';
+import { runTrade } from './run-trade.js';
 import { claimTrades } from './trade-lifecycle.js';
 import type { TradeRecord } from './trade.model.js';
 import type { TradeResult } from './trade.schemas.js';
@@ -47,7 +47,7 @@ export class TradeGroupCommit {
  * together; a venue that runs many trades at once (`executeClaimed`, the sim engine's group commit)
  * gets its claimed trades together, every other trade runs alone. A trade not claimed here (taken,
  * finished, stopped, or an `executing` one to resume) and one a venue left unanswered run alone too:
- * `executeTrade` answers or resumes each.
+ * `runTrade` answers or resumes each.
  */
 export async function executeTradeGroup(
   ctx: TradeExecutionContext,
@@ -82,7 +82,7 @@ export async function executeTradeGroup(
   for (const id of tradeIds) {
     if (answers.has(id)) continue;
     try {
-      answers.set(id, { result: await executeTrade(ctx, id, firstRuns.get(id)) });
+      answers.set(id, { result: await runTrade(ctx, id, firstRuns.get(id)) });
     } catch (error) {
       answers.set(id, { error });
     }

@@ -10,9 +10,17 @@ import { prepareRealTrade } from './prepare-real-trade.js';
 import { requireClaimed } from './real-venue-trade.js';
 
 /**
- * `POST /api/sdk/trade`: normalises the venue and hands the trade to it (TradingVenues), which takes
- * the trade from there (a venue of real money only from a claimed agent: its `capabilities.money`): on sim, quoted (dry run) or persisted as pending, handed to the `trades`
- * queue and waited for until the deadline. Business refusals come back as `success: false` (HTTP 200).
+ * Submit a trade: `POST /api/sdk/trade`, the API's half of a trade (execute-trade.ts is the worker's
+ * half), called by its handler with the validated request. Read this first; the steps below it are
+ *
+ * 1. the legacy `execute: true` only prepares an order (prepare-real-trade.ts), never a trade;
+ * 2. the venue is named (a legacy alias with its warning) and its rules applied: the largest buy,
+ *    and a venue of real money (`capabilities.money`) takes a claimed agent only (real-venue-trade.ts);
+ * 3. the venue's `submit` (TradingVenues) takes it from there: a dry run is quoted; a live trade is
+ *    recorded `pending`, queued as the `execute-trade` job and waited for until the deadline
+ *    (record-and-run.ts).
+ *
+ * Business refusals come back as `success: false` (HTTP 200).
  */
 export async function submitTrade(
   deps: VenueTradingDeps,

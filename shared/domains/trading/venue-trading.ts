@@ -257,7 +257,7 @@ export interface TradeExecutionContext {
   claimUrlFor: (code: string) => string;
   /**
    * The refusal of the owner's kill switch or the agent's halted automaton if either is on now (the
-   * worker's second look, see executeTrade), else null.
+   * worker's second look, see runTrade), else null.
    */
   haltedBy: (t: { agentId: string; ownerKey?: string | null }) => Promise<Refusal | null>;
 }
