@@ -10,7 +10,7 @@ import {
   BatchTradeRequestSchema,
   BatchTradeResultSchema,
   MAX_BATCH_LEGS,
-} from '../../shared/domains/trading/batch-trades.js';
+} from '../../shared/domains/trading/submit-batch.js';
 import {
   PreparedTradeSchema,
   TradeRequestSchema,

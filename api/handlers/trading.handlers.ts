@@ -1,4 +1,4 @@
-import { submitBatchTrades } from '../../shared/domains/trading/batch-trades.js';
+import { submitBatch } from '../../shared/domains/trading/submit-batch.js';
 import { agentWalletCash } from '../../shared/domains/trading/wallet-cash.js';
 import { venueFilter } from '../../shared/domains/trading/reads.schemas.js';
 import { listPositions, listTrades, portfolio } from '../../shared/domains/trading/reads.js';
@@ -9,7 +9,7 @@ import type { tradingEndpoints } from '../endpoints/trading.endpoints.js';
 
 export const tradingHandlers: HandlersFor<typeof tradingEndpoints> = {
   trade: async ({ deps, agent, body }) => submitTrade(deps, agent, body),
-  batchTrades: async ({ deps, agent, body }) => submitBatchTrades(deps, agent, body),
+  batchTrades: async ({ deps, agent, body }) => submitBatch(deps, agent, body),
   listTrades: async ({ deps, agent, query }) => listTrades(deps.models, agent, query),
   listPositions: async ({ deps, agent, query }) => listPositions(deps.models, agent, query),
   openOrders: async ({ deps, agent }) => listOpenOrders(deps, agent),

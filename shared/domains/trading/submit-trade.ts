@@ -26,7 +26,7 @@ export async function submitTrade(
   deps: VenueTradingDeps,
   agent: AgentRecord,
   req: TradeRequest,
-  /** A buy's admission the caller already took (an atomic batch: batch-trades.ts); else taken per trade. */
+  /** A buy's admission the caller already took (an atomic batch: submit-batch.ts); else taken per trade. */
   admitted?: Admission | null,
 ): Promise<TradeResult | PreparedTrade> {
   // The legacy `execute: true` (prepare_real_trade) only prepares an order: never a trade, on any venue.

@@ -273,7 +273,7 @@ export interface VenueTrade {
   holdings: Holdings;
   /**
    * The buy's safeguards already passed and counted by the caller (an atomic batch admits all its
-   * legs before any runs: batch-trades.ts); the trade then carries this admission instead of
+   * legs before any runs: submit-batch.ts); the trade then carries this admission instead of
    * taking another. Absent: the trade is admitted on its own.
    */
   admitted?: Admission | null;

@@ -18,9 +18,9 @@ import { submitTrade } from './submit-trade.js';
 import { lower, TradeRequestSchema, type TradeRequest, type TradeResult } from './trade.schemas.js';
 
 /**
- * `POST /api/sdk/trades/batch` (client-contract §4.4): up to 30 buys in one request, each leg a
- * normal trade (`submitTrade`: the same safeguards, ledger, queue and exactly-once execution as
- * `POST /api/sdk/trade`).
+ * Submit a batch of trades: `POST /api/sdk/trades/batch` (client-contract §4.4), up to 30 buys in
+ * one request, each leg a normal trade (`submitTrade`: the same safeguards, ledger, queue and
+ * exactly-once execution as `POST /api/sdk/trade`).
  *
  * Every leg is first priced by a dry run (the live plan on the current state): its projected
  * average price gives `dry_run_price` and `slippage` (relative to the side's price before), and a
@@ -170,7 +170,7 @@ function fromTrade(leg: Leg, p: Projection, t: TradeResult): LegResult {
   });
 }
 
-export async function submitBatchTrades(
+export async function submitBatch(
   deps: VenueTradingDeps,
   agent: AgentRecord,
   body: BatchTradeRequest,
