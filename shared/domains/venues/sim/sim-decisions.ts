@@ -1,6 +1,6 @@
 /**
  * The decisions of a sim trade as pure functions of the state they apply to. The sim engine's plan
- * (sim-plan.ts, through the steps of sim-trade-plan.ts) calls them in memory on the heads it read,
+ * (sim-plan.ts, through the steps of sim-trade-steps.ts) calls them in memory on the heads it read,
  * each on the state the steps before it left, and a dry run plans the same way on the current
  * state: a dry-run quote is what a live trade at that state fills at. A decision on a state another
  * writer changed meanwhile is never written: its record's sequence number is taken, and the engine

@@ -15,7 +15,7 @@ import type { Refusal } from '../../refusal.js';
 import type { TradeRecord } from '../../trading/trade.model.js';
 import type { Holdings } from '../../trading/trade-result.js';
 import { applyUpdate } from '../../../util/apply-update.js';
-import { buyPlan, removedCost, sellPlan, type SimTradeSpec } from './sim-trade-plan.js';
+import { buySteps, removedCost, sellSteps, type SimTradeSpec } from './sim-trade-steps.js';
 
 /**
  * The sim engine's decisions for N trades, in memory, on heads read once: every reservation, then
@@ -79,7 +79,7 @@ export interface PlannedTrade {
   market: MarketRecord;
   target: { marketId: string; venue: 'sim'; positionId: string };
   steps:
-    { kind: 'buy'; plan: ReturnType<typeof buyPlan> } | { kind: 'sell'; plan: ReturnType<typeof sellPlan> };
+    { kind: 'buy'; plan: ReturnType<typeof buySteps> } | { kind: 'sell'; plan: ReturnType<typeof sellSteps> };
   /**
    * The kill switch or the automaton's halt was on when the trade was first taken: its refusal,
    * given before any step.
@@ -146,8 +146,8 @@ export class SimPlan {
       target: { marketId: order.marketId, venue: 'sim', positionId: pid },
       steps:
         order.action === 'buy'
-          ? { kind: 'buy', plan: buyPlan(order) }
-          : { kind: 'sell', plan: sellPlan(order, market.status === 'resolved') },
+          ? { kind: 'buy', plan: buySteps(order) }
+          : { kind: 'sell', plan: sellSteps(order, market.status === 'resolved') },
       halt: opts.halt ?? null,
       logged: opts.logged ?? {},
       costOff: 0,

@@ -34,7 +34,7 @@ const key = (side: Outcome) =>
     : ({ shares: 'sharesNoMicro', cost: 'costNoMicro', reserved: 'reservedNoMicro' } as const);
 
 /** Buy `amountMicro` of one side: cash reserved, the book filled, the shares and cost booked. */
-export const buyPlan = (t: SimTradeSpec) => ({
+export const buySteps = (t: SimTradeSpec) => ({
   reserve: (agent: AgentRecord): Decision<EntryDraft> => {
     const d = decideBuyReserve(agent, t.amountMicro);
     return d.ok
@@ -66,7 +66,7 @@ export const buyPlan = (t: SimTradeSpec) => ({
 });
 
 /** Sell `sharesMicro` of one side: shares (and their cost basis) reserved, the book filled, cash and P&L booked. */
-export const sellPlan = (t: SimTradeSpec, marketResolved: boolean) => {
+export const sellSteps = (t: SimTradeSpec, marketResolved: boolean) => {
   const k = key(t.side);
   const n = t.sharesMicro;
   return {
