@@ -127,6 +127,25 @@ export function checkStanding(
 }
 
 /**
+ * The account safeguards of one trade, in their order: its standing (`checkStanding`), then its
+ * admission (`admitTrade`), unless the caller already holds it (`admitted`: an atomic batch's leg).
+ * A business refusal is returned, taking nothing; the 422s and 429s are thrown as there.
+ */
+export async function guardTrade(
+  deps: TradeGuardDeps,
+  guard: TradeGuard,
+  agentId: string,
+  t: GuardedTrade,
+  admitted?: Admission | null,
+): Promise<{ refusal: Refusal } | { admission: Admission | null }> {
+  const standing = checkStanding(guard, t);
+  if (standing) return { refusal: standing };
+  const admitting = admitted !== undefined ? admitted : await admitTrade(deps, guard, agentId, t);
+  if (admitting && 'errorCode' in admitting) return { refusal: admitting };
+  return { admission: admitting };
+}
+
+/**
  * Buys: checks cooldowns, daily caps and the automaton's budget and counts the buy, atomically (so
  * buys sent together cannot pass on the same remainder). Sells pass (null). The budget's refusal is
  * a business refusal, returned; the others are 429s, thrown.

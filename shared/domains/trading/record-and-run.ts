@@ -5,14 +5,7 @@ import type { TierCache } from '../users/tier-cache.js';
 import { randomUUID } from 'node:crypto';
 import type { AgentRecord } from '../agents/agent.model.js';
 import type { Admission } from './trade.model.js';
-import {
-  admitTrade,
-  checkStanding,
-  guardedTrade,
-  loadGuard,
-  releaseTrade,
-  type TradeGuard,
-} from '../limits/trade-guard.js';
+import { guardedTrade, guardTrade, loadGuard, releaseTrade, type TradeGuard } from '../limits/trade-guard.js';
 import type { MarketRecord } from '../markets/market.model.js';
 import type { VenueId } from '../venues/venue-id.js';
 import {
@@ -224,17 +217,12 @@ export async function recordAndRun({
   // Refused before anything was recorded: the key is released, so it may be used again.
   let admission: Admission | null;
   try {
-    const standing = checkStanding(guard, guarded);
-    if (standing) {
+    const guarding = await guardTrade(deps, guard, agent._id, guarded, admitted);
+    if ('refusal' in guarding) {
       await idem?.abandon();
-      return refusedResult(shape, await fresh(), standing, holdings, false);
+      return refusedResult(shape, await fresh(), guarding.refusal, holdings, false);
     }
-    const admitting = admitted !== undefined ? admitted : await admitTrade(deps, guard, agent._id, guarded);
-    if (admitting && 'errorCode' in admitting) {
-      await idem?.abandon();
-      return refusedResult(shape, await fresh(), admitting, holdings, false);
-    }
-    admission = admitting;
+    admission = guarding.admission;
   } catch (err) {
     await idem?.abandon();
     throw err;

@@ -4,7 +4,7 @@ import { AppError, invalidField, RequestValidationError } from '../../infra/erro
 import type { AgentRecord } from '../agents/agent.model.js';
 import { rollForwardAgent } from '../ledger/ledger.js';
 import type { Admission } from './trade.model.js';
-import { admitTrade, checkStanding, guardedTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
+import { guardedTrade, guardTrade, loadGuard, releaseTrade } from '../limits/trade-guard.js';
 import { fromMicro, toMicro } from '../money.js';
 import {
   BATCHABLE_EXTERNAL_VENUE_IDS,
@@ -293,18 +293,14 @@ export async function submitBatch(
           venue,
         );
         try {
-          const standing = checkStanding(guard, guarded);
-          if (standing) {
-            refusal = { error: standing.error, code: standing.errorCode, hint: standing.hint ?? null };
-            break;
-          }
           // The legs' admissions reserve the automaton's budget one after another, so together they fit it.
-          const admitted = await admitTrade(deps, guard, agent._id, guarded);
-          if (admitted && 'errorCode' in admitted) {
-            refusal = { error: admitted.error, code: admitted.errorCode, hint: admitted.hint ?? null };
+          const guarding = await guardTrade(deps, guard, agent._id, guarded);
+          if ('refusal' in guarding) {
+            const r = guarding.refusal;
+            refusal = { error: r.error, code: r.errorCode, hint: r.hint ?? null };
             break;
           }
-          admissions.push(admitted);
+          admissions.push(guarding.admission);
         } catch (err) {
           refusal = asRefusal(err);
           break;
