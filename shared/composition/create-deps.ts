@@ -1,4 +1,4 @@
-import type { Env } from '../infra/config/env.js';
+import { venueModuleEnvironment, type Env } from '../infra/config/env.js';
 import type { Logger } from '../infra/logger.js';
 import { connectMongo, watchMongo } from '../infra/mongo.js';
 import { connectRedisWhenUp } from '../infra/redis.js';
@@ -22,6 +22,7 @@ import {
   type ExtraVenue,
 } from './venues.js';
 import { createCandleSource } from './market-data.js';
+import { loadVenueModules } from './venue-modules.js';
 import { migrateLegacyDayCounters } from '../domains/limits/counters.js';
 
 /** Room for every agent active within the cache lifetime in a large deployment; least recent go first. */
@@ -55,7 +56,10 @@ function createLocalCaches(env: Env, invalidation: Invalidation): LocalCaches {
 }
 
 export interface CreateDepsOptions {
-  /** Venues past the built-in ones, registered with this process's adapters and trading engines. */
+  /**
+   * Venues past the built-in ones built before composition (the test harness's), registered with
+   * this process's adapters and trading engines beside those of `VENUE_MODULES`.
+   */
   extraVenues?: readonly ExtraVenue[];
 }
 
@@ -90,6 +94,10 @@ export async function createDeps(
   const metrics = createMetrics(queues);
   const clock = () => new Date();
   const polygon = createPolygonRpc(env, metrics, log);
+  const venues = [
+    ...extraVenues,
+    ...(await loadVenueModules(env, { source: venueModuleEnvironment(), log, metrics })),
+  ];
   return {
     env,
     log,
@@ -99,8 +107,8 @@ export async function createDeps(
     redis,
     queues,
     metrics,
-    venues: createVenues(env, models, metrics, log, clock, polygon, extraVenues),
-    trading: createTradingVenues(models, { polygon, redis }, extraVenues),
+    venues: createVenues(env, models, metrics, log, clock, polygon, venues),
+    trading: createTradingVenues(models, { polygon, redis }, venues),
     polygon,
     relayer: createRelayer(env, metrics, log),
     candles: createCandleSource(env, metrics, log),

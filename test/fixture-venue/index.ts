@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { defineVenueModule } from '../../shared/composition/venue-modules.js';
 import type { ExtraVenue } from '../../shared/composition/venues.js';
 import { registerVenueId } from '../../shared/domains/venues/venue-id.js';
 import { FakeExchange } from './fake-exchange.js';
@@ -17,3 +19,13 @@ export const fixtureVenue: ExtraVenue = {
   adapter: new FixtureAdapter(FIXTURE_VENUE, fixtureExchange),
   trading: fixtureTrading(FIXTURE_VENUE, fixtureExchange),
 };
+
+/**
+ * The fixture venue as a `VENUE_MODULES` entry (`test/fixture-venue/index.ts`): no settings of its
+ * own; its factory hands the composition root the venue over the same exchange the tests drive.
+ */
+export const venueModule = defineVenueModule({
+  id: FIXTURE_VENUE,
+  settings: z.object({}),
+  create: () => fixtureVenue,
+});

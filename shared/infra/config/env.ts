@@ -255,6 +255,11 @@ export const EnvSchema = z.object({
     .describe(
       '`live`: adapters call the venue URLs below. `emulated` (`npm start` only): the Polymarket and Kalshi/DFlow/Solana emulators are started on loopback and the URLs point at them, an offline demo of the real-venue flows.',
     ),
+  VENUE_MODULES: list
+    .optional()
+    .describe(
+      'Venues beside the built-in ones: comma-separated module paths, resolved from the project root (e.g. `venues/my-venue/index.ts`). Default: the built-in venues only. Each module exports a `venueModule` (docs/adding-a-venue.md) whose own schema validates its settings from this environment.',
+    ),
   POLYMARKET_GAMMA_URL: httpUrl('https://gamma-api.polymarket.com').describe(
     'Polymarket Gamma API (market and event metadata).',
   ),
@@ -599,6 +604,12 @@ const SECRET_VARIABLES = new Set([
   'POLYMARKET_BUILDER_PASSPHRASE',
   'POLYGON_GAS_SPONSOR_KEY',
 ]);
+
+/**
+ * The raw environment a venue module's settings are read from: each module validates its own
+ * variables with its own schema, so they are not part of `EnvSchema`.
+ */
+export const venueModuleEnvironment = (): Record<string, string | undefined> => ({ ...process.env });
 
 /** Parses the environment once; throws a ConfigError that names every bad variable. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
