@@ -61,9 +61,8 @@ export class FakeExchange {
   private readonly markets = new Map<string, ExchangeMarket>();
   private readonly orders = new Map<string, ExchangeOrder>();
 
-  /** Lists a new open market at `yes` (ids and slugs unique per call). */
-  listMarket(question: string, yes = 0.5): ExchangeMarket {
-    const id = `fx-${randomUUID().slice(0, 8)}`;
+  /** Lists a new open market at `yes` (ids and slugs unique per call unless `id` is given). */
+  listMarket(question: string, yes = 0.5, id = `fx-${randomUUID().slice(0, 8)}`): ExchangeMarket {
     const market: ExchangeMarket = {
       id,
       slug: `${question

@@ -14,6 +14,7 @@ import type {
   VenueQuote,
   WalletPosition,
 } from '../../shared/domains/venues/venue-adapter.js';
+import type { VenueMoney } from '../../shared/domains/venues/venue-conventions.js';
 import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 import type { ExchangeMarket, FakeExchange } from './fake-exchange.js';
 
@@ -27,6 +28,8 @@ export class FixtureAdapter implements VenueAdapter {
   constructor(
     readonly id: VenueId,
     private readonly exchange: FakeExchange,
+    /** Absent: real dollars, as the harness's fixture venue trades. */
+    readonly money?: VenueMoney,
   ) {}
 
   async market(key: VenueMarketKey): Promise<VenueMarket | null> {

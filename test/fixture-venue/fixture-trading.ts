@@ -10,7 +10,6 @@ import type {
   VenueTrade,
   VenueTrading,
 } from '../../shared/domains/trading/venue-trading.js';
-import { requireClaimed } from '../../shared/domains/trading/real-venue-trade.js';
 import { recordAndRun } from '../../shared/domains/trading/record-and-run.js';
 import { finishTrade, recordVenueOrderId } from '../../shared/domains/trading/trade-lifecycle.js';
 import type { TradeRecord, VenueOrder } from '../../shared/domains/trading/trade.model.js';
@@ -45,12 +44,16 @@ const exchangeRefusal = (reason: string): Refusal =>
   );
 
 /**
- * Trading on the fixture venue as on a real-money external venue: claimed agents only, the
- * account's safeguards, the trade recorded and run by the worker, orders that may rest (GTC) and
+ * Trading on the fixture venue as on a real-money external venue (claimed agents only) or, with
+ * `money` paper, on a play-money one (any agent): the account's safeguards, the trade recorded and run by the worker, orders that may rest (GTC) and
  * be cancelled. Only the calls to the exchange are the venue's own; everything else is the
  * service's shared real-venue path (recordAndRun, recordOrderState, orderAnswer).
  */
-export function fixtureTrading(venue: VenueId, exchange: FakeExchange): VenueTrading {
+export function fixtureTrading(
+  venue: VenueId,
+  exchange: FakeExchange,
+  money: 'paper' | 'real' = 'real',
+): VenueTrading {
   /** Why this market cannot be traded here, or its venue id. */
   function tradeable(market: MarketRecord | null): { externalId: string } | Refusal {
     if (!market) return MARKET_NOT_FOUND;
@@ -73,7 +76,6 @@ export function fixtureTrading(venue: VenueId, exchange: FakeExchange): VenueTra
 
   async function submit(trade: VenueTrade): Promise<TradeResult> {
     const { deps, agent, req, shape, holdings } = trade;
-    requireClaimed(trade);
     const guard = req.dry_run ? null : await loadGuard(deps, agent);
     const standing = guard && checkStanding(guard, guardedTrade(shape, venue));
     if (standing) return refusedResult(shape, NO_MARKET, standing, holdings, false);
@@ -184,7 +186,7 @@ export function fixtureTrading(venue: VenueId, exchange: FakeExchange): VenueTra
   return {
     venue,
     capabilities: {
-      money: 'real',
+      money,
       restingOrders: true,
       cancellable: true,
       orderTypes: ['FAK', 'FOK', 'GTC'],

@@ -20,12 +20,46 @@ export const fixtureVenue: ExtraVenue = {
   trading: fixtureTrading(FIXTURE_VENUE, fixtureExchange),
 };
 
+/** The fixture venue's play money, when a deployment loads it as paper (its module's default). */
+export const FIXTURE_PLAY_MONEY = { money: 'paper', currency: 'Fixture chips', unit: 'FXC' } as const;
+
+const settings = z.object({
+  FIXTURE_VENUE_MONEY: z.enum(['paper', 'real']).default('paper'),
+  /** Markets the venue lists from the start, as `<id>=<yes price>` pairs (`fx-rain=0.4,fx-snow=0.7`). */
+  FIXTURE_VENUE_MARKETS: z
+    .string()
+    .default('')
+    .transform((v, ctx) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((pair) => {
+          const [id = '', yes = ''] = pair.split('=');
+          const price = Number(yes);
+          if (!/^[a-z0-9-]+$/.test(id) || !(price > 0 && price < 1))
+            ctx.addIssue({ code: 'custom', message: `"${pair}" is not <id>=<price between 0 and 1>` });
+          return { id, yes: price };
+        }),
+    ),
+});
+
+/** The question of a market the module lists from its settings (its page slug is derived from it). */
+export const seededQuestion = (id: string) => `Fixture market ${id}`;
+
 /**
- * The fixture venue as a `VENUE_MODULES` entry (`test/fixture-venue/index.ts`): no settings of its
- * own; its factory hands the composition root the venue over the same exchange the tests drive.
+ * The fixture venue as a `VENUE_MODULES` entry (`test/fixture-venue/index.ts`): a venue of its own
+ * exchange in the service's process, play money by default, with the markets its settings list.
  */
 export const venueModule = defineVenueModule({
   id: FIXTURE_VENUE,
-  settings: z.object({}),
-  create: () => fixtureVenue,
+  settings,
+  create: ({ id, settings: { FIXTURE_VENUE_MONEY: money, FIXTURE_VENUE_MARKETS: markets } }) => {
+    const exchange = new FakeExchange();
+    for (const m of markets) exchange.listMarket(seededQuestion(m.id), m.yes, m.id);
+    return {
+      adapter: new FixtureAdapter(id, exchange, money === 'paper' ? FIXTURE_PLAY_MONEY : undefined),
+      trading: fixtureTrading(id, exchange, money),
+    };
+  },
 });
