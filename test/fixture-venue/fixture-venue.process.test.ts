@@ -39,12 +39,19 @@ describe('the fixture venue loaded through VENUE_MODULES by a service process #i
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
 
-  it('when an unclaimed agent imports a fixture market and buys on it, then the buy fills and its position and the venue board are in the fixture’s play money', async () => {
+  it('when an unclaimed agent finds a fixture market among the importable ones, imports it and buys on it, then the buy fills and its position and the venue board are in the fixture’s play money', async () => {
     const registered = await call('POST', '/api/sdk/agents/register', undefined, {
       name: 'module-venue-agent',
     });
     assert.equal(registered.status, 200, JSON.stringify(registered.body));
     const key = registered.body.api_key as string;
+
+    const importable = await call('GET', `/api/sdk/markets/importable?venue=${FIXTURE_VENUE}`, key);
+    assert.equal(importable.status, 200, JSON.stringify(importable.body));
+    assert.deepEqual(
+      (importable.body.markets as { url: string }[]).map((m) => m.url),
+      [`${FIXTURE_BASE_URL}/markets/${SLUG}`],
+    );
 
     const imported = await call('POST', '/api/sdk/markets/import/venue', key, {
       venue: FIXTURE_VENUE,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILT_IN_EXTERNAL_VENUE_IDS, DEFAULT_IMPORT_VENUE } from '../venues/venue-id.js';
+import { DEFAULT_IMPORT_VENUE } from '../venues/venue-id.js';
 import { venueEnum } from '../venues/venue-schemas.js';
 import { fewWords, WORDS_MESSAGE } from '../../util/search-words.js';
 
@@ -63,7 +63,7 @@ export const ImportableQuerySchema = z.object({
     .meta({ description: '24 h volume floor in USD (at least 1,000).' }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   category: z.string().trim().max(60).optional(),
-  venue: z.enum(BUILT_IN_EXTERNAL_VENUE_IDS).default(DEFAULT_IMPORT_VENUE),
+  venue: venueEnum('external').default(DEFAULT_IMPORT_VENUE),
   q: z.string().trim().max(200).refine(fewWords, WORDS_MESSAGE).optional().meta({
     description: 'Keyword search: each word in the question, its event, outcome, slug or tags, in any order.',
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { venueIds, venueNames, type VenueId } from './venue-id.js';
+import { externalVenueIds, venueIds, venueNames, type ExternalVenueId, type VenueId } from './venue-id.js';
 
 /**
  * Marks a venue field in the OpenAPI document: the document builder replaces it with the `enum` of
@@ -7,13 +7,17 @@ import { venueIds, venueNames, type VenueId } from './venue-id.js';
  * when their modules load, before the composition root registers anything.
  */
 export const VENUE_ENUM_MARK = 'x-registered-venues';
-type VenueSet = 'ids' | 'names';
+/** The venues' ids, every accepted spelling of them, or the external venues' ids (every one but our pool's). */
+type VenueSet = 'ids' | 'names' | 'external';
 
-/** The values a venue field takes: the venues' ids (or every accepted spelling), plus fixed extras. */
-const allowedValues = (set: VenueSet, extra: readonly string[]): string[] => [
-  ...extra,
-  ...(set === 'ids' ? venueIds() : venueNames()),
-];
+const VENUE_SETS: Record<VenueSet, () => string[]> = {
+  ids: venueIds,
+  names: venueNames,
+  external: externalVenueIds,
+};
+
+/** The values a venue field takes: the venues of `set` in this process, plus fixed extras. */
+const allowedValues = (set: VenueSet, extra: readonly string[]): string[] => [...extra, ...VENUE_SETS[set]()];
 
 /**
  * A request field naming a venue, checked against the venues of this process at each parse. It
@@ -24,6 +28,10 @@ export function venueEnum<E extends string = never>(
   set: 'ids',
   extra?: readonly E[],
 ): z.ZodType<VenueId | E, VenueId | E>;
+export function venueEnum<E extends string = never>(
+  set: 'external',
+  extra?: readonly E[],
+): z.ZodType<ExternalVenueId | E, ExternalVenueId | E>;
 export function venueEnum<E extends string = never>(
   set: 'names',
   extra?: readonly E[],
