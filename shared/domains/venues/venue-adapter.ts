@@ -1,6 +1,6 @@
 import type { FillFeedSource } from './fill-feed-source.js';
 import type { ExternalVenueId, VenueId } from './venue-id.js';
-import type { VenueMoney } from './venue-conventions.js';
+import type { ExternalIdCase, VenueMoney } from './venue-conventions.js';
 
 /**
  * The one interface through which trading, reads and jobs reach a venue's market data. `sim` is an
@@ -251,6 +251,11 @@ export interface VenueAdapter {
    * real dollars. The built-in venues' money is declared in venue-conventions.ts.
    */
   readonly money?: VenueMoney;
+  /**
+   * The case a registered venue's market ids are stored and looked up in (venue-conventions.ts).
+   * Absent: lower case. The built-in venues' case is declared in venue-conventions.ts.
+   */
+  readonly externalIdCase?: ExternalIdCase;
   /**
    * The market's public trade prints after a moment, oldest first (the venue's public trades tape:
    * Polymarket's Data API trades, Kalshi's /markets/trades). Absent for venues without one; sim's

@@ -13,9 +13,16 @@ import {
  * positions) store and compare by these without naming a venue; a new venue adds one entry, and
  * the compiler asks for it.
  */
+/**
+ * The case a venue's market ids are stored and looked up in: condition ids are hex (any case on
+ * input, stored lower), tickers upper case; `preserve` keeps ids whose case tells them apart (a
+ * Manifold-like venue's mixed-case ids) as the venue spells them.
+ */
+export type ExternalIdCase = 'lower' | 'upper' | 'preserve';
+
 interface VenueConventions {
-  /** The case external ids are stored and looked up in (condition ids are hex, tickers upper case). */
-  externalIdCase: 'lower' | 'upper';
+  /** The case external ids are stored and looked up in. */
+  externalIdCase: ExternalIdCase;
   /**
    * The chain of the venue's wallets: EVM addresses are compared in lower case and shown
    * checksummed (one address, two spellings); Solana's base58 addresses are case-sensitive, and so
@@ -40,17 +47,34 @@ const REGISTERED_VENUE: VenueConventions = {
   negRisk: false,
 };
 
-const external = (venue: ExternalVenueId): VenueConventions =>
-  (CONVENTIONS as Record<string, VenueConventions>)[venue] ?? REGISTERED_VENUE;
+const declaredIdCase = new Map<string, ExternalIdCase>();
+
+/** Records the id case a registered venue declares (its adapter's `externalIdCase`: VenueRegistry). */
+export function declareExternalIdCase(venue: ExternalVenueId, idCase: ExternalIdCase): void {
+  if (venue in CONVENTIONS) throw new Error(`venue ${venue} is built in: its id case is declared here`);
+  declaredIdCase.set(venue, idCase);
+}
+
+const external = (venue: ExternalVenueId): VenueConventions => {
+  const declared = declaredIdCase.get(venue);
+  const conventions = (CONVENTIONS as Record<string, VenueConventions>)[venue] ?? REGISTERED_VENUE;
+  return declared ? { ...conventions, externalIdCase: declared } : conventions;
+};
+
+const CASED: Record<ExternalIdCase, (id: string) => string> = {
+  lower: (id) => id.toLowerCase(),
+  upper: (id) => id.toUpperCase(),
+  preserve: (id) => id,
+};
 const conventionsOf = (venue: VenueId): VenueConventions | null =>
   isExternalVenue(venue) ? external(venue) : null;
 
 /**
- * Condition ids are hex (any case on input), tickers upper case: stored ids and the ids a lookup
- * asks for go through here, so both spell a market the same way.
+ * Stored ids and the ids a lookup asks for go through here, in the venue's id case, so both spell
+ * a market the same way.
  */
 export const normalizeExternalId = (venue: ExternalVenueId, id: string) =>
-  external(venue).externalIdCase === 'upper' ? id.toUpperCase() : id.toLowerCase();
+  CASED[external(venue).externalIdCase](id);
 
 /** Whether the venue's markets store their neg-risk flag (null is stored otherwise). */
 export const storesNegRisk = (venue: ExternalVenueId) => external(venue).negRisk;

@@ -1,6 +1,6 @@
 import { AppError } from '../../infra/errors.js';
 import type { VenueAdapter } from './venue-adapter.js';
-import { declareVenueMoney } from './venue-conventions.js';
+import { declareExternalIdCase, declareVenueMoney } from './venue-conventions.js';
 import { isExternalVenue, registerVenueId, type ExternalVenueId, type VenueId } from './venue-id.js';
 
 /** An external venue's adapter. */
@@ -12,7 +12,8 @@ export const isExternalAdapter = (a: VenueAdapter): a is ExternalVenueAdapter =>
 /**
  * The adapters of this process, one per venue it can reach; built once in the composition root.
  * Every adapter given becomes a venue of the process (registerVenueId): requests may name it and
- * documents may store it; what it declares of its money is recorded (declareVenueMoney).
+ * documents may store it; what it declares of its money and of its ids' case is recorded
+ * (declareVenueMoney, declareExternalIdCase).
  */
 export class VenueRegistry {
   private readonly byId = new Map<VenueId, VenueAdapter>();
@@ -21,6 +22,7 @@ export class VenueRegistry {
     for (const a of adapters) {
       const id = registerVenueId(a.id);
       if (a.money && isExternalVenue(id)) declareVenueMoney(id, a.money);
+      if (a.externalIdCase && isExternalVenue(id)) declareExternalIdCase(id, a.externalIdCase);
       this.byId.set(id, a);
     }
   }
