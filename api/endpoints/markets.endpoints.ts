@@ -16,6 +16,7 @@ import {
   KalshiImportResponseSchema,
   VenueImportResponseSchema,
 } from './import-answer.schemas.js';
+import { venueEnum } from '../../shared/domains/venues/venue-schemas.js';
 import { endpoint } from './endpoint.js';
 
 const MarketRow = z
@@ -276,7 +277,7 @@ export const marketEndpoints = {
       asset: z.string().max(20).optional().meta({ description: 'BTC, ETH, SOL, XRP, DOGE, …' }),
       window: z.enum(['5m', '15m', '1h', '4h', 'daily']).optional(),
       market_status: z.enum(['live', 'upcoming']).optional(),
-      venue: z.enum(['sim', 'polymarket', 'kalshi']).optional(),
+      venue: venueEnum('ids').optional(),
       sort: z
         .enum(['volume', 'opportunity', 'resolves_at'])
         .optional()

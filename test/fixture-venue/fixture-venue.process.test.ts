@@ -80,6 +80,10 @@ describe('the fixture venue loaded through VENUE_MODULES by a service process #i
     );
     assert.equal(position?.currency, FIXTURE_PLAY_MONEY.unit, JSON.stringify(positions.body));
 
+    // Listings by venue take it too (none of its markets is a short-window one).
+    const fast = await call('GET', `/api/sdk/fast-markets?venue=${FIXTURE_VENUE}`, key);
+    assert.equal(fast.status, 200, JSON.stringify(fast.body));
+
     const board = await call('GET', `/api/leaderboard/${FIXTURE_VENUE}`);
     assert.equal(board.status, 200, JSON.stringify(board.body));
     assert.equal(board.body.venue, FIXTURE_VENUE);
