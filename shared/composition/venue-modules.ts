@@ -4,10 +4,9 @@ import type { z } from 'zod';
 import type { Env } from '../infra/config/env.js';
 import type { Logger } from '../infra/logger.js';
 import type { Metrics } from '../infra/metrics.js';
-import { createVenueMetrics } from '../infra/http/venue-metrics.js';
-import { VenueHttpClient } from '../infra/http/venue-http-client.js';
+import type { VenueHttpClient } from '../infra/http/venue-http-client.js';
 import { registerVenueId, type VenueId } from '../domains/venues/venue-id.js';
-import type { ExtraVenue } from './venues.js';
+import { upstreamClient, type ExtraVenue } from './venues.js';
 
 /** Module paths in `VENUE_MODULES` are read from here, whatever the process's working directory. */
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
@@ -71,23 +70,12 @@ export function createModuleVenue(
         .map((i) => `${i.path.join('.')}: ${i.message}`)
         .join('; ')}`,
     );
-  const logger = log.child({ component: 'venue', venue: id });
-  const venueMetrics = createVenueMetrics(metrics.registry);
   const venue = module.create({
     id,
     settings: parsed.data,
-    logger,
+    logger: log.child({ component: 'venue', venue: id }),
     metrics,
-    http: (baseUrl) =>
-      new VenueHttpClient({
-        venue: id,
-        baseUrl,
-        timeoutMs: env.VENUE_TIMEOUT_MS,
-        retries: env.VENUE_RETRIES,
-        breaker: { failureThreshold: env.VENUE_BREAKER_FAILURES, cooldownMs: env.VENUE_BREAKER_COOLDOWN_MS },
-        metrics: venueMetrics,
-        log: logger,
-      }),
+    http: (baseUrl) => upstreamClient(env, metrics, log, id, baseUrl),
   });
   if (venue.adapter.id !== id)
     throw new Error(`VENUE_MODULES: venue ${id} built an adapter registered as ${venue.adapter.id}`);

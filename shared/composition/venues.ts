@@ -97,7 +97,7 @@ export function createTradingVenues(
 }
 
 /** A client of one upstream host with the venue clients' timeouts, retries, breaker and metrics. */
-function upstreamClient(env: Env, metrics: Metrics, log: Logger, venue: string, baseUrl: string) {
+export function upstreamClient(env: Env, metrics: Metrics, log: Logger, venue: string, baseUrl: string) {
   return new VenueHttpClient({
     venue,
     baseUrl,
