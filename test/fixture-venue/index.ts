@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { defineVenueModule } from '../../shared/composition/venue-modules.js';
 import type { ExtraVenue } from '../../shared/composition/venues.js';
-import { registerVenueId } from '../../shared/domains/venues/venue-id.js';
+import type { VenueId } from '../../shared/domains/venues/venue-id.js';
 import { FakeExchange } from './fake-exchange.js';
 import { FixtureAdapter } from './fixture-adapter.js';
 import { fixtureTrading } from './fixture-trading.js';
 
 /**
  * A venue nobody ships, defined entirely under test/: its adapter and trading over an in-memory
- * exchange. The test harness registers it (createDeps `extraVenues`) like any deployment would
- * register its own venue; the tests reach the exchange through `fixtureExchange` to move prices
- * and resolve markets, as the world would on a real venue.
+ * exchange. The test harness registers it (createDeps `extraVenues`), a service process loads it
+ * as a `VENUE_MODULES` entry (`venueModule` below); the harness's tests reach the exchange through
+ * `fixtureExchange` to move prices and resolve markets, as the world would on a real venue.
  */
-export const FIXTURE_VENUE = registerVenueId('fixture');
+// Its id becomes a venue of a process only where the process loads it: the composition root
+// registers every adapter it is given (VenueRegistry), here the harness's or the module's.
+export const FIXTURE_VENUE = 'fixture' as VenueId;
 export const fixtureExchange = new FakeExchange();
 
 export const fixtureVenue: ExtraVenue = {
