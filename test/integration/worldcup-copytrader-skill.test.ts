@@ -2,12 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Wallet } from 'ethers';
-import {
-  jsonCall,
-  polymarketEmulatorAdmin,
-  runSkillCopy,
-  useClientVenvService,
-} from '../support/client-venv-service.js';
+import { jsonCall, runSkillCopy } from '../support/client-venv-service.js';
+import { emulatedEvent, useEmulatedSkillService } from '../support/emulated-skill-service.js';
 import { until } from '../support/until.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -25,10 +21,6 @@ const LEADERS = 5;
 /** The copy backtest places each copy 30 s after the leader's fill (copy-backtest.ts COPY_DELAY_SECONDS). */
 const AFTER_COPY_DELAY_MS = 35_000;
 
-interface EmulatedMarket {
-  condition_id: string;
-  token_ids: string[];
-}
 interface CopyLeaders {
   leaders: { wallet: string; trade_count: number; backtest_copy_pnl_usdc: number }[];
   refreshed_at: string;
@@ -41,12 +33,7 @@ interface CopyLeaders {
 // (its default venue) with trade().
 describe('World Cup copytrader: the published skill, unmodified, against VENUES=emulated npm start #integration', function () {
   this.timeout(600_000);
-  const operatorToken = randomBytes(24).toString('base64url');
-  const s = useClientVenvService('worldcup-copytrader-skill', (url) => ({
-    VENUES: 'emulated',
-    PUBLIC_BASE_URL: url,
-    OPERATOR_TOKEN: operatorToken,
-  }));
+  const { s, operatorToken, polymarketAdmin } = useEmulatedSkillService('worldcup-copytrader-skill');
 
   const call = jsonCall;
   const runSkill = (apiKey: string, args: string[]) =>
@@ -54,18 +41,13 @@ describe('World Cup copytrader: the published skill, unmodified, against VENUES=
 
   it('when five wallets earned on a World Cup market and hold it, then the skill lists them, plans the copy and trades it on sim, leaving their other sports market alone', async () => {
     if (!s.service) return; // skipped: no client venv
-    const admin = await polymarketEmulatorAdmin(s.base, operatorToken);
+    const admin = await polymarketAdmin();
     const agent = await call<{ api_key: string }>(`${s.base}/api/sdk/agents/register`, 'POST', {
       name: 'worldcup-copytrader-skill',
     });
     const asAgent = <T>(path: string) => call<T>(`${s.base}${path}`, 'GET', undefined, agent.api_key);
     const hex = randomBytes(3).toString('hex');
-    const event = (title: string, yes: number, tags: string[]) =>
-      call<{ event_slug: string; markets: EmulatedMarket[] }>(`${admin}/events`, 'POST', {
-        title,
-        prices: [yes],
-        tags,
-      });
+    const event = (title: string, yes: number, tags: string[]) => emulatedEvent(admin, title, yes, tags);
     // Tagged as Gamma tags a World Cup match: labels Sports, Soccer, World Cup; slugs sports, soccer, world-cup.
     const wcEvent = await event(`World Cup ${hex}: will Spain beat Italy?`, 0.4, [
       'sports',
